@@ -3,4 +3,8 @@
 //! Data flows one way: [`md5`] (the file format) -> [`anim`] and [`skin`] (the
 //! CPU runtime model and reference jobs) -> `gpu` (buffers and passes).
 
+pub mod anim;
 pub mod md5;
+pub mod skin;
+pub mod inspect;
+pub mod model;

@@ -1,0 +1,20 @@
+//! The CPU animation runtime, as small jobs with explicit inputs and outputs
+//! (in the spirit of ozz-animation): a clip is sampled into local poses,
+//! poses are blended, the hierarchy turns local poses into model-space ones,
+//! and model poses times the inverse bind pose give the skinning transforms
+//! that the vertex shader consumes. The GPU `animate` pass runs the same jobs;
+//! these are its reference.
+
+mod clip;
+mod joint_pose;
+mod local_to_model;
+mod sampling;
+mod skeleton;
+mod skinning_transform;
+
+pub use clip::Clip;
+pub use joint_pose::JointPose;
+pub use local_to_model::local_to_model;
+pub use sampling::{blend_poses, nlerp_shortest, sample_clip};
+pub use skeleton::Skeleton;
+pub use skinning_transform::{skinning_transforms, SkinningTransform};

@@ -1,0 +1,179 @@
+//! `md5crowd inspect`: what is in a set of md5 files, as text or JSON.
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+use serde::Serialize;
+
+use crate::anim::Skeleton;
+use crate::md5::{self, Md5Anim, Md5Error, Md5Mesh};
+use crate::skin::{InfluenceLimit, SkinnedMesh};
+
+#[derive(Clone, Debug, Serialize)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+pub enum FileReport {
+    Mesh(MeshReport),
+    Anim(AnimReport),
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct MeshReport {
+    pub file: String,
+    pub joints: usize,
+    pub meshes: Vec<SubmeshReport>,
+    pub verts: usize,
+    pub tris: usize,
+    pub weights: usize,
+    /// Most distinct joints moving one vertex.
+    pub max_influences: usize,
+    /// Vertices that 4 (the default) or 8 influences truncate.
+    pub over4: usize,
+    pub over8: usize,
+    /// Largest weight that 4 influences drop.
+    pub max_dropped_weight: f32,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct SubmeshReport {
+    pub shader: String,
+    pub verts: usize,
+    pub tris: usize,
+    pub weights: usize,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct AnimReport {
+    pub file: String,
+    pub joints: usize,
+    pub frames: usize,
+    pub frame_rate: f32,
+    pub duration: f32,
+    pub animated_components: u32,
+    /// Against the first mesh named in the same call: joint names that differ
+    /// (bound by index, as the loader does).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name_mismatches: Option<Vec<String>>,
+}
+
+/// Reads every file (kind by extension: `.md5anim` is an anim, anything else
+/// a mesh) and checks each anim against the first mesh given. Stops at the
+/// first invalid file.
+pub fn inspect_files(paths: &[PathBuf]) -> Result<Vec<FileReport>, Md5Error> {
+    let mut first_mesh: Option<(String, Md5Mesh)> = None;
+    let mut reports = Vec::with_capacity(paths.len());
+    for path in paths {
+        let file = path.display().to_string();
+        let is_anim = path
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("md5anim"));
+        if is_anim {
+            let anim = md5::read_anim_file(path)?;
+            let name_mismatches = match &first_mesh {
+                Some((mesh_file, mesh)) => Some(md5::check_anim_fits_mesh(mesh, mesh_file, &anim, &file)?),
+                None => None,
+            };
+            reports.push(FileReport::Anim(anim_report(file, &anim, name_mismatches)));
+        } else {
+            let mesh = md5::read_mesh_file(path)?;
+            reports.push(FileReport::Mesh(mesh_report(file.clone(), &mesh)));
+            first_mesh.get_or_insert((file, mesh));
+        }
+    }
+    Ok(reports)
+}
+
+fn mesh_report(file: String, mesh: &Md5Mesh) -> MeshReport {
+    let skeleton = Skeleton::from_md5(mesh);
+    let truncation = |limit| {
+        mesh.meshes
+            .iter()
+            .map(|m| SkinnedMesh::from_md5(m, &skeleton, limit).truncation)
+            .collect::<Vec<_>>()
+    };
+    let (four, eight) = (truncation(InfluenceLimit::Four), truncation(InfluenceLimit::Eight));
+    let meshes: Vec<SubmeshReport> = mesh
+        .meshes
+        .iter()
+        .map(|m| SubmeshReport {
+            shader: m.shader.clone(),
+            verts: m.verts.len(),
+            tris: m.tris.len(),
+            weights: m.weights.len(),
+        })
+        .collect();
+    MeshReport {
+        file,
+        joints: mesh.joints.len(),
+        verts: meshes.iter().map(|m| m.verts).sum(),
+        tris: meshes.iter().map(|m| m.tris).sum(),
+        weights: meshes.iter().map(|m| m.weights).sum(),
+        meshes,
+        max_influences: four.iter().map(|t| t.max_influences).max().unwrap_or(0),
+        over4: four.iter().map(|t| t.truncated_vertices).sum(),
+        over8: eight.iter().map(|t| t.truncated_vertices).sum(),
+        max_dropped_weight: four.iter().map(|t| t.max_dropped_weight).fold(0.0, f32::max),
+    }
+}
+
+fn anim_report(file: String, anim: &Md5Anim, name_mismatches: Option<Vec<String>>) -> AnimReport {
+    AnimReport {
+        file,
+        joints: anim.hierarchy.len(),
+        frames: anim.frames.len(),
+        frame_rate: anim.frame_rate,
+        duration: anim.frames.len().saturating_sub(1) as f32 / anim.frame_rate,
+        animated_components: anim.num_animated_components,
+        name_mismatches,
+    }
+}
+
+pub fn to_json(reports: &[FileReport]) -> String {
+    serde_json::to_string_pretty(reports).expect("reports serialize")
+}
+
+pub fn to_text(reports: &[FileReport]) -> String {
+    let mut out = String::new();
+    for report in reports {
+        match report {
+            FileReport::Mesh(m) => {
+                writeln!(out, "{} (md5mesh)", m.file).unwrap();
+                writeln!(out, "  joints: {}", m.joints).unwrap();
+                for (i, s) in m.meshes.iter().enumerate() {
+                    writeln!(
+                        out,
+                        "  mesh {i}: shader \"{}\": {} verts, {} tris, {} weights",
+                        s.shader, s.verts, s.tris, s.weights
+                    )
+                    .unwrap();
+                }
+                writeln!(out, "  total: {} verts, {} tris, {} weights", m.verts, m.tris, m.weights).unwrap();
+                writeln!(
+                    out,
+                    "  influences: at most {} per vertex; {} vertices over 4, {} over 8; largest weight dropped at 4: {:.4}",
+                    m.max_influences, m.over4, m.over8, m.max_dropped_weight
+                )
+                .unwrap();
+            }
+            FileReport::Anim(a) => {
+                writeln!(out, "{} (md5anim)", a.file).unwrap();
+                writeln!(
+                    out,
+                    "  joints: {}, frames: {} at {} fps ({:.3} s), animated components: {}",
+                    a.joints, a.frames, a.frame_rate, a.duration, a.animated_components
+                )
+                .unwrap();
+                match &a.name_mismatches {
+                    Some(m) if m.is_empty() => writeln!(out, "  fits the mesh: joint names and parents match").unwrap(),
+                    Some(m) => {
+                        writeln!(out, "  fits the mesh by index; {} joint names differ:", m.len()).unwrap();
+                        for line in m {
+                            writeln!(out, "    {line}").unwrap();
+                        }
+                    }
+                    None => {}
+                }
+            }
+        }
+    }
+    out
+}

@@ -1,0 +1,75 @@
+//! A loaded character: files in, runtime model out. This is where the md5
+//! structs are turned into the skeleton, clips and skinned meshes that the
+//! rest of the program uses; nothing downstream sees the file format.
+
+use std::path::{Path, PathBuf};
+
+use crate::anim::{Clip, Skeleton};
+use crate::md5::{self, Md5Error};
+use crate::skin::{InfluenceLimit, SkinnedMesh};
+
+#[derive(Clone, Debug)]
+pub struct Model {
+    pub mesh_path: PathBuf,
+    pub skeleton: Skeleton,
+    /// Every mesh of the file, empty ones included (drawing skips those).
+    pub meshes: Vec<SkinnedMesh>,
+    pub clips: Vec<Clip>,
+}
+
+impl Model {
+    /// Loads a mesh and the clips that animate it. Anims whose joint names
+    /// differ from the mesh's (same count and parents) bind by index with a
+    /// warning, as real exporters rename joints.
+    pub fn load(mesh_path: &Path, anim_paths: &[PathBuf], limit: InfluenceLimit) -> Result<Model, Md5Error> {
+        let mesh_file = mesh_path.display().to_string();
+        let mesh = md5::read_mesh_file(mesh_path)?;
+        if mesh.joints.len() > Skeleton::MAX_JOINTS {
+            return Err(Md5Error {
+                file: mesh_file,
+                location: None,
+                message: format!(
+                    "{} joints, but joint indices are 16-bit vertex attributes (at most {})",
+                    mesh.joints.len(),
+                    Skeleton::MAX_JOINTS
+                ),
+            });
+        }
+        let skeleton = Skeleton::from_md5(&mesh);
+        let mut clips = Vec::with_capacity(anim_paths.len());
+        for anim_path in anim_paths {
+            let anim_file = anim_path.display().to_string();
+            let anim = md5::read_anim_file(anim_path)?;
+            for warning in md5::check_anim_fits_mesh(&mesh, &mesh_file, &anim, &anim_file)? {
+                log::warn!("{anim_file}: {warning}");
+            }
+            clips.push(Clip::from_md5(&clip_name(anim_path), &anim));
+        }
+        let meshes = mesh
+            .meshes
+            .iter()
+            .map(|m| SkinnedMesh::from_md5(m, &skeleton, limit))
+            .collect();
+        Ok(Model {
+            mesh_path: mesh_path.to_owned(),
+            skeleton,
+            meshes,
+            clips,
+        })
+    }
+
+    pub fn triangle_count(&self) -> usize {
+        self.meshes.iter().map(SkinnedMesh::triangle_count).sum()
+    }
+
+    pub fn vertex_count(&self) -> usize {
+        self.meshes.iter().map(SkinnedMesh::vertex_count).sum()
+    }
+}
+
+/// A clip is named after its file: `walk.md5anim` plays as "walk".
+fn clip_name(path: &Path) -> String {
+    path.file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| path.display().to_string())
+}
