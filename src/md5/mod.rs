@@ -3,9 +3,9 @@
 //! animation and skinning jobs use is built from them in `crate::anim` and
 //! `crate::skin`.
 
+mod anim;
 mod error;
 mod lexer;
-mod anim;
 mod mesh;
 mod writer;
 

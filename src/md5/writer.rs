@@ -17,7 +17,13 @@ pub fn write_mesh(mesh: &Md5Mesh) -> String {
 
     out.push_str("joints {\n");
     for joint in &mesh.joints {
-        write!(out, "\t{}\t{} ", quoted(&joint.name), parent_index(joint.parent)).unwrap();
+        write!(
+            out,
+            "\t{}\t{} ",
+            quoted(&joint.name),
+            parent_index(joint.parent)
+        )
+        .unwrap();
         vec3(&mut out, joint.position);
         out.push(' ');
         quat_xyz(&mut out, joint.orientation);
@@ -61,7 +67,12 @@ pub fn write_anim(anim: &Md5Anim) -> String {
     writeln!(out, "numFrames {}", anim.frames.len()).unwrap();
     writeln!(out, "numJoints {}", anim.hierarchy.len()).unwrap();
     writeln!(out, "frameRate {}", anim.frame_rate).unwrap();
-    writeln!(out, "numAnimatedComponents {}\n", anim.num_animated_components).unwrap();
+    writeln!(
+        out,
+        "numAnimatedComponents {}\n",
+        anim.num_animated_components
+    )
+    .unwrap();
 
     out.push_str("hierarchy {\n");
     for joint in &anim.hierarchy {
