@@ -107,19 +107,29 @@ pub fn write_anim(anim: &Md5Anim) -> String {
         out.push('\n');
     }
     out.push_str("}\n");
+
+    // One line per animated joint, as the original exporter does: easy to
+    // diff. Lines break where a joint's components start, but every float is
+    // written, so a frame keeps its length even where joints' ranges overlap
+    // or leave components that no joint reads.
+    let mut joint_starts: Vec<usize> = anim
+        .hierarchy
+        .iter()
+        .filter(|joint| joint.animated_component_count() > 0)
+        .map(|joint| joint.start_index as usize)
+        .collect();
+    joint_starts.sort_unstable();
     for (i, frame) in anim.frames.iter().enumerate() {
         writeln!(out, "\nframe {i} {{").unwrap();
-        // One line per joint, as the original exporter does: easy to diff.
-        for joint in &anim.hierarchy {
-            let start = joint.start_index as usize;
-            let count = joint.animated_component_count() as usize;
-            if count == 0 {
-                continue;
+        for (c, value) in frame.iter().enumerate() {
+            if c == 0 {
+                out.push('\t');
+            } else if joint_starts.binary_search(&c).is_ok() {
+                out.push_str("\n\t");
             }
-            out.push('\t');
-            for value in &frame[start..start + count] {
-                write!(out, " {value}").unwrap();
-            }
+            write!(out, " {value}").unwrap();
+        }
+        if !frame.is_empty() {
             out.push('\n');
         }
         out.push_str("}\n");
