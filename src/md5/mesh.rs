@@ -147,6 +147,9 @@ fn mesh(p: &mut Parser, num_joints: u32) -> Result<Mesh> {
         });
     }
 
+    p.bracket_described("}", || {
+        format!("'}}' after {num_weights} weights (numweights {num_weights})")
+    })?;
     for (i, (vert, &offset)) in verts.iter().zip(&start_weight_offsets).enumerate() {
         let end = u64::from(vert.start_weight) + u64::from(vert.weight_count);
         if end > u64::from(num_weights) {
@@ -159,10 +162,6 @@ fn mesh(p: &mut Parser, num_joints: u32) -> Result<Mesh> {
             ));
         }
     }
-
-    p.bracket_described("}", || {
-        format!("'}}' after {num_weights} weights (numweights {num_weights})")
-    })?;
     Ok(Mesh {
         shader,
         verts,
