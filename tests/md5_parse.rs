@@ -352,7 +352,7 @@ fn not_an_md5_file() {
         "{ \"foo\": 1 }",
         1,
         1,
-        "expected 'MD5Version' (this is not an md5 file) but found '{'",
+        "not an md5 file: expected 'MD5Version' but found '{'",
     );
     anim_error("\n  # md5anim", 2, 3, "not an md5 file");
 }

@@ -75,7 +75,13 @@ impl<'a> Parser<'a> {
             (TokenKind::EndOfFile, _) => {
                 return Err(self.error(&first, "empty file, expected 'MD5Version 10'"))
             }
-            _ => return Err(self.unexpected(&first, "'MD5Version' (this is not an md5 file)")),
+            _ => {
+                let found = describe(&first);
+                return Err(self.error(
+                    &first,
+                    format!("not an md5 file: expected 'MD5Version' but found {found}"),
+                ));
+            }
         }
         let (version, token) = self.int()?;
         if version != 10 {
