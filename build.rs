@@ -45,7 +45,13 @@ fn main() {
         let source = fs::read_to_string(path)
             .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
         let options = compile_options(&shader_dir, release);
-        match compiler.compile_into_spirv(&source, kind, &path.to_string_lossy(), "main", Some(&options)) {
+        match compiler.compile_into_spirv(
+            &source,
+            kind,
+            &path.to_string_lossy(),
+            "main",
+            Some(&options),
+        ) {
             Ok(artifact) => {
                 if artifact.get_num_warnings() > 0 {
                     for line in artifact.get_warning_messages().lines() {
@@ -68,14 +74,20 @@ fn main() {
     if !failures.is_empty() {
         // shaderc's messages already read `path:line: error: ...`.
         eprintln!("{}", failures.join("\n"));
-        panic!("{} shader(s) failed to compile (messages above)", failures.len());
+        panic!(
+            "{} shader(s) failed to compile (messages above)",
+            failures.len()
+        );
     }
     fs::write(out_dir.join("shaders.rs"), table).expect("write shaders.rs");
 }
 
 fn compile_options(shader_dir: &Path, release: bool) -> shaderc::CompileOptions<'static> {
     let mut options = shaderc::CompileOptions::new().expect("shaderc options");
-    options.set_target_env(shaderc::TargetEnv::Vulkan, shaderc::EnvVersion::Vulkan1_2 as u32);
+    options.set_target_env(
+        shaderc::TargetEnv::Vulkan,
+        shaderc::EnvVersion::Vulkan1_2 as u32,
+    );
     options.set_source_language(shaderc::SourceLanguage::GLSL);
     options.set_generate_debug_info();
     options.set_optimization_level(if release {

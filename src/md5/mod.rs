@@ -3,14 +3,19 @@
 //! animation and skinning jobs use is built from them in `crate::anim` and
 //! `crate::skin`.
 
-mod error;
-mod lexer;
 mod anim;
+mod compat;
+mod error;
+mod io;
+mod lexer;
 mod mesh;
+mod parser;
 mod writer;
 
 pub use anim::parse_anim;
+pub use compat::check_anim_fits_mesh;
 pub use error::{Location, Md5Error};
+pub use io::{read_anim_file, read_mesh_file};
 pub use mesh::parse_mesh;
 pub use writer::{write_anim, write_mesh};
 

@@ -17,7 +17,13 @@ pub fn write_mesh(mesh: &Md5Mesh) -> String {
 
     out.push_str("joints {\n");
     for joint in &mesh.joints {
-        write!(out, "\t{}\t{} ", quoted(&joint.name), parent_index(joint.parent)).unwrap();
+        write!(
+            out,
+            "\t{}\t{} ",
+            quoted(&joint.name),
+            parent_index(joint.parent)
+        )
+        .unwrap();
         vec3(&mut out, joint.position);
         out.push(' ');
         quat_xyz(&mut out, joint.orientation);
@@ -61,7 +67,12 @@ pub fn write_anim(anim: &Md5Anim) -> String {
     writeln!(out, "numFrames {}", anim.frames.len()).unwrap();
     writeln!(out, "numJoints {}", anim.hierarchy.len()).unwrap();
     writeln!(out, "frameRate {}", anim.frame_rate).unwrap();
-    writeln!(out, "numAnimatedComponents {}\n", anim.num_animated_components).unwrap();
+    writeln!(
+        out,
+        "numAnimatedComponents {}\n",
+        anim.num_animated_components
+    )
+    .unwrap();
 
     out.push_str("hierarchy {\n");
     for joint in &anim.hierarchy {
@@ -96,19 +107,29 @@ pub fn write_anim(anim: &Md5Anim) -> String {
         out.push('\n');
     }
     out.push_str("}\n");
+
+    // One line per animated joint, as the original exporter does: easy to
+    // diff. Lines break where a joint's components start, but every float is
+    // written, so a frame keeps its length even where joints' ranges overlap
+    // or leave components that no joint reads.
+    let mut joint_starts: Vec<usize> = anim
+        .hierarchy
+        .iter()
+        .filter(|joint| joint.animated_component_count() > 0)
+        .map(|joint| joint.start_index as usize)
+        .collect();
+    joint_starts.sort_unstable();
     for (i, frame) in anim.frames.iter().enumerate() {
         writeln!(out, "\nframe {i} {{").unwrap();
-        // One line per joint, as the original exporter does: easy to diff.
-        for joint in &anim.hierarchy {
-            let start = joint.start_index as usize;
-            let count = joint.animated_component_count() as usize;
-            if count == 0 {
-                continue;
+        for (c, value) in frame.iter().enumerate() {
+            if c == 0 {
+                out.push('\t');
+            } else if joint_starts.binary_search(&c).is_ok() {
+                out.push_str("\n\t");
             }
-            out.push('\t');
-            for value in &frame[start..start + count] {
-                write!(out, " {value}").unwrap();
-            }
+            write!(out, " {value}").unwrap();
+        }
+        if !frame.is_empty() {
             out.push('\n');
         }
         out.push_str("}\n");
