@@ -15,7 +15,11 @@ const STAGES: [(&str, shaderc::ShaderKind); 3] = [
 ];
 
 fn main() {
-    let shader_dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("shaders");
+    // Read at run time, not with env!(): the compiled build script is shared
+    // by every checkout that uses the same target directory, and must
+    // compile the shaders of the checkout being built.
+    let manifest_dir = env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR");
+    let shader_dir = Path::new(&manifest_dir).join("shaders");
     let out_dir = PathBuf::from(env::var("OUT_DIR").expect("cargo sets OUT_DIR"));
     // Watching the directory catches added and removed files; each file is
     // listed too so an edit to any of them (includes as well) reruns us.
