@@ -4,7 +4,8 @@
 //! CPU runtime model and reference jobs) -> `gpu` (buffers and passes).
 
 pub mod anim;
-pub mod md5;
-pub mod skin;
+pub mod gpu;
 pub mod inspect;
+pub mod md5;
 pub mod model;
+pub mod skin;

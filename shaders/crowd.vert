@@ -1,0 +1,69 @@
+#version 450
+// Skins one vertex of one crowd instance and places it in the world.
+
+#include "skinning.glsl"
+#include "scene.glsl"
+
+// Pipeline variant: 8 influences per vertex read a second joints/weights
+// pair. With 4, locations 5 and 6 alias the first pair and are never read.
+layout(constant_id = 0) const bool INFLUENCES_8 = false;
+
+// Binding 0, rewritten per frame by the CPU-skinning yardstick.
+layout(location = 0) in vec3 in_position; // bind pose, model space
+layout(location = 1) in vec3 in_normal;
+// Binding 1, static.
+layout(location = 2) in vec2 in_uv;
+layout(location = 3) in uvec4 in_joints0;
+layout(location = 4) in vec4 in_weights0; // unorm16, sum 1 with in_weights1
+// Binding 2 (or 1 again, see INFLUENCES_8).
+layout(location = 5) in uvec4 in_joints1;
+layout(location = 6) in vec4 in_weights1;
+
+layout(set = 0, binding = 0) readonly buffer SkinningTransforms {
+    SkinningTransform skinning_transforms[]; // [instance * joint_count + joint]
+};
+layout(set = 0, binding = 1) readonly buffer Instances {
+    CrowdInstance instances[];
+};
+layout(set = 0, binding = 2) uniform Frame {
+    FrameUniforms frame;
+};
+
+layout(push_constant) uniform DrawConstants {
+    uint joint_count;
+    uint skinning_mode; // SKINNING_LINEAR or SKINNING_DUAL_QUATERNION
+} draw;
+
+layout(location = 0) out vec3 out_normal; // world space
+layout(location = 1) out vec2 out_uv;
+layout(location = 2) flat out vec3 out_tint;
+
+void main() {
+    uint first = gl_InstanceIndex * draw.joint_count;
+    uint joints[8] = uint[8](in_joints0.x, in_joints0.y, in_joints0.z, in_joints0.w,
+                             in_joints1.x, in_joints1.y, in_joints1.z, in_joints1.w);
+    float weights[8] = float[8](in_weights0.x, in_weights0.y, in_weights0.z, in_weights0.w,
+                                in_weights1.x, in_weights1.y, in_weights1.z, in_weights1.w);
+    uint influences = INFLUENCES_8 ? 8u : 4u;
+
+    SkinnedPoint skinned;
+    if (draw.skinning_mode == SKINNING_DUAL_QUATERNION) {
+        vec4 pivot = skinning_transforms[first + joints[0]].rotation;
+        DualQuaternion blend = DualQuaternion(vec4(0.0), vec4(0.0));
+        for (uint i = 0u; i < influences; ++i) {
+            dual_quaternion_add(blend, skinning_transforms[first + joints[i]], weights[i], pivot);
+        }
+        skinned = dual_quaternion_apply(blend, in_position, in_normal);
+    } else {
+        skinned = SkinnedPoint(vec3(0.0), vec3(0.0));
+        for (uint i = 0u; i < influences; ++i) {
+            linear_blend_add(skinned, skinning_transforms[first + joints[i]], weights[i], in_position, in_normal);
+        }
+    }
+
+    CrowdInstance instance = instances[gl_InstanceIndex];
+    gl_Position = frame.view_projection * vec4(place_instance(instance, skinned.position), 1.0);
+    out_normal = rotate_yaw(instance.placement.w, skinned.normal);
+    out_uv = in_uv;
+    out_tint = instance.tint.rgb;
+}

@@ -1,0 +1,31 @@
+#version 450
+// One endpoint of a joint-to-parent line. The skeleton is drawn as a rigid
+// line mesh: each endpoint sits at a joint's bind-pose position and is
+// skinned 100% to that joint, which lands it where the joint is posed
+// (skinning transform = pose * inverse bind pose).
+
+#include "skinning.glsl"
+#include "scene.glsl"
+
+layout(location = 0) in vec3 in_bind_position; // model space
+layout(location = 1) in uint in_joint;
+
+layout(set = 0, binding = 0) readonly buffer SkinningTransforms {
+    SkinningTransform skinning_transforms[];
+};
+layout(set = 0, binding = 1) readonly buffer Instances {
+    CrowdInstance instances[];
+};
+layout(set = 0, binding = 2) uniform Frame {
+    FrameUniforms frame;
+};
+
+layout(push_constant) uniform DrawConstants {
+    uint joint_count; // the first member of crowd.vert's DrawConstants
+} draw;
+
+void main() {
+    SkinningTransform t = skinning_transforms[gl_InstanceIndex * draw.joint_count + in_joint];
+    vec3 posed = quat_rotate(t.rotation, in_bind_position) + t.translation.xyz;
+    gl_Position = frame.view_projection * vec4(place_instance(instances[gl_InstanceIndex], posed), 1.0);
+}

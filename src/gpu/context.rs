@@ -1,0 +1,401 @@
+//! Instance, physical device choice, logical device, the one queue, and the
+//! memory allocator: everything a pass needs, created once.
+
+use std::ffi::{c_char, CStr};
+use std::mem::ManuallyDrop;
+use std::sync::{Arc, Mutex};
+
+use ash::{khr, vk};
+use gpu_allocator::vulkan::{Allocator, AllocatorCreateDesc};
+use raw_window_handle::{RawDisplayHandle, RawWindowHandle};
+
+use super::debug::{self, MessageCounts};
+use super::{vk_error, GpuError};
+
+const VALIDATION_LAYER: &CStr = c"VK_LAYER_KHRONOS_validation";
+
+/// Dynamic rendering and synchronization2 are core in 1.3; as 1.2 extensions
+/// they run on every desktop driver of the last years, lavapipe included.
+const REQUIRED_DEVICE_EXTENSIONS: [&CStr; 2] =
+    [khr::dynamic_rendering::NAME, khr::synchronization2::NAME];
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Validation {
+    Off,
+    /// Debug builds: validate when the layer is there, silently skip if not.
+    IfInstalled,
+    /// `--validate`: a missing layer is an error, since a run that cannot
+    /// report problems must not pass for a clean one.
+    Required,
+}
+
+pub struct ContextDesc {
+    pub validation: Validation,
+    /// Index into `vkEnumeratePhysicalDevices` order; `None` picks the best.
+    pub gpu_index: Option<usize>,
+    /// The window to present to; `None` renders offscreen only.
+    pub window: Option<(RawDisplayHandle, RawWindowHandle)>,
+}
+
+/// A presentable surface and the instance-level functions that query it.
+pub struct Surface {
+    pub loader: khr::surface::Instance,
+    pub handle: vk::SurfaceKHR,
+}
+
+pub struct Context {
+    pub entry: ash::Entry,
+    pub instance: ash::Instance,
+    /// Device-level debug-utils functions: names and labels (see [`debug`]).
+    pub debug_utils: Option<ash::ext::debug_utils::Device>,
+    messenger: Option<(ash::ext::debug_utils::Instance, vk::DebugUtilsMessengerEXT)>,
+    /// Shared: the messenger callback holds its address, and the caller may
+    /// keep a clone to read the totals after the context (and with it the
+    /// instance, whose destruction may still report) is gone.
+    pub message_counts: Arc<MessageCounts>,
+    pub validation_enabled: bool,
+    pub surface: Option<Surface>,
+    pub physical_device: vk::PhysicalDevice,
+    pub device_name: String,
+    pub device: ash::Device,
+    /// One queue does graphics, compute, transfer and present: enough for a
+    /// renderer whose frames are serial anyway, and no ownership transfers.
+    pub queue_family: u32,
+    pub queue: vk::Queue,
+    pub dynamic_rendering: khr::dynamic_rendering::Device,
+    pub synchronization2: khr::synchronization2::Device,
+    /// gpu-allocator needs `&mut`; a mutex lets every creation function take
+    /// `&Context`. Dropped by hand before the device.
+    pub allocator: ManuallyDrop<Mutex<Allocator>>,
+}
+
+impl Context {
+    pub fn new(desc: &ContextDesc) -> Result<Context, GpuError> {
+        // SAFETY: loading the system's libvulkan runs its initialisers; that is
+        // the documented way to use a dynamically loaded loader.
+        let entry = unsafe { ash::Entry::load()? };
+        let validation_enabled = match desc.validation {
+            Validation::Off => false,
+            Validation::IfInstalled => has_layer(&entry, VALIDATION_LAYER)?,
+            Validation::Required if has_layer(&entry, VALIDATION_LAYER)? => true,
+            Validation::Required => {
+                return Err(GpuError::ValidationLayerMissing(
+                    "VK_LAYER_KHRONOS_validation",
+                ))
+            }
+        };
+        let message_counts = Arc::<MessageCounts>::default();
+        let (instance, has_debug_utils) =
+            create_instance(&entry, desc, validation_enabled, &message_counts)?;
+
+        let messenger = if has_debug_utils {
+            let loader = ash::ext::debug_utils::Instance::new(&entry, &instance);
+            let info = debug::messenger_create_info(&message_counts);
+            let messenger = unsafe { loader.create_debug_utils_messenger(&info, None) }
+                .map_err(vk_error("vkCreateDebugUtilsMessengerEXT"))?;
+            Some((loader, messenger))
+        } else {
+            None
+        };
+
+        let surface = match desc.window {
+            Some((display, window)) => {
+                let handle =
+                    unsafe { ash_window::create_surface(&entry, &instance, display, window, None) }
+                        .map_err(vk_error("vkCreate*SurfaceKHR"))?;
+                Some(Surface {
+                    loader: khr::surface::Instance::new(&entry, &instance),
+                    handle,
+                })
+            }
+            None => None,
+        };
+
+        let chosen = choose_physical_device(&instance, surface.as_ref(), desc.gpu_index)?;
+        let device = create_device(&instance, &chosen, surface.is_some())?;
+        let queue = unsafe { device.get_device_queue(chosen.queue_family, 0) };
+
+        let allocator = Allocator::new(&AllocatorCreateDesc {
+            instance: instance.clone(),
+            device: device.clone(),
+            physical_device: chosen.handle,
+            debug_settings: Default::default(),
+            buffer_device_address: false,
+            allocation_sizes: Default::default(),
+        })
+        .map_err(|source| GpuError::Allocation {
+            name: "allocator".into(),
+            source,
+        })?;
+
+        let ctx = Context {
+            debug_utils: has_debug_utils
+                .then(|| ash::ext::debug_utils::Device::new(&instance, &device)),
+            dynamic_rendering: khr::dynamic_rendering::Device::new(&instance, &device),
+            synchronization2: khr::synchronization2::Device::new(&instance, &device),
+            entry,
+            instance,
+            messenger,
+            message_counts,
+            validation_enabled,
+            surface,
+            physical_device: chosen.handle,
+            device_name: chosen.name,
+            device,
+            queue_family: chosen.queue_family,
+            queue,
+            allocator: ManuallyDrop::new(Mutex::new(allocator)),
+        };
+        debug::set_name(&ctx, ctx.device.handle(), "md5crowd device");
+        debug::set_name(&ctx, ctx.queue, "graphics+compute+present queue");
+        Ok(ctx)
+    }
+
+    pub fn wait_idle(&self) -> Result<(), GpuError> {
+        unsafe { self.device.device_wait_idle() }.map_err(vk_error("vkDeviceWaitIdle"))
+    }
+}
+
+impl Drop for Context {
+    fn drop(&mut self) {
+        unsafe {
+            // Nothing useful can be done about a lost device while tearing down.
+            let _ = self.device.device_wait_idle();
+            ManuallyDrop::drop(&mut self.allocator);
+            self.device.destroy_device(None);
+            if let Some(surface) = &self.surface {
+                surface.loader.destroy_surface(surface.handle, None);
+            }
+            if let Some((loader, messenger)) = &self.messenger {
+                loader.destroy_debug_utils_messenger(*messenger, None);
+            }
+            self.instance.destroy_instance(None);
+        }
+    }
+}
+
+fn has_layer(entry: &ash::Entry, name: &CStr) -> Result<bool, GpuError> {
+    let layers = unsafe { entry.enumerate_instance_layer_properties() }
+        .map_err(vk_error("vkEnumerateInstanceLayerProperties"))?;
+    Ok(layers
+        .iter()
+        .any(|layer| layer.layer_name_as_c_str() == Ok(name)))
+}
+
+fn has_instance_extension(
+    entry: &ash::Entry,
+    layer: Option<&CStr>,
+    name: &CStr,
+) -> Result<bool, GpuError> {
+    let extensions = unsafe { entry.enumerate_instance_extension_properties(layer) }
+        .map_err(vk_error("vkEnumerateInstanceExtensionProperties"))?;
+    Ok(extensions
+        .iter()
+        .any(|e| e.extension_name_as_c_str() == Ok(name)))
+}
+
+/// Returns the instance and whether VK_EXT_debug_utils is enabled on it.
+fn create_instance(
+    entry: &ash::Entry,
+    desc: &ContextDesc,
+    validation: bool,
+    counts: &MessageCounts,
+) -> Result<(ash::Instance, bool), GpuError> {
+    let layer = validation.then_some(VALIDATION_LAYER);
+    let has_debug_utils = has_instance_extension(entry, None, ash::ext::debug_utils::NAME)?
+        || (validation && has_instance_extension(entry, layer, ash::ext::debug_utils::NAME)?);
+    let has_validation_features =
+        validation && has_instance_extension(entry, layer, ash::ext::validation_features::NAME)?;
+
+    let mut extensions: Vec<*const c_char> = Vec::new();
+    if let Some((display, _)) = desc.window {
+        extensions.extend_from_slice(
+            ash_window::enumerate_required_extensions(display)
+                .map_err(vk_error("ash_window::enumerate_required_extensions"))?,
+        );
+    }
+    if has_debug_utils {
+        extensions.push(ash::ext::debug_utils::NAME.as_ptr());
+    }
+    if has_validation_features {
+        extensions.push(ash::ext::validation_features::NAME.as_ptr());
+    }
+    let layers: Vec<*const c_char> = layer.iter().map(|l| l.as_ptr()).collect();
+
+    let app_info = vk::ApplicationInfo::default()
+        .application_name(c"md5crowd")
+        .engine_name(c"md5crowd")
+        .api_version(vk::API_VERSION_1_2);
+    // Synchronization validation catches missing barriers, the class of bug
+    // that works on one driver and corrupts frames on the next.
+    let enabled_features = [vk::ValidationFeatureEnableEXT::SYNCHRONIZATION_VALIDATION];
+    let mut validation_features =
+        vk::ValidationFeaturesEXT::default().enabled_validation_features(&enabled_features);
+    let mut messenger_info = debug::messenger_create_info(counts);
+    let mut info = vk::InstanceCreateInfo::default()
+        .application_info(&app_info)
+        .enabled_layer_names(&layers)
+        .enabled_extension_names(&extensions);
+    if has_debug_utils {
+        info = info.push_next(&mut messenger_info);
+    }
+    if has_validation_features {
+        info = info.push_next(&mut validation_features);
+    }
+    let instance =
+        unsafe { entry.create_instance(&info, None) }.map_err(vk_error("vkCreateInstance"))?;
+    Ok((instance, has_debug_utils))
+}
+
+struct ChosenDevice {
+    handle: vk::PhysicalDevice,
+    name: String,
+    queue_family: u32,
+}
+
+fn choose_physical_device(
+    instance: &ash::Instance,
+    surface: Option<&Surface>,
+    gpu_index: Option<usize>,
+) -> Result<ChosenDevice, GpuError> {
+    let devices = unsafe { instance.enumerate_physical_devices() }
+        .map_err(vk_error("vkEnumeratePhysicalDevices"))?;
+    if let Some(index) = gpu_index {
+        let Some(&device) = devices.get(index) else {
+            return Err(GpuError::GpuIndex {
+                index,
+                reason: format!("only {} Vulkan device(s) present", devices.len()),
+            });
+        };
+        return check_device(instance, device, surface)?
+            .map(|(chosen, _)| chosen)
+            .map_err(|reason| GpuError::GpuIndex { index, reason });
+    }
+    let mut rejections = String::new();
+    let mut best: Option<(ChosenDevice, u32)> = None;
+    for device in devices {
+        match check_device(instance, device, surface)? {
+            Ok((chosen, score)) => {
+                if best
+                    .as_ref()
+                    .map_or(true, |(_, best_score)| score > *best_score)
+                {
+                    best = Some((chosen, score));
+                }
+            }
+            Err(reason) => rejections.push_str(&format!("; {reason}")),
+        }
+    }
+    best.map(|(chosen, _)| chosen)
+        .ok_or(GpuError::NoSuitableDevice(rejections))
+}
+
+/// `Ok(Ok((device, score)))` when usable (higher score preferred),
+/// `Ok(Err(reason))` when not.
+fn check_device(
+    instance: &ash::Instance,
+    device: vk::PhysicalDevice,
+    surface: Option<&Surface>,
+) -> Result<Result<(ChosenDevice, u32), String>, GpuError> {
+    let properties = unsafe { instance.get_physical_device_properties(device) };
+    let name = properties.device_name_as_c_str().map_or_else(
+        |_| "<unnamed device>".to_owned(),
+        |n| n.to_string_lossy().into_owned(),
+    );
+    if properties.api_version < vk::API_VERSION_1_2 {
+        return Ok(Err(format!("{name}: Vulkan 1.2 required")));
+    }
+
+    let available = unsafe { instance.enumerate_device_extension_properties(device) }
+        .map_err(vk_error("vkEnumerateDeviceExtensionProperties"))?;
+    let swapchain = surface.map(|_| khr::swapchain::NAME);
+    for required in REQUIRED_DEVICE_EXTENSIONS.iter().chain(swapchain.iter()) {
+        if !available
+            .iter()
+            .any(|e| e.extension_name_as_c_str() == Ok(required))
+        {
+            return Ok(Err(format!("{name}: lacks {}", required.to_string_lossy())));
+        }
+    }
+    let mut dynamic_rendering = vk::PhysicalDeviceDynamicRenderingFeatures::default();
+    let mut synchronization2 = vk::PhysicalDeviceSynchronization2Features::default();
+    let mut features = vk::PhysicalDeviceFeatures2::default()
+        .push_next(&mut dynamic_rendering)
+        .push_next(&mut synchronization2);
+    unsafe { instance.get_physical_device_features2(device, &mut features) };
+    if dynamic_rendering.dynamic_rendering == vk::FALSE
+        || synchronization2.synchronization2 == vk::FALSE
+    {
+        return Ok(Err(format!(
+            "{name}: dynamic rendering or synchronization2 feature off"
+        )));
+    }
+
+    let families = unsafe { instance.get_physical_device_queue_family_properties(device) };
+    let wanted = vk::QueueFlags::GRAPHICS | vk::QueueFlags::COMPUTE;
+    let mut queue_family = None;
+    for (index, family) in (0u32..).zip(&families) {
+        let presents = match surface {
+            Some(s) => unsafe {
+                s.loader
+                    .get_physical_device_surface_support(device, index, s.handle)
+            }
+            .map_err(vk_error("vkGetPhysicalDeviceSurfaceSupportKHR"))?,
+            None => true,
+        };
+        if family.queue_flags.contains(wanted) && presents {
+            queue_family = Some(index);
+            break;
+        }
+    }
+    let Some(queue_family) = queue_family else {
+        return Ok(Err(format!(
+            "{name}: no queue family does graphics, compute and present"
+        )));
+    };
+
+    let score = match properties.device_type {
+        vk::PhysicalDeviceType::DISCRETE_GPU => 4,
+        vk::PhysicalDeviceType::INTEGRATED_GPU => 3,
+        vk::PhysicalDeviceType::VIRTUAL_GPU => 2,
+        vk::PhysicalDeviceType::CPU => 1,
+        _ => 0,
+    };
+    Ok(Ok((
+        ChosenDevice {
+            handle: device,
+            name,
+            queue_family,
+        },
+        score,
+    )))
+}
+
+fn create_device(
+    instance: &ash::Instance,
+    chosen: &ChosenDevice,
+    with_swapchain: bool,
+) -> Result<ash::Device, GpuError> {
+    let priorities = [1.0];
+    let queue_info = [vk::DeviceQueueCreateInfo::default()
+        .queue_family_index(chosen.queue_family)
+        .queue_priorities(&priorities)];
+    let mut extensions: Vec<*const c_char> = REQUIRED_DEVICE_EXTENSIONS
+        .iter()
+        .map(|e| e.as_ptr())
+        .collect();
+    if with_swapchain {
+        extensions.push(khr::swapchain::NAME.as_ptr());
+    }
+    let mut dynamic_rendering =
+        vk::PhysicalDeviceDynamicRenderingFeatures::default().dynamic_rendering(true);
+    let mut synchronization2 =
+        vk::PhysicalDeviceSynchronization2Features::default().synchronization2(true);
+    let info = vk::DeviceCreateInfo::default()
+        .queue_create_infos(&queue_info)
+        .enabled_extension_names(&extensions)
+        .push_next(&mut dynamic_rendering)
+        .push_next(&mut synchronization2);
+    unsafe { instance.create_device(chosen.handle, &info, None) }
+        .map_err(vk_error("vkCreateDevice"))
+}

@@ -1,0 +1,124 @@
+//! Frames in flight: while the GPU draws frame N, the CPU records frame N+1
+//! into the other slot. A slot's fence says when its command buffer (and the
+//! per-frame buffers the renderer keeps beside it) may be touched again.
+
+use ash::vk;
+
+use super::{debug, vk_error, Context, GpuError};
+
+/// Two: the CPU runs at most one frame ahead, which keeps latency at one
+/// frame while never leaving the GPU idle waiting for commands.
+pub const FRAMES_IN_FLIGHT: usize = 2;
+
+pub struct Frame {
+    pub command_pool: vk::CommandPool,
+    pub cmd: vk::CommandBuffer,
+    /// Signalled when the GPU has finished this slot's last submission.
+    pub in_flight: vk::Fence,
+}
+
+pub fn create_frames(ctx: &Context) -> Result<Vec<Frame>, GpuError> {
+    (0..FRAMES_IN_FLIGHT)
+        .map(|slot| {
+            let pool_info = vk::CommandPoolCreateInfo::default()
+                .flags(vk::CommandPoolCreateFlags::TRANSIENT)
+                .queue_family_index(ctx.queue_family);
+            let command_pool = unsafe { ctx.device.create_command_pool(&pool_info, None) }
+                .map_err(vk_error("vkCreateCommandPool"))?;
+            let alloc_info = vk::CommandBufferAllocateInfo::default()
+                .command_pool(command_pool)
+                .level(vk::CommandBufferLevel::PRIMARY)
+                .command_buffer_count(1);
+            let cmd = unsafe { ctx.device.allocate_command_buffers(&alloc_info) }
+                .map_err(vk_error("vkAllocateCommandBuffers"))?[0];
+            // Created signalled: the first wait on a slot must not block.
+            let fence_info = vk::FenceCreateInfo::default().flags(vk::FenceCreateFlags::SIGNALED);
+            let in_flight = unsafe { ctx.device.create_fence(&fence_info, None) }
+                .map_err(vk_error("vkCreateFence"))?;
+            debug::set_name(ctx, command_pool, &format!("frame {slot} command pool"));
+            debug::set_name(ctx, cmd, &format!("frame {slot} commands"));
+            debug::set_name(ctx, in_flight, &format!("frame {slot} in flight"));
+            Ok(Frame {
+                command_pool,
+                cmd,
+                in_flight,
+            })
+        })
+        .collect()
+}
+
+pub fn destroy_frames(ctx: &Context, frames: Vec<Frame>) {
+    for frame in frames {
+        unsafe {
+            ctx.device.destroy_fence(frame.in_flight, None);
+            ctx.device.destroy_command_pool(frame.command_pool, None);
+        }
+    }
+}
+
+/// Blocks until the GPU is done with the slot's previous submission.
+pub fn wait(ctx: &Context, frame: &Frame) -> Result<(), GpuError> {
+    unsafe {
+        ctx.device
+            .wait_for_fences(&[frame.in_flight], true, u64::MAX)
+    }
+    .map_err(vk_error("vkWaitForFences"))
+}
+
+/// Resets the slot and opens its command buffer. Call after [`wait`] and
+/// after acquiring a swapchain image: the fence is reset only once a
+/// submission is certain, so an early return never leaves it unsignalled.
+pub fn begin(ctx: &Context, frame: &Frame) -> Result<vk::CommandBuffer, GpuError> {
+    unsafe {
+        ctx.device
+            .reset_fences(&[frame.in_flight])
+            .map_err(vk_error("vkResetFences"))?;
+        ctx.device
+            .reset_command_pool(frame.command_pool, vk::CommandPoolResetFlags::empty())
+            .map_err(vk_error("vkResetCommandPool"))?;
+        let begin = vk::CommandBufferBeginInfo::default()
+            .flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT);
+        ctx.device
+            .begin_command_buffer(frame.cmd, &begin)
+            .map_err(vk_error("vkBeginCommandBuffer"))?;
+    }
+    Ok(frame.cmd)
+}
+
+/// Closes and submits the slot's commands. `wait` is a semaphore the
+/// commands wait for at the given stage (a swapchain image being ready);
+/// `signal` is signalled when they finish (the image may be presented).
+pub fn submit(
+    ctx: &Context,
+    frame: &Frame,
+    wait: Option<(vk::Semaphore, vk::PipelineStageFlags2)>,
+    signal: Option<vk::Semaphore>,
+) -> Result<(), GpuError> {
+    unsafe { ctx.device.end_command_buffer(frame.cmd) }.map_err(vk_error("vkEndCommandBuffer"))?;
+    let waits: Vec<vk::SemaphoreSubmitInfo> = wait
+        .iter()
+        .map(|&(semaphore, stage)| {
+            vk::SemaphoreSubmitInfo::default()
+                .semaphore(semaphore)
+                .stage_mask(stage)
+        })
+        .collect();
+    let signals: Vec<vk::SemaphoreSubmitInfo> = signal
+        .iter()
+        .map(|&semaphore| {
+            vk::SemaphoreSubmitInfo::default()
+                .semaphore(semaphore)
+                .stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS)
+        })
+        .collect();
+    let command_buffers = [vk::CommandBufferSubmitInfo::default().command_buffer(frame.cmd)];
+    let submit = vk::SubmitInfo2::default()
+        .wait_semaphore_infos(&waits)
+        .command_buffer_infos(&command_buffers)
+        .signal_semaphore_infos(&signals);
+    unsafe {
+        ctx.synchronization2
+            .queue_submit2(ctx.queue, &[submit], frame.in_flight)
+    }
+    .map_err(vk_error("vkQueueSubmit2"))
+}

@@ -1,0 +1,235 @@
+//! A [`Model`]'s static data on the GPU: vertex streams, indices, diffuse
+//! textures and the skeleton as a line mesh. All meshes share one buffer
+//! per stream; each mesh is a range of it ([`MeshDraw`]).
+//!
+//! Vertex streams are split by how often they change: `surface` (position,
+//! normal) is the only data the CPU-skinning yardstick replaces per frame;
+//! `skin` (uv, first four influences) and `extra_influences` (influences
+//! 5-8, only with [`InfluenceLimit::Eight`]) never change.
+
+use std::collections::HashMap;
+
+use ash::vk;
+use bytemuck::{Pod, Zeroable};
+use glam::{Vec2, Vec3};
+
+use super::resources::{self, Buffer, Image};
+use super::{texture, Context, GpuError};
+use crate::model::Model;
+use crate::skin::{InfluenceLimit, SkinnedMesh};
+
+/// Stream 0: `in_position`, `in_normal` of crowd.vert.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct SurfaceVertex {
+    pub position: Vec3,
+    pub normal: Vec3,
+}
+
+/// Stream 1: `in_uv`, `in_joints0` (u16, read as uvec4), `in_weights0`
+/// (unorm8, read as vec4: the weights are already multiples of 1/255).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct SkinVertex {
+    pub uv: Vec2,
+    pub joints: [u16; 4],
+    pub weights: [u8; 4],
+}
+
+/// Stream 2: `in_joints1`, `in_weights1`, the influences 5 to 8.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct ExtraInfluences {
+    pub joints: [u16; 4],
+    pub weights: [u8; 4],
+}
+
+/// skeleton.vert's input: one end of a joint-to-parent line.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct SkeletonVertex {
+    pub bind_position: Vec3,
+    pub joint: u32,
+}
+
+/// One md5 mesh inside the shared buffers.
+#[derive(Clone, Copy, Debug)]
+pub struct MeshDraw {
+    pub first_index: u32,
+    pub index_count: u32,
+    pub vertex_offset: i32,
+    /// Index into [`GpuModel::textures`].
+    pub texture: usize,
+}
+
+pub struct GpuModel {
+    pub surface: Buffer,
+    pub skin: Buffer,
+    pub extra_influences: Option<Buffer>,
+    pub indices: Buffer,
+    pub draws: Vec<MeshDraw>,
+    /// Vertices of all meshes: the per-instance stride of CPU-skinned data.
+    pub vertex_count: u32,
+    pub joint_count: u32,
+    pub limit: InfluenceLimit,
+    /// One per distinct md5 shader string.
+    pub textures: Vec<Image>,
+    pub skeleton_lines: Buffer,
+    pub skeleton_vertex_count: u32,
+}
+
+pub fn upload_model(ctx: &Context, model: &Model) -> Result<GpuModel, GpuError> {
+    let meshes: Vec<&SkinnedMesh> = drawn_meshes(model).collect();
+    if meshes.is_empty() || model.skeleton.joint_count() == 0 {
+        return Err(GpuError::EmptyModel(model.mesh_path.display().to_string()));
+    }
+    let limit = meshes[0].limit;
+
+    let mut skin = Vec::new();
+    let mut extra = Vec::new();
+    let mut indices = Vec::new();
+    let mut draws = Vec::new();
+    let mut texture_of_shader: HashMap<&str, usize> = HashMap::new();
+    let mut textures = Vec::new();
+    let mut vertex_count = 0usize;
+    for mesh in &meshes {
+        let texture = match texture_of_shader.get(mesh.shader.as_str()) {
+            Some(&index) => index,
+            None => {
+                textures.push(texture::load_material_texture(
+                    ctx,
+                    &model.mesh_path,
+                    &mesh.shader,
+                )?);
+                texture_of_shader.insert(&mesh.shader, textures.len() - 1);
+                textures.len() - 1
+            }
+        };
+        draws.push(MeshDraw {
+            first_index: indices.len() as u32,
+            index_count: mesh.indices.len() as u32,
+            vertex_offset: vertex_count as i32,
+            texture,
+        });
+        indices.extend_from_slice(&mesh.indices);
+        vertex_count += mesh.vertex_count();
+        for v in 0..mesh.vertex_count() {
+            let (joints, weights) = (&mesh.joints[v], &mesh.weights[v]);
+            skin.push(SkinVertex {
+                uv: mesh.uvs[v],
+                joints: [joints[0], joints[1], joints[2], joints[3]],
+                weights: unorm8([weights[0], weights[1], weights[2], weights[3]]),
+            });
+            if limit == InfluenceLimit::Eight {
+                extra.push(ExtraInfluences {
+                    joints: [joints[4], joints[5], joints[6], joints[7]],
+                    weights: unorm8([weights[4], weights[5], weights[6], weights[7]]),
+                });
+            }
+        }
+    }
+
+    let vertex = vk::BufferUsageFlags::VERTEX_BUFFER;
+    let surface = surface_vertices(&meshes);
+    let lines = skeleton_lines(model);
+    Ok(GpuModel {
+        surface: resources::create_buffer_with_data(
+            ctx,
+            "surface vertices",
+            vertex,
+            bytemuck::cast_slice(&surface),
+        )?,
+        skin: resources::create_buffer_with_data(
+            ctx,
+            "skin vertices",
+            vertex,
+            bytemuck::cast_slice(&skin),
+        )?,
+        extra_influences: match limit {
+            InfluenceLimit::Four => None,
+            InfluenceLimit::Eight => Some(resources::create_buffer_with_data(
+                ctx,
+                "influences 5-8",
+                vertex,
+                bytemuck::cast_slice(&extra),
+            )?),
+        },
+        indices: resources::create_buffer_with_data(
+            ctx,
+            "indices",
+            vk::BufferUsageFlags::INDEX_BUFFER,
+            bytemuck::cast_slice(&indices),
+        )?,
+        draws,
+        vertex_count: vertex_count as u32,
+        joint_count: model.skeleton.joint_count() as u32,
+        limit,
+        textures,
+        skeleton_vertex_count: lines.len() as u32,
+        skeleton_lines: resources::create_buffer_with_data(
+            ctx,
+            "skeleton lines",
+            vertex,
+            bytemuck::cast_slice(&lines),
+        )?,
+    })
+}
+
+pub fn destroy_model(ctx: &Context, model: GpuModel) {
+    for buffer in [
+        model.surface,
+        model.skin,
+        model.indices,
+        model.skeleton_lines,
+    ]
+    .into_iter()
+    .chain(model.extra_influences)
+    {
+        resources::destroy_buffer(ctx, buffer);
+    }
+    for texture in model.textures {
+        resources::destroy_image(ctx, texture);
+    }
+}
+
+/// The meshes that have triangles, in the order the buffers hold them.
+pub fn drawn_meshes(model: &Model) -> impl Iterator<Item = &SkinnedMesh> {
+    model.meshes.iter().filter(|m| !m.indices.is_empty())
+}
+
+/// Bind-pose stream 0 of the drawn meshes, concatenated in draw order; the
+/// CPU-skinning path writes the same layout with skinned values.
+pub fn surface_vertices(meshes: &[&SkinnedMesh]) -> Vec<SurfaceVertex> {
+    meshes
+        .iter()
+        .flat_map(|m| m.positions.iter().zip(&m.normals))
+        .map(|(&position, &normal)| SurfaceVertex { position, normal })
+        .collect()
+}
+
+/// Weights arrive as exact multiples of 1/255 (see `select_influences`), so
+/// this rounding is lossless.
+fn unorm8(weights: [f32; 4]) -> [u8; 4] {
+    weights.map(|w| (w.clamp(0.0, 1.0) * 255.0).round() as u8)
+}
+
+/// Two vertices per joint that has a parent. A model whose joints are all
+/// roots gets one degenerate line, as buffers cannot be empty.
+fn skeleton_lines(model: &Model) -> Vec<SkeletonVertex> {
+    let skeleton = &model.skeleton;
+    let end = |joint: usize| SkeletonVertex {
+        bind_position: skeleton.bind_pose[joint].translation,
+        joint: joint as u32,
+    };
+    let mut lines: Vec<SkeletonVertex> = skeleton
+        .parents
+        .iter()
+        .enumerate()
+        .filter_map(|(joint, parent)| parent.map(|p| [end(joint), end(p as usize)]))
+        .flatten()
+        .collect();
+    if lines.is_empty() {
+        lines = vec![end(0), end(0)];
+    }
+    lines
+}

@@ -1,0 +1,64 @@
+//! The Vulkan renderer, one file per concern (zeux/niagara style): plain
+//! structs that own Vulkan handles plus free functions that create, record
+//! and destroy them. Every object gets a debug name and every pass a
+//! command-buffer label, so a RenderDoc capture reads like the code.
+//!
+//! Lifetimes are explicit: whatever `create_*` returns is handed back to the
+//! matching `destroy_*` (or `destroy` method) before the [`Context`] drops.
+
+pub mod context;
+pub mod debug;
+pub mod frame;
+pub mod gpu_model;
+pub mod output;
+pub mod passes;
+pub mod pipeline;
+pub mod reflect;
+pub mod renderer;
+pub mod resources;
+pub mod shaders;
+pub mod swapchain;
+pub mod texture;
+
+pub use context::{Context, ContextDesc};
+
+use ash::vk;
+
+#[derive(Debug, thiserror::Error)]
+pub enum GpuError {
+    #[error(
+        "cannot load the Vulkan loader ({0}); install one (e.g. `libvulkan1`) and a driver \
+         (e.g. `mesa-vulkan-drivers`)"
+    )]
+    Loader(#[from] ash::LoadingError),
+    #[error("{call} failed: {result}")]
+    Vulkan {
+        call: &'static str,
+        result: vk::Result,
+    },
+    #[error("no Vulkan device supports Vulkan 1.2 with graphics, dynamic rendering and synchronization2{0}")]
+    NoSuitableDevice(String),
+    #[error("--gpu {index}: {reason}")]
+    GpuIndex { index: usize, reason: String },
+    #[error(
+        "validation was requested but the {0} layer is not installed (e.g. `vulkan-validationlayers`)"
+    )]
+    ValidationLayerMissing(&'static str),
+    #[error("GPU memory allocation for {name} failed: {source}")]
+    Allocation {
+        name: String,
+        source: gpu_allocator::AllocationError,
+    },
+    #[error("{0}: no triangles to draw")]
+    EmptyModel(String),
+    #[error("texture {path}: {source}")]
+    Texture {
+        path: String,
+        source: image::ImageError,
+    },
+}
+
+/// `result.map_err(vk_error("vkCreateBuffer"))`: names the failing call.
+pub(crate) fn vk_error(call: &'static str) -> impl Fn(vk::Result) -> GpuError {
+    move |result| GpuError::Vulkan { call, result }
+}

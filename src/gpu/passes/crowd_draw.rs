@@ -1,0 +1,251 @@
+//! The crowd: every mesh of the model, instanced, skinned in the vertex
+//! shader (crowd.vert), lit and textured in the fragment shader.
+
+use std::mem::{offset_of, size_of};
+
+use ash::vk;
+use bytemuck::{Pod, Zeroable};
+
+use crate::gpu::gpu_model::{ExtraInfluences, GpuModel, SkinVertex, SurfaceVertex};
+use crate::gpu::pipeline::{self, GraphicsPipelineDesc, ShaderStage, TargetFormats};
+use crate::gpu::shaders::spirv;
+use crate::gpu::{debug, Context, GpuError};
+use crate::skin::InfluenceLimit;
+
+/// How the vertex shader blends a vertex's influences; switchable per frame
+/// (a push constant), so comparing the two costs no pipeline.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum SkinningMode {
+    /// Linear blend skinning.
+    #[default]
+    #[value(name = "lbs")]
+    Linear,
+    /// Dual quaternion skinning.
+    #[value(name = "dqs")]
+    DualQuaternion,
+}
+
+impl SkinningMode {
+    pub fn toggled(self) -> SkinningMode {
+        match self {
+            SkinningMode::Linear => SkinningMode::DualQuaternion,
+            SkinningMode::DualQuaternion => SkinningMode::Linear,
+        }
+    }
+
+    /// `SKINNING_LINEAR` / `SKINNING_DUAL_QUATERNION` in skinning.glsl.
+    fn shader_value(self) -> u32 {
+        match self {
+            SkinningMode::Linear => 0,
+            SkinningMode::DualQuaternion => 1,
+        }
+    }
+}
+
+/// Twin of crowd.vert's `DrawConstants` push constant block.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct DrawConstants {
+    pub joint_count: u32,
+    pub skinning_mode: u32,
+}
+
+impl DrawConstants {
+    pub fn new(joint_count: u32, mode: SkinningMode) -> DrawConstants {
+        DrawConstants {
+            joint_count,
+            skinning_mode: mode.shader_value(),
+        }
+    }
+}
+
+/// Where stream 0 (skinned or bind-pose surface vertices) comes from.
+pub enum Surface {
+    /// The model's bind pose, skinned by the vertex shader.
+    BindPose,
+    /// Vertices skinned on the CPU, `instance * model.vertex_count` apart;
+    /// the set bound at 0 must then hold identity skinning transforms.
+    CpuSkinned(vk::Buffer),
+}
+
+pub struct CrowdDraw {
+    pub pipeline: vk::Pipeline,
+}
+
+/// Vertex streams and attributes for `limit`. With four influences the
+/// second joints/weights pair (locations 5, 6) aliases the first: the
+/// shader's `INFLUENCES_8` branch never reads it, but its interface declares
+/// it, and every declared input must be fed.
+pub fn vertex_input(
+    limit: InfluenceLimit,
+) -> (
+    Vec<vk::VertexInputBindingDescription>,
+    Vec<vk::VertexInputAttributeDescription>,
+) {
+    let binding = |binding, stride: usize| vk::VertexInputBindingDescription {
+        binding,
+        stride: stride as u32,
+        input_rate: vk::VertexInputRate::VERTEX,
+    };
+    let attribute =
+        |location, binding, format, offset: usize| vk::VertexInputAttributeDescription {
+            location,
+            binding,
+            format,
+            offset: offset as u32,
+        };
+    let (f32x3, f32x2) = (vk::Format::R32G32B32_SFLOAT, vk::Format::R32G32_SFLOAT);
+    let (u16x4, unorm8x4) = (vk::Format::R16G16B16A16_UINT, vk::Format::R8G8B8A8_UNORM);
+    let mut bindings = vec![
+        binding(0, size_of::<SurfaceVertex>()),
+        binding(1, size_of::<SkinVertex>()),
+    ];
+    let mut attributes = vec![
+        attribute(0, 0, f32x3, offset_of!(SurfaceVertex, position)),
+        attribute(1, 0, f32x3, offset_of!(SurfaceVertex, normal)),
+        attribute(2, 1, f32x2, offset_of!(SkinVertex, uv)),
+        attribute(3, 1, u16x4, offset_of!(SkinVertex, joints)),
+        attribute(4, 1, unorm8x4, offset_of!(SkinVertex, weights)),
+    ];
+    match limit {
+        InfluenceLimit::Four => attributes.extend([
+            attribute(5, 1, u16x4, offset_of!(SkinVertex, joints)),
+            attribute(6, 1, unorm8x4, offset_of!(SkinVertex, weights)),
+        ]),
+        InfluenceLimit::Eight => {
+            bindings.push(binding(2, size_of::<ExtraInfluences>()));
+            attributes.extend([
+                attribute(5, 2, u16x4, offset_of!(ExtraInfluences, joints)),
+                attribute(6, 2, unorm8x4, offset_of!(ExtraInfluences, weights)),
+            ]);
+        }
+    }
+    (bindings, attributes)
+}
+
+pub fn create_crowd_draw(
+    ctx: &Context,
+    layout: vk::PipelineLayout,
+    limit: InfluenceLimit,
+    formats: TargetFormats,
+) -> Result<CrowdDraw, GpuError> {
+    let (bindings, attributes) = vertex_input(limit);
+    let influences_8: vk::Bool32 = (limit == InfluenceLimit::Eight).into();
+    let map_entries = [vk::SpecializationMapEntry {
+        constant_id: 0,
+        offset: 0,
+        size: size_of::<vk::Bool32>(),
+    }];
+    let specialization = vk::SpecializationInfo::default()
+        .map_entries(&map_entries)
+        .data(bytemuck::bytes_of(&influences_8));
+    let pipeline = pipeline::create_graphics_pipeline(
+        ctx,
+        &GraphicsPipelineDesc {
+            name: &format!("crowd draw ({} influences)", limit.count()),
+            layout,
+            vertex_shader: ShaderStage {
+                name: "crowd.vert",
+                spirv: spirv::CROWD_VERT,
+                specialization: Some(&specialization),
+            },
+            fragment_shader: ShaderStage {
+                name: "crowd.frag",
+                spirv: spirv::CROWD_FRAG,
+                specialization: None,
+            },
+            vertex_bindings: &bindings,
+            vertex_attributes: &attributes,
+            topology: vk::PrimitiveTopology::TRIANGLE_LIST,
+            // md5 triangles are clockwise seen from outside; the projection
+            // flips Y for Vulkan, which keeps that winding on screen.
+            cull_mode: vk::CullModeFlags::BACK,
+            front_face: vk::FrontFace::CLOCKWISE,
+            depth_test: true,
+            formats,
+        },
+    )?;
+    Ok(CrowdDraw { pipeline })
+}
+
+pub fn destroy_crowd_draw(ctx: &Context, pass: CrowdDraw) {
+    unsafe { ctx.device.destroy_pipeline(pass.pipeline, None) };
+}
+
+/// Records the draws, inside a dynamic rendering scope whose set 0 (scene)
+/// is already bound with `layout`. `texture_sets[i]` samples
+/// `model.textures[i]`.
+#[allow(clippy::too_many_arguments)]
+pub fn record_crowd_draw(
+    ctx: &Context,
+    cmd: vk::CommandBuffer,
+    pass: &CrowdDraw,
+    layout: vk::PipelineLayout,
+    model: &GpuModel,
+    texture_sets: &[vk::DescriptorSet],
+    surface: Surface,
+    instance_count: u32,
+    constants: DrawConstants,
+) {
+    let _label = debug::label(ctx, cmd, "crowd draw");
+    let device = &ctx.device;
+    unsafe {
+        device.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::GRAPHICS, pass.pipeline);
+        device.cmd_push_constants(
+            cmd,
+            layout,
+            vk::ShaderStageFlags::VERTEX,
+            0,
+            bytemuck::bytes_of(&constants),
+        );
+        let mut streams = vec![model.skin.handle];
+        streams.extend(model.extra_influences.as_ref().map(|b| b.handle));
+        device.cmd_bind_vertex_buffers(cmd, 1, &streams, &vec![0; streams.len()]);
+        device.cmd_bind_index_buffer(cmd, model.indices.handle, 0, vk::IndexType::UINT32);
+    }
+    let draw_meshes = |first_instance: u32, instances: u32| {
+        for draw in &model.draws {
+            unsafe {
+                device.cmd_bind_descriptor_sets(
+                    cmd,
+                    vk::PipelineBindPoint::GRAPHICS,
+                    layout,
+                    1,
+                    &[texture_sets[draw.texture]],
+                    &[],
+                );
+                device.cmd_draw_indexed(
+                    cmd,
+                    draw.index_count,
+                    instances,
+                    draw.first_index,
+                    draw.vertex_offset,
+                    first_instance,
+                );
+            }
+        }
+    };
+    match surface {
+        Surface::BindPose => {
+            unsafe { device.cmd_bind_vertex_buffers(cmd, 0, &[model.surface.handle], &[0]) };
+            draw_meshes(0, instance_count);
+        }
+        // One draw per instance: each has its own skinned copy of stream 0,
+        // while `first_instance` keeps gl_InstanceIndex (placement, tint,
+        // transform rows) as in the instanced draw.
+        Surface::CpuSkinned(vertices) => {
+            let stride = u64::from(model.vertex_count) * size_of::<SurfaceVertex>() as u64;
+            for instance in 0..instance_count {
+                unsafe {
+                    device.cmd_bind_vertex_buffers(
+                        cmd,
+                        0,
+                        &[vertices],
+                        &[u64::from(instance) * stride],
+                    )
+                };
+                draw_meshes(instance, 1);
+            }
+        }
+    }
+}

@@ -1,0 +1,109 @@
+//! Joint-to-parent lines of every instance, drawn over the skin (no depth
+//! test) so the pose under the mesh can be checked by eye.
+
+use std::mem::{offset_of, size_of};
+
+use ash::vk;
+
+use super::crowd_draw::DrawConstants;
+use crate::gpu::gpu_model::{GpuModel, SkeletonVertex};
+use crate::gpu::pipeline::{self, GraphicsPipelineDesc, ShaderStage, TargetFormats};
+use crate::gpu::shaders::spirv;
+use crate::gpu::{debug, Context, GpuError};
+
+pub struct SkeletonOverlay {
+    pub pipeline: vk::Pipeline,
+}
+
+pub fn vertex_input() -> (
+    [vk::VertexInputBindingDescription; 1],
+    [vk::VertexInputAttributeDescription; 2],
+) {
+    (
+        [vk::VertexInputBindingDescription {
+            binding: 0,
+            stride: size_of::<SkeletonVertex>() as u32,
+            input_rate: vk::VertexInputRate::VERTEX,
+        }],
+        [
+            vk::VertexInputAttributeDescription {
+                location: 0,
+                binding: 0,
+                format: vk::Format::R32G32B32_SFLOAT,
+                offset: offset_of!(SkeletonVertex, bind_position) as u32,
+            },
+            vk::VertexInputAttributeDescription {
+                location: 1,
+                binding: 0,
+                format: vk::Format::R32_UINT,
+                offset: offset_of!(SkeletonVertex, joint) as u32,
+            },
+        ],
+    )
+}
+
+pub fn create_skeleton_overlay(
+    ctx: &Context,
+    layout: vk::PipelineLayout,
+    formats: TargetFormats,
+) -> Result<SkeletonOverlay, GpuError> {
+    let (bindings, attributes) = vertex_input();
+    let pipeline = pipeline::create_graphics_pipeline(
+        ctx,
+        &GraphicsPipelineDesc {
+            name: "skeleton overlay",
+            layout,
+            vertex_shader: ShaderStage {
+                name: "skeleton.vert",
+                spirv: spirv::SKELETON_VERT,
+                specialization: None,
+            },
+            fragment_shader: ShaderStage {
+                name: "skeleton.frag",
+                spirv: spirv::SKELETON_FRAG,
+                specialization: None,
+            },
+            vertex_bindings: &bindings,
+            vertex_attributes: &attributes,
+            topology: vk::PrimitiveTopology::LINE_LIST,
+            cull_mode: vk::CullModeFlags::NONE,
+            front_face: vk::FrontFace::CLOCKWISE,
+            depth_test: false,
+            formats,
+        },
+    )?;
+    Ok(SkeletonOverlay { pipeline })
+}
+
+pub fn destroy_skeleton_overlay(ctx: &Context, pass: SkeletonOverlay) {
+    unsafe { ctx.device.destroy_pipeline(pass.pipeline, None) };
+}
+
+/// Records the lines, inside a dynamic rendering scope whose set 0 (scene,
+/// with the real skinning transforms) is already bound with `layout`.
+pub fn record_skeleton_overlay(
+    ctx: &Context,
+    cmd: vk::CommandBuffer,
+    pass: &SkeletonOverlay,
+    layout: vk::PipelineLayout,
+    model: &GpuModel,
+    instance_count: u32,
+    constants: DrawConstants,
+) {
+    let _label = debug::label(ctx, cmd, "skeleton overlay");
+    unsafe {
+        ctx.device
+            .cmd_bind_pipeline(cmd, vk::PipelineBindPoint::GRAPHICS, pass.pipeline);
+        ctx.device.cmd_push_constants(
+            cmd,
+            layout,
+            vk::ShaderStageFlags::VERTEX,
+            0,
+            bytemuck::bytes_of(&constants),
+        );
+        ctx.device
+            .cmd_bind_vertex_buffers(cmd, 0, &[model.skeleton_lines.handle], &[0]);
+        ctx.device
+            .cmd_draw(cmd, model.skeleton_vertex_count, instance_count, 0, 0);
+    }
+}

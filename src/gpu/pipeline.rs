@@ -1,0 +1,173 @@
+//! Graphics pipeline creation: what differs between passes is gathered in
+//! [`GraphicsPipelineDesc`]; the fixed choices (dynamic rendering, dynamic
+//! viewport and scissor, no blending, reverse Z) live here once.
+
+use ash::vk;
+
+use super::{debug, shaders, vk_error, Context, GpuError};
+
+/// The attachments every pass renders into; pipelines are built for them.
+#[derive(Clone, Copy, Debug)]
+pub struct TargetFormats {
+    pub color: vk::Format,
+    pub depth: vk::Format,
+}
+
+pub struct ShaderStage<'a> {
+    pub name: &'a str,
+    pub spirv: &'a [u8],
+    pub specialization: Option<&'a vk::SpecializationInfo<'a>>,
+}
+
+pub struct GraphicsPipelineDesc<'a> {
+    pub name: &'a str,
+    pub layout: vk::PipelineLayout,
+    pub vertex_shader: ShaderStage<'a>,
+    pub fragment_shader: ShaderStage<'a>,
+    pub vertex_bindings: &'a [vk::VertexInputBindingDescription],
+    pub vertex_attributes: &'a [vk::VertexInputAttributeDescription],
+    pub topology: vk::PrimitiveTopology,
+    pub cull_mode: vk::CullModeFlags,
+    pub front_face: vk::FrontFace,
+    /// Off for overlays drawn on top of everything.
+    pub depth_test: bool,
+    pub formats: TargetFormats,
+}
+
+pub fn create_graphics_pipeline(
+    ctx: &Context,
+    desc: &GraphicsPipelineDesc,
+) -> Result<vk::Pipeline, GpuError> {
+    let vertex_module =
+        shaders::create_shader_module(ctx, desc.vertex_shader.name, desc.vertex_shader.spirv)?;
+    let fragment_module = match shaders::create_shader_module(
+        ctx,
+        desc.fragment_shader.name,
+        desc.fragment_shader.spirv,
+    ) {
+        Ok(module) => module,
+        Err(error) => {
+            unsafe { ctx.device.destroy_shader_module(vertex_module, None) };
+            return Err(error);
+        }
+    };
+    let stages = [
+        stage_info(
+            vk::ShaderStageFlags::VERTEX,
+            vertex_module,
+            &desc.vertex_shader,
+        ),
+        stage_info(
+            vk::ShaderStageFlags::FRAGMENT,
+            fragment_module,
+            &desc.fragment_shader,
+        ),
+    ];
+    let vertex_input = vk::PipelineVertexInputStateCreateInfo::default()
+        .vertex_binding_descriptions(desc.vertex_bindings)
+        .vertex_attribute_descriptions(desc.vertex_attributes);
+    let input_assembly =
+        vk::PipelineInputAssemblyStateCreateInfo::default().topology(desc.topology);
+    // Counts only: the viewport and scissor themselves are dynamic, so a
+    // window resize needs no new pipeline.
+    let viewport = vk::PipelineViewportStateCreateInfo::default()
+        .viewport_count(1)
+        .scissor_count(1);
+    let rasterization = vk::PipelineRasterizationStateCreateInfo::default()
+        .polygon_mode(vk::PolygonMode::FILL)
+        .cull_mode(desc.cull_mode)
+        .front_face(desc.front_face)
+        .line_width(1.0);
+    let multisample = vk::PipelineMultisampleStateCreateInfo::default()
+        .rasterization_samples(vk::SampleCountFlags::TYPE_1);
+    // Reverse Z (near plane at depth 1, infinity at 0): floating-point depth
+    // keeps its precision where perspective squeezes distant geometry.
+    let depth_stencil = vk::PipelineDepthStencilStateCreateInfo::default()
+        .depth_test_enable(desc.depth_test)
+        .depth_write_enable(desc.depth_test)
+        .depth_compare_op(vk::CompareOp::GREATER);
+    let blend_attachments = [vk::PipelineColorBlendAttachmentState::default()
+        .color_write_mask(vk::ColorComponentFlags::RGBA)];
+    let color_blend =
+        vk::PipelineColorBlendStateCreateInfo::default().attachments(&blend_attachments);
+    let dynamic_states = [vk::DynamicState::VIEWPORT, vk::DynamicState::SCISSOR];
+    let dynamic = vk::PipelineDynamicStateCreateInfo::default().dynamic_states(&dynamic_states);
+    let color_formats = [desc.formats.color];
+    let mut rendering = vk::PipelineRenderingCreateInfo::default()
+        .color_attachment_formats(&color_formats)
+        .depth_attachment_format(desc.formats.depth);
+
+    let info = vk::GraphicsPipelineCreateInfo::default()
+        .stages(&stages)
+        .vertex_input_state(&vertex_input)
+        .input_assembly_state(&input_assembly)
+        .viewport_state(&viewport)
+        .rasterization_state(&rasterization)
+        .multisample_state(&multisample)
+        .depth_stencil_state(&depth_stencil)
+        .color_blend_state(&color_blend)
+        .dynamic_state(&dynamic)
+        .layout(desc.layout)
+        .push_next(&mut rendering);
+    let created = unsafe {
+        ctx.device
+            .create_graphics_pipelines(vk::PipelineCache::null(), &[info], None)
+    };
+    unsafe {
+        ctx.device.destroy_shader_module(vertex_module, None);
+        ctx.device.destroy_shader_module(fragment_module, None);
+    }
+    let pipeline = created.map_err(|(_, result)| GpuError::Vulkan {
+        call: "vkCreateGraphicsPipelines",
+        result,
+    })?[0];
+    debug::set_name(ctx, pipeline, desc.name);
+    Ok(pipeline)
+}
+
+fn stage_info<'a>(
+    stage: vk::ShaderStageFlags,
+    module: vk::ShaderModule,
+    shader: &ShaderStage<'a>,
+) -> vk::PipelineShaderStageCreateInfo<'a> {
+    let info = vk::PipelineShaderStageCreateInfo::default()
+        .stage(stage)
+        .module(module)
+        .name(c"main");
+    match shader.specialization {
+        Some(specialization) => info.specialization_info(specialization),
+        None => info,
+    }
+}
+
+/// Viewport and scissor covering `extent`, the dynamic state every pass sets.
+pub fn set_viewport(ctx: &Context, cmd: vk::CommandBuffer, extent: vk::Extent2D) {
+    let viewport = vk::Viewport {
+        x: 0.0,
+        y: 0.0,
+        width: extent.width as f32,
+        height: extent.height as f32,
+        min_depth: 0.0,
+        max_depth: 1.0,
+    };
+    unsafe {
+        ctx.device.cmd_set_viewport(cmd, 0, &[viewport]);
+        ctx.device.cmd_set_scissor(cmd, 0, &[extent.into()]);
+    }
+}
+
+/// `vkCreatePipelineLayout`, named.
+pub fn create_pipeline_layout(
+    ctx: &Context,
+    name: &str,
+    set_layouts: &[vk::DescriptorSetLayout],
+    push_constants: &[vk::PushConstantRange],
+) -> Result<vk::PipelineLayout, GpuError> {
+    let info = vk::PipelineLayoutCreateInfo::default()
+        .set_layouts(set_layouts)
+        .push_constant_ranges(push_constants);
+    let layout = unsafe { ctx.device.create_pipeline_layout(&info, None) }
+        .map_err(vk_error("vkCreatePipelineLayout"))?;
+    debug::set_name(ctx, layout, name);
+    Ok(layout)
+}

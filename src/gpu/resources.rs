@@ -1,0 +1,364 @@
+//! Buffers and images as plain structs (handle + memory + size), their
+//! creation and destruction, staged uploads, and the barrier helper.
+
+use ash::vk;
+use gpu_allocator::vulkan::{Allocation, AllocationCreateDesc, AllocationScheme};
+use gpu_allocator::MemoryLocation;
+
+use super::{debug, vk_error, Context, GpuError};
+
+pub struct Buffer {
+    pub handle: vk::Buffer,
+    pub allocation: Allocation,
+    pub size: u64,
+}
+
+/// `location` says who writes it: `GpuOnly` for data uploaded once through
+/// [`create_buffer_with_data`], `CpuToGpu` for per-frame data the CPU writes
+/// through [`Buffer::write`], `GpuToCpu` for readbacks.
+pub fn create_buffer(
+    ctx: &Context,
+    name: &str,
+    size: u64,
+    usage: vk::BufferUsageFlags,
+    location: MemoryLocation,
+) -> Result<Buffer, GpuError> {
+    let info = vk::BufferCreateInfo::default()
+        .size(size)
+        .usage(usage)
+        .sharing_mode(vk::SharingMode::EXCLUSIVE);
+    let handle =
+        unsafe { ctx.device.create_buffer(&info, None) }.map_err(vk_error("vkCreateBuffer"))?;
+    let requirements = unsafe { ctx.device.get_buffer_memory_requirements(handle) };
+    let allocation = allocate(ctx, name, requirements, location, true);
+    let allocation = match allocation {
+        Ok(allocation) => allocation,
+        Err(error) => {
+            unsafe { ctx.device.destroy_buffer(handle, None) };
+            return Err(error);
+        }
+    };
+    unsafe {
+        ctx.device
+            .bind_buffer_memory(handle, allocation.memory(), allocation.offset())
+    }
+    .map_err(vk_error("vkBindBufferMemory"))?;
+    debug::set_name(ctx, handle, name);
+    Ok(Buffer {
+        handle,
+        allocation,
+        size,
+    })
+}
+
+pub fn destroy_buffer(ctx: &Context, buffer: Buffer) {
+    unsafe { ctx.device.destroy_buffer(buffer.handle, None) };
+    free(ctx, buffer.allocation);
+}
+
+impl Buffer {
+    /// Copies `data` to the start of a host-visible buffer. Memory from
+    /// gpu-allocator's host locations is coherent: no flush needed.
+    ///
+    /// Panics if the buffer is not host-visible or too small: both are
+    /// programming errors in the renderer, not data errors.
+    pub fn write<T: bytemuck::Pod>(&mut self, data: &[T]) {
+        self.write_at(0, data);
+    }
+
+    pub fn write_at<T: bytemuck::Pod>(&mut self, offset: u64, data: &[T]) {
+        let bytes: &[u8] = bytemuck::cast_slice(data);
+        let offset = offset as usize;
+        assert!(
+            offset + bytes.len() <= self.size as usize,
+            "buffer write past the end"
+        );
+        let mapped = self
+            .allocation
+            .mapped_slice_mut()
+            .expect("write to a host-visible buffer");
+        mapped[offset..offset + bytes.len()].copy_from_slice(bytes);
+    }
+
+    /// The start of a host-visible buffer, e.g. a readback after its fence.
+    pub fn read(&self) -> &[u8] {
+        let mapped = self
+            .allocation
+            .mapped_slice()
+            .expect("read a host-visible buffer");
+        &mapped[..self.size as usize]
+    }
+}
+
+/// A device-local buffer holding `data`, filled through a staging buffer.
+pub fn create_buffer_with_data(
+    ctx: &Context,
+    name: &str,
+    usage: vk::BufferUsageFlags,
+    data: &[u8],
+) -> Result<Buffer, GpuError> {
+    let size = data.len() as u64;
+    let usage = usage | vk::BufferUsageFlags::TRANSFER_DST;
+    let buffer = create_buffer(ctx, name, size, usage, MemoryLocation::GpuOnly)?;
+    let uploaded = upload_with_staging(ctx, name, data, |cmd, staging| unsafe {
+        let region = vk::BufferCopy::default().size(size);
+        ctx.device
+            .cmd_copy_buffer(cmd, staging, buffer.handle, &[region]);
+    });
+    match uploaded {
+        Ok(()) => Ok(buffer),
+        Err(error) => {
+            destroy_buffer(ctx, buffer);
+            Err(error)
+        }
+    }
+}
+
+/// Puts `data` in a host-visible staging buffer and lets `record` copy it
+/// out, in a one-off submission that is waited for.
+pub fn upload_with_staging(
+    ctx: &Context,
+    name: &str,
+    data: &[u8],
+    record: impl FnOnce(vk::CommandBuffer, vk::Buffer),
+) -> Result<(), GpuError> {
+    let mut staging = create_buffer(
+        ctx,
+        &format!("{name} (staging)"),
+        data.len() as u64,
+        vk::BufferUsageFlags::TRANSFER_SRC,
+        MemoryLocation::CpuToGpu,
+    )?;
+    staging.write(data);
+    let staging_handle = staging.handle;
+    let result = submit_and_wait(ctx, &format!("upload {name}"), |cmd| {
+        record(cmd, staging_handle)
+    });
+    destroy_buffer(ctx, staging);
+    result
+}
+
+pub struct Image {
+    pub handle: vk::Image,
+    pub view: vk::ImageView,
+    pub allocation: Allocation,
+    pub format: vk::Format,
+    pub extent: vk::Extent2D,
+    pub mip_levels: u32,
+}
+
+pub struct ImageDesc {
+    pub extent: vk::Extent2D,
+    pub format: vk::Format,
+    pub usage: vk::ImageUsageFlags,
+    pub mip_levels: u32,
+}
+
+/// A device-local 2D image and a view of all its mips.
+pub fn create_image(ctx: &Context, name: &str, desc: &ImageDesc) -> Result<Image, GpuError> {
+    let info = vk::ImageCreateInfo::default()
+        .image_type(vk::ImageType::TYPE_2D)
+        .format(desc.format)
+        .extent(desc.extent.into())
+        .mip_levels(desc.mip_levels)
+        .array_layers(1)
+        .samples(vk::SampleCountFlags::TYPE_1)
+        .tiling(vk::ImageTiling::OPTIMAL)
+        .usage(desc.usage)
+        .sharing_mode(vk::SharingMode::EXCLUSIVE)
+        .initial_layout(vk::ImageLayout::UNDEFINED);
+    let handle =
+        unsafe { ctx.device.create_image(&info, None) }.map_err(vk_error("vkCreateImage"))?;
+    let requirements = unsafe { ctx.device.get_image_memory_requirements(handle) };
+    let allocation = match allocate(ctx, name, requirements, MemoryLocation::GpuOnly, false) {
+        Ok(allocation) => allocation,
+        Err(error) => {
+            unsafe { ctx.device.destroy_image(handle, None) };
+            return Err(error);
+        }
+    };
+    unsafe {
+        ctx.device
+            .bind_image_memory(handle, allocation.memory(), allocation.offset())
+    }
+    .map_err(vk_error("vkBindImageMemory"))?;
+    let view_info = vk::ImageViewCreateInfo::default()
+        .image(handle)
+        .view_type(vk::ImageViewType::TYPE_2D)
+        .format(desc.format)
+        .subresource_range(subresource_range(desc.format, 0, desc.mip_levels));
+    let view = unsafe { ctx.device.create_image_view(&view_info, None) }
+        .map_err(vk_error("vkCreateImageView"))?;
+    debug::set_name(ctx, handle, name);
+    debug::set_name(ctx, view, &format!("{name} view"));
+    Ok(Image {
+        handle,
+        view,
+        allocation,
+        format: desc.format,
+        extent: desc.extent,
+        mip_levels: desc.mip_levels,
+    })
+}
+
+pub fn destroy_image(ctx: &Context, image: Image) {
+    unsafe {
+        ctx.device.destroy_image_view(image.view, None);
+        ctx.device.destroy_image(image.handle, None);
+    }
+    free(ctx, image.allocation);
+}
+
+pub fn is_depth_format(format: vk::Format) -> bool {
+    matches!(
+        format,
+        vk::Format::D16_UNORM
+            | vk::Format::D32_SFLOAT
+            | vk::Format::D24_UNORM_S8_UINT
+            | vk::Format::D32_SFLOAT_S8_UINT
+    )
+}
+
+pub fn subresource_range(
+    format: vk::Format,
+    base_mip: u32,
+    mip_count: u32,
+) -> vk::ImageSubresourceRange {
+    let aspect_mask = if is_depth_format(format) {
+        vk::ImageAspectFlags::DEPTH
+    } else {
+        vk::ImageAspectFlags::COLOR
+    };
+    vk::ImageSubresourceRange::default()
+        .aspect_mask(aspect_mask)
+        .base_mip_level(base_mip)
+        .level_count(mip_count)
+        .layer_count(1)
+}
+
+/// One image layout transition / dependency, recorded on its own. Passes
+/// batch nothing here on purpose: a frame has a handful of barriers.
+pub struct ImageBarrier {
+    pub image: vk::Image,
+    pub range: vk::ImageSubresourceRange,
+    pub src: (vk::PipelineStageFlags2, vk::AccessFlags2),
+    pub dst: (vk::PipelineStageFlags2, vk::AccessFlags2),
+    pub old_layout: vk::ImageLayout,
+    pub new_layout: vk::ImageLayout,
+}
+
+pub fn image_barrier(ctx: &Context, cmd: vk::CommandBuffer, barrier: &ImageBarrier) {
+    let barriers = [vk::ImageMemoryBarrier2::default()
+        .image(barrier.image)
+        .subresource_range(barrier.range)
+        .src_stage_mask(barrier.src.0)
+        .src_access_mask(barrier.src.1)
+        .dst_stage_mask(barrier.dst.0)
+        .dst_access_mask(barrier.dst.1)
+        .old_layout(barrier.old_layout)
+        .new_layout(barrier.new_layout)
+        .src_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
+        .dst_queue_family_index(vk::QUEUE_FAMILY_IGNORED)];
+    let dependency = vk::DependencyInfo::default().image_memory_barriers(&barriers);
+    unsafe { ctx.synchronization2.cmd_pipeline_barrier2(cmd, &dependency) };
+}
+
+/// Records `record` into a fresh command buffer, submits it and waits: for
+/// load-time uploads and the headless readback, never inside a frame.
+pub fn submit_and_wait(
+    ctx: &Context,
+    name: &str,
+    record: impl FnOnce(vk::CommandBuffer),
+) -> Result<(), GpuError> {
+    let pool_info = vk::CommandPoolCreateInfo::default()
+        .flags(vk::CommandPoolCreateFlags::TRANSIENT)
+        .queue_family_index(ctx.queue_family);
+    let pool = unsafe { ctx.device.create_command_pool(&pool_info, None) }
+        .map_err(vk_error("vkCreateCommandPool"))?;
+    debug::set_name(ctx, pool, &format!("{name} pool"));
+    let result = record_and_submit(ctx, pool, name, record);
+    // Destroying the pool frees its command buffer too.
+    unsafe { ctx.device.destroy_command_pool(pool, None) };
+    result
+}
+
+fn record_and_submit(
+    ctx: &Context,
+    pool: vk::CommandPool,
+    name: &str,
+    record: impl FnOnce(vk::CommandBuffer),
+) -> Result<(), GpuError> {
+    let alloc_info = vk::CommandBufferAllocateInfo::default()
+        .command_pool(pool)
+        .level(vk::CommandBufferLevel::PRIMARY)
+        .command_buffer_count(1);
+    let cmd = unsafe { ctx.device.allocate_command_buffers(&alloc_info) }
+        .map_err(vk_error("vkAllocateCommandBuffers"))?[0];
+    debug::set_name(ctx, cmd, name);
+    let begin =
+        vk::CommandBufferBeginInfo::default().flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT);
+    unsafe { ctx.device.begin_command_buffer(cmd, &begin) }
+        .map_err(vk_error("vkBeginCommandBuffer"))?;
+    {
+        let _label = debug::label(ctx, cmd, name);
+        record(cmd);
+    }
+    unsafe { ctx.device.end_command_buffer(cmd) }.map_err(vk_error("vkEndCommandBuffer"))?;
+
+    let fence = unsafe {
+        ctx.device
+            .create_fence(&vk::FenceCreateInfo::default(), None)
+    }
+    .map_err(vk_error("vkCreateFence"))?;
+    debug::set_name(ctx, fence, &format!("{name} fence"));
+    let command_buffers = [vk::CommandBufferSubmitInfo::default().command_buffer(cmd)];
+    let submit = [vk::SubmitInfo2::default().command_buffer_infos(&command_buffers)];
+    let result = unsafe {
+        ctx.synchronization2
+            .queue_submit2(ctx.queue, &submit, fence)
+    }
+    .map_err(vk_error("vkQueueSubmit2"))
+    .and_then(|()| {
+        unsafe { ctx.device.wait_for_fences(&[fence], true, u64::MAX) }
+            .map_err(vk_error("vkWaitForFences"))
+    });
+    unsafe { ctx.device.destroy_fence(fence, None) };
+    result
+}
+
+fn allocate(
+    ctx: &Context,
+    name: &str,
+    requirements: vk::MemoryRequirements,
+    location: MemoryLocation,
+    linear: bool,
+) -> Result<Allocation, GpuError> {
+    let mut allocator = ctx
+        .allocator
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    allocator
+        .allocate(&AllocationCreateDesc {
+            name,
+            requirements,
+            location,
+            linear,
+            allocation_scheme: AllocationScheme::GpuAllocatorManaged,
+        })
+        .map_err(|source| GpuError::Allocation {
+            name: name.to_owned(),
+            source,
+        })
+}
+
+fn free(ctx: &Context, allocation: Allocation) {
+    let mut allocator = ctx
+        .allocator
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    // Freeing only fails for allocations that are not this allocator's,
+    // which would be a bug here; leaking is the harmless outcome.
+    if let Err(error) = allocator.free(allocation) {
+        log::error!("freeing GPU memory: {error}");
+    }
+}

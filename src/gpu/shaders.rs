@@ -1,0 +1,23 @@
+//! Shader modules from the SPIR-V that build.rs compiled from shaders/.
+
+use ash::vk;
+
+use super::{debug, reflect, vk_error, Context, GpuError};
+
+/// `CROWD_VERT`, `CROWD_FRAG`, ...: one constant per file in shaders/.
+pub mod spirv {
+    include!(concat!(env!("OUT_DIR"), "/shaders.rs"));
+}
+
+pub fn create_shader_module(
+    ctx: &Context,
+    name: &str,
+    spirv: &[u8],
+) -> Result<vk::ShaderModule, GpuError> {
+    let code = reflect::words(spirv);
+    let info = vk::ShaderModuleCreateInfo::default().code(&code);
+    let module = unsafe { ctx.device.create_shader_module(&info, None) }
+        .map_err(vk_error("vkCreateShaderModule"))?;
+    debug::set_name(ctx, module, name);
+    Ok(module)
+}

@@ -1,0 +1,256 @@
+//! The swapchain: created for the window's current size, recreated when the
+//! window changes (out of date or suboptimal), and never created for a
+//! zero-sized (minimised) window.
+
+use ash::{khr, vk};
+
+use super::frame::FRAMES_IN_FLIGHT;
+use super::{debug, vk_error, Context, GpuError};
+
+pub struct Swapchain {
+    loader: khr::swapchain::Device,
+    pub handle: vk::SwapchainKHR,
+    pub images: Vec<vk::Image>,
+    pub format: vk::Format,
+    pub extent: vk::Extent2D,
+    /// Per frame slot: signalled when the acquired image may be written.
+    pub image_available: Vec<vk::Semaphore>,
+    /// Per image, not per frame slot: presentation holds an image's
+    /// semaphore until the image comes back, which can be after the slot
+    /// has been reused.
+    pub render_finished: Vec<vk::Semaphore>,
+}
+
+pub enum Acquired {
+    Image {
+        index: u32,
+        suboptimal: bool,
+    },
+    /// The surface changed under us: recreate and skip this frame.
+    OutOfDate,
+}
+
+/// The size a swapchain for this surface must have; zero while the window is
+/// minimised (then no swapchain can exist and the caller waits for events).
+pub fn surface_extent(
+    ctx: &Context,
+    window_extent: vk::Extent2D,
+) -> Result<vk::Extent2D, GpuError> {
+    let capabilities = surface_capabilities(ctx)?;
+    // u32::MAX means the window system lets the swapchain decide the size.
+    if capabilities.current_extent.width != u32::MAX {
+        return Ok(capabilities.current_extent);
+    }
+    Ok(vk::Extent2D {
+        width: window_extent.width.clamp(
+            capabilities.min_image_extent.width,
+            capabilities.max_image_extent.width,
+        ),
+        height: window_extent.height.clamp(
+            capabilities.min_image_extent.height,
+            capabilities.max_image_extent.height,
+        ),
+    })
+}
+
+/// `extent` comes from [`surface_extent`] and must not be zero. `old` is
+/// retired (and destroyed) in favour of the new swapchain.
+pub fn create_swapchain(
+    ctx: &Context,
+    extent: vk::Extent2D,
+    vsync: bool,
+    old: Option<Swapchain>,
+) -> Result<Swapchain, GpuError> {
+    let surface = ctx
+        .surface
+        .as_ref()
+        .expect("a swapchain needs a context created with a window");
+    let capabilities = surface_capabilities(ctx)?;
+    let formats = unsafe {
+        surface
+            .loader
+            .get_physical_device_surface_formats(ctx.physical_device, surface.handle)
+    }
+    .map_err(vk_error("vkGetPhysicalDeviceSurfaceFormatsKHR"))?;
+    let present_modes = unsafe {
+        surface
+            .loader
+            .get_physical_device_surface_present_modes(ctx.physical_device, surface.handle)
+    }
+    .map_err(vk_error("vkGetPhysicalDeviceSurfacePresentModesKHR"))?;
+
+    // The renderer's target is sRGB; blitting it into an sRGB image keeps the
+    // encoding, into a UNORM one would show linear values (too dark).
+    let format = formats
+        .iter()
+        .find(|f| {
+            matches!(
+                f.format,
+                vk::Format::B8G8R8A8_SRGB | vk::Format::R8G8B8A8_SRGB
+            ) && f.color_space == vk::ColorSpaceKHR::SRGB_NONLINEAR
+        })
+        .or(formats.first())
+        .copied()
+        .ok_or(GpuError::Vulkan {
+            call: "vkGetPhysicalDeviceSurfaceFormatsKHR (no formats)",
+            result: vk::Result::ERROR_FORMAT_NOT_SUPPORTED,
+        })?;
+    let present_mode = choose_present_mode(&present_modes, vsync);
+    // One more than the minimum so acquiring rarely waits on the compositor.
+    let mut image_count = capabilities.min_image_count + 1;
+    if capabilities.max_image_count != 0 {
+        image_count = image_count.min(capabilities.max_image_count);
+    }
+    if !capabilities
+        .supported_usage_flags
+        .contains(vk::ImageUsageFlags::TRANSFER_DST)
+    {
+        return Err(GpuError::Vulkan {
+            call: "vkGetPhysicalDeviceSurfaceCapabilitiesKHR (swapchain images cannot be blit targets)",
+            result: vk::Result::ERROR_FEATURE_NOT_PRESENT,
+        });
+    }
+
+    let loader = khr::swapchain::Device::new(&ctx.instance, &ctx.device);
+    let info = vk::SwapchainCreateInfoKHR::default()
+        .surface(surface.handle)
+        .min_image_count(image_count)
+        .image_format(format.format)
+        .image_color_space(format.color_space)
+        .image_extent(extent)
+        .image_array_layers(1)
+        // The renderer draws offscreen and blits the result here.
+        .image_usage(vk::ImageUsageFlags::TRANSFER_DST)
+        .image_sharing_mode(vk::SharingMode::EXCLUSIVE)
+        .pre_transform(capabilities.current_transform)
+        .composite_alpha(vk::CompositeAlphaFlagsKHR::OPAQUE)
+        .present_mode(present_mode)
+        .clipped(true)
+        .old_swapchain(old.as_ref().map_or(vk::SwapchainKHR::null(), |s| s.handle));
+    let handle = unsafe { loader.create_swapchain(&info, None) }
+        .map_err(vk_error("vkCreateSwapchainKHR"))?;
+    if let Some(old) = old {
+        // Recreation happens after a device-wide wait, so nothing still uses it.
+        destroy_swapchain(ctx, old);
+    }
+    let images = unsafe { loader.get_swapchain_images(handle) }
+        .map_err(vk_error("vkGetSwapchainImagesKHR"))?;
+    debug::set_name(
+        ctx,
+        handle,
+        &format!("swapchain {}x{}", extent.width, extent.height),
+    );
+    for (i, &image) in images.iter().enumerate() {
+        debug::set_name(ctx, image, &format!("swapchain image {i}"));
+    }
+    let image_available = (0..FRAMES_IN_FLIGHT)
+        .map(|slot| create_semaphore(ctx, &format!("frame {slot} image available")))
+        .collect::<Result<_, _>>()?;
+    let render_finished = (0..images.len())
+        .map(|i| create_semaphore(ctx, &format!("swapchain image {i} render finished")))
+        .collect::<Result<_, _>>()?;
+    log::info!(
+        "swapchain: {}x{} {:?} {:?}, {} images",
+        extent.width,
+        extent.height,
+        format.format,
+        present_mode,
+        images.len()
+    );
+    Ok(Swapchain {
+        loader,
+        handle,
+        images,
+        format: format.format,
+        extent,
+        image_available,
+        render_finished,
+    })
+}
+
+pub fn destroy_swapchain(ctx: &Context, swapchain: Swapchain) {
+    unsafe {
+        for semaphore in swapchain
+            .image_available
+            .into_iter()
+            .chain(swapchain.render_finished)
+        {
+            ctx.device.destroy_semaphore(semaphore, None);
+        }
+        swapchain.loader.destroy_swapchain(swapchain.handle, None);
+    }
+}
+
+pub fn acquire(swapchain: &Swapchain, slot: usize) -> Result<Acquired, GpuError> {
+    let result = unsafe {
+        swapchain.loader.acquire_next_image(
+            swapchain.handle,
+            u64::MAX,
+            swapchain.image_available[slot],
+            vk::Fence::null(),
+        )
+    };
+    match result {
+        Ok((index, suboptimal)) => Ok(Acquired::Image { index, suboptimal }),
+        Err(vk::Result::ERROR_OUT_OF_DATE_KHR) => Ok(Acquired::OutOfDate),
+        Err(result) => Err(GpuError::Vulkan {
+            call: "vkAcquireNextImageKHR",
+            result,
+        }),
+    }
+}
+
+/// Queues image `index` for presentation once its rendering finished.
+/// Returns whether the swapchain should be recreated.
+pub fn present(ctx: &Context, swapchain: &Swapchain, index: u32) -> Result<bool, GpuError> {
+    let wait = [swapchain.render_finished[index as usize]];
+    let swapchains = [swapchain.handle];
+    let indices = [index];
+    let info = vk::PresentInfoKHR::default()
+        .wait_semaphores(&wait)
+        .swapchains(&swapchains)
+        .image_indices(&indices);
+    match unsafe { swapchain.loader.queue_present(ctx.queue, &info) } {
+        Ok(suboptimal) => Ok(suboptimal),
+        Err(vk::Result::ERROR_OUT_OF_DATE_KHR) => Ok(true),
+        Err(result) => Err(GpuError::Vulkan {
+            call: "vkQueuePresentKHR",
+            result,
+        }),
+    }
+}
+
+/// FIFO (vsync) is the only mode every driver has. Without vsync, MAILBOX
+/// (newest frame wins, no tearing) beats IMMEDIATE (tears).
+fn choose_present_mode(available: &[vk::PresentModeKHR], vsync: bool) -> vk::PresentModeKHR {
+    if vsync {
+        return vk::PresentModeKHR::FIFO;
+    }
+    [vk::PresentModeKHR::MAILBOX, vk::PresentModeKHR::IMMEDIATE]
+        .into_iter()
+        .find(|mode| available.contains(mode))
+        .unwrap_or(vk::PresentModeKHR::FIFO)
+}
+
+fn surface_capabilities(ctx: &Context) -> Result<vk::SurfaceCapabilitiesKHR, GpuError> {
+    let surface = ctx
+        .surface
+        .as_ref()
+        .expect("a swapchain needs a context created with a window");
+    unsafe {
+        surface
+            .loader
+            .get_physical_device_surface_capabilities(ctx.physical_device, surface.handle)
+    }
+    .map_err(vk_error("vkGetPhysicalDeviceSurfaceCapabilitiesKHR"))
+}
+
+fn create_semaphore(ctx: &Context, name: &str) -> Result<vk::Semaphore, GpuError> {
+    let semaphore = unsafe {
+        ctx.device
+            .create_semaphore(&vk::SemaphoreCreateInfo::default(), None)
+    }
+    .map_err(vk_error("vkCreateSemaphore"))?;
+    debug::set_name(ctx, semaphore, name);
+    Ok(semaphore)
+}
