@@ -6,13 +6,22 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+use md5crowd::app::{self, RenderArgs};
 use md5crowd::inspect;
 
 #[derive(Parser)]
-#[command(name = "md5crowd", version, about = "GPU-skinned crowds of Doom 3 md5 characters, drawn with raw Vulkan")]
+#[command(
+    name = "md5crowd",
+    version,
+    about = "GPU-skinned crowds of Doom 3 md5 characters, drawn with raw Vulkan",
+    args_conflicts_with_subcommands = true
+)]
 struct Cli {
     #[command(subcommand)]
-    command: Command,
+    command: Option<Command>,
+    /// Without a subcommand: draw the model (in a window unless --headless).
+    #[command(flatten)]
+    render: RenderArgs,
     /// Only warnings and errors on stderr (RUST_LOG overrides).
     #[arg(long, short, global = true)]
     quiet: bool,
@@ -39,7 +48,14 @@ fn main() -> ExitCode {
         .init();
 
     match cli.command {
-        Command::Inspect { files, json } => match inspect::inspect_files(&files) {
+        None => match app::run(&cli.render) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(error) => {
+                eprintln!("error: {error}");
+                ExitCode::from(error.exit_code())
+            }
+        },
+        Some(Command::Inspect { files, json }) => match inspect::inspect_files(&files) {
             Ok(reports) if json => {
                 println!("{}", inspect::to_json(&reports));
                 ExitCode::SUCCESS

@@ -1,0 +1,143 @@
+//! Offscreen rendering: no window, no surface. Renders `--frames` frames a
+//! fixed step apart so the last one is at `--time`, and saves it as PNG.
+//! Same renderer and pipelines as the window; same arguments and driver give
+//! the same image.
+
+use std::sync::Arc;
+
+use ash::vk;
+use gpu_allocator::MemoryLocation;
+
+use super::camera::{self, OrbitCamera};
+use super::crowd::Crowd;
+use super::{validation, validation_counts, AppError, RenderArgs};
+use crate::gpu::debug::MessageCounts;
+use crate::gpu::frame::{self, Frame, FRAMES_IN_FLIGHT};
+use crate::gpu::renderer::{FrameInput, Renderer, RendererDesc};
+use crate::gpu::resources::{self, Buffer};
+use crate::gpu::{output, Context, ContextDesc};
+use crate::model::Model;
+
+/// Animation time between headless frames: a 60 Hz display's.
+const FIXED_STEP: f32 = 1.0 / 60.0;
+
+pub fn run(args: &RenderArgs, model: &Model) -> Result<Option<Arc<MessageCounts>>, AppError> {
+    let ctx = Context::new(&ContextDesc {
+        validation: validation(args),
+        gpu_index: args.gpu,
+        window: None,
+    })?;
+    log::info!("GPU: {}", ctx.device_name);
+    let extent = vk::Extent2D {
+        width: args.width,
+        height: args.height,
+    };
+    let mut crowd = Crowd::new(model, args.instances, args.cpu_skinning);
+    let mut renderer = Renderer::new(
+        &ctx,
+        model,
+        &crowd.instances,
+        &RendererDesc {
+            extent,
+            cpu_skinning: args.cpu_skinning,
+        },
+    )?;
+    let frames = frame::create_frames(&ctx)?;
+    let readback = match &args.screenshot {
+        Some(_) => Some(resources::create_buffer(
+            &ctx,
+            "screenshot readback",
+            u64::from(extent.width) * u64::from(extent.height) * 4,
+            vk::BufferUsageFlags::TRANSFER_DST,
+            MemoryLocation::GpuToCpu,
+        )?),
+        None => None,
+    };
+
+    let rendered = render(
+        &ctx,
+        args,
+        model,
+        &mut crowd,
+        &mut renderer,
+        &frames,
+        readback.as_ref(),
+    );
+    // Teardown runs whatever happened, so a failed frame still leaves the
+    // validation layer nothing to complain about.
+    let idle = ctx.wait_idle();
+    let saved = match (&readback, &args.screenshot) {
+        (Some(readback), Some(path)) if rendered.is_ok() && idle.is_ok() => {
+            save_png(readback, extent, path)
+        }
+        _ => Ok(()),
+    };
+    if let Some(readback) = readback {
+        resources::destroy_buffer(&ctx, readback);
+    }
+    frame::destroy_frames(&ctx, frames);
+    renderer.destroy(&ctx);
+    rendered?;
+    idle?;
+    saved?;
+    Ok(validation_counts(&ctx))
+}
+
+fn render(
+    ctx: &Context,
+    args: &RenderArgs,
+    model: &Model,
+    crowd: &mut Crowd,
+    renderer: &mut Renderer,
+    frames: &[Frame],
+    readback: Option<&Buffer>,
+) -> Result<(), AppError> {
+    let camera = OrbitCamera::framing(&crowd.world_bounds);
+    let aspect = args.width as f32 / args.height as f32;
+    let count = args.frames.unwrap_or(1);
+    for index in 0..count {
+        let slot = index as usize % FRAMES_IN_FLIGHT;
+        let frame = &frames[slot];
+        frame::wait(ctx, frame)?;
+        crowd.animate(model, args.time - (count - 1 - index) as f32 * FIXED_STEP);
+        let cmd = frame::begin(ctx, frame)?;
+        renderer.record(
+            ctx,
+            cmd,
+            slot,
+            &FrameInput {
+                uniforms: camera::frame_uniforms(&camera, aspect),
+                skinning_transforms: &crowd.skinning_transforms,
+                cpu_skinned: crowd.cpu_skinned.as_deref(),
+                skinning_mode: args.skinning,
+                show_skeleton: args.skeleton,
+            },
+        );
+        if let (Some(readback), true) = (readback, index == count - 1) {
+            output::record_readback(ctx, cmd, &renderer.color, readback);
+        }
+        frame::submit(ctx, frame, None, None)?;
+    }
+    Ok(())
+}
+
+pub(super) fn save_png(
+    readback: &Buffer,
+    extent: vk::Extent2D,
+    path: &std::path::Path,
+) -> Result<(), AppError> {
+    image::save_buffer_with_format(
+        path,
+        readback.read(),
+        extent.width,
+        extent.height,
+        image::ExtendedColorType::Rgba8,
+        image::ImageFormat::Png,
+    )
+    .map_err(|source| AppError::Screenshot {
+        path: path.display().to_string(),
+        source,
+    })?;
+    log::info!("wrote {}", path.display());
+    Ok(())
+}

@@ -1,0 +1,85 @@
+//! The render options, shared by the window and the headless path. The
+//! top-level CLI flattens [`RenderArgs`] into its default command.
+
+use std::path::PathBuf;
+
+use crate::gpu::passes::crowd_draw::SkinningMode;
+use crate::skin::InfluenceLimit;
+
+/// Where the shipped character lives, relative to the working directory.
+pub const DEFAULT_MESH: &str = "assets/crowdling.md5mesh";
+
+#[derive(clap::Args, Clone, Debug)]
+pub struct RenderArgs {
+    /// The .md5mesh to draw [default: assets/crowdling.md5mesh, with every
+    /// .md5anim beside it]
+    #[arg(value_name = "MESH")]
+    pub mesh: Option<PathBuf>,
+    /// Clips for the mesh; the first one plays.
+    #[arg(value_name = "ANIM")]
+    pub anims: Vec<PathBuf>,
+    /// Render offscreen without a window (needs --screenshot to keep the result).
+    #[arg(long)]
+    pub headless: bool,
+    /// Frames to render before exiting [headless default: 1; window: until closed].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub frames: Option<u32>,
+    /// Write the last frame to this PNG file.
+    #[arg(long, value_name = "PNG")]
+    pub screenshot: Option<PathBuf>,
+    #[arg(long, default_value_t = 1280, value_parser = clap::value_parser!(u32).range(1..=16384))]
+    pub width: u32,
+    #[arg(long, default_value_t = 720, value_parser = clap::value_parser!(u32).range(1..=16384))]
+    pub height: u32,
+    /// Animation time in seconds of the last frame; earlier frames step back
+    /// 1/60 s each. Headless only: a window plays in real time from 0.
+    #[arg(long, value_name = "SECONDS", default_value_t = 0.0)]
+    pub time: f32,
+    /// Characters in the crowd, placed on a grid.
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    pub instances: u32,
+    /// Enable the Vulkan validation layer with synchronization validation;
+    /// any warning or error it reports makes the exit status non-zero.
+    /// Debug builds validate whenever the layer is installed.
+    #[arg(long)]
+    pub validate: bool,
+    /// Use the Vulkan device with this index (as `vulkaninfo --summary` lists them).
+    #[arg(long, value_name = "INDEX")]
+    pub gpu: Option<usize>,
+    /// Present without waiting for vertical sync (MAILBOX or IMMEDIATE when offered).
+    #[arg(long)]
+    pub no_vsync: bool,
+    /// How vertices blend their joints' transforms (key L toggles).
+    #[arg(long, value_enum, default_value_t = SkinningMode::Linear)]
+    pub skinning: SkinningMode,
+    /// Skin on the CPU (the reference implementation) and draw through the
+    /// same pipeline with identity joint transforms.
+    #[arg(long)]
+    pub cpu_skinning: bool,
+    /// Draw the skeleton over the characters (key K toggles).
+    #[arg(long)]
+    pub skeleton: bool,
+    /// Joint influences kept per vertex.
+    #[arg(long, value_enum, default_value_t = Influences::Four)]
+    pub influences: Influences,
+    /// Test hook: drive the window through resizes and a minimisation.
+    #[arg(long, hide = true)]
+    pub exercise_window: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Influences {
+    #[value(name = "4")]
+    Four,
+    #[value(name = "8")]
+    Eight,
+}
+
+impl From<Influences> for InfluenceLimit {
+    fn from(influences: Influences) -> InfluenceLimit {
+        match influences {
+            Influences::Four => InfluenceLimit::Four,
+            Influences::Eight => InfluenceLimit::Eight,
+        }
+    }
+}
