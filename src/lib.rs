@@ -4,7 +4,7 @@
 //! CPU runtime model and reference jobs) -> `gpu` (buffers and passes).
 
 pub mod anim;
-pub mod md5;
-pub mod skin;
 pub mod inspect;
+pub mod md5;
 pub mod model;
+pub mod skin;

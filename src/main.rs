@@ -9,7 +9,11 @@ use clap::{Parser, Subcommand};
 use md5crowd::inspect;
 
 #[derive(Parser)]
-#[command(name = "md5crowd", version, about = "GPU-skinned crowds of Doom 3 md5 characters, drawn with raw Vulkan")]
+#[command(
+    name = "md5crowd",
+    version,
+    about = "GPU-skinned crowds of Doom 3 md5 characters, drawn with raw Vulkan"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
