@@ -4,6 +4,7 @@
 //! CPU runtime model and reference jobs) -> `gpu` (buffers and passes).
 
 pub mod anim;
+pub mod crowd;
 pub mod inspect;
 pub mod md5;
 pub mod model;
