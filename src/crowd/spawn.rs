@@ -110,7 +110,7 @@ impl SplitMix64 {
 
     /// Uniform in [0, n) for n > 0.
     pub fn below(&mut self, n: u32) -> u32 {
-        ((self.next_u64() >> 32) * u64::from(n) >> 32) as u32
+        (((self.next_u64() >> 32) * u64::from(n)) >> 32) as u32
     }
 }
 
