@@ -158,3 +158,37 @@ fn anim_that_does_not_fit_the_mesh_exits_2() {
         "{stderr}"
     );
 }
+
+#[test]
+fn every_shipped_file_passes_inspect() {
+    let assets = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("assets");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&assets)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            p.extension()
+                .is_some_and(|e| e == "md5mesh" || e == "md5anim")
+        })
+        .collect();
+    // The mesh first, so every anim is checked against it.
+    files.sort_by_key(|p| p.extension().is_some_and(|e| e == "md5anim"));
+    assert!(files.len() >= 4, "{files:?}");
+    let mut args: Vec<&std::ffi::OsStr> = vec!["--json".as_ref()];
+    args.extend(files.iter().map(|p| p.as_os_str()));
+    let out = inspect(&args);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let reports = json.as_array().unwrap();
+    assert_eq!(reports[0]["kind"], "mesh");
+    assert!(
+        reports[0]["over4"].as_u64().unwrap() > 0,
+        "the truncation path is exercised"
+    );
+    for anim in &reports[1..] {
+        assert_eq!(anim["name_mismatches"].as_array().map(Vec::len), Some(0));
+    }
+}
