@@ -69,7 +69,9 @@ pub fn inspect_files(paths: &[PathBuf]) -> Result<Vec<FileReport>, Md5Error> {
         if is_anim {
             let anim = md5::read_anim_file(path)?;
             let name_mismatches = match &first_mesh {
-                Some((mesh_file, mesh)) => Some(md5::check_anim_fits_mesh(mesh, mesh_file, &anim, &file)?),
+                Some((mesh_file, mesh)) => {
+                    Some(md5::check_anim_fits_mesh(mesh, mesh_file, &anim, &file)?)
+                }
                 None => None,
             };
             reports.push(FileReport::Anim(anim_report(file, &anim, name_mismatches)));
@@ -90,7 +92,10 @@ fn mesh_report(file: String, mesh: &Md5Mesh) -> MeshReport {
             .map(|m| SkinnedMesh::from_md5(m, &skeleton, limit).truncation)
             .collect::<Vec<_>>()
     };
-    let (four, eight) = (truncation(InfluenceLimit::Four), truncation(InfluenceLimit::Eight));
+    let (four, eight) = (
+        truncation(InfluenceLimit::Four),
+        truncation(InfluenceLimit::Eight),
+    );
     let meshes: Vec<SubmeshReport> = mesh
         .meshes
         .iter()
@@ -111,7 +116,10 @@ fn mesh_report(file: String, mesh: &Md5Mesh) -> MeshReport {
         max_influences: four.iter().map(|t| t.max_influences).max().unwrap_or(0),
         over4: four.iter().map(|t| t.truncated_vertices).sum(),
         over8: eight.iter().map(|t| t.truncated_vertices).sum(),
-        max_dropped_weight: four.iter().map(|t| t.max_dropped_weight).fold(0.0, f32::max),
+        max_dropped_weight: four
+            .iter()
+            .map(|t| t.max_dropped_weight)
+            .fold(0.0, f32::max),
     }
 }
 
@@ -146,7 +154,12 @@ pub fn to_text(reports: &[FileReport]) -> String {
                     )
                     .unwrap();
                 }
-                writeln!(out, "  total: {} verts, {} tris, {} weights", m.verts, m.tris, m.weights).unwrap();
+                writeln!(
+                    out,
+                    "  total: {} verts, {} tris, {} weights",
+                    m.verts, m.tris, m.weights
+                )
+                .unwrap();
                 writeln!(
                     out,
                     "  influences: at most {} per vertex; {} vertices over 4, {} over 8; largest weight dropped at 4: {:.4}",
@@ -163,9 +176,16 @@ pub fn to_text(reports: &[FileReport]) -> String {
                 )
                 .unwrap();
                 match &a.name_mismatches {
-                    Some(m) if m.is_empty() => writeln!(out, "  fits the mesh: joint names and parents match").unwrap(),
+                    Some(m) if m.is_empty() => {
+                        writeln!(out, "  fits the mesh: joint names and parents match").unwrap()
+                    }
                     Some(m) => {
-                        writeln!(out, "  fits the mesh by index; {} joint names differ:", m.len()).unwrap();
+                        writeln!(
+                            out,
+                            "  fits the mesh by index; {} joint names differ:",
+                            m.len()
+                        )
+                        .unwrap();
                         for line in m {
                             writeln!(out, "    {line}").unwrap();
                         }

@@ -5,6 +5,7 @@
 
 pub mod anim;
 pub mod app;
+pub mod crowd;
 pub mod gpu;
 pub mod inspect;
 pub mod md5;

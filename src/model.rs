@@ -21,7 +21,11 @@ impl Model {
     /// Loads a mesh and the clips that animate it. Anims whose joint names
     /// differ from the mesh's (same count and parents) bind by index with a
     /// warning, as real exporters rename joints.
-    pub fn load(mesh_path: &Path, anim_paths: &[PathBuf], limit: InfluenceLimit) -> Result<Model, Md5Error> {
+    pub fn load(
+        mesh_path: &Path,
+        anim_paths: &[PathBuf],
+        limit: InfluenceLimit,
+    ) -> Result<Model, Md5Error> {
         let mesh_file = mesh_path.display().to_string();
         let mesh = md5::read_mesh_file(mesh_path)?;
         if mesh.joints.len() > Skeleton::MAX_JOINTS {

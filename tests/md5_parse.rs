@@ -240,6 +240,13 @@ fn crlf_line_ends() {
 }
 
 #[test]
+fn a_leading_byte_order_mark_is_skipped() {
+    assert_eq!(mesh(&format!("\u{feff}{MESH}")), mesh(MESH));
+    let text = format!("\u{feff}{}", edit(MESH, "MD5Version 10", "MD5Version x"));
+    mesh_error(&text, 1, 12, "'x'");
+}
+
+#[test]
 fn crlf_does_not_shift_error_columns() {
     let text = edit(MESH, "numverts 3", "numverts x").replace('\n', "\r\n");
     mesh_error(&text, 14, 11, "expected an integer but found 'x'");

@@ -2,8 +2,12 @@
 //! flags over the base frame, hierarchy, skinning transforms and skinning.
 
 use glam::{Quat, Vec2, Vec3};
-use md5crowd::anim::{local_to_model, sample_clip, skinning_transforms, Clip, JointPose, Skeleton, SkinningTransform};
-use md5crowd::md5::{BaseJoint, Bounds, HierarchyJoint, Md5Anim, Md5Mesh, Mesh, MeshJoint, Vert, Weight};
+use md5crowd::anim::{
+    local_to_model, sample_clip, skinning_transforms, Clip, JointPose, Skeleton, SkinningTransform,
+};
+use md5crowd::md5::{
+    BaseJoint, Bounds, HierarchyJoint, Md5Anim, Md5Mesh, Mesh, MeshJoint, Vert, Weight,
+};
 use md5crowd::skin::{skin_vertices, InfluenceLimit, SkinnedMesh};
 
 /// Two joints: `root` at the origin, `arm` at (0, 0, 10) rotated 90 degrees
@@ -26,22 +30,55 @@ fn two_joint_mesh() -> Md5Mesh {
     ];
     let weights = vec![
         // Vertex 0: only the arm, 2 units along its local +X.
-        Weight { joint: 1, bias: 1.0, position: Vec3::new(2.0, 0.0, 0.0) },
+        Weight {
+            joint: 1,
+            bias: 1.0,
+            position: Vec3::new(2.0, 0.0, 0.0),
+        },
         // Vertex 1: half root at (4,0,0), half arm at local (0,0,0).
-        Weight { joint: 0, bias: 0.5, position: Vec3::new(4.0, 0.0, 0.0) },
-        Weight { joint: 1, bias: 0.5, position: Vec3::ZERO },
+        Weight {
+            joint: 0,
+            bias: 0.5,
+            position: Vec3::new(4.0, 0.0, 0.0),
+        },
+        Weight {
+            joint: 1,
+            bias: 0.5,
+            position: Vec3::ZERO,
+        },
         // Vertex 2: only the root.
-        Weight { joint: 0, bias: 1.0, position: Vec3::new(0.0, 3.0, 0.0) },
+        Weight {
+            joint: 0,
+            bias: 1.0,
+            position: Vec3::new(0.0, 3.0, 0.0),
+        },
     ];
     let verts = vec![
-        Vert { uv: Vec2::new(0.0, 0.0), start_weight: 0, weight_count: 1 },
-        Vert { uv: Vec2::new(1.0, 0.0), start_weight: 1, weight_count: 2 },
-        Vert { uv: Vec2::new(0.0, 1.0), start_weight: 3, weight_count: 1 },
+        Vert {
+            uv: Vec2::new(0.0, 0.0),
+            start_weight: 0,
+            weight_count: 1,
+        },
+        Vert {
+            uv: Vec2::new(1.0, 0.0),
+            start_weight: 1,
+            weight_count: 2,
+        },
+        Vert {
+            uv: Vec2::new(0.0, 1.0),
+            start_weight: 3,
+            weight_count: 1,
+        },
     ];
     Md5Mesh {
         commandline: String::new(),
         joints,
-        meshes: vec![Mesh { shader: "test".into(), verts, tris: vec![[0, 1, 2]], weights }],
+        meshes: vec![Mesh {
+            shader: "test".into(),
+            verts,
+            tris: vec![[0, 1, 2]],
+            weights,
+        }],
     }
 }
 
@@ -51,7 +88,11 @@ fn bind_pose_positions_by_hand() {
     let skeleton = Skeleton::from_md5(&md5);
     let mesh = SkinnedMesh::from_md5(&md5.meshes[0], &skeleton, InfluenceLimit::Four);
     // arm's local +X is model +Y: (0, 2, 10).
-    assert!(mesh.positions[0].abs_diff_eq(Vec3::new(0.0, 2.0, 10.0), 1e-5), "{}", mesh.positions[0]);
+    assert!(
+        mesh.positions[0].abs_diff_eq(Vec3::new(0.0, 2.0, 10.0), 1e-5),
+        "{}",
+        mesh.positions[0]
+    );
     // 0.5 * (4, 0, 0) + 0.5 * (0, 0, 10).
     assert!(mesh.positions[1].abs_diff_eq(Vec3::new(2.0, 0.0, 5.0), 1e-5));
     assert!(mesh.positions[2].abs_diff_eq(Vec3::new(0.0, 3.0, 0.0), 1e-5));
@@ -68,7 +109,11 @@ fn identity_animation_leaves_the_bind_pose() {
     let skeleton = Skeleton::from_md5(&md5);
     let mesh = SkinnedMesh::from_md5(&md5.meshes[0], &skeleton, InfluenceLimit::Four);
     let mut transforms = vec![SkinningTransform::default(); 2];
-    skinning_transforms(&skeleton.bind_pose, &skeleton.inverse_bind_pose, &mut transforms);
+    skinning_transforms(
+        &skeleton.bind_pose,
+        &skeleton.inverse_bind_pose,
+        &mut transforms,
+    );
     let (mut positions, mut normals) = (vec![Vec3::ZERO; 3], vec![Vec3::ZERO; 3]);
     skin_vertices(&mesh, &transforms, &mut positions, &mut normals);
     for (skinned, bind) in positions.iter().zip(&mesh.positions) {
@@ -85,10 +130,16 @@ fn bending_the_arm_moves_only_its_vertices() {
     let skeleton = Skeleton::from_md5(&md5);
     let mesh = SkinnedMesh::from_md5(&md5.meshes[0], &skeleton, InfluenceLimit::Four);
     // Local poses: the arm turns a further 90 degrees about its parent's Z.
-    let bind_local = [skeleton.bind_pose[0], skeleton.bind_pose[0].inverse().then(skeleton.bind_pose[1])];
+    let bind_local = [
+        skeleton.bind_pose[0],
+        skeleton.bind_pose[0].inverse().then(skeleton.bind_pose[1]),
+    ];
     let bent = [
         bind_local[0],
-        JointPose::new(Quat::from_rotation_z(std::f32::consts::PI), bind_local[1].translation),
+        JointPose::new(
+            Quat::from_rotation_z(std::f32::consts::PI),
+            bind_local[1].translation,
+        ),
     ];
     let mut model = [JointPose::IDENTITY; 2];
     local_to_model(&skeleton.parents, &bent, &mut model);
@@ -97,13 +148,21 @@ fn bending_the_arm_moves_only_its_vertices() {
     let (mut positions, mut normals) = (vec![Vec3::ZERO; 3], vec![Vec3::ZERO; 3]);
     skin_vertices(&mesh, &transforms, &mut positions, &mut normals);
     // The arm now points along model -X: its vertex moves from (0,2,10) to (-2,0,10).
-    assert!(positions[0].abs_diff_eq(Vec3::new(-2.0, 0.0, 10.0), 1e-4), "{}", positions[0]);
+    assert!(
+        positions[0].abs_diff_eq(Vec3::new(-2.0, 0.0, 10.0), 1e-4),
+        "{}",
+        positions[0]
+    );
     // Linear blend of the bind position (2,0,5): unmoved by the root, turned
     // 90 degrees about the arm joint (0,0,10) by the arm -> (0,2,5). Equal
     // biases quantize to 128/255 (the lower joint index takes the odd level).
     let (w0, w1) = (128.0 / 255.0, 127.0 / 255.0);
     let expected = w0 * Vec3::new(2.0, 0.0, 5.0) + w1 * Vec3::new(0.0, 2.0, 5.0);
-    assert!(positions[1].abs_diff_eq(expected, 1e-4), "{} != {expected}", positions[1]);
+    assert!(
+        positions[1].abs_diff_eq(expected, 1e-4),
+        "{} != {expected}",
+        positions[1]
+    );
     assert!(positions[2].abs_diff_eq(Vec3::new(0.0, 3.0, 0.0), 1e-5));
 }
 
@@ -115,12 +174,31 @@ fn flags_override_only_their_components() {
         frame_rate: 24.0,
         num_animated_components: 3,
         hierarchy: vec![
-            HierarchyJoint { name: "root".into(), parent: None, flags: 4, start_index: 0 },
-            HierarchyJoint { name: "arm".into(), parent: Some(0), flags: 8 | 32, start_index: 1 },
+            HierarchyJoint {
+                name: "root".into(),
+                parent: None,
+                flags: 4,
+                start_index: 0,
+            },
+            HierarchyJoint {
+                name: "arm".into(),
+                parent: Some(0),
+                flags: 8 | 32,
+                start_index: 1,
+            },
         ],
-        bounds: vec![Bounds { min: Vec3::splat(-1.0), max: Vec3::splat(1.0) }; 2],
+        bounds: vec![
+            Bounds {
+                min: Vec3::splat(-1.0),
+                max: Vec3::splat(1.0)
+            };
+            2
+        ],
         baseframe: vec![
-            BaseJoint { position: Vec3::new(1.0, 2.0, 3.0), orientation: Quat::IDENTITY },
+            BaseJoint {
+                position: Vec3::new(1.0, 2.0, 3.0),
+                orientation: Quat::IDENTITY,
+            },
             BaseJoint {
                 position: Vec3::new(0.0, 0.0, 10.0),
                 orientation: md5crowd::md5::quat_from_xyz(0.0, 0.6, 0.0),
@@ -133,10 +211,15 @@ fn flags_override_only_their_components() {
     assert_eq!(clip.frames[1][0].translation, Vec3::new(1.0, 2.0, 8.0));
     let q = clip.frames[1][1].rotation;
     assert_eq!((q.x, q.y, q.z), (0.1, 0.6, 0.2));
-    assert!((q.w + (1.0f32 - 0.01 - 0.36 - 0.04).sqrt()).abs() < 1e-6, "w is the negative root");
+    assert!(
+        (q.w + (1.0f32 - 0.01 - 0.36 - 0.04).sqrt()).abs() < 1e-6,
+        "w is the negative root"
+    );
     assert!((clip.duration() - 1.0 / 24.0).abs() < 1e-6);
 
     let mut local = [JointPose::IDENTITY; 2];
     sample_clip(&clip, 0.5 / 24.0, &mut local);
-    assert!(local[0].translation.abs_diff_eq(Vec3::new(1.0, 2.0, 7.5), 1e-5));
+    assert!(local[0]
+        .translation
+        .abs_diff_eq(Vec3::new(1.0, 2.0, 7.5), 1e-5));
 }

@@ -67,14 +67,20 @@ mod tests {
         let b = pose(Vec3::new(-2.0, 0.5, 1.0), -1.3, Vec3::new(0.5, 3.0, -7.0));
         let composed = matrix(a.then(b));
         let expected = matrix(a) * matrix(b);
-        assert!(composed.abs_diff_eq(expected, 1e-5), "{composed} != {expected}");
+        assert!(
+            composed.abs_diff_eq(expected, 1e-5),
+            "{composed} != {expected}"
+        );
     }
 
     #[test]
     fn inverse_undoes_the_pose() {
         let a = pose(Vec3::new(0.3, -1.0, 0.2), 2.1, Vec3::new(10.0, 20.0, -5.0));
         let p = Vec3::new(1.0, 2.0, 3.0);
-        assert!(a.inverse().transform_point(a.transform_point(p)).abs_diff_eq(p, 1e-4));
+        assert!(a
+            .inverse()
+            .transform_point(a.transform_point(p))
+            .abs_diff_eq(p, 1e-4));
         let affine = Affine3A::from_rotation_translation(a.rotation, a.translation).inverse();
         assert!(matrix(a.inverse()).abs_diff_eq(Mat4::from(affine), 1e-5));
     }

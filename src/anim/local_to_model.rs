@@ -47,7 +47,10 @@ mod tests {
             m(&local[0]) * m(&local[3]),
         ];
         for (joint, expected) in expected.iter().enumerate() {
-            assert!(m(&model[joint]).abs_diff_eq(*expected, 1e-4), "joint {joint}");
+            assert!(
+                m(&model[joint]).abs_diff_eq(*expected, 1e-4),
+                "joint {joint}"
+            );
         }
     }
 }

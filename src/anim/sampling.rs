@@ -28,7 +28,11 @@ pub fn frame_position(clip: &Clip, time: f32) -> (usize, usize, f32) {
 
 /// Local joint poses of `clip` at `time` seconds.
 pub fn sample_clip(clip: &Clip, time: f32, out_local: &mut [JointPose]) {
-    assert_eq!(out_local.len(), clip.joint_count(), "one output pose per joint");
+    assert_eq!(
+        out_local.len(),
+        clip.joint_count(),
+        "one output pose per joint"
+    );
     let (frame, next, alpha) = frame_position(clip, time);
     blend_poses(&clip.frames[frame], &clip.frames[next], alpha, out_local);
 }
@@ -36,7 +40,10 @@ pub fn sample_clip(clip: &Clip, time: f32, out_local: &mut [JointPose]) {
 /// `out = a` at weight 0, `b` at weight 1: the crossfade between two clips and
 /// the interpolation between two frames are the same operation.
 pub fn blend_poses(a: &[JointPose], b: &[JointPose], weight: f32, out: &mut [JointPose]) {
-    assert!(a.len() == out.len() && b.len() == out.len(), "pose lengths differ");
+    assert!(
+        a.len() == out.len() && b.len() == out.len(),
+        "pose lengths differ"
+    );
     for ((out, a), b) in out.iter_mut().zip(a).zip(b) {
         *out = JointPose::new(
             nlerp_shortest(a.rotation, b.rotation, weight),
@@ -95,7 +102,10 @@ mod tests {
             let p = sample(&c, f as f32 / 10.0);
             let expected = if f == 3 { c.frames[0][0] } else { frame[0] };
             assert!(p.rotation.abs_diff_eq(expected.rotation, 1e-6), "frame {f}");
-            assert!(p.translation.abs_diff_eq(expected.translation, 1e-6), "frame {f}");
+            assert!(
+                p.translation.abs_diff_eq(expected.translation, 1e-6),
+                "frame {f}"
+            );
         }
     }
 
@@ -126,7 +136,9 @@ mod tests {
     fn single_frame_clips_hold_still() {
         let c = clip(&[0.5]);
         assert_eq!(c.duration(), 0.0);
-        assert!(sample(&c, 12.3).translation.abs_diff_eq(Vec3::new(0.5, 0.0, 0.0), 1e-6));
+        assert!(sample(&c, 12.3)
+            .translation
+            .abs_diff_eq(Vec3::new(0.5, 0.0, 0.0), 1e-6));
     }
 
     #[test]
@@ -147,6 +159,8 @@ mod tests {
         blend_poses(&a, &b, 1.0, &mut out);
         assert!(out[0].rotation.abs_diff_eq(b[0].rotation, 1e-6));
         blend_poses(&a, &b, 0.25, &mut out);
-        assert!(out[0].translation.abs_diff_eq(Vec3::new(0.75, 0.25, 0.0), 1e-6));
+        assert!(out[0]
+            .translation
+            .abs_diff_eq(Vec3::new(0.75, 0.25, 0.0), 1e-6));
     }
 }

@@ -44,6 +44,8 @@ pub(super) struct UnterminatedString {
     pub offset: usize,
 }
 
+const BYTE_ORDER_MARK: char = '\u{feff}';
+
 pub(super) struct Lexer<'a> {
     text: &'a str,
     pos: usize,
@@ -51,7 +53,13 @@ pub(super) struct Lexer<'a> {
 
 impl<'a> Lexer<'a> {
     pub fn new(text: &'a str) -> Self {
-        Self { text, pos: 0 }
+        // Editors on Windows like to prepend a byte-order mark; it is not content.
+        let pos = if text.starts_with(BYTE_ORDER_MARK) {
+            BYTE_ORDER_MARK.len_utf8()
+        } else {
+            0
+        };
+        Self { text, pos }
     }
 
     /// Bytes not yet consumed: an upper bound on what the rest of the file can hold.
@@ -78,7 +86,14 @@ impl<'a> Lexer<'a> {
     /// The 1-based line and character column of a byte offset.
     pub fn location(&self, offset: usize) -> Location {
         let before = &self.text[..offset];
-        let line_start = before.rfind('\n').map_or(0, |newline| newline + 1);
+        let first_line_start = if self.text.starts_with(BYTE_ORDER_MARK) {
+            BYTE_ORDER_MARK.len_utf8().min(offset)
+        } else {
+            0
+        };
+        let line_start = before
+            .rfind('\n')
+            .map_or(first_line_start, |newline| newline + 1);
         let line = before.bytes().filter(|&b| b == b'\n').count() + 1;
         let column = before[line_start..].chars().count() + 1;
         Location {

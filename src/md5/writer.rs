@@ -156,6 +156,8 @@ fn vec3(out: &mut String, v: Vec3) {
 }
 
 fn quat_xyz(out: &mut String, q: Quat) {
-    let q = if q.w > 0.0 { -q } else { q };
+    // Adding +0 turns the -0 that flipping an identity rotation produces back
+    // into 0: same value, tidier file.
+    let q = if q.w > 0.0 { -q } else { q } + Quat::from_xyzw(0.0, 0.0, 0.0, 0.0);
     write!(out, "( {} {} {} )", q.x, q.y, q.z).unwrap();
 }

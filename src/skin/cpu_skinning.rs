@@ -20,7 +20,11 @@ pub fn skin_vertices(
         "one output position and normal per vertex"
     );
     let influences = mesh.limit.count();
-    for (v, (out_position, out_normal)) in out_positions.iter_mut().zip(out_normals.iter_mut()).enumerate() {
+    for (v, (out_position, out_normal)) in out_positions
+        .iter_mut()
+        .zip(out_normals.iter_mut())
+        .enumerate()
+    {
         let (position, normal) = (mesh.positions[v], mesh.normals[v]);
         let mut skinned_position = Vec3::ZERO;
         let mut skinned_normal = Vec3::ZERO;

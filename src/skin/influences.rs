@@ -136,8 +136,9 @@ mod tests {
     fn repeated_joints_are_merged() {
         let s = select_influences(&[(2, 0.25), (9, 0.5), (2, 0.25)], InfluenceLimit::Four);
         assert_eq!(s.distinct, 2);
-        assert_eq!(s.weights[0], s.weights[1]);
-        assert!((s.weights[0] - 0.5).abs() < 1.0 / 255.0);
+        assert_eq!(&s.joints[..2], &[2, 9], "equal weights: lower joint first");
+        assert_eq!(s.weights[0], 128.0 / 255.0);
+        assert_eq!(s.weights[1], 127.0 / 255.0);
     }
 
     #[test]

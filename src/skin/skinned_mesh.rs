@@ -51,7 +51,8 @@ impl SkinnedMesh {
             truncation.max_influences = truncation.max_influences.max(selected.distinct);
             if selected.distinct > limit.count() {
                 truncation.truncated_vertices += 1;
-                truncation.max_dropped_weight = truncation.max_dropped_weight.max(selected.max_dropped);
+                truncation.max_dropped_weight =
+                    truncation.max_dropped_weight.max(selected.max_dropped);
             }
             joints.push(selected.joints);
             weights.push(selected.weights);
@@ -93,7 +94,9 @@ fn smooth_normals(positions: &[Vec3], indices: &[u32]) -> Vec<Vec3> {
         .iter()
         .map(|p| {
             let next = group_of_position.len();
-            *group_of_position.entry(p.to_array().map(f32::to_bits)).or_insert(next)
+            *group_of_position
+                .entry(p.to_array().map(f32::to_bits))
+                .or_insert(next)
         })
         .collect();
     let mut sums = vec![Vec3::ZERO; group_of_position.len()];

@@ -1,0 +1,207 @@
+//! The shipped character in assets/: exactly what the generator writes, and
+//! what the renderer and the tests elsewhere rely on it to be.
+
+#[path = "../examples/make_character/character/mod.rs"]
+mod character;
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use glam::{Quat, Vec3};
+use md5crowd::md5::{parse_anim, parse_mesh, quat_from_xyz, Md5Anim, Md5Mesh};
+
+const CLIPS: [&str; 4] = ["idle", "walk", "run", "wave"];
+
+fn assets() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("assets")
+}
+
+fn read(relative: &str) -> String {
+    let path = assets().join(relative);
+    fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+fn mesh() -> Md5Mesh {
+    parse_mesh(&read(character::MESH_FILE), character::MESH_FILE).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn anims() -> Vec<(&'static str, Md5Anim)> {
+    CLIPS
+        .iter()
+        .map(|&clip| {
+            let file = format!("{clip}.md5anim");
+            (
+                clip,
+                parse_anim(&read(&file), &file).unwrap_or_else(|e| panic!("{e}")),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn shipped_assets_are_exactly_what_the_generator_writes() {
+    let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("make_character");
+    let _ = fs::remove_dir_all(&out);
+    let written = character::write_all(&out).expect("the generator writes into a temp dir");
+
+    let mut stale = Vec::new();
+    for file in &written {
+        let fresh = fs::read(out.join(file)).unwrap();
+        let shipped = fs::read(assets().join(file)).unwrap_or_default();
+        if fresh != shipped {
+            stale.push(file.display().to_string());
+        }
+    }
+    assert!(
+        stale.is_empty(),
+        "assets/ differs from the generator's output in {stale:?}; \
+         regenerate with `cargo run --release --example make_character`"
+    );
+
+    let mut shipped = Vec::new();
+    list_files(&assets(), Path::new(""), &mut shipped);
+    shipped.retain(|f| f != Path::new("README.md"));
+    shipped.sort();
+    let mut expected = written;
+    expected.sort();
+    assert_eq!(
+        shipped, expected,
+        "assets/ holds files the generator does not write"
+    );
+}
+
+fn list_files(root: &Path, relative: &Path, files: &mut Vec<PathBuf>) {
+    for entry in fs::read_dir(root.join(relative)).unwrap() {
+        let entry = entry.unwrap();
+        let path = relative.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            list_files(root, &path, files);
+        } else {
+            files.push(path);
+        }
+    }
+}
+
+#[test]
+fn mesh_has_a_full_skeleton_and_textured_meshes() {
+    let mesh = mesh();
+    assert!(mesh.joints.len() >= 20, "{} joints", mesh.joints.len());
+    for name in [
+        "origin", "pelvis", "chest", "neck", "head", "l_hand", "r_hand", "l_toe", "r_toe",
+    ] {
+        assert!(
+            mesh.joints.iter().any(|j| j.name == name),
+            "no joint {name}"
+        );
+    }
+    assert!(mesh.meshes.len() >= 2);
+    let mut shaders: Vec<&str> = mesh.meshes.iter().map(|m| m.shader.as_str()).collect();
+    shaders.dedup();
+    assert_eq!(shaders.len(), mesh.meshes.len(), "meshes share a shader");
+    for shader in shaders {
+        assert!(
+            assets().join(format!("{shader}.png")).is_file(),
+            "no texture for {shader}"
+        );
+    }
+    let triangles: usize = mesh.meshes.iter().map(|m| m.tris.len()).sum();
+    assert!(
+        (2_000..=10_000).contains(&triangles),
+        "{triangles} triangles"
+    );
+}
+
+#[test]
+fn every_vertex_weights_sum_to_one_and_some_need_truncating() {
+    let mesh = mesh();
+    let mut most = 0;
+    for m in &mesh.meshes {
+        for (index, vert) in m.verts.iter().enumerate() {
+            let weights = &m.weights[vert.start_weight as usize..][..vert.weight_count as usize];
+            let sum: f32 = weights.iter().map(|w| w.bias).sum();
+            assert!(
+                (sum - 1.0).abs() < 1e-5,
+                "{} vert {index}: biases sum to {sum}",
+                m.shader
+            );
+            most = most.max(weights.len());
+        }
+    }
+    assert!(
+        most > 4,
+        "no vertex has more than 4 influences (most: {most})"
+    );
+}
+
+#[test]
+fn clips_share_the_mesh_skeleton_and_use_partial_flags() {
+    let mesh = mesh();
+    for (clip, anim) in anims() {
+        assert!(
+            anim.frame_rate == 24.0 || anim.frame_rate == 30.0,
+            "{clip}: {} fps",
+            anim.frame_rate
+        );
+        assert_eq!(anim.bounds.len(), anim.frames.len(), "{clip}");
+        let names: Vec<_> = anim.hierarchy.iter().map(|j| (&j.name, j.parent)).collect();
+        let bind: Vec<_> = mesh.joints.iter().map(|j| (&j.name, j.parent)).collect();
+        assert_eq!(names, bind, "{clip}: hierarchy differs from the mesh's");
+        assert!(
+            anim.hierarchy.iter().any(|j| j.flags == 0b111000),
+            "{clip}: no rotation-only joint (flags 56)"
+        );
+        assert!(
+            anim.hierarchy
+                .iter()
+                .any(|j| j.flags != 0 && j.flags != 0b111000 && j.flags != 0b111111),
+            "{clip}: no joint animates a partial set of components"
+        );
+    }
+}
+
+#[test]
+fn clips_loop_back_to_their_first_frame() {
+    for (clip, anim) in anims() {
+        let first = local_pose(&anim, 0);
+        let last = local_pose(&anim, anim.frames.len() - 1);
+        for (joint, ((p0, q0), (p1, q1))) in first.iter().zip(&last).enumerate() {
+            assert!(
+                p0.distance(*p1) < 1e-4,
+                "{clip}: joint {joint} moves from {p0} to {p1}"
+            );
+            assert!(
+                q0.dot(*q1).abs() > 1.0 - 1e-6,
+                "{clip}: joint {joint} turns from {q0} to {q1}"
+            );
+        }
+    }
+}
+
+/// The baseframe with a frame's flagged components (Tx Ty Tz Qx Qy Qz, in
+/// that order) read from its floats.
+fn local_pose(anim: &Md5Anim, frame: usize) -> Vec<(Vec3, Quat)> {
+    anim.hierarchy
+        .iter()
+        .zip(&anim.baseframe)
+        .map(|(joint, base)| {
+            let q = base.orientation;
+            let mut values = [
+                base.position.x,
+                base.position.y,
+                base.position.z,
+                q.x,
+                q.y,
+                q.z,
+            ];
+            let mut next = joint.start_index as usize;
+            for (component, value) in values.iter_mut().enumerate() {
+                if joint.flags & (1 << component) != 0 {
+                    *value = anim.frames[frame][next];
+                    next += 1;
+                }
+            }
+            let [x, y, z, qx, qy, qz] = values;
+            (Vec3::new(x, y, z), quat_from_xyz(qx, qy, qz))
+        })
+        .collect()
+}

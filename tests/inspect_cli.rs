@@ -1,0 +1,194 @@
+//! `md5crowd inspect` as a user runs it: text, JSON, and exit codes.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+const MESH: &str = r#"MD5Version 10
+commandline ""
+numJoints 2
+numMeshes 2
+joints {
+	"root"	-1 ( 0 0 0 ) ( 0 0 0 )
+	"arm"	0 ( 0 0 10 ) ( 0 0 0.7071068 )
+}
+mesh {
+	shader "body"
+	numverts 3
+	vert 0 ( 0 0 ) 0 1
+	vert 1 ( 1 0 ) 1 5
+	vert 2 ( 0 1 ) 6 1
+	numtris 1
+	tri 0 0 2 1
+	numweights 7
+	weight 0 1 1 ( 2 0 0 )
+	weight 1 0 0.4 ( 4 0 0 )
+	weight 2 1 0.3 ( 0 0 0 )
+	weight 3 0 0.1 ( 4 0 1 )
+	weight 4 1 0.1 ( 0 1 0 )
+	weight 5 0 0.1 ( 4 1 0 )
+	weight 6 0 1 ( 0 3 0 )
+}
+mesh {
+	shader "empty"
+	numverts 0
+	numtris 0
+	numweights 0
+}
+"#;
+
+const ANIM: &str = r#"MD5Version 10
+commandline ""
+numFrames 3
+numJoints 2
+frameRate 24
+numAnimatedComponents 1
+hierarchy {
+	"root"	-1 0 0
+	"hand"	0 32 0
+}
+bounds {
+	( -1 -1 -1 ) ( 1 1 1 )
+	( -1 -1 -1 ) ( 1 1 1 )
+	( -1 -1 -1 ) ( 1 1 1 )
+}
+baseframe {
+	( 0 0 0 ) ( 0 0 0 )
+	( 0 0 10 ) ( 0 0 0.7071068 )
+}
+frame 0 { 0.7071068 }
+frame 1 { 0.5 }
+frame 2 { 0.7071068 }
+"#;
+
+fn fixture(name: &str, text: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("md5crowd-inspect-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+fn inspect(args: &[&std::ffi::OsStr]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_md5crowd"))
+        .arg("inspect")
+        .args(args)
+        .output()
+        .expect("run md5crowd")
+}
+
+#[test]
+fn json_reports_every_key() {
+    let mesh = fixture("hero.md5mesh", MESH);
+    let anim = fixture("wave.md5anim", ANIM);
+    let out = inspect(&["--json".as_ref(), mesh.as_os_str(), anim.as_os_str()]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("valid JSON");
+    let mesh = &json[0];
+    assert_eq!(mesh["kind"], "mesh");
+    assert_eq!(mesh["joints"], 2);
+    assert_eq!(mesh["verts"], 3);
+    assert_eq!(mesh["tris"], 1);
+    assert_eq!(mesh["weights"], 7);
+    assert_eq!(mesh["meshes"][0]["shader"], "body");
+    assert_eq!(mesh["meshes"][1]["verts"], 0);
+    // Vertex 1 has five weights on two joints: merged, it has 2 influences.
+    assert_eq!(mesh["max_influences"], 2);
+    assert_eq!(mesh["over4"], 0);
+    assert_eq!(mesh["over8"], 0);
+    assert_eq!(mesh["max_dropped_weight"], 0.0);
+    assert!(mesh["file"].as_str().unwrap().ends_with("hero.md5mesh"));
+
+    let anim = &json[1];
+    assert_eq!(anim["kind"], "anim");
+    assert_eq!(anim["joints"], 2);
+    assert_eq!(anim["frames"], 3);
+    assert_eq!(anim["frame_rate"], 24.0);
+    assert!((anim["duration"].as_f64().unwrap() - 2.0 / 24.0).abs() < 1e-6);
+    assert_eq!(anim["animated_components"], 1);
+    // "hand" vs the mesh's "arm": bound by index, reported.
+    assert_eq!(anim["name_mismatches"].as_array().unwrap().len(), 1);
+}
+
+#[test]
+fn text_report_names_what_is_inside() {
+    let mesh = fixture("text.md5mesh", MESH);
+    let out = inspect(&[mesh.as_os_str()]);
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("joints: 2"), "{text}");
+    assert!(
+        text.contains("shader \"body\": 3 verts, 1 tris, 7 weights"),
+        "{text}"
+    );
+}
+
+#[test]
+fn invalid_file_exits_2_with_file_line_column() {
+    let bad = fixture("bad.md5mesh", &MESH.replace("tri 0 0 2 1", "tri 0 0 2 3"));
+    let out = inspect(&[bad.as_os_str()]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(stderr.contains("bad.md5mesh:16:"), "{stderr}");
+    assert!(out.stdout.is_empty());
+}
+
+#[test]
+fn missing_file_exits_2() {
+    let out = inspect(&["/nonexistent/x.md5mesh".as_ref()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("/nonexistent/x.md5mesh: cannot read"));
+}
+
+#[test]
+fn anim_that_does_not_fit_the_mesh_exits_2() {
+    let mesh = fixture("fit.md5mesh", MESH);
+    let anim = fixture(
+        "misfit.md5anim",
+        &ANIM.replace("\"hand\"\t0 32 0", "\"hand\"\t-1 32 0"),
+    );
+    let out = inspect(&[mesh.as_os_str(), anim.as_os_str()]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        stderr.contains("misfit.md5anim") && stderr.contains("fit.md5mesh"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn every_shipped_file_passes_inspect() {
+    let assets = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("assets");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&assets)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            p.extension()
+                .is_some_and(|e| e == "md5mesh" || e == "md5anim")
+        })
+        .collect();
+    // The mesh first, so every anim is checked against it.
+    files.sort_by_key(|p| p.extension().is_some_and(|e| e == "md5anim"));
+    assert!(files.len() >= 4, "{files:?}");
+    let mut args: Vec<&std::ffi::OsStr> = vec!["--json".as_ref()];
+    args.extend(files.iter().map(|p| p.as_os_str()));
+    let out = inspect(&args);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let reports = json.as_array().unwrap();
+    assert_eq!(reports[0]["kind"], "mesh");
+    assert!(
+        reports[0]["over4"].as_u64().unwrap() > 0,
+        "the truncation path is exercised"
+    );
+    for anim in &reports[1..] {
+        assert_eq!(anim["name_mismatches"].as_array().map(Vec::len), Some(0));
+    }
+}
