@@ -9,7 +9,7 @@ use ash::vk;
 use gpu_allocator::MemoryLocation;
 
 use super::camera::{self, OrbitCamera};
-use super::crowd::Crowd;
+use super::crowd_state::CrowdState;
 use super::{validation, validation_counts, AppError, RenderArgs};
 use crate::gpu::debug::MessageCounts;
 use crate::gpu::frame::{self, Frame, FRAMES_IN_FLIGHT};
@@ -32,11 +32,11 @@ pub fn run(args: &RenderArgs, model: &Model) -> Result<Option<Arc<MessageCounts>
         width: args.width,
         height: args.height,
     };
-    let mut crowd = Crowd::new(model, args.instances, args.cpu_skinning);
+    let mut crowd = CrowdState::new(model, args.instances, args.seed, args.cpu_skinning);
     let mut renderer = Renderer::new(
         &ctx,
         model,
-        &crowd.instances,
+        &crowd.placements,
         &RendererDesc {
             extent,
             cpu_skinning: args.cpu_skinning,
@@ -87,7 +87,7 @@ fn render(
     ctx: &Context,
     args: &RenderArgs,
     model: &Model,
-    crowd: &mut Crowd,
+    crowd: &mut CrowdState,
     renderer: &mut Renderer,
     frames: &[Frame],
     readback: Option<&Buffer>,

@@ -2,7 +2,7 @@
 //! ways frames leave the GPU (a window, or PNG files when headless).
 
 mod camera;
-mod crowd;
+mod crowd_state;
 mod headless;
 pub mod render_args;
 mod window;

@@ -38,6 +38,9 @@ pub struct RenderArgs {
     /// Characters in the crowd, placed on a grid.
     #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=100_000))]
     pub instances: u32,
+    /// Seed for the crowd's placement, clips, phases and tints.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
     /// Enable the Vulkan validation layer with synchronization validation;
     /// any warning or error it reports makes the exit status non-zero.
     /// Debug builds validate whenever the layer is installed.

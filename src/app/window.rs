@@ -19,7 +19,7 @@ use winit::keyboard::{KeyCode, PhysicalKey};
 use winit::window::{Window, WindowId};
 
 use super::camera::{self, OrbitCamera};
-use super::crowd::Crowd;
+use super::crowd_state::CrowdState;
 use super::{validation, validation_counts, AppError, RenderArgs};
 use crate::gpu::debug::MessageCounts;
 use crate::gpu::frame::{self, Frame, FRAMES_IN_FLIGHT};
@@ -78,7 +78,7 @@ struct Live {
     swapchain: Option<Swapchain>,
     swapchain_stale: bool,
     readback: Option<Buffer>,
-    crowd: Crowd,
+    crowd: CrowdState,
     camera: OrbitCamera,
     skinning_mode: SkinningMode,
     show_skeleton: bool,
@@ -224,12 +224,12 @@ impl Live {
             window: Some((display.as_raw(), handle.as_raw())),
         })?;
         log::info!("GPU: {}", ctx.device_name);
-        let crowd = Crowd::new(model, args.instances, args.cpu_skinning);
+        let crowd = CrowdState::new(model, args.instances, args.seed, args.cpu_skinning);
         let size = window.inner_size();
         let renderer = Renderer::new(
             &ctx,
             model,
-            &crowd.instances,
+            &crowd.placements,
             &RendererDesc {
                 // Replaced by the swapchain's extent before the first frame.
                 extent: vk::Extent2D {

@@ -159,7 +159,8 @@ fn record_upload_and_mips(
             image: image.handle,
             range: resources::subresource_range(image.format, 0, image.mip_levels),
             src: (Stage::NONE, Access::NONE),
-            dst: (Stage::COPY, Access::TRANSFER_WRITE),
+            // Level 0 is written by the copy, the others by blits.
+            dst: (Stage::COPY | Stage::BLIT, Access::TRANSFER_WRITE),
             old_layout: Layout::UNDEFINED,
             new_layout: Layout::TRANSFER_DST_OPTIMAL,
         },
