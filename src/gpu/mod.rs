@@ -10,6 +10,8 @@ pub mod context;
 pub mod debug;
 pub mod frame;
 pub mod gpu_model;
+#[cfg(test)]
+mod layout_tests;
 pub mod output;
 pub mod passes;
 pub mod pipeline;

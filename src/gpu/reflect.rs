@@ -105,8 +105,9 @@ pub fn words(spirv: &[u8]) -> Vec<u32> {
         .collect()
 }
 
-/// Every struct named `name` in the module (a shader may hold several
-/// copies, e.g. one per block that embeds it), laid out by the compiler.
+/// Every struct named `name` that has a memory layout (a shader may hold
+/// several copies, e.g. one per block that embeds it). Copies without one,
+/// which the compiler emits for function-local values, are left out.
 pub fn struct_layouts(spirv: &[u32], name: &str) -> Vec<StructLayout> {
     let module = parse(spirv);
     let mut ids: Vec<u32> = module
@@ -115,6 +116,10 @@ pub fn struct_layouts(spirv: &[u32], name: &str) -> Vec<StructLayout> {
         .filter(|(id, ty)| {
             matches!(ty, Type::Struct { .. })
                 && module.names.get(id).map(String::as_str) == Some(name)
+                && module
+                    .member_offsets
+                    .keys()
+                    .any(|(struct_id, _)| struct_id == *id)
         })
         .map(|(id, _)| *id)
         .collect();

@@ -1,0 +1,174 @@
+//! Every Rust twin of a GLSL declaration against the compiled SPIR-V (GLSL
+//! is the source of truth): struct sizes and member offsets, push constant
+//! blocks, and vertex attributes against the shader inputs they feed.
+
+use std::mem::{offset_of, size_of};
+
+use ash::vk;
+
+use super::gpu_model::SkeletonVertex;
+use super::passes::crowd_draw::{self, DrawConstants};
+use super::passes::skeleton_overlay;
+use super::reflect::{self, layout_mismatches, ScalarKind, StructLayout};
+use super::renderer::{CrowdInstance, FrameUniforms};
+use super::shaders::spirv;
+use crate::anim::SkinningTransform;
+use crate::skin::InfluenceLimit;
+
+/// `offsets!(Type, a, b)` = `[("a", offset_of!(Type, a)), ("b", ...)]`.
+macro_rules! offsets {
+    ($ty:ty, $($field:ident),+) => {
+        [$((stringify!($field), offset_of!($ty, $field))),+]
+    };
+}
+
+/// The struct named `name` in `spirv`; every copy must agree.
+fn glsl_struct(spirv: &[u8], name: &str) -> StructLayout {
+    let layouts = reflect::struct_layouts(&reflect::words(spirv), name);
+    let first = layouts
+        .first()
+        .unwrap_or_else(|| panic!("no struct {name} in the shader"))
+        .clone();
+    assert!(
+        layouts.iter().all(|l| *l == first),
+        "copies of {name} differ: {layouts:?}"
+    );
+    first
+}
+
+fn assert_twin(glsl: StructLayout, rust_size: usize, members: &[(&str, usize)]) {
+    let problems = layout_mismatches(&glsl, rust_size, members);
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+#[test]
+fn skinning_transform() {
+    for shader in [spirv::CROWD_VERT, spirv::SKELETON_VERT] {
+        assert_twin(
+            glsl_struct(shader, "SkinningTransform"),
+            size_of::<SkinningTransform>(),
+            &offsets!(SkinningTransform, rotation, translation),
+        );
+    }
+}
+
+#[test]
+fn frame_uniforms() {
+    for shader in [spirv::CROWD_VERT, spirv::CROWD_FRAG, spirv::SKELETON_VERT] {
+        assert_twin(
+            glsl_struct(shader, "FrameUniforms"),
+            size_of::<FrameUniforms>(),
+            &offsets!(
+                FrameUniforms,
+                view_projection,
+                light_direction,
+                light_color,
+                ambient_color
+            ),
+        );
+    }
+}
+
+#[test]
+fn crowd_instance() {
+    for shader in [spirv::CROWD_VERT, spirv::SKELETON_VERT] {
+        assert_twin(
+            glsl_struct(shader, "CrowdInstance"),
+            size_of::<CrowdInstance>(),
+            &offsets!(CrowdInstance, placement, tint),
+        );
+    }
+}
+
+#[test]
+fn draw_constants() {
+    assert_twin(
+        glsl_struct(spirv::CROWD_VERT, "DrawConstants"),
+        size_of::<DrawConstants>(),
+        &offsets!(DrawConstants, joint_count, skinning_mode),
+    );
+    // The overlay shares the pipeline layout and reads only the first member.
+    let overlay = glsl_struct(spirv::SKELETON_VERT, "DrawConstants");
+    assert_twin(
+        overlay,
+        size_of::<u32>(),
+        &offsets!(DrawConstants, joint_count),
+    );
+}
+
+/// What a vertex attribute format delivers to the shader.
+fn delivers(format: vk::Format) -> (ScalarKind, u32) {
+    match format {
+        vk::Format::R32_UINT => (ScalarKind::Uint, 1),
+        vk::Format::R32G32_SFLOAT => (ScalarKind::Float, 2),
+        vk::Format::R32G32B32_SFLOAT => (ScalarKind::Float, 3),
+        vk::Format::R16G16B16A16_UINT => (ScalarKind::Uint, 4),
+        vk::Format::R8G8B8A8_UNORM => (ScalarKind::Float, 4),
+        other => panic!("add {other:?} to this table"),
+    }
+}
+
+fn assert_attributes_feed_inputs(spirv: &[u8], attributes: &[vk::VertexInputAttributeDescription]) {
+    let inputs = reflect::vertex_inputs(&reflect::words(spirv));
+    assert_eq!(
+        inputs.iter().map(|i| i.location).collect::<Vec<_>>(),
+        attributes.iter().map(|a| a.location).collect::<Vec<_>>(),
+        "every input fed, nothing else"
+    );
+    for (input, attribute) in inputs.iter().zip(attributes) {
+        assert_eq!(
+            delivers(attribute.format),
+            (input.kind, input.components),
+            "location {} ({})",
+            input.location,
+            input.name
+        );
+    }
+}
+
+#[test]
+fn crowd_vertex_attributes() {
+    for limit in [InfluenceLimit::Four, InfluenceLimit::Eight] {
+        let (bindings, attributes) = crowd_draw::vertex_input(limit);
+        assert_attributes_feed_inputs(spirv::CROWD_VERT, &attributes);
+        for attribute in &attributes {
+            let binding = bindings
+                .iter()
+                .find(|b| b.binding == attribute.binding)
+                .expect("bound stream");
+            assert!(
+                attribute.offset < binding.stride,
+                "location {} inside its vertex",
+                attribute.location
+            );
+        }
+    }
+}
+
+#[test]
+fn skeleton_vertex_attributes() {
+    let (bindings, attributes) = skeleton_overlay::vertex_input();
+    assert_attributes_feed_inputs(spirv::SKELETON_VERT, &attributes);
+    assert_eq!(bindings[0].stride as usize, size_of::<SkeletonVertex>());
+}
+
+#[test]
+fn a_wrong_twin_is_reported() {
+    #[repr(C)]
+    struct Swapped {
+        translation: [f32; 4],
+        rotation: [f32; 4],
+    }
+    let problems = layout_mismatches(
+        &glsl_struct(spirv::CROWD_VERT, "SkinningTransform"),
+        size_of::<Swapped>(),
+        &offsets!(Swapped, translation, rotation),
+    );
+    assert_eq!(problems.len(), 2, "{problems:?}");
+    let short = layout_mismatches(
+        &glsl_struct(spirv::CROWD_VERT, "SkinningTransform"),
+        16,
+        &[("rotation", 0)],
+    );
+    assert_eq!(short.len(), 2, "size and member count: {short:?}");
+}
