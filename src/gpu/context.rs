@@ -243,7 +243,13 @@ fn create_instance(
         info = info.push_next(&mut validation_features);
     }
     let instance =
-        unsafe { entry.create_instance(&info, None) }.map_err(vk_error("vkCreateInstance"))?;
+        unsafe { entry.create_instance(&info, None) }.map_err(|result| match result {
+            vk::Result::ERROR_INCOMPATIBLE_DRIVER => GpuError::NoDriver,
+            result => GpuError::Vulkan {
+                call: "vkCreateInstance",
+                result,
+            },
+        })?;
     Ok((instance, has_debug_utils))
 }
 

@@ -33,6 +33,8 @@ pub enum GpuError {
          (e.g. `mesa-vulkan-drivers`)"
     )]
     Loader(#[from] ash::LoadingError),
+    #[error("no Vulkan driver found; install one (e.g. `mesa-vulkan-drivers` for the CPU driver lavapipe)")]
+    NoDriver,
     #[error("{call} failed: {result}")]
     Vulkan {
         call: &'static str,

@@ -1,0 +1,79 @@
+//! How rendering fails: clear messages and the documented exit codes
+//! (1: the machine cannot do it, 2: bad input).
+
+mod common;
+
+use std::process::{Command, Output};
+
+use common::{assets, vulkan_or_skip};
+
+fn md5crowd(args: &[&str], env: &[(&str, &str)]) -> Output {
+    let mesh = assets().join("crowdling.md5mesh");
+    Command::new(env!("CARGO_BIN_EXE_md5crowd"))
+        .arg(mesh)
+        .args(args)
+        .envs(env.iter().copied())
+        .output()
+        .expect("run md5crowd")
+}
+
+fn assert_fails(output: &Output, code: i32, message: &str) {
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(code), "{stderr}");
+    assert!(
+        stderr.contains(message),
+        "expected \"{message}\" in:\n{stderr}"
+    );
+}
+
+#[test]
+fn validate_without_the_layer_is_an_error() {
+    if !vulkan_or_skip() {
+        return;
+    }
+    // The loader's switch to hide layers (loader 1.3.234 and later).
+    let output = md5crowd(
+        &["--headless", "--validate"],
+        &[("VK_LOADER_LAYERS_DISABLE", "~all~")],
+    );
+    assert_fails(
+        &output,
+        1,
+        "VK_LAYER_KHRONOS_validation layer is not installed",
+    );
+}
+
+#[test]
+fn no_driver_is_a_clear_error() {
+    let nowhere = "/nonexistent/md5crowd-test-icd.json";
+    let output = md5crowd(
+        &["--headless"],
+        &[("VK_DRIVER_FILES", nowhere), ("VK_ICD_FILENAMES", nowhere)],
+    );
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    // Without a loader at all, the message names the loader instead.
+    let explained = stderr.contains("no Vulkan driver found")
+        || stderr.contains("cannot load the Vulkan loader");
+    assert!(explained && output.status.code() == Some(1), "{stderr}");
+}
+
+#[test]
+fn a_gpu_index_out_of_range_is_bad_input() {
+    if !vulkan_or_skip() {
+        return;
+    }
+    assert_fails(
+        &md5crowd(&["--headless", "--gpu", "99"], &[]),
+        2,
+        "--gpu 99: only",
+    );
+}
+
+#[test]
+fn a_window_screenshot_needs_a_frame_count() {
+    assert_fails(
+        &md5crowd(&["--screenshot", "never.png"], &[]),
+        2,
+        "--screenshot with a window needs --frames",
+    );
+}
