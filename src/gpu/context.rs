@@ -88,45 +88,48 @@ impl Context {
         let (instance, has_debug_utils) =
             create_instance(&entry, desc, validation_enabled, &message_counts)?;
 
-        let messenger = if has_debug_utils {
-            let loader = ash::ext::debug_utils::Instance::new(&entry, &instance);
-            let info = debug::messenger_create_info(&message_counts);
-            let messenger = unsafe { loader.create_debug_utils_messenger(&info, None) }
-                .map_err(vk_error("vkCreateDebugUtilsMessengerEXT"))?;
-            Some((loader, messenger))
-        } else {
-            None
-        };
-
-        let surface = match desc.window {
-            Some((display, window)) => {
-                let handle =
-                    unsafe { ash_window::create_surface(&entry, &instance, display, window, None) }
-                        .map_err(vk_error("vkCreate*SurfaceKHR"))?;
-                Some(Surface {
-                    loader: khr::surface::Instance::new(&entry, &instance),
-                    handle,
-                })
+        // Failures from here on must not leak the instance-level objects.
+        let mut messenger = None;
+        let mut surface = None;
+        let device_level = create_instance_objects(
+            &entry,
+            &instance,
+            desc,
+            has_debug_utils,
+            &message_counts,
+            &mut messenger,
+            &mut surface,
+        )
+        .and_then(|()| {
+            let chosen = choose_physical_device(&instance, surface.as_ref(), desc.gpu_index)?;
+            let device = create_device(&instance, &chosen, surface.is_some())?;
+            let allocator = Allocator::new(&AllocatorCreateDesc {
+                instance: instance.clone(),
+                device: device.clone(),
+                physical_device: chosen.handle,
+                debug_settings: Default::default(),
+                buffer_device_address: false,
+                allocation_sizes: Default::default(),
+            });
+            match allocator {
+                Ok(allocator) => Ok((chosen, device, allocator)),
+                Err(source) => {
+                    unsafe { device.destroy_device(None) };
+                    Err(GpuError::Allocation {
+                        name: "allocator".into(),
+                        source,
+                    })
+                }
             }
-            None => None,
+        });
+        let (chosen, device, allocator) = match device_level {
+            Ok(created) => created,
+            Err(error) => {
+                destroy_instance_objects(&instance, messenger.as_ref(), surface.as_ref());
+                return Err(error);
+            }
         };
-
-        let chosen = choose_physical_device(&instance, surface.as_ref(), desc.gpu_index)?;
-        let device = create_device(&instance, &chosen, surface.is_some())?;
         let queue = unsafe { device.get_device_queue(chosen.queue_family, 0) };
-
-        let allocator = Allocator::new(&AllocatorCreateDesc {
-            instance: instance.clone(),
-            device: device.clone(),
-            physical_device: chosen.handle,
-            debug_settings: Default::default(),
-            buffer_device_address: false,
-            allocation_sizes: Default::default(),
-        })
-        .map_err(|source| GpuError::Allocation {
-            name: "allocator".into(),
-            source,
-        })?;
 
         let ctx = Context {
             debug_utils: has_debug_utils
@@ -163,14 +166,58 @@ impl Drop for Context {
             let _ = self.device.device_wait_idle();
             ManuallyDrop::drop(&mut self.allocator);
             self.device.destroy_device(None);
-            if let Some(surface) = &self.surface {
-                surface.loader.destroy_surface(surface.handle, None);
-            }
-            if let Some((loader, messenger)) = &self.messenger {
-                loader.destroy_debug_utils_messenger(*messenger, None);
-            }
-            self.instance.destroy_instance(None);
+            destroy_instance_objects(
+                &self.instance,
+                self.messenger.as_ref(),
+                self.surface.as_ref(),
+            );
         }
+    }
+}
+
+/// The debug messenger (when debug utils are on) and the window surface
+/// (when there is a window), stored as they are made.
+fn create_instance_objects(
+    entry: &ash::Entry,
+    instance: &ash::Instance,
+    desc: &ContextDesc,
+    has_debug_utils: bool,
+    counts: &MessageCounts,
+    messenger: &mut Option<(ash::ext::debug_utils::Instance, vk::DebugUtilsMessengerEXT)>,
+    surface: &mut Option<Surface>,
+) -> Result<(), GpuError> {
+    if has_debug_utils {
+        let loader = ash::ext::debug_utils::Instance::new(entry, instance);
+        let info = debug::messenger_create_info(counts);
+        let handle = unsafe { loader.create_debug_utils_messenger(&info, None) }
+            .map_err(vk_error("vkCreateDebugUtilsMessengerEXT"))?;
+        *messenger = Some((loader, handle));
+    }
+    if let Some((display, window)) = desc.window {
+        let handle = unsafe { ash_window::create_surface(entry, instance, display, window, None) }
+            .map_err(vk_error("vkCreate*SurfaceKHR"))?;
+        *surface = Some(Surface {
+            loader: khr::surface::Instance::new(entry, instance),
+            handle,
+        });
+    }
+    Ok(())
+}
+
+/// Reverse creation order; the device must already be gone.
+fn destroy_instance_objects(
+    instance: &ash::Instance,
+    messenger: Option<&(ash::ext::debug_utils::Instance, vk::DebugUtilsMessengerEXT)>,
+    surface: Option<&Surface>,
+) {
+    unsafe {
+        if let Some(surface) = surface {
+            surface.loader.destroy_surface(surface.handle, None);
+        }
+        if let Some((loader, messenger)) = messenger {
+            loader.destroy_debug_utils_messenger(*messenger, None);
+        }
+        instance.destroy_instance(None);
     }
 }
 

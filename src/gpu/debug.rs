@@ -77,7 +77,9 @@ unsafe extern "system" fn on_message(
 }
 
 /// Names `handle` for validation messages and capture tools. A no-op when
-/// VK_EXT_debug_utils is unavailable.
+/// VK_EXT_debug_utils is unavailable. Device-level objects only: the
+/// loader (1.3.239) crashes naming instance-level ones (physical device,
+/// surface) through this device function.
 pub fn set_name<T: vk::Handle>(ctx: &Context, handle: T, name: &str) {
     let Some(debug_utils) = &ctx.debug_utils else {
         return;

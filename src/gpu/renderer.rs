@@ -279,6 +279,7 @@ impl Renderer {
         };
         let scene_set = frame.scene_set;
 
+        let _scene = debug::label(ctx, cmd, "scene");
         begin_rendering(ctx, cmd, &self.color, &self.depth);
         pipeline::set_viewport(ctx, cmd, self.extent);
         let constants = DrawConstants::new(self.model.joint_count, input.skinning_mode);
