@@ -198,9 +198,10 @@ pub fn record_crowd_draw(
             0,
             bytemuck::bytes_of(&constants),
         );
-        let mut streams = vec![model.skin.handle];
-        streams.extend(model.extra_influences.as_ref().map(|b| b.handle));
-        device.cmd_bind_vertex_buffers(cmd, 1, &streams, &vec![0; streams.len()]);
+        device.cmd_bind_vertex_buffers(cmd, 1, &[model.skin.handle], &[0]);
+        if let Some(extra) = &model.extra_influences {
+            device.cmd_bind_vertex_buffers(cmd, 2, &[extra.handle], &[0]);
+        }
         device.cmd_bind_index_buffer(cmd, model.indices.handle, 0, vk::IndexType::UINT32);
     }
     let draw_meshes = |first_instance: u32, instances: u32| {
