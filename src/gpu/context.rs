@@ -62,6 +62,8 @@ pub struct Context {
     /// renderer whose frames are serial anyway, and no ownership transfers.
     pub queue_family: u32,
     pub queue: vk::Queue,
+    /// `fillModeNonSolid` is enabled: wireframe pipelines can be made.
+    pub wireframe: bool,
     pub dynamic_rendering: khr::dynamic_rendering::Device,
     pub synchronization2: khr::synchronization2::Device,
     /// gpu-allocator needs `&mut`; a mutex lets every creation function take
@@ -147,6 +149,7 @@ impl Context {
             device,
             queue_family: chosen.queue_family,
             queue,
+            wireframe: chosen.fill_mode_non_solid,
             allocator: ManuallyDrop::new(Mutex::new(allocator)),
         };
         debug::set_name(&ctx, ctx.device.handle(), "md5crowd device");
@@ -304,6 +307,8 @@ struct ChosenDevice {
     handle: vk::PhysicalDevice,
     name: String,
     queue_family: u32,
+    /// Optional: only the wireframe view needs it.
+    fill_mode_non_solid: bool,
 }
 
 fn choose_physical_device(
@@ -376,6 +381,7 @@ fn check_device(
         .push_next(&mut dynamic_rendering)
         .push_next(&mut synchronization2);
     unsafe { instance.get_physical_device_features2(device, &mut features) };
+    let fill_mode_non_solid = features.features.fill_mode_non_solid == vk::TRUE;
     if dynamic_rendering.dynamic_rendering == vk::FALSE
         || synchronization2.synchronization2 == vk::FALSE
     {
@@ -419,6 +425,7 @@ fn check_device(
             handle: device,
             name,
             queue_family,
+            fill_mode_non_solid,
         },
         score,
     )))
@@ -444,9 +451,12 @@ fn create_device(
         vk::PhysicalDeviceDynamicRenderingFeatures::default().dynamic_rendering(true);
     let mut synchronization2 =
         vk::PhysicalDeviceSynchronization2Features::default().synchronization2(true);
+    let features =
+        vk::PhysicalDeviceFeatures::default().fill_mode_non_solid(chosen.fill_mode_non_solid);
     let info = vk::DeviceCreateInfo::default()
         .queue_create_infos(&queue_info)
         .enabled_extension_names(&extensions)
+        .enabled_features(&features)
         .push_next(&mut dynamic_rendering)
         .push_next(&mut synchronization2);
     unsafe { instance.create_device(chosen.handle, &info, None) }

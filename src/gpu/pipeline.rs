@@ -27,6 +27,8 @@ pub struct GraphicsPipelineDesc<'a> {
     pub vertex_bindings: &'a [vk::VertexInputBindingDescription],
     pub vertex_attributes: &'a [vk::VertexInputAttributeDescription],
     pub topology: vk::PrimitiveTopology,
+    /// `LINE` needs the `fillModeNonSolid` feature ([`Context::wireframe`]).
+    pub polygon_mode: vk::PolygonMode,
     pub cull_mode: vk::CullModeFlags,
     pub front_face: vk::FrontFace,
     /// Off for overlays drawn on top of everything.
@@ -74,7 +76,7 @@ pub fn create_graphics_pipeline(
         .viewport_count(1)
         .scissor_count(1);
     let rasterization = vk::PipelineRasterizationStateCreateInfo::default()
-        .polygon_mode(vk::PolygonMode::FILL)
+        .polygon_mode(desc.polygon_mode)
         .cull_mode(desc.cull_mode)
         .front_face(desc.front_face)
         .line_width(1.0);

@@ -64,6 +64,8 @@ pub struct FrameInput<'a> {
     pub cpu_skinned: Option<&'a [SurfaceVertex]>,
     pub skinning_mode: SkinningMode,
     pub show_skeleton: bool,
+    /// Triangle edges only, where [`Context::wireframe`] allows.
+    pub wireframe: bool,
 }
 
 /// Host-visible data rewritten every frame, one copy per frame in flight.
@@ -294,6 +296,7 @@ impl Renderer {
             surface,
             self.instance_count,
             constants,
+            input.wireframe,
         );
         if input.show_skeleton {
             if crowd_set != scene_set {

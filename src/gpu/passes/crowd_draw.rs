@@ -70,6 +70,9 @@ pub enum Surface {
 
 pub struct CrowdDraw {
     pub pipeline: vk::Pipeline,
+    /// The same pipeline drawing triangle edges; only where the device has
+    /// `fillModeNonSolid`.
+    pub wireframe: Option<vk::Pipeline>,
 }
 
 /// Vertex streams and attributes for `limit`. With four influences the
@@ -139,42 +142,65 @@ pub fn create_crowd_draw(
     let specialization = vk::SpecializationInfo::default()
         .map_entries(&map_entries)
         .data(bytemuck::bytes_of(&influences_8));
-    let pipeline = pipeline::create_graphics_pipeline(
-        ctx,
-        &GraphicsPipelineDesc {
-            name: &format!("crowd draw ({} influences)", limit.count()),
-            layout,
-            vertex_shader: ShaderStage {
-                name: "crowd.vert",
-                spirv: spirv::CROWD_VERT,
-                specialization: Some(&specialization),
-            },
-            fragment_shader: ShaderStage {
-                name: "crowd.frag",
-                spirv: spirv::CROWD_FRAG,
-                specialization: None,
-            },
-            vertex_bindings: &bindings,
-            vertex_attributes: &attributes,
-            topology: vk::PrimitiveTopology::TRIANGLE_LIST,
-            // md5 triangles are clockwise seen from outside; the projection
-            // flips Y for Vulkan, which keeps that winding on screen.
-            cull_mode: vk::CullModeFlags::BACK,
-            front_face: vk::FrontFace::CLOCKWISE,
-            depth_test: true,
-            formats,
+    let name = format!("crowd draw ({} influences)", limit.count());
+    let desc = GraphicsPipelineDesc {
+        name: &name,
+        layout,
+        vertex_shader: ShaderStage {
+            name: "crowd.vert",
+            spirv: spirv::CROWD_VERT,
+            specialization: Some(&specialization),
         },
-    )?;
-    Ok(CrowdDraw { pipeline })
+        fragment_shader: ShaderStage {
+            name: "crowd.frag",
+            spirv: spirv::CROWD_FRAG,
+            specialization: None,
+        },
+        vertex_bindings: &bindings,
+        vertex_attributes: &attributes,
+        topology: vk::PrimitiveTopology::TRIANGLE_LIST,
+        polygon_mode: vk::PolygonMode::FILL,
+        // md5 triangles are clockwise seen from outside; the projection
+        // flips Y for Vulkan, which keeps that winding on screen.
+        cull_mode: vk::CullModeFlags::BACK,
+        front_face: vk::FrontFace::CLOCKWISE,
+        depth_test: true,
+        formats,
+    };
+    let pipeline = pipeline::create_graphics_pipeline(ctx, &desc)?;
+    let wireframe = if ctx.wireframe {
+        let name = format!("{name}, wireframe");
+        let wireframe = GraphicsPipelineDesc {
+            name: &name,
+            polygon_mode: vk::PolygonMode::LINE,
+            ..desc
+        };
+        match pipeline::create_graphics_pipeline(ctx, &wireframe) {
+            Ok(wireframe) => Some(wireframe),
+            Err(error) => {
+                unsafe { ctx.device.destroy_pipeline(pipeline, None) };
+                return Err(error);
+            }
+        }
+    } else {
+        None
+    };
+    Ok(CrowdDraw {
+        pipeline,
+        wireframe,
+    })
 }
 
 pub fn destroy_crowd_draw(ctx: &Context, pass: CrowdDraw) {
-    unsafe { ctx.device.destroy_pipeline(pass.pipeline, None) };
+    for pipeline in std::iter::once(pass.pipeline).chain(pass.wireframe) {
+        unsafe { ctx.device.destroy_pipeline(pipeline, None) };
+    }
 }
 
 /// Records the draws, inside a dynamic rendering scope whose set 0 (scene)
 /// is already bound with `layout`. `texture_sets[i]` samples
-/// `model.textures[i]`.
+/// `model.textures[i]`. `wireframe` draws edges where the device can, and
+/// filled triangles where it cannot.
 #[allow(clippy::too_many_arguments)]
 pub fn record_crowd_draw(
     ctx: &Context,
@@ -186,11 +212,16 @@ pub fn record_crowd_draw(
     surface: Surface,
     instance_count: u32,
     constants: DrawConstants,
+    wireframe: bool,
 ) {
     let _label = debug::label(ctx, cmd, "crowd draw");
     let device = &ctx.device;
+    let pipeline = pass
+        .wireframe
+        .filter(|_| wireframe)
+        .unwrap_or(pass.pipeline);
     unsafe {
-        device.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::GRAPHICS, pass.pipeline);
+        device.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::GRAPHICS, pipeline);
         device.cmd_push_constants(
             cmd,
             layout,

@@ -66,6 +66,7 @@ pub fn create_skeleton_overlay(
             vertex_bindings: &bindings,
             vertex_attributes: &attributes,
             topology: vk::PrimitiveTopology::LINE_LIST,
+            polygon_mode: vk::PolygonMode::FILL,
             cull_mode: vk::CullModeFlags::NONE,
             front_face: vk::FrontFace::CLOCKWISE,
             depth_test: false,
