@@ -1,0 +1,157 @@
+//! The window's keys and mouse: which input means what, and the help text
+//! that lists them (`--help` prints it). Keys that name a character
+//! (brackets, plus, minus, digits, letters) follow the keyboard layout; the
+//! fly keys are positions (WASD on QWERTY, ZQSD on AZERTY), so they stay a
+//! cross.
+
+use glam::Vec3;
+use winit::event::{ElementState, KeyEvent};
+use winit::keyboard::{Key, KeyCode, NamedKey, PhysicalKey};
+
+/// For `--help`; keep in step with [`action_for`] and [`FlyKeys`].
+pub const HELP: &str = "\
+Window controls:
+  left drag             orbit
+  right or middle drag  pan
+  wheel                 zoom
+  W A S D  Q E          fly forward, left, back, right, down, up
+  Space                 pause
+  [  ]                  previous / next clip for everyone (crossfade: --blend-time)
+  1-9                   clip 1-9 for everyone
+  +  -                  double / halve the crowd
+  K                     skeleton overlay
+  L                     linear / dual quaternion skinning
+  F                     wireframe (where the GPU supports it)
+  R                     reset the camera (frame the crowd)
+  Esc                   quit";
+
+/// What a key press asks for, besides flying.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Action {
+    Quit,
+    Pause,
+    PreviousClip,
+    NextClip,
+    /// Zero-based.
+    Clip(u32),
+    DoubleCrowd,
+    HalveCrowd,
+    Skeleton,
+    Skinning,
+    Wireframe,
+    ResetCamera,
+}
+
+pub fn action_for(key: &Key) -> Option<Action> {
+    match key.as_ref() {
+        Key::Named(NamedKey::Escape) => Some(Action::Quit),
+        Key::Named(NamedKey::Space) => Some(Action::Pause),
+        Key::Character(text) => match text.to_ascii_lowercase().as_str() {
+            "[" => Some(Action::PreviousClip),
+            "]" => Some(Action::NextClip),
+            // `=` is `+` without shift on US layouts.
+            "+" | "=" => Some(Action::DoubleCrowd),
+            "-" => Some(Action::HalveCrowd),
+            "k" => Some(Action::Skeleton),
+            "l" => Some(Action::Skinning),
+            "f" => Some(Action::Wireframe),
+            "r" => Some(Action::ResetCamera),
+            digit => match digit.parse::<u32>() {
+                Ok(n @ 1..=9) => Some(Action::Clip(n - 1)),
+                _ => None,
+            },
+        },
+        _ => None,
+    }
+}
+
+/// The fly keys held down, as a direction in view axes (right, up, forward).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct FlyKeys {
+    held: [bool; 6],
+}
+
+impl FlyKeys {
+    const KEYS: [(KeyCode, Vec3); 6] = [
+        (KeyCode::KeyW, Vec3::Z),
+        (KeyCode::KeyS, Vec3::NEG_Z),
+        (KeyCode::KeyA, Vec3::NEG_X),
+        (KeyCode::KeyD, Vec3::X),
+        (KeyCode::KeyQ, Vec3::NEG_Y),
+        (KeyCode::KeyE, Vec3::Y),
+    ];
+
+    /// True when the event was a fly key (and so is used up).
+    pub fn update(&mut self, event: &KeyEvent) -> bool {
+        let PhysicalKey::Code(code) = event.physical_key else {
+            return false;
+        };
+        match Self::KEYS.iter().position(|(key, _)| *key == code) {
+            Some(index) => {
+                self.held[index] = event.state == ElementState::Pressed;
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Keys released while the window had no focus never report it.
+    pub fn release_all(&mut self) {
+        self.held = [false; 6];
+    }
+
+    pub fn direction(&self) -> Vec3 {
+        Self::KEYS
+            .iter()
+            .zip(self.held)
+            .filter(|(_, held)| *held)
+            .map(|((_, direction), _)| *direction)
+            .sum()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_action_has_a_key_and_a_help_line() {
+        let keys = [
+            (Key::Named(NamedKey::Escape), Action::Quit, "Esc"),
+            (Key::Named(NamedKey::Space), Action::Pause, "Space"),
+            (Key::Character("[".into()), Action::PreviousClip, "["),
+            (Key::Character("]".into()), Action::NextClip, "]"),
+            (Key::Character("1".into()), Action::Clip(0), "1-9"),
+            (Key::Character("9".into()), Action::Clip(8), "1-9"),
+            (Key::Character("+".into()), Action::DoubleCrowd, "+"),
+            (Key::Character("=".into()), Action::DoubleCrowd, "+"),
+            (Key::Character("-".into()), Action::HalveCrowd, "-"),
+            (Key::Character("K".into()), Action::Skeleton, "K"),
+            (Key::Character("l".into()), Action::Skinning, "L"),
+            (Key::Character("f".into()), Action::Wireframe, "F"),
+            (Key::Character("r".into()), Action::ResetCamera, "R"),
+        ];
+        for (key, action, label) in keys {
+            assert_eq!(action_for(&key), Some(action), "{key:?}");
+            // The key column ends where the descriptions start.
+            let keys_column = |line: &str| line.get(..24).unwrap_or(line).to_owned();
+            assert!(
+                HELP.lines()
+                    .any(|l| keys_column(l).split_whitespace().any(|k| k == label)),
+                "no help line for {label}"
+            );
+        }
+        assert_eq!(action_for(&Key::Character("0".into())), None);
+        assert_eq!(action_for(&Key::Character("x".into())), None);
+    }
+
+    #[test]
+    fn opposite_fly_keys_cancel() {
+        let mut fly = FlyKeys {
+            held: [true, true, false, true, false, true],
+        };
+        assert_eq!(fly.direction(), Vec3::new(1.0, 1.0, 0.0));
+        fly.release_all();
+        assert_eq!(fly.direction(), Vec3::ZERO);
+    }
+}
