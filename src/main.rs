@@ -14,6 +14,7 @@ use md5crowd::inspect;
     name = "md5crowd",
     version,
     about = "GPU-skinned crowds of Doom 3 md5 characters, drawn with raw Vulkan",
+    after_help = app::controls::HELP,
     args_conflicts_with_subcommands = true
 )]
 struct Cli {

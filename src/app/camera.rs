@@ -3,7 +3,9 @@
 use glam::{Mat4, Vec3, Vec4};
 
 use crate::gpu::renderer::FrameUniforms;
-use crate::md5::Bounds;
+
+/// How much of the view's limiting dimension a framed scene fills.
+const FRAME_FILL: f32 = 0.94;
 
 pub struct OrbitCamera {
     pub target: Vec3,
@@ -16,18 +18,72 @@ pub struct OrbitCamera {
 }
 
 impl OrbitCamera {
-    /// Looks at the front of `bounds` (characters face +X), slightly from
-    /// above, from far enough that its bounding sphere fits the view height.
-    pub fn framing(bounds: &Bounds) -> OrbitCamera {
-        let fov_y = 40f32.to_radians();
-        let radius = ((bounds.max - bounds.min).length() / 2.0).max(1e-3);
-        OrbitCamera {
-            target: (bounds.min + bounds.max) / 2.0,
+    /// The start view: the characters' front (they face +X) from slightly
+    /// above, or for a crowd from high enough that its rows separate, with
+    /// `points` fitted to a view of `aspect` (width / height).
+    pub fn framing(
+        points: impl IntoIterator<Item = Vec3>,
+        aspect: f32,
+        crowd: bool,
+    ) -> OrbitCamera {
+        let mut camera = OrbitCamera {
+            target: Vec3::ZERO,
             yaw: 0.0,
-            pitch: 8f32.to_radians(),
-            distance: radius / (fov_y / 2.0).sin(),
-            fov_y,
+            pitch: if crowd { 28f32 } else { 8f32 }.to_radians(),
+            distance: 1.0,
+            fov_y: 40f32.to_radians(),
+        };
+        camera.fit(points, aspect);
+        camera
+    }
+
+    /// Keeps the view direction and moves the eye to where `points` just
+    /// fit the view (to [`FRAME_FILL`]), centred. Without points the camera
+    /// stays as it is.
+    ///
+    /// In view axes (right, up, forward) a point at lateral offset `x` and
+    /// depth `z` is inside the horizontal half-angle `h` when
+    /// `|x - eye_x| <= tan(h) * (z - eye_z)`. Each point bounds `eye_x -
+    /// tan(h) * eye_z` from below and `eye_x + tan(h) * eye_z` from above,
+    /// and the two bounds meet at the deepest eye that sees every point
+    /// across that axis. The axis that needs the eye further back decides;
+    /// then each axis is centred on the points' projections.
+    pub fn fit(&mut self, points: impl IntoIterator<Item = Vec3>, aspect: f32) {
+        let (right, up, forward) = self.axes();
+        let view: Vec<Vec3> = points
+            .into_iter()
+            .map(|p| Vec3::new(right.dot(p), up.dot(p), forward.dot(p)))
+            .collect();
+        let tan_y = (self.fov_y / 2.0).tan() * FRAME_FILL;
+        let deepest_eye = |axis: fn(Vec3) -> f32, tan: f32| {
+            let low = view
+                .iter()
+                .map(|&p| axis(p) - tan * p.z)
+                .fold(f32::MIN, f32::max);
+            let high = view
+                .iter()
+                .map(|&p| axis(p) + tan * p.z)
+                .fold(f32::MAX, f32::min);
+            (high - low) / (2.0 * tan)
+        };
+        let eye_z = deepest_eye(|p| p.x, tan_y * aspect).min(deepest_eye(|p| p.y, tan_y));
+        if view.is_empty() || !eye_z.is_finite() {
+            return;
         }
+        let eye_x = centre_of_projection(view.iter().map(|p| (p.x, p.z - eye_z)));
+        let eye_y = centre_of_projection(view.iter().map(|p| (p.y, p.z - eye_z)));
+        // Orbit about the point on the view axis halfway through the scene.
+        let near = view.iter().map(|p| p.z).fold(f32::MAX, f32::min);
+        let far = view.iter().map(|p| p.z).fold(f32::MIN, f32::max);
+        self.distance = ((near + far) / 2.0 - eye_z).max(1e-2);
+        self.target = right * eye_x + up * eye_y + forward * (eye_z + self.distance);
+    }
+
+    /// Right, up and forward unit vectors of the view.
+    fn axes(&self) -> (Vec3, Vec3, Vec3) {
+        let forward = (self.target - self.eye()).normalize();
+        let right = forward.cross(Vec3::Z).normalize();
+        (right, right.cross(forward), forward)
     }
 
     pub fn eye(&self) -> Vec3 {
@@ -46,6 +102,22 @@ impl OrbitCamera {
         self.distance = (self.distance * factor).max(1e-2);
     }
 
+    /// Drags the scene by a screen offset in pixels: what is under the
+    /// cursor at the target's depth stays under it.
+    pub fn pan(&mut self, dx: f32, dy: f32, viewport_height: f32) {
+        let (right, up, _) = self.axes();
+        let units_per_pixel = 2.0 * self.distance * (self.fov_y / 2.0).tan() / viewport_height;
+        self.target += (up * dy - right * dx) * units_per_pixel;
+    }
+
+    /// Moves eye and target together; `direction` is (right, up, forward)
+    /// in view axes, in multiples of the orbit distance.
+    pub fn fly(&mut self, direction: Vec3) {
+        let (right, up, forward) = self.axes();
+        self.target +=
+            (right * direction.x + up * direction.y + forward * direction.z) * self.distance;
+    }
+
     /// World to Vulkan clip space: right-handed view with +Z up, reverse-Z
     /// infinite perspective (depth 1 at the near plane, 0 at infinity).
     pub fn view_projection(&self, aspect: f32) -> Mat4 {
@@ -62,6 +134,31 @@ impl OrbitCamera {
     }
 }
 
+/// The lateral eye offset `c` that centres points given as (lateral offset,
+/// depth in front of the eye): the largest `(x - c) / depth` is minus the
+/// smallest. Both fall as `c` grows, so bisection finds it between the
+/// smallest and largest offset.
+fn centre_of_projection(points: impl Iterator<Item = (f32, f32)> + Clone) -> f32 {
+    let imbalance = |c: f32| {
+        let ratios = points
+            .clone()
+            .map(|(x, depth)| (x - c) / depth.max(f32::EPSILON));
+        let (low, high) = ratios.fold((f32::MAX, f32::MIN), |(l, h), r| (l.min(r), h.max(r)));
+        low + high
+    };
+    let offsets = points.clone().map(|(x, _)| x);
+    let (mut low, mut high) = offsets.fold((f32::MAX, f32::MIN), |(l, h), x| (l.min(x), h.max(x)));
+    for _ in 0..40 {
+        let middle = (low + high) / 2.0;
+        if imbalance(middle) > 0.0 {
+            low = middle;
+        } else {
+            high = middle;
+        }
+    }
+    (low + high) / 2.0
+}
+
 /// One white-ish key light from the front-left above, plus a dim ambient.
 pub fn frame_uniforms(camera: &OrbitCamera, aspect: f32) -> FrameUniforms {
     FrameUniforms {
@@ -69,5 +166,94 @@ pub fn frame_uniforms(camera: &OrbitCamera, aspect: f32) -> FrameUniforms {
         light_direction: Vec3::new(0.6, 0.45, 0.65).normalize().extend(0.0),
         light_color: Vec4::new(0.95, 0.92, 0.85, 0.0),
         ambient_color: Vec4::new(0.22, 0.24, 0.28, 0.0),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn corners(min: Vec3, max: Vec3) -> Vec<Vec3> {
+        (0..8)
+            .map(|i| {
+                Vec3::new(
+                    if i & 1 == 0 { min.x } else { max.x },
+                    if i & 2 == 0 { min.y } else { max.y },
+                    if i & 4 == 0 { min.z } else { max.z },
+                )
+            })
+            .collect()
+    }
+
+    /// The points' (min, max) in normalised device coordinates, x and y.
+    fn ndc_range(camera: &OrbitCamera, points: &[Vec3], aspect: f32) -> ((f32, f32), (f32, f32)) {
+        let m = camera.view_projection(aspect);
+        let (mut x, mut y) = ((f32::MAX, f32::MIN), (f32::MAX, f32::MIN));
+        for &point in points {
+            let clip = m * point.extend(1.0);
+            assert!(clip.w > 0.0, "{point} behind the eye");
+            let (px, py) = (clip.x / clip.w, clip.y / clip.w);
+            x = (x.0.min(px), x.1.max(px));
+            y = (y.0.min(py), y.1.max(py));
+        }
+        (x, y)
+    }
+
+    /// The points' extent in normalised device coordinates: (max |x|, max |y|).
+    fn ndc_extent(camera: &OrbitCamera, points: &[Vec3], aspect: f32) -> (f32, f32) {
+        let (x, y) = ndc_range(camera, points, aspect);
+        (x.0.abs().max(x.1.abs()), y.0.abs().max(y.1.abs()))
+    }
+
+    #[test]
+    fn framing_fits_the_points_tightly() {
+        let character = corners(Vec3::new(-10.0, -15.0, 0.0), Vec3::new(10.0, 15.0, 72.0));
+        let mut crowd = corners(
+            Vec3::new(-400.0, -300.0, -2.0),
+            Vec3::new(380.0, 310.0, 74.0),
+        );
+        crowd.push(Vec3::new(10.0, 20.0, 300.0));
+        for (points, is_crowd) in [(character, false), (crowd, true)] {
+            for aspect in [16.0 / 9.0, 1.0, 0.5] {
+                let camera = OrbitCamera::framing(points.iter().copied(), aspect, is_crowd);
+                let (x, y) = ndc_extent(&camera, &points, aspect);
+                // Inside, touching the fill line on one axis.
+                assert!(x <= FRAME_FILL + 1e-4 && y <= FRAME_FILL + 1e-4, "{x} {y}");
+                assert!(x.max(y) > FRAME_FILL - 1e-3, "loose: {x} {y} at {aspect}");
+                let (x_range, y_range) = ndc_range(&camera, &points, aspect);
+                for (low, high) in [x_range, y_range] {
+                    assert!((low + high).abs() < 1e-3, "off centre: {low}..{high}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn refitting_keeps_the_view_direction() {
+        let cube = corners(Vec3::splat(-1.0), Vec3::splat(1.0));
+        let mut camera = OrbitCamera::framing(cube.iter().copied(), 1.0, true);
+        camera.orbit(0.7, -0.2);
+        let (yaw, pitch) = (camera.yaw, camera.pitch);
+        camera.fit(cube.iter().copied(), 1.0);
+        assert_eq!((camera.yaw, camera.pitch), (yaw, pitch));
+        let (x, y) = ndc_extent(&camera, &cube, 1.0);
+        assert!(x.max(y) > FRAME_FILL - 1e-3 && x.max(y) <= FRAME_FILL + 1e-4);
+    }
+
+    #[test]
+    fn panning_keeps_the_point_under_the_cursor() {
+        let points = corners(Vec3::new(-5.0, -5.0, 0.0), Vec3::new(5.0, 5.0, 10.0));
+        let mut camera = OrbitCamera::framing(points, 1.0, false);
+        let height = 500.0;
+        let before = camera.view_projection(1.0).project_point3(camera.target);
+        let point = camera.target;
+        camera.pan(50.0, -20.0, height);
+        let after = camera.view_projection(1.0).project_point3(point);
+        // 50 pixels right and 20 up, in NDC (+Y down): 2 / height per pixel.
+        let moved = (after - before) * height / 2.0;
+        assert!(
+            (moved.x - 50.0).abs() < 1e-2 && (moved.y + 20.0).abs() < 1e-2,
+            "{moved}"
+        );
     }
 }

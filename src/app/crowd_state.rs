@@ -3,42 +3,65 @@
 //! ([`crate::crowd::animate_crowd`]), and for the yardstick path the
 //! vertices skinned on the CPU too.
 
-use glam::{Vec3, Vec4};
+use glam::{Mat4, Vec3, Vec4};
 
 use crate::anim::SkinningTransform;
-use crate::crowd::{self, CrowdLayout, Instance};
+use crate::crowd::{self, BoundingSphere, CrowdLayout, Frustum, Instance};
 use crate::gpu::gpu_model::{self, SurfaceVertex};
 use crate::gpu::renderer::CrowdInstance;
 use crate::md5::Bounds;
 use crate::model::Model;
 use crate::skin;
 
+/// What the crowd is made from; the window rebuilds it with another count.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CrowdSpec {
+    pub instances: u32,
+    pub seed: u64,
+    /// Grid spacing; `None`: 1.5 times the model's footprint.
+    pub spacing: Option<f32>,
+    /// Everyone plays this clip; `None`: a seeded mix.
+    pub clip: Option<u32>,
+    /// Seconds a clip switch crossfades over.
+    pub blend_time: f32,
+    pub cpu_skinning: bool,
+}
+
 pub struct CrowdState {
+    pub spec: CrowdSpec,
     pub instances: Vec<Instance>,
     /// `instances` as the vertex shader reads them.
     pub placements: Vec<CrowdInstance>,
-    /// World-space box around every instance, for framing the camera.
-    pub world_bounds: Bounds,
     /// `instances.len() * joint_count`, instance-major: the GPU's input.
     pub skinning_transforms: Vec<SkinningTransform>,
     /// Skinned surface vertices of every instance (CPU skinning only).
     pub cpu_skinned: Option<Vec<SurfaceVertex>>,
+    /// Per clip, the box its poses stay in (md5anim `bounds`), and the
+    /// bind pose's for a model without clips.
+    clip_bounds: Vec<Bounds>,
+    bind_pose_bounds: Bounds,
+    /// The same as spheres, for the visibility count.
+    clip_spheres: Vec<BoundingSphere>,
+    bind_pose_sphere: BoundingSphere,
     skinned_positions: Vec<Vec3>,
     skinned_normals: Vec<Vec3>,
 }
 
 impl CrowdState {
-    /// A seeded crowd of `count` on a grid spaced by the model's footprint.
-    /// Instance 0 is the one a single-character view shows: it faces the
-    /// camera (+X), plays the first clip from its start at normal speed,
-    /// and keeps its texture's colours, so `--time T` shows frame T of it.
-    pub fn new(model: &Model, count: u32, seed: u64, cpu_skinning: bool) -> CrowdState {
-        let model_bounds = model_bounds(model);
-        let size = model_bounds.max - model_bounds.min;
+    /// A seeded crowd on a grid. Instance 0 is the one a single-character
+    /// view shows: it faces the camera (+X), plays the first clip (or
+    /// `spec.clip`) from its start at normal speed, and keeps its texture's
+    /// colours, so `--time T` shows frame T of it.
+    pub fn new(model: &Model, spec: CrowdSpec) -> CrowdState {
+        let bind_pose_bounds = bind_pose_bounds(model);
+        let clip_bounds: Vec<Bounds> = model.clips.iter().map(|c| c.bounds_union()).collect();
+        // Spaced so that no two neighbours touch, whatever they play.
+        let footprint = clip_bounds.iter().fold(bind_pose_bounds, union);
+        let size = footprint.max - footprint.min;
         let layout = CrowdLayout {
-            instances: count as usize,
-            spacing: 1.5 * size.x.max(size.y),
-            seed,
+            instances: spec.instances as usize,
+            spacing: spec.spacing.unwrap_or(1.5 * size.x.max(size.y)),
+            seed: spec.seed,
         };
         let durations: Vec<f32> = model.clips.iter().map(|c| c.duration()).collect();
         let mut instances = crowd::spawn_crowd(&layout, model.clips.len(), &durations);
@@ -53,6 +76,12 @@ impl CrowdState {
                 ..*first
             };
         }
+        if let Some(clip) = spec.clip {
+            for instance in &mut instances {
+                instance.clip = clip;
+                instance.previous_clip = clip;
+            }
+        }
         let placements = instances
             .iter()
             .map(|i| CrowdInstance {
@@ -60,53 +89,94 @@ impl CrowdState {
                 tint: i.tint,
             })
             .collect();
-        // Whatever its yaw, a character stays inside the upright cylinder
-        // around its footprint.
-        let reach = model_bounds
-            .min
-            .truncate()
-            .abs()
-            .max(model_bounds.max.truncate().abs())
-            .length();
-        let (low, high) = (
-            Vec3::new(-reach, -reach, model_bounds.min.z),
-            Vec3::new(reach, reach, model_bounds.max.z),
-        );
-        let world_bounds = instances.iter().fold(
-            Bounds {
-                min: Vec3::splat(f32::INFINITY),
-                max: Vec3::splat(f32::NEG_INFINITY),
-            },
-            |acc, instance| Bounds {
-                min: acc.min.min(instance.position + low),
-                max: acc.max.max(instance.position + high),
-            },
-        );
         let joint_count = model.skeleton.joint_count();
         let vertex_count: usize = gpu_model::drawn_meshes(model)
             .map(|m| m.vertex_count())
             .sum();
         CrowdState {
+            spec,
             placements,
-            world_bounds,
             skinning_transforms: vec![SkinningTransform::default(); instances.len() * joint_count],
-            cpu_skinned: cpu_skinning
+            cpu_skinned: spec
+                .cpu_skinning
                 .then(|| vec![SurfaceVertex::default(); instances.len() * vertex_count]),
             instances,
+            clip_spheres: crowd::clip_spheres(&model.clips),
+            bind_pose_sphere: BoundingSphere::around(bind_pose_bounds),
+            clip_bounds,
+            bind_pose_bounds,
             skinned_positions: Vec::new(),
             skinned_normals: Vec::new(),
         }
     }
 
+    /// The name of the clip everyone plays, when they all play the same one.
+    pub fn clip_name<'m>(&self, model: &'m Model) -> Option<&'m str> {
+        let clip = model.clips.get(self.spec.clip? as usize)?;
+        Some(&clip.name)
+    }
+
+    /// Everyone crossfades to `clip` from global `time` on (instances
+    /// already playing it carry on undisturbed).
+    pub fn play_everywhere(&mut self, clip: u32, time: f32) {
+        self.spec.clip = Some(clip);
+        for instance in self.instances.iter_mut().filter(|i| i.clip != clip) {
+            instance.switch_clip(clip, time);
+        }
+    }
+
+    /// The clip `step` places after the one everyone (or else the first
+    /// character) plays, wrapping around; `None` without clips.
+    pub fn stepped_clip(&self, step: i32, clip_count: usize) -> Option<u32> {
+        let count = i64::try_from(clip_count).ok().filter(|&n| n > 0)?;
+        let current = self
+            .spec
+            .clip
+            .or_else(|| self.instances.first().map(|i| i.clip))
+            .unwrap_or(0);
+        Some((i64::from(current) + i64::from(step)).rem_euclid(count) as u32)
+    }
+
+    /// The corners of every instance's box, turned and placed as the
+    /// instance is: what the camera frames. Each box holds every pose of
+    /// the instance's clip, so the crowd stays in view while it plays.
+    pub fn outline(&self) -> impl Iterator<Item = Vec3> + '_ {
+        self.instances.iter().flat_map(|instance| {
+            let bounds = self
+                .clip_bounds
+                .get(instance.clip as usize)
+                .unwrap_or(&self.bind_pose_bounds);
+            let (sin, cos) = instance.yaw.sin_cos();
+            corners(bounds).map(move |c| {
+                instance.position + Vec3::new(c.x * cos - c.y * sin, c.x * sin + c.y * cos, c.z)
+            })
+        })
+    }
+
+    /// Instances whose bounding sphere reaches into the view at global
+    /// `time`: what frustum culling keeps.
+    pub fn visible_instances(&self, view_projection: Mat4) -> usize {
+        let frustum = Frustum::from_view_projection(view_projection);
+        self.instances
+            .iter()
+            .filter(|i| {
+                frustum.intersects_sphere(crowd::instance_sphere(
+                    i,
+                    &self.clip_spheres,
+                    self.bind_pose_sphere,
+                ))
+            })
+            .count()
+    }
+
     /// Poses every instance at global `time`.
     pub fn animate(&mut self, model: &Model, time: f32) {
-        // No clip switches yet, hence no crossfade time.
         crowd::animate_crowd(
             &model.skeleton,
             &model.clips,
             &self.instances,
             time,
-            0.0,
+            self.spec.blend_time,
             &mut self.skinning_transforms,
         );
         if let Some(out) = self.cpu_skinned.as_mut() {
@@ -136,18 +206,31 @@ impl CrowdState {
     }
 }
 
-/// The bind-pose vertices' box, grown by every clip's per-frame bounds.
-fn model_bounds(model: &Model) -> Bounds {
+fn corners(bounds: &Bounds) -> [Vec3; 8] {
+    let (low, high) = (bounds.min, bounds.max);
+    std::array::from_fn(|i| {
+        Vec3::new(
+            if i & 1 == 0 { low.x } else { high.x },
+            if i & 2 == 0 { low.y } else { high.y },
+            if i & 4 == 0 { low.z } else { high.z },
+        )
+    })
+}
+
+fn union(a: Bounds, b: &Bounds) -> Bounds {
+    Bounds {
+        min: a.min.min(b.min),
+        max: a.max.max(b.max),
+    }
+}
+
+/// The box around the drawn meshes' bind-pose vertices.
+fn bind_pose_bounds(model: &Model) -> Bounds {
     let empty = Bounds {
         min: Vec3::splat(f32::INFINITY),
         max: Vec3::splat(f32::NEG_INFINITY),
     };
-    let vertices = gpu_model::drawn_meshes(model)
+    gpu_model::drawn_meshes(model)
         .flat_map(|m| &m.positions)
-        .map(|&p| Bounds { min: p, max: p });
-    let clips = model.clips.iter().map(|c| c.bounds_union());
-    vertices.chain(clips).fold(empty, |acc, b| Bounds {
-        min: acc.min.min(b.min),
-        max: acc.max.max(b.max),
-    })
+        .fold(empty, |acc, &p| union(acc, &Bounds { min: p, max: p }))
 }

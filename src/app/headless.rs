@@ -9,11 +9,11 @@ use ash::vk;
 use gpu_allocator::MemoryLocation;
 
 use super::camera::{self, OrbitCamera};
-use super::crowd_state::CrowdState;
-use super::{validation, validation_counts, AppError, RenderArgs};
+use super::crowd_state::{CrowdSpec, CrowdState};
+use super::{build_crowd, log_summary, validation, validation_counts, AppError, RenderArgs};
 use crate::gpu::debug::MessageCounts;
 use crate::gpu::frame::{self, Frame, FRAMES_IN_FLIGHT};
-use crate::gpu::renderer::{FrameInput, Renderer, RendererDesc};
+use crate::gpu::renderer::{FrameInput, Renderer};
 use crate::gpu::resources::{self, Buffer};
 use crate::gpu::{output, Context, ContextDesc};
 use crate::model::Model;
@@ -21,27 +21,28 @@ use crate::model::Model;
 /// Animation time between headless frames: a 60 Hz display's.
 const FIXED_STEP: f32 = 1.0 / 60.0;
 
-pub fn run(args: &RenderArgs, model: &Model) -> Result<Option<Arc<MessageCounts>>, AppError> {
+pub fn run(
+    args: &RenderArgs,
+    model: &Model,
+    spec: CrowdSpec,
+) -> Result<Option<Arc<MessageCounts>>, AppError> {
     let ctx = Context::new(&ContextDesc {
         validation: validation(args),
         gpu_index: args.gpu,
         window: None,
     })?;
-    log::info!("GPU: {}", ctx.device_name);
+    log_summary(&ctx, model, spec.instances);
+    if args.wireframe && !ctx.wireframe {
+        return Err(AppError::Unsupported(format!(
+            "--wireframe: {} lacks the fillModeNonSolid feature",
+            ctx.device_name
+        )));
+    }
     let extent = vk::Extent2D {
         width: args.width,
         height: args.height,
     };
-    let mut crowd = CrowdState::new(model, args.instances, args.seed, args.cpu_skinning);
-    let mut renderer = Renderer::new(
-        &ctx,
-        model,
-        &crowd.placements,
-        &RendererDesc {
-            extent,
-            cpu_skinning: args.cpu_skinning,
-        },
-    )?;
+    let (mut crowd, mut renderer) = build_crowd(&ctx, model, spec, extent)?;
     let frames = frame::create_frames(&ctx)?;
     let readback = match &args.screenshot {
         Some(_) => Some(resources::create_buffer(
@@ -92,8 +93,8 @@ fn render(
     frames: &[Frame],
     readback: Option<&Buffer>,
 ) -> Result<(), AppError> {
-    let camera = OrbitCamera::framing(&crowd.world_bounds);
     let aspect = args.width as f32 / args.height as f32;
+    let camera = OrbitCamera::framing(crowd.outline(), aspect, crowd.instances.len() > 1);
     let count = args.frames.unwrap_or(1);
     for index in 0..count {
         let slot = index as usize % FRAMES_IN_FLIGHT;
@@ -111,6 +112,7 @@ fn render(
                 cpu_skinned: crowd.cpu_skinned.as_deref(),
                 skinning_mode: args.skinning,
                 show_skeleton: args.skeleton,
+                wireframe: args.wireframe,
             },
         );
         if let (Some(readback), true) = (readback, index == count - 1) {

@@ -2,19 +2,26 @@
 //! ways frames leave the GPU (a window, or PNG files when headless).
 
 mod camera;
+pub mod controls;
 mod crowd_state;
 mod headless;
+pub mod memory;
+pub mod model_args;
 pub mod render_args;
 mod window;
 
-use std::path::{Path, PathBuf};
 use std::sync::Arc;
+
+use ash::vk;
 
 use crate::gpu::context::Validation;
 use crate::gpu::debug::MessageCounts;
-use crate::gpu::GpuError;
+use crate::gpu::renderer::{Renderer, RendererDesc};
+use crate::gpu::{Context, GpuError};
 use crate::md5::Md5Error;
 use crate::model::Model;
+use crowd_state::{CrowdSpec, CrowdState};
+use memory::DeviceLimits;
 pub use render_args::RenderArgs;
 
 #[derive(Debug, thiserror::Error)]
@@ -24,21 +31,56 @@ pub enum AppError {
     #[error("{0}")]
     Arguments(String),
     #[error(transparent)]
-    Gpu(#[from] GpuError),
+    Gpu(GpuError),
+    #[error("{}", crowd_too_large(*.instances, *.fit, .limit))]
+    CrowdTooLarge {
+        instances: u32,
+        fit: u64,
+        /// The device limit that decides, in words.
+        limit: String,
+    },
+    #[error(
+        "the GPU was lost during {call} (a driver crash, a GPU reset or a hang); nothing more \
+         can be drawn. The system log (dmesg, Event Viewer) may say why; a driver update often helps"
+    )]
+    DeviceLost { call: &'static str },
     #[error("writing {path}: {source}")]
     Screenshot {
         path: String,
         source: image::ImageError,
     },
-    #[error("window: {0}")]
+    /// The device lacks an optional feature that was asked for.
+    #[error("{0}")]
+    Unsupported(String),
+    #[error("window: {0} (no display? --headless renders without one)")]
     Window(String),
     #[error("the validation layer reported {errors} error(s) and {warnings} warning(s) (see the log above)")]
     Validation { warnings: u32, errors: u32 },
 }
 
+fn crowd_too_large(instances: u32, fit: u64, limit: &str) -> String {
+    match fit {
+        0 => format!("not even one instance fits this GPU: {limit}"),
+        _ => format!("{instances} instances do not fit this GPU: {limit}; try --instances {fit}"),
+    }
+}
+
+impl From<GpuError> for AppError {
+    fn from(error: GpuError) -> AppError {
+        match error {
+            GpuError::Vulkan {
+                call,
+                result: vk::Result::ERROR_DEVICE_LOST,
+            } => AppError::DeviceLost { call },
+            error => AppError::Gpu(error),
+        }
+    }
+}
+
 impl AppError {
     /// The `md5crowd` convention: 1 when the machine cannot do it (no
-    /// Vulkan, no window system, a GPU failure), 2 for bad input.
+    /// Vulkan, no window system, too little GPU memory, a GPU failure),
+    /// 2 for bad input.
     pub fn exit_code(&self) -> u8 {
         match self {
             AppError::Load(_) | AppError::Arguments(_) => 2,
@@ -46,6 +88,9 @@ impl AppError {
                 GpuError::Texture { .. } | GpuError::EmptyModel(_) | GpuError::GpuIndex { .. },
             ) => 2,
             AppError::Gpu(_)
+            | AppError::CrowdTooLarge { .. }
+            | AppError::DeviceLost { .. }
+            | AppError::Unsupported(_)
             | AppError::Screenshot { .. }
             | AppError::Window(_)
             | AppError::Validation { .. } => 1,
@@ -56,22 +101,105 @@ impl AppError {
 /// Loads the model, renders as `args` say, and with validation on, fails
 /// if the layer reported anything, so a clean run is a checked property.
 pub fn run(args: &RenderArgs) -> Result<(), AppError> {
-    let (mesh, anims) = model_paths(args)?;
-    let model = Model::load(&mesh, &anims, args.influences.into())?;
+    let files = model_args::resolve(args.model.as_deref(), &args.anims, args.mesh.as_deref())?;
+    let model = Model::load(&files.mesh, &files.anims, args.influences.into())?;
+    let spec = CrowdSpec {
+        instances: args.instances(),
+        seed: args.seed,
+        spacing: args.spacing,
+        clip: starting_clip(&model, args.clip.as_deref())?,
+        blend_time: args.blend_time,
+        cpu_skinning: args.cpu_skinning,
+    };
+    let counts = if args.headless {
+        headless::run(args, &model, spec)?
+    } else {
+        window::run(args, &model, spec)?
+    };
+    report_validation(counts.as_deref())
+}
+
+/// `--clip NAME` as an index into the model's clips.
+fn starting_clip(model: &Model, name: Option<&str>) -> Result<Option<u32>, AppError> {
+    let Some(name) = name else {
+        return Ok(None);
+    };
+    let names: Vec<&str> = model.clips.iter().map(|c| c.name.as_str()).collect();
+    match names.iter().position(|&n| n == name) {
+        Some(index) => Ok(Some(index as u32)),
+        None if names.is_empty() => Err(AppError::Arguments(format!(
+            "--clip {name}: the model has no clips (name .md5anim files after the mesh)"
+        ))),
+        None => Err(AppError::Arguments(format!(
+            "--clip {name}: no such clip; the clips are: {}",
+            names.join(", ")
+        ))),
+    }
+}
+
+/// The one start-up line: what runs where.
+fn log_summary(ctx: &Context, model: &Model, instances: u32) {
+    let clips: Vec<&str> = model.clips.iter().map(|c| c.name.as_str()).collect();
     log::info!(
-        "{}: {} joints, {} meshes, {} triangles, {} clip(s)",
-        mesh.display(),
+        "{}: {}, {} joints, {} meshes, {} triangles, {} clip(s) ({}), {} instance(s)",
+        ctx.device_name,
+        model.mesh_path.display(),
         model.skeleton.joint_count(),
         model.meshes.len(),
         model.triangle_count(),
-        model.clips.len()
+        clips.len(),
+        clips.join(", "),
+        instances
     );
-    let counts = if args.headless {
-        headless::run(args, &model)?
-    } else {
-        window::run(args, &model)?
+}
+
+/// The crowd and a renderer for it, once the device is known to hold its
+/// per-instance buffers (checked before the CPU side is built, whose
+/// memory grows with the crowd too).
+fn build_crowd(
+    ctx: &Context,
+    model: &Model,
+    spec: CrowdSpec,
+    extent: vk::Extent2D,
+) -> Result<(CrowdState, Renderer), AppError> {
+    let buffers = memory::per_instance_buffers(model, spec.cpu_skinning);
+    let fit = memory::instances_that_fit(&buffers, &DeviceLimits::of(ctx));
+    let too_large = |fit: u64, limit: String| AppError::CrowdTooLarge {
+        instances: spec.instances,
+        fit,
+        limit,
     };
-    report_validation(counts.as_deref())
+    if u64::from(spec.instances) > fit.instances {
+        return Err(too_large(fit.instances, fit.limit));
+    }
+    let crowd = CrowdState::new(model, spec);
+    let desc = RendererDesc {
+        extent,
+        cpu_skinning: spec.cpu_skinning,
+    };
+    match Renderer::new(ctx, model, &crowd.placements, &desc) {
+        Ok(renderer) => Ok((crowd, renderer)),
+        // The limits allowed it, but the heap is shared (the model, other
+        // programs): half as many is the next thing to try.
+        Err(error) if is_out_of_memory(&error) => Err(too_large(
+            u64::from(spec.instances / 2),
+            format!("{error}, as its memory heap is shared with the model and other programs"),
+        )),
+        Err(error) => Err(error.into()),
+    }
+}
+
+fn is_out_of_memory(error: &GpuError) -> bool {
+    match error {
+        GpuError::Allocation { source, .. } => {
+            matches!(source, gpu_allocator::AllocationError::OutOfMemory)
+        }
+        GpuError::Vulkan { result, .. } => matches!(
+            *result,
+            vk::Result::ERROR_OUT_OF_DEVICE_MEMORY | vk::Result::ERROR_OUT_OF_HOST_MEMORY
+        ),
+        _ => false,
+    }
 }
 
 /// `--validate` insists on the layer; debug builds use it when present.
@@ -103,27 +231,4 @@ fn report_validation(counts: Option<&MessageCounts>) -> Result<(), AppError> {
 /// The validation counters to report at exit, when validation is on.
 fn validation_counts(ctx: &crate::gpu::Context) -> Option<Arc<MessageCounts>> {
     ctx.validation_enabled.then(|| ctx.message_counts.clone())
-}
-
-/// The mesh and clips to load: as given, or the shipped character with
-/// every clip beside it.
-fn model_paths(args: &RenderArgs) -> Result<(PathBuf, Vec<PathBuf>), AppError> {
-    if let Some(mesh) = &args.mesh {
-        return Ok((mesh.clone(), args.anims.clone()));
-    }
-    let mesh = PathBuf::from(render_args::DEFAULT_MESH);
-    if !mesh.is_file() {
-        return Err(AppError::Arguments(format!(
-            "no MESH given and the shipped character {} is not here (run from the repository root)",
-            mesh.display()
-        )));
-    }
-    let folder = mesh.parent().unwrap_or(Path::new("."));
-    let mut anims: Vec<PathBuf> = std::fs::read_dir(folder)
-        .map_err(|e| AppError::Arguments(format!("{}: {e}", folder.display())))?
-        .filter_map(|entry| entry.ok().map(|e| e.path()))
-        .filter(|path| path.extension().is_some_and(|ext| ext == "md5anim"))
-        .collect();
-    anims.sort();
-    Ok((mesh, anims))
 }

@@ -6,18 +6,32 @@ use std::path::PathBuf;
 use crate::gpu::passes::crowd_draw::SkinningMode;
 use crate::skin::InfluenceLimit;
 
-/// Where the shipped character lives, relative to the working directory.
-pub const DEFAULT_MESH: &str = "assets/crowdling.md5mesh";
+/// Crowd size when `--instances` is not given: a window shows off a crowd;
+/// a headless render defaults to one character, the view tests compare.
+pub const WINDOW_INSTANCES: u32 = 64;
+pub const HEADLESS_INSTANCES: u32 = 1;
 
 #[derive(clap::Args, Clone, Debug)]
 pub struct RenderArgs {
-    /// The .md5mesh to draw [default: assets/crowdling.md5mesh, with every
-    /// .md5anim beside it]
-    #[arg(value_name = "MESH")]
-    pub mesh: Option<PathBuf>,
-    /// Clips for the mesh; the first one plays.
-    #[arg(value_name = "ANIM")]
+    /// An .md5mesh, or a directory holding one: its md5mesh and every
+    /// .md5anim beside it, by name [default: the shipped character, assets/]
+    #[arg(value_name = "MESH.md5mesh | DIR")]
+    pub model: Option<PathBuf>,
+    /// Clips for the mesh (instead of a directory's own)
+    #[arg(value_name = "ANIM.md5anim")]
     pub anims: Vec<PathBuf>,
+    /// The md5mesh to draw from a directory holding several (file name,
+    /// with or without .md5mesh).
+    #[arg(long, value_name = "NAME")]
+    pub mesh: Option<String>,
+    /// The clip everyone starts with, named after its file (walk.md5anim
+    /// is "walk") [default: a seeded mix, the first character plays the
+    /// first clip]
+    #[arg(long, value_name = "NAME")]
+    pub clip: Option<String>,
+    /// Seconds a clip switch crossfades over.
+    #[arg(long, value_name = "SECONDS", default_value_t = 0.25, value_parser = seconds, allow_negative_numbers = true)]
+    pub blend_time: f32,
     /// Render offscreen without a window (needs --screenshot to keep the result).
     #[arg(long)]
     pub headless: bool,
@@ -35,9 +49,15 @@ pub struct RenderArgs {
     /// 1/60 s each. Headless only: a window plays in real time from 0.
     #[arg(long, value_name = "SECONDS", default_value_t = 0.0)]
     pub time: f32,
-    /// Characters in the crowd, placed on a grid.
-    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=100_000))]
-    pub instances: u32,
+    /// Characters in the crowd, on a square grid [default: 64 in a window,
+    /// 1 headless]. The GPU's memory is the limit; asking for more than fit
+    /// says how many would.
+    #[arg(long, value_name = "N", value_parser = count)]
+    pub instances: Option<u32>,
+    /// Distance between neighbours on the grid, in model units [default:
+    /// 1.5 times the model's footprint]
+    #[arg(long, value_name = "UNITS", value_parser = distance, allow_negative_numbers = true)]
+    pub spacing: Option<f32>,
     /// Seed for the crowd's placement, clips, phases and tints.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
@@ -52,22 +72,35 @@ pub struct RenderArgs {
     /// Present without waiting for vertical sync (MAILBOX or IMMEDIATE when offered).
     #[arg(long)]
     pub no_vsync: bool,
-    /// How vertices blend their joints' transforms (key L toggles).
+    /// How vertices blend their joints' transforms.
     #[arg(long, value_enum, default_value_t = SkinningMode::Linear)]
     pub skinning: SkinningMode,
     /// Skin on the CPU (the reference implementation) and draw through the
     /// same pipeline with identity joint transforms.
     #[arg(long)]
     pub cpu_skinning: bool,
-    /// Draw the skeleton over the characters (key K toggles).
+    /// Draw the skeleton over the characters.
     #[arg(long)]
     pub skeleton: bool,
+    /// Draw triangle edges only (needs the GPU's fillModeNonSolid feature).
+    #[arg(long)]
+    pub wireframe: bool,
     /// Joint influences kept per vertex.
     #[arg(long, value_enum, default_value_t = Influences::Four)]
     pub influences: Influences,
     /// Test hook: drive the window through resizes and a minimisation.
     #[arg(long, hide = true)]
     pub exercise_window: bool,
+}
+
+impl RenderArgs {
+    pub fn instances(&self) -> u32 {
+        self.instances.unwrap_or(if self.headless {
+            HEADLESS_INSTANCES
+        } else {
+            WINDOW_INSTANCES
+        })
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -84,5 +117,29 @@ impl From<Influences> for InfluenceLimit {
             Influences::Four => InfluenceLimit::Four,
             Influences::Eight => InfluenceLimit::Eight,
         }
+    }
+}
+
+/// A whole number, 1 or more.
+fn count(text: &str) -> Result<u32, String> {
+    match text.parse::<u32>() {
+        Ok(value) if value > 0 => Ok(value),
+        _ => Err(format!("expected a whole number from 1 to {}", u32::MAX)),
+    }
+}
+
+/// A finite, non-negative number of seconds.
+fn seconds(text: &str) -> Result<f32, String> {
+    match text.parse::<f32>() {
+        Ok(value) if value.is_finite() && value >= 0.0 => Ok(value),
+        _ => Err("expected a number of seconds, 0 or more".into()),
+    }
+}
+
+/// A finite, positive length.
+fn distance(text: &str) -> Result<f32, String> {
+    match text.parse::<f32>() {
+        Ok(value) if value.is_finite() && value > 0.0 => Ok(value),
+        _ => Err("expected a positive number".into()),
     }
 }

@@ -2,8 +2,7 @@
 //! continuously, recreates the swapchain when the window changes, and stops
 //! rendering (and waiting on the GPU) while it is minimised.
 //!
-//! Keys: Esc quits, Space pauses, K toggles the skeleton, L switches between
-//! linear and dual quaternion skinning. Left-drag orbits, the wheel zooms.
+//! Input is mapped in [`super::controls`], which also lists the controls.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -13,18 +12,18 @@ use gpu_allocator::MemoryLocation;
 use raw_window_handle::{HasDisplayHandle, HasWindowHandle};
 use winit::application::ApplicationHandler;
 use winit::dpi::{PhysicalPosition, PhysicalSize};
-use winit::event::{ElementState, KeyEvent, MouseButton, MouseScrollDelta, WindowEvent};
+use winit::event::{ElementState, MouseButton, MouseScrollDelta, WindowEvent};
 use winit::event_loop::{ActiveEventLoop, ControlFlow, EventLoop};
-use winit::keyboard::{KeyCode, PhysicalKey};
 use winit::window::{Window, WindowId};
 
 use super::camera::{self, OrbitCamera};
-use super::crowd_state::CrowdState;
-use super::{validation, validation_counts, AppError, RenderArgs};
+use super::controls::{self, Action, FlyKeys};
+use super::crowd_state::{CrowdSpec, CrowdState};
+use super::{build_crowd, log_summary, validation, validation_counts, AppError, RenderArgs};
 use crate::gpu::debug::MessageCounts;
 use crate::gpu::frame::{self, Frame, FRAMES_IN_FLIGHT};
 use crate::gpu::passes::crowd_draw::SkinningMode;
-use crate::gpu::renderer::{FrameInput, Renderer, RendererDesc};
+use crate::gpu::renderer::{FrameInput, Renderer};
 use crate::gpu::resources::{self, Buffer};
 use crate::gpu::swapchain::{self, Acquired, Swapchain};
 use crate::gpu::{output, Context, ContextDesc};
@@ -34,8 +33,14 @@ use crate::model::Model;
 const ORBIT_SPEED: f32 = 0.008;
 /// Distance factor per wheel line.
 const ZOOM_STEP: f32 = 0.9;
+/// Fly speed, in orbit distances per second.
+const FLY_SPEED: f32 = 0.6;
 
-pub fn run(args: &RenderArgs, model: &Model) -> Result<Option<Arc<MessageCounts>>, AppError> {
+pub fn run(
+    args: &RenderArgs,
+    model: &Model,
+    spec: CrowdSpec,
+) -> Result<Option<Arc<MessageCounts>>, AppError> {
     if args.screenshot.is_some() && args.frames.is_none() {
         return Err(AppError::Arguments(
             "--screenshot with a window needs --frames (the frame to save is the last one)".into(),
@@ -45,6 +50,7 @@ pub fn run(args: &RenderArgs, model: &Model) -> Result<Option<Arc<MessageCounts>
     let mut app = App {
         args,
         model,
+        spec,
         live: None,
         outcome: Ok(None),
     };
@@ -61,6 +67,8 @@ pub fn run(args: &RenderArgs, model: &Model) -> Result<Option<Arc<MessageCounts>
 struct App<'a> {
     args: &'a RenderArgs,
     model: &'a Model,
+    /// The crowd to start with.
+    spec: CrowdSpec,
     /// Exists between `resumed` and exit.
     live: Option<Live>,
     /// The first error ends the loop; with validation on, the counters.
@@ -82,13 +90,35 @@ struct Live {
     camera: OrbitCamera,
     skinning_mode: SkinningMode,
     show_skeleton: bool,
+    wireframe: bool,
     paused: bool,
     animation_time: f32,
     last_frame: Instant,
     frames_drawn: u32,
-    drag_from: Option<PhysicalPosition<f64>>,
+    /// What the held mouse button does, and where the cursor was.
+    drag: Option<(Drag, PhysicalPosition<f64>)>,
     cursor: PhysicalPosition<f64>,
+    fly: FlyKeys,
     exercise: Option<Exercise>,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Drag {
+    Orbit,
+    Pan,
+}
+
+/// What the window shows besides the picture (see [`Live::stats`]).
+pub struct ViewStats<'m> {
+    /// The clip everyone plays; `None` while clips are mixed.
+    pub clip: Option<&'m str>,
+    /// Instances whose bounds reach into the view (the CPU culling test).
+    pub visible_instances: usize,
+    pub total_instances: usize,
+    /// Every instance is drawn, visible or not, until the GPU culls.
+    pub triangles_drawn: u64,
+    pub skinning_mode: SkinningMode,
+    pub paused: bool,
 }
 
 impl ApplicationHandler for App<'_> {
@@ -96,7 +126,7 @@ impl ApplicationHandler for App<'_> {
         if self.live.is_some() {
             return;
         }
-        match Live::new(event_loop, self.args, self.model) {
+        match Live::new(event_loop, self.args, self.model, self.spec) {
             Ok(live) => self.live = Some(live),
             Err(error) => {
                 self.outcome = Err(error);
@@ -118,33 +148,48 @@ impl ApplicationHandler for App<'_> {
                 live.on_resize(size);
                 Ok(())
             }
-            WindowEvent::KeyboardInput {
-                event:
-                    KeyEvent {
-                        physical_key: PhysicalKey::Code(key),
-                        state: ElementState::Pressed,
-                        repeat: false,
-                        ..
-                    },
-                ..
-            } => {
-                live.on_key(key, event_loop);
+            WindowEvent::KeyboardInput { event, .. } => {
+                if !live.fly.update(&event) && event.state == ElementState::Pressed && !event.repeat
+                {
+                    if let Some(action) = controls::action_for(&event.logical_key) {
+                        return self.act(action, event_loop);
+                    }
+                }
                 Ok(())
             }
-            WindowEvent::MouseInput {
-                button: MouseButton::Left,
-                state,
-                ..
-            } => {
-                live.drag_from = (state == ElementState::Pressed).then_some(live.cursor);
+            WindowEvent::Focused(false) => {
+                live.fly.release_all();
+                live.drag = None;
+                Ok(())
+            }
+            WindowEvent::MouseInput { button, state, .. } => {
+                let drag = match button {
+                    MouseButton::Left => Some(Drag::Orbit),
+                    MouseButton::Right | MouseButton::Middle => Some(Drag::Pan),
+                    _ => None,
+                };
+                match (drag, state) {
+                    (Some(drag), ElementState::Pressed) => live.drag = Some((drag, live.cursor)),
+                    (Some(drag), ElementState::Released)
+                        if live.drag.is_some_and(|(held, _)| held == drag) =>
+                    {
+                        live.drag = None
+                    }
+                    _ => {}
+                }
                 Ok(())
             }
             WindowEvent::CursorMoved { position, .. } => {
-                if let Some(from) = live.drag_from {
-                    let (dx, dy) = (position.x - from.x, position.y - from.y);
-                    live.camera
-                        .orbit(-dx as f32 * ORBIT_SPEED, dy as f32 * ORBIT_SPEED);
-                    live.drag_from = Some(position);
+                if let Some((drag, from)) = live.drag {
+                    let (dx, dy) = ((position.x - from.x) as f32, (position.y - from.y) as f32);
+                    match drag {
+                        Drag::Orbit => live.camera.orbit(-dx * ORBIT_SPEED, dy * ORBIT_SPEED),
+                        Drag::Pan => {
+                            let height = live.window.inner_size().height.max(1) as f32;
+                            live.camera.pan(dx, dy, height);
+                        }
+                    }
+                    live.drag = Some((drag, position));
                 }
                 live.cursor = position;
                 Ok(())
@@ -200,11 +245,62 @@ impl ApplicationHandler for App<'_> {
     }
 }
 
+impl App<'_> {
+    /// Handles a key's action; the error ends the loop like a draw's would.
+    fn act(&mut self, action: Action, event_loop: &ActiveEventLoop) {
+        let Some(live) = self.live.as_mut() else {
+            return;
+        };
+        let model = self.model;
+        let clip_count = model.clips.len();
+        let play = |live: &mut Live, clip: Option<u32>| match clip {
+            Some(clip) if (clip as usize) < clip_count => {
+                live.crowd.play_everywhere(clip, live.animation_time)
+            }
+            Some(clip) => log::warn!("no clip {}: the model has {clip_count}", clip + 1),
+            None => log::warn!("the model has no clips"),
+        };
+        match action {
+            Action::Quit => event_loop.exit(),
+            Action::Pause => live.paused = !live.paused,
+            Action::PreviousClip => play(live, live.crowd.stepped_clip(-1, clip_count)),
+            Action::NextClip => play(live, live.crowd.stepped_clip(1, clip_count)),
+            Action::Clip(clip) => play(live, Some(clip)),
+            Action::DoubleCrowd => {
+                let count = live.crowd.spec.instances.saturating_mul(2);
+                if let Err(error) = live.resize_crowd(model, count) {
+                    self.outcome = Err(error);
+                    event_loop.exit();
+                }
+            }
+            Action::HalveCrowd => {
+                let count = (live.crowd.spec.instances / 2).max(1);
+                if let Err(error) = live.resize_crowd(model, count) {
+                    self.outcome = Err(error);
+                    event_loop.exit();
+                }
+            }
+            Action::Skeleton => live.show_skeleton = !live.show_skeleton,
+            Action::Skinning => live.skinning_mode = live.skinning_mode.toggled(),
+            Action::Wireframe if live.ctx.wireframe => live.wireframe = !live.wireframe,
+            Action::Wireframe => log::warn!(
+                "no wireframe: {} lacks the fillModeNonSolid feature",
+                live.ctx.device_name
+            ),
+            Action::ResetCamera => live.frame_crowd(),
+        }
+        if let Some(live) = &self.live {
+            live.log_view(model);
+        }
+    }
+}
+
 impl Live {
     fn new(
         event_loop: &ActiveEventLoop,
         args: &RenderArgs,
         model: &Model,
+        spec: CrowdSpec,
     ) -> Result<Live, AppError> {
         let attributes = Window::default_attributes()
             .with_title(format!("md5crowd - {}", model.mesh_path.display()))
@@ -223,27 +319,25 @@ impl Live {
             gpu_index: args.gpu,
             window: Some((display.as_raw(), handle.as_raw())),
         })?;
-        log::info!("GPU: {}", ctx.device_name);
-        let crowd = CrowdState::new(model, args.instances, args.seed, args.cpu_skinning);
+        log_summary(&ctx, model, spec.instances);
         let size = window.inner_size();
-        let renderer = Renderer::new(
-            &ctx,
-            model,
-            &crowd.placements,
-            &RendererDesc {
-                // Replaced by the swapchain's extent before the first frame.
-                extent: vk::Extent2D {
-                    width: size.width.max(1),
-                    height: size.height.max(1),
-                },
-                cpu_skinning: args.cpu_skinning,
-            },
-        )?;
-        let frames = frame::create_frames(&ctx)?;
+        // Replaced by the swapchain's extent before the first frame.
+        let extent = vk::Extent2D {
+            width: size.width.max(1),
+            height: size.height.max(1),
+        };
+        let (crowd, renderer) = build_crowd(&ctx, model, spec, extent)?;
+        let frames = match frame::create_frames(&ctx) {
+            Ok(frames) => frames,
+            Err(error) => {
+                renderer.destroy(&ctx);
+                return Err(error.into());
+            }
+        };
         Ok(Live {
-            camera: OrbitCamera::framing(&crowd.world_bounds),
+            // Fitted again to the swapchain's aspect before the first frame.
+            camera: OrbitCamera::framing(crowd.outline(), 1.0, crowd.instances.len() > 1),
             window,
-            ctx,
             renderer,
             frames,
             swapchain: None,
@@ -252,14 +346,90 @@ impl Live {
             crowd,
             skinning_mode: args.skinning,
             show_skeleton: args.skeleton,
+            wireframe: args.wireframe && ctx.wireframe,
             paused: false,
             animation_time: 0.0,
             last_frame: Instant::now(),
             frames_drawn: 0,
-            drag_from: None,
+            drag: None,
             cursor: PhysicalPosition::default(),
+            fly: FlyKeys::default(),
             exercise: args.exercise_window.then(Exercise::default),
+            ctx,
         })
+    }
+
+    /// What the window title shows.
+    pub fn stats<'m>(&self, model: &'m Model) -> ViewStats<'m> {
+        let total = self.crowd.instances.len();
+        ViewStats {
+            clip: self.crowd.clip_name(model),
+            visible_instances: self
+                .crowd
+                .visible_instances(self.camera.view_projection(self.aspect())),
+            total_instances: total,
+            triangles_drawn: total as u64 * model.triangle_count() as u64,
+            skinning_mode: self.skinning_mode,
+            paused: self.paused,
+        }
+    }
+
+    /// One line after each key, so a change is on record.
+    fn log_view(&self, model: &Model) {
+        let stats = self.stats(model);
+        log::info!(
+            "clip {}, {}/{} instances visible, {} triangles, {:?} skinning{}{}{}",
+            stats.clip.unwrap_or("mixed"),
+            stats.visible_instances,
+            stats.total_instances,
+            stats.triangles_drawn,
+            stats.skinning_mode,
+            if stats.paused { ", paused" } else { "" },
+            if self.show_skeleton { ", skeleton" } else { "" },
+            if self.wireframe { ", wireframe" } else { "" },
+        );
+    }
+
+    fn aspect(&self) -> f32 {
+        let extent = self.renderer.extent;
+        extent.width as f32 / extent.height as f32
+    }
+
+    /// The start view, fitted to the crowd.
+    fn frame_crowd(&mut self) {
+        self.camera = OrbitCamera::framing(
+            self.crowd.outline(),
+            self.aspect(),
+            self.crowd.instances.len() > 1,
+        );
+    }
+
+    /// A new crowd of `count` and a renderer for it; a crowd the GPU cannot
+    /// hold is a warning, and the current one stays.
+    fn resize_crowd(&mut self, model: &Model, count: u32) -> Result<(), AppError> {
+        if count == self.crowd.spec.instances {
+            return Ok(());
+        }
+        // The renderer's buffers are in use by frames in flight.
+        self.ctx.wait_idle()?;
+        let spec = CrowdSpec {
+            instances: count,
+            ..self.crowd.spec
+        };
+        match build_crowd(&self.ctx, model, spec, self.renderer.extent) {
+            Ok((crowd, renderer)) => {
+                std::mem::replace(&mut self.renderer, renderer).destroy(&self.ctx);
+                self.crowd = crowd;
+                // Same view direction, the new crowd in view.
+                self.camera.fit(self.crowd.outline(), self.aspect());
+                Ok(())
+            }
+            Err(error @ AppError::CrowdTooLarge { .. }) => {
+                log::warn!("{error}");
+                Ok(())
+            }
+            Err(error) => Err(error),
+        }
     }
 
     fn minimised(&self) -> bool {
@@ -274,19 +444,6 @@ impl Live {
     fn on_resize(&mut self, size: PhysicalSize<u32>) {
         log::debug!("window resized to {}x{}", size.width, size.height);
         self.swapchain_stale = true;
-    }
-
-    fn on_key(&mut self, key: KeyCode, event_loop: &ActiveEventLoop) {
-        match key {
-            KeyCode::Escape => event_loop.exit(),
-            KeyCode::Space => self.paused = !self.paused,
-            KeyCode::KeyK => self.show_skeleton = !self.show_skeleton,
-            KeyCode::KeyL => {
-                self.skinning_mode = self.skinning_mode.toggled();
-                log::info!("skinning: {:?}", self.skinning_mode);
-            }
-            _ => {}
-        }
     }
 
     /// Makes the swapchain match the window; false while there is nothing
@@ -316,6 +473,9 @@ impl Live {
         if extent != self.renderer.extent {
             self.renderer.resize(&self.ctx, extent)?;
         }
+        if self.frames_drawn == 0 {
+            self.frame_crowd();
+        }
         self.swapchain_stale = false;
         Ok(true)
     }
@@ -343,10 +503,12 @@ impl Live {
         };
 
         let now = Instant::now();
-        if !self.paused {
-            self.animation_time += (now - self.last_frame).as_secs_f32();
-        }
+        let elapsed = (now - self.last_frame).as_secs_f32();
         self.last_frame = now;
+        if !self.paused {
+            self.animation_time += elapsed;
+        }
+        self.camera.fly(self.fly.direction() * FLY_SPEED * elapsed);
         self.crowd.animate(model, self.animation_time);
 
         let last = args.frames.is_some_and(|n| self.frames_drawn + 1 == n);
@@ -377,6 +539,7 @@ impl Live {
                 cpu_skinned: self.crowd.cpu_skinned.as_deref(),
                 skinning_mode: self.skinning_mode,
                 show_skeleton: self.show_skeleton,
+                wireframe: self.wireframe,
             },
         );
         output::record_blit_to_swapchain(
