@@ -1,14 +1,16 @@
-//! The crowd as the renderer needs it each frame: placements for the GPU,
-//! every instance's skinning transforms from the CPU reference jobs
-//! ([`crate::crowd::animate_crowd`]), and for the yardstick path the
-//! vertices skinned on the CPU too.
+//! The crowd as the renderer needs it each frame: placements and animation
+//! state for the GPU, and, with CPU animation, every instance's skinning
+//! transforms from the reference jobs ([`crate::crowd::animate_crowd`]) and
+//! for the yardstick path the vertices skinned on the CPU too.
 
 use glam::{Vec3, Vec4};
 
 use crate::anim::SkinningTransform;
 use crate::crowd::{self, CrowdLayout, Instance};
+use crate::gpu::animation_data::InstanceAnimation;
 use crate::gpu::gpu_model::{self, SurfaceVertex};
-use crate::gpu::renderer::CrowdInstance;
+use crate::gpu::passes::crowd_draw::SkinningMode;
+use crate::gpu::renderer::{Animation, CrowdInstance, FrameInput, FrameUniforms};
 use crate::md5::Bounds;
 use crate::model::Model;
 use crate::skin;
@@ -19,8 +21,17 @@ pub struct CrowdState {
     pub placements: Vec<CrowdInstance>,
     /// World-space box around every instance, for framing the camera.
     pub world_bounds: Bounds,
-    /// `instances.len() * joint_count`, instance-major: the GPU's input.
-    pub skinning_transforms: Vec<SkinningTransform>,
+    pub animation: Animation,
+    /// `instances` as animate.comp and cull.comp read them; re-uploaded
+    /// when `instances_version` changes.
+    instance_animation: Vec<InstanceAnimation>,
+    instances_version: u64,
+    /// Seconds a crossfade between clips lasts.
+    pub blend_time: f32,
+    /// The global time of the last `animate` call.
+    pub time: f32,
+    /// CPU animation only: `instances.len() * joint_count`, instance-major.
+    skinning_transforms: Vec<SkinningTransform>,
     /// Skinned surface vertices of every instance (CPU skinning only).
     pub cpu_skinned: Option<Vec<SurfaceVertex>>,
     skinned_positions: Vec<Vec3>,
@@ -32,7 +43,13 @@ impl CrowdState {
     /// Instance 0 is the one a single-character view shows: it faces the
     /// camera (+X), plays the first clip from its start at normal speed,
     /// and keeps its texture's colours, so `--time T` shows frame T of it.
-    pub fn new(model: &Model, count: u32, seed: u64, cpu_skinning: bool) -> CrowdState {
+    pub fn new(
+        model: &Model,
+        count: u32,
+        seed: u64,
+        animation: Animation,
+        cpu_skinning: bool,
+    ) -> CrowdState {
         let model_bounds = model_bounds(model);
         let size = model_bounds.max - model_bounds.min;
         let layout = CrowdLayout {
@@ -86,10 +103,19 @@ impl CrowdState {
         let vertex_count: usize = gpu_model::drawn_meshes(model)
             .map(|m| m.vertex_count())
             .sum();
+        let transform_count = match animation {
+            Animation::Cpu => instances.len() * joint_count,
+            Animation::Gpu | Animation::Off => 0,
+        };
         CrowdState {
             placements,
             world_bounds,
-            skinning_transforms: vec![SkinningTransform::default(); instances.len() * joint_count],
+            animation,
+            instance_animation: instances.iter().map(InstanceAnimation::from).collect(),
+            instances_version: 0,
+            blend_time: 0.25,
+            time: 0.0,
+            skinning_transforms: vec![SkinningTransform::default(); transform_count],
             cpu_skinned: cpu_skinning
                 .then(|| vec![SurfaceVertex::default(); instances.len() * vertex_count]),
             instances,
@@ -98,15 +124,19 @@ impl CrowdState {
         }
     }
 
-    /// Poses every instance at global `time`.
+    /// Moves the crowd to global `time`; with CPU animation, poses every
+    /// instance (GPU animation does that in animate.comp).
     pub fn animate(&mut self, model: &Model, time: f32) {
-        // No clip switches yet, hence no crossfade time.
+        self.time = time;
+        if self.animation != Animation::Cpu {
+            return;
+        }
         crowd::animate_crowd(
             &model.skeleton,
             &model.clips,
             &self.instances,
             time,
-            0.0,
+            self.blend_time,
             &mut self.skinning_transforms,
         );
         if let Some(out) = self.cpu_skinned.as_mut() {
@@ -136,18 +166,33 @@ impl CrowdState {
     }
 }
 
+impl CrowdState {
+    /// What the renderer needs for this frame, with `uniforms` completed by
+    /// the crowd's clock.
+    pub fn frame_input(
+        &self,
+        mut uniforms: FrameUniforms,
+        skinning_mode: SkinningMode,
+        show_skeleton: bool,
+    ) -> FrameInput<'_> {
+        uniforms.time = self.time;
+        uniforms.blend_time = self.blend_time;
+        FrameInput {
+            uniforms,
+            instances: &self.instance_animation,
+            instances_version: self.instances_version,
+            skinning_transforms: (self.animation == Animation::Cpu)
+                .then_some(&self.skinning_transforms[..]),
+            cpu_skinned: self.cpu_skinned.as_deref(),
+            skinning_mode,
+            show_skeleton,
+        }
+    }
+}
+
 /// The bind-pose vertices' box, grown by every clip's per-frame bounds.
 fn model_bounds(model: &Model) -> Bounds {
-    let empty = Bounds {
-        min: Vec3::splat(f32::INFINITY),
-        max: Vec3::splat(f32::NEG_INFINITY),
-    };
-    let vertices = gpu_model::drawn_meshes(model)
-        .flat_map(|m| &m.positions)
-        .map(|&p| Bounds { min: p, max: p });
-    let clips = model.clips.iter().map(|c| c.bounds_union());
-    vertices.chain(clips).fold(empty, |acc, b| Bounds {
-        min: acc.min.min(b.min),
-        max: acc.max.max(b.max),
+    model.clips.iter().fold(model.bind_pose_bounds(), |acc, c| {
+        acc.union(c.bounds_union())
     })
 }

@@ -13,7 +13,7 @@ use super::crowd_state::CrowdState;
 use super::{validation, validation_counts, AppError, RenderArgs};
 use crate::gpu::debug::MessageCounts;
 use crate::gpu::frame::{self, Frame, FRAMES_IN_FLIGHT};
-use crate::gpu::renderer::{FrameInput, Renderer, RendererDesc};
+use crate::gpu::renderer::{Renderer, RendererDesc};
 use crate::gpu::resources::{self, Buffer};
 use crate::gpu::{output, Context, ContextDesc};
 use crate::model::Model;
@@ -32,13 +32,20 @@ pub fn run(args: &RenderArgs, model: &Model) -> Result<Option<Arc<MessageCounts>
         width: args.width,
         height: args.height,
     };
-    let mut crowd = CrowdState::new(model, args.instances, args.seed, args.cpu_skinning);
+    let mut crowd = CrowdState::new(
+        model,
+        args.instances,
+        args.seed,
+        args.animation(),
+        args.cpu_skinning,
+    );
     let mut renderer = Renderer::new(
         &ctx,
         model,
         &crowd.placements,
         &RendererDesc {
             extent,
+            animation: args.animation(),
             cpu_skinning: args.cpu_skinning,
         },
     )?;
@@ -105,13 +112,11 @@ fn render(
             ctx,
             cmd,
             slot,
-            &FrameInput {
-                uniforms: camera::frame_uniforms(&camera, aspect),
-                skinning_transforms: &crowd.skinning_transforms,
-                cpu_skinned: crowd.cpu_skinned.as_deref(),
-                skinning_mode: args.skinning,
-                show_skeleton: args.skeleton,
-            },
+            &crowd.frame_input(
+                camera::frame_uniforms(&camera, aspect),
+                args.skinning,
+                args.skeleton,
+            ),
         );
         if let (Some(readback), true) = (readback, index == count - 1) {
             output::record_readback(ctx, cmd, &renderer.color, readback);

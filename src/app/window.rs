@@ -24,7 +24,7 @@ use super::{validation, validation_counts, AppError, RenderArgs};
 use crate::gpu::debug::MessageCounts;
 use crate::gpu::frame::{self, Frame, FRAMES_IN_FLIGHT};
 use crate::gpu::passes::crowd_draw::SkinningMode;
-use crate::gpu::renderer::{FrameInput, Renderer, RendererDesc};
+use crate::gpu::renderer::{Renderer, RendererDesc};
 use crate::gpu::resources::{self, Buffer};
 use crate::gpu::swapchain::{self, Acquired, Swapchain};
 use crate::gpu::{output, Context, ContextDesc};
@@ -224,7 +224,13 @@ impl Live {
             window: Some((display.as_raw(), handle.as_raw())),
         })?;
         log::info!("GPU: {}", ctx.device_name);
-        let crowd = CrowdState::new(model, args.instances, args.seed, args.cpu_skinning);
+        let crowd = CrowdState::new(
+            model,
+            args.instances,
+            args.seed,
+            args.animation(),
+            args.cpu_skinning,
+        );
         let size = window.inner_size();
         let renderer = Renderer::new(
             &ctx,
@@ -236,6 +242,7 @@ impl Live {
                     width: size.width.max(1),
                     height: size.height.max(1),
                 },
+                animation: args.animation(),
                 cpu_skinning: args.cpu_skinning,
             },
         )?;
@@ -368,16 +375,11 @@ impl Live {
             &self.ctx,
             cmd,
             slot,
-            &FrameInput {
-                uniforms: camera::frame_uniforms(
-                    &self.camera,
-                    extent.width as f32 / extent.height as f32,
-                ),
-                skinning_transforms: &self.crowd.skinning_transforms,
-                cpu_skinned: self.crowd.cpu_skinned.as_deref(),
-                skinning_mode: self.skinning_mode,
-                show_skeleton: self.show_skeleton,
-            },
+            &self.crowd.frame_input(
+                camera::frame_uniforms(&self.camera, extent.width as f32 / extent.height as f32),
+                self.skinning_mode,
+                self.show_skeleton,
+            ),
         );
         output::record_blit_to_swapchain(
             &self.ctx,
