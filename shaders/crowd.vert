@@ -28,6 +28,12 @@ layout(set = 0, binding = 1) readonly buffer Instances {
 layout(set = 0, binding = 2) uniform Frame {
     FrameUniforms frame;
 };
+// cull.comp's compacted list of the instances that passed, in no particular
+// order. Draws are instanced over it: gl_InstanceIndex is a slot here.
+layout(set = 0, binding = 3) readonly buffer VisibleInstances {
+    uint visible_count;
+    uint visible_instances[];
+};
 
 layout(push_constant) uniform DrawConstants {
     uint joint_count;
@@ -39,7 +45,9 @@ layout(location = 1) out vec2 out_uv;
 layout(location = 2) flat out vec3 out_tint;
 
 void main() {
-    uint first = gl_InstanceIndex * draw.joint_count;
+    // Instanced over the visible list that cull.comp compacted.
+    uint instance = visible_instances[gl_InstanceIndex];
+    uint first = instance * draw.joint_count;
     uint joints[8] = uint[8](in_joints0.x, in_joints0.y, in_joints0.z, in_joints0.w,
                              in_joints1.x, in_joints1.y, in_joints1.z, in_joints1.w);
     float weights[8] = float[8](in_weights0.x, in_weights0.y, in_weights0.z, in_weights0.w,
@@ -47,7 +55,9 @@ void main() {
     uint influences = INFLUENCES_8 ? 8u : 4u;
 
     SkinnedPoint skinned;
-    if (draw.skinning_mode == SKINNING_DUAL_QUATERNION) {
+    if (draw.skinning_mode == SKINNING_NONE) {
+        skinned = SkinnedPoint(in_position, in_normal);
+    } else if (draw.skinning_mode == SKINNING_DUAL_QUATERNION) {
         vec4 pivot = skinning_transforms[first + joints[0]].rotation;
         DualQuaternion blend = DualQuaternion(vec4(0.0), vec4(0.0));
         for (uint i = 0u; i < influences; ++i) {
@@ -61,9 +71,9 @@ void main() {
         }
     }
 
-    CrowdInstance instance = instances[gl_InstanceIndex];
-    gl_Position = frame.view_projection * vec4(place_instance(instance, skinned.position), 1.0);
-    out_normal = rotate_yaw(instance.placement.w, skinned.normal);
+    CrowdInstance placed = instances[instance];
+    gl_Position = frame.view_projection * vec4(place_instance(placed, skinned.position), 1.0);
+    out_normal = rotate_yaw(placed.placement.w, skinned.normal);
     out_uv = in_uv;
-    out_tint = instance.tint.rgb;
+    out_tint = placed.tint.rgb;
 }

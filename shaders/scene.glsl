@@ -8,6 +8,12 @@ struct FrameUniforms {
     vec4 light_direction;  // xyz: unit vector towards the light
     vec4 light_color;      // rgb, linear
     vec4 ambient_color;    // rgb, linear
+    // The view frustum as six planes (xyz: inward unit normal, w: distance),
+    // extracted on the CPU from view_projection for cull.comp.
+    vec4 frustum_planes[6];
+    float time;            // seconds, the clock every instance's clip runs on
+    float blend_time;      // seconds a crossfade between clips lasts
+    vec2 padding;          // to the 16-byte multiple std140 rounds the block to
 };
 
 // Twin of Rust's gpu::renderer::CrowdInstance.

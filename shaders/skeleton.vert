@@ -19,13 +19,20 @@ layout(set = 0, binding = 1) readonly buffer Instances {
 layout(set = 0, binding = 2) uniform Frame {
     FrameUniforms frame;
 };
+// cull.comp's compacted list of the instances that passed, in no particular
+// order. Draws are instanced over it: gl_InstanceIndex is a slot here.
+layout(set = 0, binding = 3) readonly buffer VisibleInstances {
+    uint visible_count;
+    uint visible_instances[];
+};
 
 layout(push_constant) uniform DrawConstants {
     uint joint_count; // the first member of crowd.vert's DrawConstants
 } draw;
 
 void main() {
-    SkinningTransform t = skinning_transforms[gl_InstanceIndex * draw.joint_count + in_joint];
+    uint instance = visible_instances[gl_InstanceIndex];
+    SkinningTransform t = skinning_transforms[instance * draw.joint_count + in_joint];
     vec3 posed = quat_rotate(t.rotation, in_bind_position) + t.translation.xyz;
-    gl_Position = frame.view_projection * vec4(place_instance(instances[gl_InstanceIndex], posed), 1.0);
+    gl_Position = frame.view_projection * vec4(place_instance(instances[instance], posed), 1.0);
 }

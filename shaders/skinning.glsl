@@ -18,6 +18,8 @@ struct SkinningTransform {
 
 const uint SKINNING_LINEAR = 0u;
 const uint SKINNING_DUAL_QUATERNION = 1u;
+// The bind pose, unskinned: the ideal the benchmark compares skinning against.
+const uint SKINNING_NONE = 2u;
 
 struct SkinnedPoint {
     vec3 position;

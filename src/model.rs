@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::anim::{Clip, Skeleton};
-use crate::md5::{self, Md5Error};
+use crate::md5::{self, Bounds, Md5Error};
 use crate::skin::{InfluenceLimit, SkinnedMesh};
 
 #[derive(Clone, Debug)]
@@ -64,6 +64,14 @@ impl Model {
 
     pub fn triangle_count(&self) -> usize {
         self.meshes.iter().map(SkinnedMesh::triangle_count).sum()
+    }
+
+    /// The box around every drawn vertex in the bind pose.
+    pub fn bind_pose_bounds(&self) -> Bounds {
+        self.meshes
+            .iter()
+            .flat_map(|m| &m.positions)
+            .fold(Bounds::EMPTY, |b, &p| b.union(Bounds::point(p)))
     }
 
     pub fn vertex_count(&self) -> usize {

@@ -74,15 +74,8 @@ impl Clip {
     /// The box that holds the animated mesh at every frame: what culling
     /// needs when it does not know which frame an instance is on.
     pub fn bounds_union(&self) -> Bounds {
-        self.bounds.iter().fold(
-            Bounds {
-                min: Vec3::splat(f32::INFINITY),
-                max: Vec3::splat(f32::NEG_INFINITY),
-            },
-            |acc, b| Bounds {
-                min: acc.min.min(b.min),
-                max: acc.max.max(b.max),
-            },
-        )
+        self.bounds
+            .iter()
+            .fold(Bounds::EMPTY, |acc, b| acc.union(*b))
     }
 }

@@ -1,14 +1,16 @@
-//! The crowd as the renderer needs it each frame: placements for the GPU,
-//! every instance's skinning transforms from the CPU reference jobs
-//! ([`crate::crowd::animate_crowd`]), and for the yardstick path the
-//! vertices skinned on the CPU too.
+//! The crowd as the renderer needs it each frame: placements and animation
+//! state for the GPU, and, with CPU animation, every instance's skinning
+//! transforms from the reference jobs ([`crate::crowd::animate_crowd`]) and
+//! for the yardstick path the vertices skinned on the CPU too.
 
-use glam::{Mat4, Vec3, Vec4};
+use glam::{Vec3, Vec4};
 
 use crate::anim::SkinningTransform;
-use crate::crowd::{self, BoundingSphere, CrowdLayout, Frustum, Instance};
+use crate::crowd::{self, CrowdLayout, Instance};
+use crate::gpu::animation_data::InstanceAnimation;
 use crate::gpu::gpu_model::{self, SurfaceVertex};
-use crate::gpu::renderer::CrowdInstance;
+use crate::gpu::passes::crowd_draw::SkinningMode;
+use crate::gpu::renderer::{Animation, CrowdInstance, FrameInput, FrameUniforms};
 use crate::md5::Bounds;
 use crate::model::Model;
 use crate::skin;
@@ -24,6 +26,7 @@ pub struct CrowdSpec {
     pub clip: Option<u32>,
     /// Seconds a clip switch crossfades over.
     pub blend_time: f32,
+    pub animation: Animation,
     pub cpu_skinning: bool,
 }
 
@@ -32,17 +35,20 @@ pub struct CrowdState {
     pub instances: Vec<Instance>,
     /// `instances` as the vertex shader reads them.
     pub placements: Vec<CrowdInstance>,
-    /// `instances.len() * joint_count`, instance-major: the GPU's input.
-    pub skinning_transforms: Vec<SkinningTransform>,
+    /// `instances` as animate.comp and cull.comp read them; re-uploaded
+    /// when `instances_version` changes.
+    instance_animation: Vec<InstanceAnimation>,
+    instances_version: u64,
+    /// The global time of the last `animate` call.
+    pub time: f32,
+    /// CPU animation only: `instances.len() * joint_count`, instance-major.
+    skinning_transforms: Vec<SkinningTransform>,
     /// Skinned surface vertices of every instance (CPU skinning only).
     pub cpu_skinned: Option<Vec<SurfaceVertex>>,
     /// Per clip, the box its poses stay in (md5anim `bounds`), and the
     /// bind pose's for a model without clips.
     clip_bounds: Vec<Bounds>,
     bind_pose_bounds: Bounds,
-    /// The same as spheres, for the visibility count.
-    clip_spheres: Vec<BoundingSphere>,
-    bind_pose_sphere: BoundingSphere,
     skinned_positions: Vec<Vec3>,
     skinned_normals: Vec<Vec3>,
 }
@@ -53,10 +59,12 @@ impl CrowdState {
     /// `spec.clip`) from its start at normal speed, and keeps its texture's
     /// colours, so `--time T` shows frame T of it.
     pub fn new(model: &Model, spec: CrowdSpec) -> CrowdState {
-        let bind_pose_bounds = bind_pose_bounds(model);
+        let bind_pose_bounds = model.bind_pose_bounds();
         let clip_bounds: Vec<Bounds> = model.clips.iter().map(|c| c.bounds_union()).collect();
         // Spaced so that no two neighbours touch, whatever they play.
-        let footprint = clip_bounds.iter().fold(bind_pose_bounds, union);
+        let footprint = clip_bounds
+            .iter()
+            .fold(bind_pose_bounds, |a, &b| a.union(b));
         let size = footprint.max - footprint.min;
         let layout = CrowdLayout {
             instances: spec.instances as usize,
@@ -93,16 +101,21 @@ impl CrowdState {
         let vertex_count: usize = gpu_model::drawn_meshes(model)
             .map(|m| m.vertex_count())
             .sum();
+        let transform_count = match spec.animation {
+            Animation::Cpu => instances.len() * joint_count,
+            Animation::Gpu | Animation::Off => 0,
+        };
         CrowdState {
             spec,
             placements,
-            skinning_transforms: vec![SkinningTransform::default(); instances.len() * joint_count],
+            instance_animation: instances.iter().map(InstanceAnimation::from).collect(),
+            instances_version: 0,
+            time: 0.0,
+            skinning_transforms: vec![SkinningTransform::default(); transform_count],
             cpu_skinned: spec
                 .cpu_skinning
                 .then(|| vec![SurfaceVertex::default(); instances.len() * vertex_count]),
             instances,
-            clip_spheres: crowd::clip_spheres(&model.clips),
-            bind_pose_sphere: BoundingSphere::around(bind_pose_bounds),
             clip_bounds,
             bind_pose_bounds,
             skinned_positions: Vec::new(),
@@ -123,6 +136,8 @@ impl CrowdState {
         for instance in self.instances.iter_mut().filter(|i| i.clip != clip) {
             instance.switch_clip(clip, time);
         }
+        self.instance_animation = self.instances.iter().map(InstanceAnimation::from).collect();
+        self.instances_version += 1;
     }
 
     /// The clip `step` places after the one everyone (or else the first
@@ -153,24 +168,13 @@ impl CrowdState {
         })
     }
 
-    /// Instances whose bounding sphere reaches into the view at global
-    /// `time`: what frustum culling keeps.
-    pub fn visible_instances(&self, view_projection: Mat4) -> usize {
-        let frustum = Frustum::from_view_projection(view_projection);
-        self.instances
-            .iter()
-            .filter(|i| {
-                frustum.intersects_sphere(crowd::instance_sphere(
-                    i,
-                    &self.clip_spheres,
-                    self.bind_pose_sphere,
-                ))
-            })
-            .count()
-    }
-
-    /// Poses every instance at global `time`.
+    /// Moves the crowd to global `time`; with CPU animation, poses every
+    /// instance (GPU animation does that in animate.comp).
     pub fn animate(&mut self, model: &Model, time: f32) {
+        self.time = time;
+        if self.spec.animation != Animation::Cpu {
+            return;
+        }
         crowd::animate_crowd(
             &model.skeleton,
             &model.clips,
@@ -206,6 +210,32 @@ impl CrowdState {
     }
 }
 
+impl CrowdState {
+    /// What the renderer needs for this frame, with `uniforms` completed by
+    /// the crowd's clock.
+    pub fn frame_input(
+        &self,
+        mut uniforms: FrameUniforms,
+        skinning_mode: SkinningMode,
+        show_skeleton: bool,
+        wireframe: bool,
+    ) -> FrameInput<'_> {
+        uniforms.time = self.time;
+        uniforms.blend_time = self.spec.blend_time;
+        FrameInput {
+            uniforms,
+            instances: &self.instance_animation,
+            instances_version: self.instances_version,
+            skinning_transforms: (self.spec.animation == Animation::Cpu)
+                .then_some(&self.skinning_transforms[..]),
+            cpu_skinned: self.cpu_skinned.as_deref(),
+            skinning_mode,
+            show_skeleton,
+            wireframe,
+        }
+    }
+}
+
 fn corners(bounds: &Bounds) -> [Vec3; 8] {
     let (low, high) = (bounds.min, bounds.max);
     std::array::from_fn(|i| {
@@ -215,22 +245,4 @@ fn corners(bounds: &Bounds) -> [Vec3; 8] {
             if i & 4 == 0 { low.z } else { high.z },
         )
     })
-}
-
-fn union(a: Bounds, b: &Bounds) -> Bounds {
-    Bounds {
-        min: a.min.min(b.min),
-        max: a.max.max(b.max),
-    }
-}
-
-/// The box around the drawn meshes' bind-pose vertices.
-fn bind_pose_bounds(model: &Model) -> Bounds {
-    let empty = Bounds {
-        min: Vec3::splat(f32::INFINITY),
-        max: Vec3::splat(f32::NEG_INFINITY),
-    };
-    gpu_model::drawn_meshes(model)
-        .flat_map(|m| &m.positions)
-        .fold(empty, |acc, &p| union(acc, &Bounds { min: p, max: p }))
 }

@@ -13,7 +13,7 @@ use super::crowd_state::{CrowdSpec, CrowdState};
 use super::{build_crowd, log_summary, validation, validation_counts, AppError, RenderArgs};
 use crate::gpu::debug::MessageCounts;
 use crate::gpu::frame::{self, Frame, FRAMES_IN_FLIGHT};
-use crate::gpu::renderer::{FrameInput, Renderer};
+use crate::gpu::renderer::Renderer;
 use crate::gpu::resources::{self, Buffer};
 use crate::gpu::{output, Context, ContextDesc};
 use crate::model::Model;
@@ -106,14 +106,12 @@ fn render(
             ctx,
             cmd,
             slot,
-            &FrameInput {
-                uniforms: camera::frame_uniforms(&camera, aspect),
-                skinning_transforms: &crowd.skinning_transforms,
-                cpu_skinned: crowd.cpu_skinned.as_deref(),
-                skinning_mode: args.skinning,
-                show_skeleton: args.skeleton,
-                wireframe: args.wireframe,
-            },
+            &crowd.frame_input(
+                camera::frame_uniforms(&camera, aspect),
+                args.skinning,
+                args.skeleton,
+                args.wireframe,
+            ),
         );
         if let (Some(readback), true) = (readback, index == count - 1) {
             output::record_readback(ctx, cmd, &renderer.color, readback);

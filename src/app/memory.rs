@@ -3,18 +3,20 @@
 //! rather than a failed allocation halfway through building the renderer.
 //!
 //! Per instance the renderer keeps a placement, and per frame in flight the
-//! instance's skinning transforms (and, skinning on the CPU, its skinned
-//! vertices): [`per_instance_buffers`] mirrors `Renderer::new` and must
-//! change with it. Three device limits cap those buffers: the largest
-//! buffer, the largest storage-buffer binding, and the memory heaps.
+//! instance's animation state, skinning transforms and a slot in the
+//! visible list (and, skinning on the CPU, its skinned vertices):
+//! [`per_instance_buffers`] mirrors `Renderer::new` and must change with
+//! it. Three device limits cap those buffers: the largest buffer, the
+//! largest storage-buffer binding, and the memory heaps.
 
 use ash::vk;
 use gpu_allocator::MemoryLocation;
 
 use crate::anim::SkinningTransform;
+use crate::gpu::animation_data::InstanceAnimation;
 use crate::gpu::frame::FRAMES_IN_FLIGHT;
 use crate::gpu::gpu_model::{self, SurfaceVertex};
-use crate::gpu::renderer::CrowdInstance;
+use crate::gpu::renderer::{Animation, CrowdInstance};
 use crate::gpu::Context;
 use crate::model::Model;
 
@@ -30,41 +32,61 @@ pub struct InstanceBuffer {
     pub location: MemoryLocation,
 }
 
-pub fn per_instance_buffers(model: &Model, cpu_skinning: bool) -> Vec<InstanceBuffer> {
+pub fn per_instance_buffers(
+    model: &Model,
+    animation: Animation,
+    cpu_skinning: bool,
+) -> Vec<InstanceBuffer> {
     let joints = model.skeleton.joint_count() as u64;
     let vertices: u64 = gpu_model::drawn_meshes(model)
         .map(|m| m.vertex_count() as u64)
         .sum();
     let transforms = joints * size_of::<SkinningTransform>() as u64;
+    let frames = FRAMES_IN_FLIGHT as u64;
+    let storage = |name, bytes_per_instance, copies, location| InstanceBuffer {
+        name,
+        bytes_per_instance,
+        copies,
+        storage: true,
+        location,
+    };
     let mut buffers = vec![
-        InstanceBuffer {
-            name: "crowd instances",
-            bytes_per_instance: size_of::<CrowdInstance>() as u64,
-            copies: 1,
-            storage: true,
-            location: MemoryLocation::GpuOnly,
-        },
-        InstanceBuffer {
-            name: "skinning transforms",
-            bytes_per_instance: transforms,
-            copies: FRAMES_IN_FLIGHT as u64,
-            storage: true,
-            location: MemoryLocation::CpuToGpu,
-        },
+        storage(
+            "crowd instances",
+            size_of::<CrowdInstance>() as u64,
+            1,
+            MemoryLocation::GpuOnly,
+        ),
+        storage(
+            "skinning transforms",
+            transforms,
+            frames,
+            match animation {
+                Animation::Cpu => MemoryLocation::CpuToGpu,
+                Animation::Gpu | Animation::Off => MemoryLocation::GpuOnly,
+            },
+        ),
+        storage(
+            "instance animation",
+            size_of::<InstanceAnimation>() as u64,
+            frames,
+            MemoryLocation::CpuToGpu,
+        ),
+        storage("visible instances", 4, frames, MemoryLocation::GpuOnly),
     ];
     if cpu_skinning {
         buffers.extend([
-            InstanceBuffer {
-                name: "identity skinning transforms",
-                bytes_per_instance: transforms,
-                copies: 1,
-                storage: true,
-                location: MemoryLocation::GpuOnly,
-            },
+            storage(
+                "identity skinning transforms",
+                transforms,
+                1,
+                MemoryLocation::GpuOnly,
+            ),
+            storage("visible instances (all)", 4, 1, MemoryLocation::GpuOnly),
             InstanceBuffer {
                 name: "CPU-skinned vertices",
                 bytes_per_instance: vertices * size_of::<SurfaceVertex>() as u64,
-                copies: FRAMES_IN_FLIGHT as u64,
+                copies: frames,
                 storage: false,
                 location: MemoryLocation::CpuToGpu,
             },

@@ -109,6 +109,7 @@ pub fn run(args: &RenderArgs) -> Result<(), AppError> {
         spacing: args.spacing,
         clip: starting_clip(&model, args.clip.as_deref())?,
         blend_time: args.blend_time,
+        animation: args.animation(),
         cpu_skinning: args.cpu_skinning,
     };
     let counts = if args.headless {
@@ -162,7 +163,7 @@ fn build_crowd(
     spec: CrowdSpec,
     extent: vk::Extent2D,
 ) -> Result<(CrowdState, Renderer), AppError> {
-    let buffers = memory::per_instance_buffers(model, spec.cpu_skinning);
+    let buffers = memory::per_instance_buffers(model, spec.animation, spec.cpu_skinning);
     let fit = memory::instances_that_fit(&buffers, &DeviceLimits::of(ctx));
     let too_large = |fit: u64, limit: String| AppError::CrowdTooLarge {
         instances: spec.instances,
@@ -175,6 +176,7 @@ fn build_crowd(
     let crowd = CrowdState::new(model, spec);
     let desc = RendererDesc {
         extent,
+        animation: spec.animation,
         cpu_skinning: spec.cpu_skinning,
     };
     match Renderer::new(ctx, model, &crowd.placements, &desc) {

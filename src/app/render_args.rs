@@ -4,6 +4,7 @@
 use std::path::PathBuf;
 
 use crate::gpu::passes::crowd_draw::SkinningMode;
+use crate::gpu::renderer::Animation;
 use crate::skin::InfluenceLimit;
 
 /// Crowd size when `--instances` is not given: a window shows off a crowd;
@@ -75,8 +76,12 @@ pub struct RenderArgs {
     /// How vertices blend their joints' transforms.
     #[arg(long, value_enum, default_value_t = SkinningMode::Linear)]
     pub skinning: SkinningMode,
+    /// Who poses the crowd: the animate compute pass, or the CPU reference
+    /// jobs on every core, uploaded each frame.
+    #[arg(long, value_enum, default_value_t = Animation::Gpu)]
+    pub animate: Animation,
     /// Skin on the CPU (the reference implementation) and draw through the
-    /// same pipeline with identity joint transforms.
+    /// same pipeline with identity joint transforms. Implies --animate cpu.
     #[arg(long)]
     pub cpu_skinning: bool,
     /// Draw the skeleton over the characters.
@@ -100,6 +105,15 @@ impl RenderArgs {
         } else {
             WINDOW_INSTANCES
         })
+    }
+
+    /// CPU skinning starts from CPU-animated poses.
+    pub fn animation(&self) -> Animation {
+        if self.cpu_skinning {
+            Animation::Cpu
+        } else {
+            self.animate
+        }
     }
 }
 

@@ -23,7 +23,7 @@ use super::{build_crowd, log_summary, validation, validation_counts, AppError, R
 use crate::gpu::debug::MessageCounts;
 use crate::gpu::frame::{self, Frame, FRAMES_IN_FLIGHT};
 use crate::gpu::passes::crowd_draw::SkinningMode;
-use crate::gpu::renderer::{FrameInput, Renderer};
+use crate::gpu::renderer::Renderer;
 use crate::gpu::resources::{self, Buffer};
 use crate::gpu::swapchain::{self, Acquired, Swapchain};
 use crate::gpu::{output, Context, ContextDesc};
@@ -97,6 +97,10 @@ struct Live {
     frames_drawn: u32,
     /// What the held mouse button does, and where the cursor was.
     drag: Option<(Drag, PhysicalPosition<f64>)>,
+    /// The cull pass's count from the latest finished frame, and which
+    /// frame slots of the current renderer have one to read.
+    visible_instances: u32,
+    visible_counted: [bool; FRAMES_IN_FLIGHT],
     cursor: PhysicalPosition<f64>,
     fly: FlyKeys,
     exercise: Option<Exercise>,
@@ -112,10 +116,11 @@ enum Drag {
 pub struct ViewStats<'m> {
     /// The clip everyone plays; `None` while clips are mixed.
     pub clip: Option<&'m str>,
-    /// Instances whose bounds reach into the view (the CPU culling test).
-    pub visible_instances: usize,
-    pub total_instances: usize,
-    /// Every instance is drawn, visible or not, until the GPU culls.
+    /// Instances the cull pass kept, a frame or two ago.
+    pub visible_instances: u32,
+    pub total_instances: u32,
+    /// The visible instances' triangles; with CPU skinning, every
+    /// instance's (that path draws them all).
     pub triangles_drawn: u64,
     pub skinning_mode: SkinningMode,
     pub paused: bool,
@@ -352,6 +357,8 @@ impl Live {
             last_frame: Instant::now(),
             frames_drawn: 0,
             drag: None,
+            visible_instances: spec.instances,
+            visible_counted: [false; FRAMES_IN_FLIGHT],
             cursor: PhysicalPosition::default(),
             fly: FlyKeys::default(),
             exercise: args.exercise_window.then(Exercise::default),
@@ -361,14 +368,17 @@ impl Live {
 
     /// What the window title shows.
     pub fn stats<'m>(&self, model: &'m Model) -> ViewStats<'m> {
-        let total = self.crowd.instances.len();
+        let total = self.crowd.spec.instances;
+        let drawn = if self.crowd.spec.cpu_skinning {
+            total
+        } else {
+            self.visible_instances
+        };
         ViewStats {
             clip: self.crowd.clip_name(model),
-            visible_instances: self
-                .crowd
-                .visible_instances(self.camera.view_projection(self.aspect())),
+            visible_instances: self.visible_instances,
             total_instances: total,
-            triangles_drawn: total as u64 * model.triangle_count() as u64,
+            triangles_drawn: u64::from(drawn) * model.triangle_count() as u64,
             skinning_mode: self.skinning_mode,
             paused: self.paused,
         }
@@ -420,6 +430,8 @@ impl Live {
             Ok((crowd, renderer)) => {
                 std::mem::replace(&mut self.renderer, renderer).destroy(&self.ctx);
                 self.crowd = crowd;
+                self.visible_instances = count;
+                self.visible_counted = [false; FRAMES_IN_FLIGHT];
                 // Same view direction, the new crowd in view.
                 self.camera.fit(self.crowd.outline(), self.aspect());
                 Ok(())
@@ -486,6 +498,9 @@ impl Live {
         }
         let slot = self.frames_drawn as usize % FRAMES_IN_FLIGHT;
         frame::wait(&self.ctx, &self.frames[slot])?;
+        if self.visible_counted[slot] {
+            self.visible_instances = self.renderer.visible_count(slot);
+        }
         let Some(swapchain) = &self.swapchain else {
             return Ok(());
         };
@@ -530,17 +545,12 @@ impl Live {
             &self.ctx,
             cmd,
             slot,
-            &FrameInput {
-                uniforms: camera::frame_uniforms(
-                    &self.camera,
-                    extent.width as f32 / extent.height as f32,
-                ),
-                skinning_transforms: &self.crowd.skinning_transforms,
-                cpu_skinned: self.crowd.cpu_skinned.as_deref(),
-                skinning_mode: self.skinning_mode,
-                show_skeleton: self.show_skeleton,
-                wireframe: self.wireframe,
-            },
+            &self.crowd.frame_input(
+                camera::frame_uniforms(&self.camera, extent.width as f32 / extent.height as f32),
+                self.skinning_mode,
+                self.show_skeleton,
+                self.wireframe,
+            ),
         );
         output::record_blit_to_swapchain(
             &self.ctx,
@@ -561,6 +571,7 @@ impl Live {
             Some(swapchain.render_finished[image as usize]),
         )?;
         self.swapchain_stale |= swapchain::present(&self.ctx, swapchain, image)?;
+        self.visible_counted[slot] = true;
         self.frames_drawn += 1;
         Ok(())
     }

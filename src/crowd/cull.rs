@@ -21,15 +21,24 @@ impl Frustum {
     pub fn from_view_projection(m: Mat4) -> Frustum {
         let row = |i| m.row(i);
         let planes = [
-            row(3) + row(0), // left
-            row(3) - row(0), // right
-            row(3) + row(1), // top or bottom, depending on the y flip
-            row(3) - row(1),
-            row(2),          // near (z >= 0)
-            row(3) - row(2), // far (z <= w)
+            row(3) + row(0), // -w <= x
+            row(3) - row(0), // x <= w
+            row(3) + row(1), // -w <= y
+            row(3) - row(1), // y <= w
+            row(2),          // 0 <= z (the far plane with reverse Z)
+            row(3) - row(2), // z <= w (the near plane with reverse Z)
         ];
         Frustum {
-            planes: planes.map(|p| p / p.xyz().length()),
+            planes: planes.map(|p| {
+                let length = p.xyz().length();
+                // An infinite projection's far plane has no normal: nothing is
+                // beyond it, so it becomes a plane everything is inside of.
+                if length > 1e-12 {
+                    p / length
+                } else {
+                    Vec4::W
+                }
+            }),
         }
     }
 
@@ -112,6 +121,28 @@ mod tests {
         let mut projection = Mat4::perspective_rh(60f32.to_radians(), 1.0, 0.1, 100.0);
         projection.y_axis.y *= -1.0;
         Frustum::from_view_projection(projection * view)
+    }
+
+    #[test]
+    fn infinite_reverse_z_has_no_far_plane() {
+        let view = Mat4::look_at_rh(Vec3::new(-10.0, 0.0, 0.0), Vec3::ZERO, Vec3::Z);
+        let projection = Mat4::perspective_infinite_reverse_rh(60f32.to_radians(), 1.0, 0.1);
+        let f = Frustum::from_view_projection(projection * view);
+        assert!(f.planes.iter().all(|p| p.is_finite()));
+        let at = |x: f32| BoundingSphere {
+            centre: Vec3::new(x, 0.0, 0.0),
+            radius: 1.0,
+        };
+        assert!(
+            f.intersects_sphere(at(1.0e6)),
+            "infinitely far is still visible"
+        );
+        assert!(!f.intersects_sphere(at(-20.0)), "behind the camera");
+        let tiny = BoundingSphere {
+            centre: Vec3::new(-9.95, 0.0, 0.0),
+            radius: 0.01,
+        };
+        assert!(!f.intersects_sphere(tiny), "closer than the near plane");
     }
 
     #[test]

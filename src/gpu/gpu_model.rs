@@ -53,13 +53,15 @@ pub struct SkeletonVertex {
 }
 
 /// One md5 mesh inside the shared buffers.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct MeshDraw {
     pub first_index: u32,
     pub index_count: u32,
     pub vertex_offset: i32,
     /// Index into [`GpuModel::textures`].
     pub texture: usize,
+    /// The md5 shader string: names the draw in captures.
+    pub shader: String,
 }
 
 pub struct GpuModel {
@@ -110,6 +112,7 @@ pub fn upload_model(ctx: &Context, model: &Model) -> Result<GpuModel, GpuError> 
             index_count: mesh.indices.len() as u32,
             vertex_offset: vertex_count as i32,
             texture,
+            shader: mesh.shader.clone(),
         });
         indices.extend_from_slice(&mesh.indices);
         vertex_count += mesh.vertex_count();
@@ -173,6 +176,14 @@ pub fn upload_model(ctx: &Context, model: &Model) -> Result<GpuModel, GpuError> 
             bytemuck::cast_slice(&lines),
         )?,
     })
+}
+
+impl GpuModel {
+    /// Device memory its buffers take (textures not counted).
+    pub fn buffer_bytes(&self) -> u64 {
+        let extra = self.extra_influences.as_ref().map_or(0, |b| b.size);
+        self.surface.size + self.skin.size + extra + self.indices.size + self.skeleton_lines.size
+    }
 }
 
 pub fn destroy_model(ctx: &Context, model: GpuModel) {

@@ -6,8 +6,10 @@ use std::mem::{offset_of, size_of};
 
 use ash::vk;
 
+use super::animation_data::{ClipInfo, GpuJointPose, InstanceAnimation, SkeletonJoint};
 use super::gpu_model::SkeletonVertex;
 use super::passes::crowd_draw::{self, DrawConstants};
+use super::passes::cull::CrowdComputeConstants;
 use super::passes::skeleton_overlay;
 use super::reflect::{self, layout_mismatches, ScalarKind, StructLayout};
 use super::renderer::{CrowdInstance, FrameUniforms};
@@ -43,7 +45,7 @@ fn assert_twin(glsl: StructLayout, rust_size: usize, members: &[(&str, usize)]) 
 
 #[test]
 fn skinning_transform() {
-    for shader in [spirv::CROWD_VERT, spirv::SKELETON_VERT] {
+    for shader in [spirv::CROWD_VERT, spirv::SKELETON_VERT, spirv::ANIMATE_COMP] {
         assert_twin(
             glsl_struct(shader, "SkinningTransform"),
             size_of::<SkinningTransform>(),
@@ -54,7 +56,13 @@ fn skinning_transform() {
 
 #[test]
 fn frame_uniforms() {
-    for shader in [spirv::CROWD_VERT, spirv::CROWD_FRAG, spirv::SKELETON_VERT] {
+    for shader in [
+        spirv::CROWD_VERT,
+        spirv::CROWD_FRAG,
+        spirv::SKELETON_VERT,
+        spirv::CULL_COMP,
+        spirv::ANIMATE_COMP,
+    ] {
         assert_twin(
             glsl_struct(shader, "FrameUniforms"),
             size_of::<FrameUniforms>(),
@@ -63,7 +71,63 @@ fn frame_uniforms() {
                 view_projection,
                 light_direction,
                 light_color,
-                ambient_color
+                ambient_color,
+                frustum_planes,
+                time,
+                blend_time,
+                padding
+            ),
+        );
+    }
+}
+
+#[test]
+fn animation_data() {
+    assert_twin(
+        glsl_struct(spirv::ANIMATE_COMP, "JointPose"),
+        size_of::<GpuJointPose>(),
+        &offsets!(GpuJointPose, rotation, translation),
+    );
+    assert_twin(
+        glsl_struct(spirv::ANIMATE_COMP, "SkeletonJoint"),
+        size_of::<SkeletonJoint>(),
+        &offsets!(SkeletonJoint, inverse_bind_pose, parent, padding),
+    );
+    for shader in [spirv::ANIMATE_COMP, spirv::CULL_COMP] {
+        assert_twin(
+            glsl_struct(shader, "ClipInfo"),
+            size_of::<ClipInfo>(),
+            &offsets!(
+                ClipInfo,
+                first_pose,
+                frame_count,
+                frame_rate,
+                looping,
+                bounding_sphere
+            ),
+        );
+        assert_twin(
+            glsl_struct(shader, "InstanceAnimation"),
+            size_of::<InstanceAnimation>(),
+            &offsets!(
+                InstanceAnimation,
+                clip,
+                previous_clip,
+                blend_start,
+                phase,
+                rate,
+                padding
+            ),
+        );
+        assert_twin(
+            glsl_struct(shader, "CrowdComputeConstants"),
+            size_of::<CrowdComputeConstants>(),
+            &offsets!(
+                CrowdComputeConstants,
+                instance_count,
+                joint_count,
+                clip_count,
+                draw_command_count
             ),
         );
     }
@@ -71,7 +135,7 @@ fn frame_uniforms() {
 
 #[test]
 fn crowd_instance() {
-    for shader in [spirv::CROWD_VERT, spirv::SKELETON_VERT] {
+    for shader in [spirv::CROWD_VERT, spirv::SKELETON_VERT, spirv::CULL_COMP] {
         assert_twin(
             glsl_struct(shader, "CrowdInstance"),
             size_of::<CrowdInstance>(),

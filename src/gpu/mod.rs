@@ -6,6 +6,7 @@
 //! Lifetimes are explicit: whatever `create_*` returns is handed back to the
 //! matching `destroy_*` (or `destroy` method) before the [`Context`] drops.
 
+pub mod animation_data;
 pub mod context;
 pub mod debug;
 pub mod frame;

@@ -173,3 +173,27 @@ pub fn create_pipeline_layout(
     debug::set_name(ctx, layout, name);
     Ok(layout)
 }
+
+/// A compute pipeline from one shader; compute passes differ only in these.
+pub fn create_compute_pipeline(
+    ctx: &Context,
+    name: &str,
+    layout: vk::PipelineLayout,
+    shader: &ShaderStage,
+) -> Result<vk::Pipeline, GpuError> {
+    let module = shaders::create_shader_module(ctx, shader.name, shader.spirv)?;
+    let info = vk::ComputePipelineCreateInfo::default()
+        .stage(stage_info(vk::ShaderStageFlags::COMPUTE, module, shader))
+        .layout(layout);
+    let created = unsafe {
+        ctx.device
+            .create_compute_pipelines(vk::PipelineCache::null(), &[info], None)
+    };
+    unsafe { ctx.device.destroy_shader_module(module, None) };
+    let pipeline = created.map_err(|(_, result)| GpuError::Vulkan {
+        call: "vkCreateComputePipelines",
+        result,
+    })?[0];
+    debug::set_name(ctx, pipeline, name);
+    Ok(pipeline)
+}

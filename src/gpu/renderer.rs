@@ -8,9 +8,14 @@ use bytemuck::{Pod, Zeroable};
 use glam::{Mat4, Vec4};
 use gpu_allocator::MemoryLocation;
 
+use super::animation_data::{self, AnimationData, InstanceAnimation};
 use super::frame::FRAMES_IN_FLIGHT;
 use super::gpu_model::{self, GpuModel, SurfaceVertex};
-use super::passes::crowd_draw::{self, CrowdDraw, DrawConstants, SkinningMode, Surface};
+use super::passes::animate::{self, Animate};
+use super::passes::crowd_draw::{
+    self, CrowdDraw, DrawConstants, SkinningMode, Surface, DRAW_COMMAND_SIZE,
+};
+use super::passes::cull::{self, CrowdComputeConstants, Cull};
 use super::passes::skeleton_overlay::{self, SkeletonOverlay};
 use super::pipeline::{self, TargetFormats};
 use super::resources::{self, Buffer, Image, ImageBarrier, ImageDesc};
@@ -26,6 +31,11 @@ pub struct FrameUniforms {
     pub light_direction: Vec4,
     pub light_color: Vec4,
     pub ambient_color: Vec4,
+    /// Inward unit normal and distance per plane (`crowd::Frustum`).
+    pub frustum_planes: [Vec4; 6],
+    pub time: f32,
+    pub blend_time: f32,
+    pub padding: [f32; 2],
 }
 
 /// Twin of `CrowdInstance` in shaders/scene.glsl.
@@ -47,20 +57,41 @@ pub const TARGET_FORMATS: TargetFormats = TargetFormats {
 /// A dark grey-blue, in linear light.
 const CLEAR_COLOR: [f32; 4] = [0.02, 0.025, 0.035, 1.0];
 
+/// Who writes the skinning transforms the vertex shader reads.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum Animation {
+    /// animate.comp, for the visible instances only.
+    #[default]
+    Gpu,
+    /// `crowd::animate_crowd` on every core, uploaded each frame.
+    Cpu,
+    /// Nobody: the crowd stands in its bind pose, unskinned (the
+    /// benchmark's ideal; the skeleton overlay is not drawn).
+    #[value(skip)]
+    Off,
+}
+
 pub struct RendererDesc {
     pub extent: vk::Extent2D,
+    pub animation: Animation,
     /// Draw CPU-skinned vertices through identity transforms (the GPU
-    /// path's yardstick) instead of skinning in the vertex shader.
+    /// path's yardstick) instead of skinning in the vertex shader; needs
+    /// [`Animation::Cpu`].
     pub cpu_skinning: bool,
 }
 
-/// Everything one frame's recording reads. `skinning_transforms` holds
-/// `instance_count * joint_count` transforms, instance-major;
-/// `cpu_skinned` (CPU skinning only) the surface vertices of every
-/// instance, `vertex_count` apart.
+/// Everything one frame's recording reads.
 pub struct FrameInput<'a> {
     pub uniforms: FrameUniforms,
-    pub skinning_transforms: &'a [SkinningTransform],
+    /// Every instance's animation state; uploaded only when `instances_version`
+    /// differs from what this frame slot last saw.
+    pub instances: &'a [InstanceAnimation],
+    pub instances_version: u64,
+    /// [`Animation::Cpu`] only: `instance_count * joint_count` transforms,
+    /// instance-major.
+    pub skinning_transforms: Option<&'a [SkinningTransform]>,
+    /// CPU skinning only: the surface vertices of every instance,
+    /// `vertex_count` apart.
     pub cpu_skinned: Option<&'a [SurfaceVertex]>,
     pub skinning_mode: SkinningMode,
     pub show_skeleton: bool,
@@ -68,16 +99,38 @@ pub struct FrameInput<'a> {
     pub wireframe: bool,
 }
 
-/// Host-visible data rewritten every frame, one copy per frame in flight.
+/// One copy per frame in flight of everything a frame writes, so a frame
+/// never touches what the previous one may still be reading.
 struct FrameData {
     uniforms: Buffer,
+    /// Host-visible with CPU animation, device-local with GPU animation.
     skinning_transforms: Buffer,
+    instance_animation: Buffer,
+    /// Which `FrameInput::instances_version` `instance_animation` holds.
+    instances_version: Option<u64>,
+    /// cull.comp's output: count, then instance ids.
+    visible: Buffer,
+    /// The indirect draws: one per mesh, then the skeleton overlay's.
+    draw_commands: Buffer,
+    /// The visible count, copied out for statistics.
+    visible_readback: Buffer,
     cpu_skinned: Option<Buffer>,
-    /// Set 0 with this frame's transforms: the skeleton overlay reads it,
-    /// and the crowd draw too unless it skins on the CPU.
+    /// Set 0 of the compute passes.
+    compute_set: vk::DescriptorSet,
+    /// Set 0 of the draws with this frame's transforms and visible list:
+    /// the skeleton overlay reads it, and the crowd draw too unless it
+    /// skins on the CPU.
     scene_set: vk::DescriptorSet,
-    /// Set 0 for the crowd draw with CPU skinning: identity transforms.
+    /// Set 0 for the crowd draw with CPU skinning: identity transforms and
+    /// the identity visible list.
     identity_scene_set: Option<vk::DescriptorSet>,
+}
+
+/// Buffers that exist only with CPU skinning.
+struct CpuSkinningData {
+    identity_transforms: Buffer,
+    /// `[instance_count, 0, 1, 2, ...]`: every instance, in order.
+    all_instances: Buffer,
 }
 
 pub struct Renderer {
@@ -85,19 +138,35 @@ pub struct Renderer {
     /// Holds the finished frame in TRANSFER_SRC_OPTIMAL after [`Renderer::record`].
     pub color: Image,
     depth: Image,
+    animation: Animation,
     scene_layout: vk::DescriptorSetLayout,
     texture_layout: vk::DescriptorSetLayout,
+    compute_layout: vk::DescriptorSetLayout,
     pipeline_layout: vk::PipelineLayout,
+    compute_pipeline_layout: vk::PipelineLayout,
     descriptor_pool: vk::DescriptorPool,
     sampler: vk::Sampler,
+    cull: Cull,
+    animate: Animate,
     crowd: CrowdDraw,
     overlay: SkeletonOverlay,
     model: GpuModel,
+    animation_data: AnimationData,
     texture_sets: Vec<vk::DescriptorSet>,
     instances: Buffer,
     instance_count: u32,
-    identity_transforms: Option<Buffer>,
+    /// What each frame's draw commands are reset to: instance counts of 0.
+    draw_command_template: Buffer,
+    cpu_skinning: Option<CpuSkinningData>,
     frames: Vec<FrameData>,
+}
+
+/// Bytes the renderer allocates per crowd instance, over all frames in
+/// flight: what decides how big a crowd fits in device memory.
+pub fn bytes_per_instance(model: &GpuModel) -> u64 {
+    let transforms = u64::from(model.joint_count) * size_of::<SkinningTransform>() as u64;
+    let per_frame = transforms + size_of::<InstanceAnimation>() as u64 + size_of::<u32>() as u64;
+    size_of::<CrowdInstance>() as u64 + FRAMES_IN_FLIGHT as u64 * per_frame
 }
 
 impl Renderer {
@@ -107,9 +176,24 @@ impl Renderer {
         instances: &[CrowdInstance],
         desc: &RendererDesc,
     ) -> Result<Renderer, GpuError> {
+        assert!(
+            !desc.cpu_skinning || desc.animation == Animation::Cpu,
+            "CPU skinning needs CPU animation"
+        );
         let gpu_model = gpu_model::upload_model(ctx, model)?;
+        let instance_count = instances.len() as u32;
+        let crowd_bytes = bytes_per_instance(&gpu_model) * u64::from(instance_count);
+        log::debug!(
+            "GPU memory for buffers: {:.1} MiB for the model, {:.1} MiB for {} instances ({} bytes each)",
+            gpu_model.buffer_bytes() as f64 / (1 << 20) as f64,
+            crowd_bytes as f64 / (1 << 20) as f64,
+            instance_count,
+            bytes_per_instance(&gpu_model)
+        );
+        let animation_data = animation_data::upload_animation_data(ctx, model)?;
         let scene_layout = create_scene_layout(ctx)?;
         let texture_layout = create_texture_layout(ctx)?;
+        let compute_layout = create_compute_layout(ctx)?;
         let push_constants = [vk::PushConstantRange {
             stage_flags: vk::ShaderStageFlags::VERTEX,
             offset: 0,
@@ -121,6 +205,19 @@ impl Renderer {
             &[scene_layout, texture_layout],
             &push_constants,
         )?;
+        let compute_push_constants = [vk::PushConstantRange {
+            stage_flags: vk::ShaderStageFlags::COMPUTE,
+            offset: 0,
+            size: size_of::<CrowdComputeConstants>() as u32,
+        }];
+        let compute_pipeline_layout = pipeline::create_pipeline_layout(
+            ctx,
+            "crowd compute",
+            &[compute_layout],
+            &compute_push_constants,
+        )?;
+        let cull = cull::create_cull(ctx, compute_pipeline_layout)?;
+        let animate = animate::create_animate(ctx, compute_pipeline_layout)?;
         let crowd =
             crowd_draw::create_crowd_draw(ctx, pipeline_layout, gpu_model.limit, TARGET_FORMATS)?;
         let overlay =
@@ -128,8 +225,12 @@ impl Renderer {
         let sampler = create_sampler(ctx)?;
 
         let scene_sets = FRAMES_IN_FLIGHT * if desc.cpu_skinning { 2 } else { 1 };
-        let descriptor_pool =
-            create_descriptor_pool(ctx, scene_sets as u32, gpu_model.textures.len() as u32)?;
+        let descriptor_pool = create_descriptor_pool(
+            ctx,
+            scene_sets as u32,
+            FRAMES_IN_FLIGHT as u32,
+            gpu_model.textures.len() as u32,
+        )?;
         let texture_sets = allocate_sets(
             ctx,
             descriptor_pool,
@@ -141,61 +242,137 @@ impl Renderer {
             write_texture_set(ctx, *set, texture, sampler);
         }
 
-        let instance_count = instances.len() as u32;
+        let storage = vk::BufferUsageFlags::STORAGE_BUFFER;
         let instances = resources::create_buffer_with_data(
             ctx,
             "crowd instances",
-            vk::BufferUsageFlags::STORAGE_BUFFER,
+            storage,
             bytemuck::cast_slice(instances),
+        )?;
+        let draw_command_template = resources::create_buffer_with_data(
+            ctx,
+            "draw commands (reset values)",
+            vk::BufferUsageFlags::TRANSFER_SRC,
+            bytemuck::cast_slice(&draw_commands(&gpu_model)),
         )?;
         let transform_count = instance_count as usize * gpu_model.joint_count as usize;
         let transforms_size = (transform_count * size_of::<SkinningTransform>()) as u64;
-        let identity_transforms = if desc.cpu_skinning {
+        let visible_size = (size_of::<u32>() * (1 + instance_count as usize)) as u64;
+        let cpu_skinning = if desc.cpu_skinning {
             let identity =
                 vec![SkinningTransform::from(crate::anim::JointPose::IDENTITY); transform_count];
-            Some(resources::create_buffer_with_data(
-                ctx,
-                "identity skinning transforms",
-                vk::BufferUsageFlags::STORAGE_BUFFER,
-                bytemuck::cast_slice(&identity),
-            )?)
+            let all_instances: Vec<u32> = std::iter::once(instance_count)
+                .chain(0..instance_count)
+                .collect();
+            Some(CpuSkinningData {
+                identity_transforms: resources::create_buffer_with_data(
+                    ctx,
+                    "identity skinning transforms",
+                    storage,
+                    bytemuck::cast_slice(&identity),
+                )?,
+                all_instances: resources::create_buffer_with_data(
+                    ctx,
+                    "visible instances (all)",
+                    storage,
+                    bytemuck::cast_slice(&all_instances),
+                )?,
+            })
         } else {
             None
         };
 
         let mut frames = Vec::with_capacity(FRAMES_IN_FLIGHT);
         for slot in 0..FRAMES_IN_FLIGHT {
-            let host_buffer = |name: &str, size: u64, usage| {
+            let buffer = |name: &str, size: u64, usage, location| {
                 resources::create_buffer(
                     ctx,
                     &format!("frame {slot} {name}"),
                     size,
                     usage,
-                    MemoryLocation::CpuToGpu,
+                    location,
                 )
             };
-            let uniforms = host_buffer(
+            let uniforms = buffer(
                 "uniforms",
                 size_of::<FrameUniforms>() as u64,
                 vk::BufferUsageFlags::UNIFORM_BUFFER,
+                MemoryLocation::CpuToGpu,
             )?;
-            let skinning_transforms = host_buffer(
+            let transforms_location = match desc.animation {
+                Animation::Cpu => MemoryLocation::CpuToGpu,
+                Animation::Gpu | Animation::Off => MemoryLocation::GpuOnly,
+            };
+            let skinning_transforms = buffer(
                 "skinning transforms",
                 transforms_size,
-                vk::BufferUsageFlags::STORAGE_BUFFER,
+                storage | vk::BufferUsageFlags::TRANSFER_SRC,
+                transforms_location,
+            )?;
+            let instance_animation = buffer(
+                "instance animation",
+                (instances_len(instance_count) * size_of::<InstanceAnimation>()) as u64,
+                storage,
+                MemoryLocation::CpuToGpu,
+            )?;
+            let visible = buffer(
+                "visible instances",
+                visible_size,
+                storage | vk::BufferUsageFlags::TRANSFER_DST | vk::BufferUsageFlags::TRANSFER_SRC,
+                MemoryLocation::GpuOnly,
+            )?;
+            let draw_commands = buffer(
+                "draw commands",
+                draw_command_template.size,
+                storage
+                    | vk::BufferUsageFlags::INDIRECT_BUFFER
+                    | vk::BufferUsageFlags::TRANSFER_DST,
+                MemoryLocation::GpuOnly,
+            )?;
+            let visible_readback = buffer(
+                "visible count readback",
+                size_of::<u32>() as u64,
+                vk::BufferUsageFlags::TRANSFER_DST,
+                MemoryLocation::GpuToCpu,
             )?;
             let cpu_skinned = if desc.cpu_skinning {
                 let size = u64::from(instance_count)
                     * u64::from(gpu_model.vertex_count)
                     * size_of::<SurfaceVertex>() as u64;
-                Some(host_buffer(
+                Some(buffer(
                     "CPU-skinned vertices",
                     size,
                     vk::BufferUsageFlags::VERTEX_BUFFER,
+                    MemoryLocation::CpuToGpu,
                 )?)
             } else {
                 None
             };
+            let compute_set = allocate_sets(ctx, descriptor_pool, compute_layout, 1)?[0];
+            debug::set_name(ctx, compute_set, &format!("frame {slot} compute set"));
+            write_buffer_set(
+                ctx,
+                compute_set,
+                &[
+                    (0, vk::DescriptorType::UNIFORM_BUFFER, &uniforms),
+                    (1, vk::DescriptorType::STORAGE_BUFFER, &instances),
+                    (2, vk::DescriptorType::STORAGE_BUFFER, &instance_animation),
+                    (3, vk::DescriptorType::STORAGE_BUFFER, &animation_data.clips),
+                    (
+                        4,
+                        vk::DescriptorType::STORAGE_BUFFER,
+                        &animation_data.clip_poses,
+                    ),
+                    (
+                        5,
+                        vk::DescriptorType::STORAGE_BUFFER,
+                        &animation_data.skeleton,
+                    ),
+                    (6, vk::DescriptorType::STORAGE_BUFFER, &visible),
+                    (7, vk::DescriptorType::STORAGE_BUFFER, &draw_commands),
+                    (8, vk::DescriptorType::STORAGE_BUFFER, &skinning_transforms),
+                ],
+            );
             let sets = allocate_sets(
                 ctx,
                 descriptor_pool,
@@ -203,20 +380,40 @@ impl Renderer {
                 if desc.cpu_skinning { 2 } else { 1 },
             )?;
             debug::set_name(ctx, sets[0], &format!("frame {slot} scene set"));
-            write_scene_set(ctx, sets[0], &skinning_transforms, &instances, &uniforms);
-            let identity_scene_set = identity_transforms.as_ref().map(|identity| {
+            write_scene_set(
+                ctx,
+                sets[0],
+                &skinning_transforms,
+                &instances,
+                &uniforms,
+                &visible,
+            );
+            let identity_scene_set = cpu_skinning.as_ref().map(|cpu| {
                 debug::set_name(
                     ctx,
                     sets[1],
                     &format!("frame {slot} scene set, identity transforms"),
                 );
-                write_scene_set(ctx, sets[1], identity, &instances, &uniforms);
+                write_scene_set(
+                    ctx,
+                    sets[1],
+                    &cpu.identity_transforms,
+                    &instances,
+                    &uniforms,
+                    &cpu.all_instances,
+                );
                 sets[1]
             });
             frames.push(FrameData {
                 uniforms,
                 skinning_transforms,
+                instance_animation,
+                instances_version: None,
+                visible,
+                draw_commands,
+                visible_readback,
                 cpu_skinned,
+                compute_set,
                 scene_set: sets[0],
                 identity_scene_set,
             });
@@ -227,18 +424,25 @@ impl Renderer {
             extent: desc.extent,
             color,
             depth,
+            animation: desc.animation,
             scene_layout,
             texture_layout,
+            compute_layout,
             pipeline_layout,
+            compute_pipeline_layout,
             descriptor_pool,
             sampler,
+            cull,
+            animate,
             crowd,
             overlay,
             model: gpu_model,
+            animation_data,
             texture_sets,
             instances,
             instance_count,
-            identity_transforms,
+            draw_command_template,
+            cpu_skinning,
             frames,
         })
     }
@@ -250,6 +454,31 @@ impl Renderer {
         resources::destroy_image(ctx, std::mem::replace(&mut self.depth, depth));
         self.extent = extent;
         Ok(())
+    }
+
+    /// How many instances the cull pass kept in frame slot `slot`'s last
+    /// frame; call after waiting for the slot's fence.
+    pub fn visible_count(&self, slot: usize) -> u32 {
+        bytemuck::pod_read_unaligned(&self.frames[slot].visible_readback.read()[..4])
+    }
+
+    /// The skinning transforms frame slot `slot` drew with (GPU animation
+    /// writes them only for visible instances); call after waiting for the
+    /// slot's fence. For tests comparing the GPU with the CPU reference.
+    pub fn read_skinning_transforms(
+        &self,
+        ctx: &Context,
+        slot: usize,
+    ) -> Result<Vec<SkinningTransform>, GpuError> {
+        let source = &self.frames[slot].skinning_transforms;
+        resources::read_buffer(ctx, source)
+    }
+
+    /// The instance ids frame slot `slot` found visible, in slot order.
+    pub fn read_visible_instances(&self, ctx: &Context, slot: usize) -> Result<Vec<u32>, GpuError> {
+        let words: Vec<u32> = resources::read_buffer(ctx, &self.frames[slot].visible)?;
+        let count = (words[0] as usize).min(words.len() - 1);
+        Ok(words[1..=count].to_vec())
     }
 
     /// Uploads `input` into frame slot `slot` (whose fence the caller has
@@ -264,7 +493,20 @@ impl Renderer {
     ) {
         let frame = &mut self.frames[slot];
         frame.uniforms.write(&[input.uniforms]);
-        frame.skinning_transforms.write(input.skinning_transforms);
+        if frame.instances_version != Some(input.instances_version) {
+            assert_eq!(
+                input.instances.len(),
+                self.instance_count as usize,
+                "one state per instance"
+            );
+            frame.instance_animation.write(input.instances);
+            frame.instances_version = Some(input.instances_version);
+        }
+        match (self.animation, input.skinning_transforms) {
+            (Animation::Cpu, Some(transforms)) => frame.skinning_transforms.write(transforms),
+            (Animation::Gpu | Animation::Off, None) => {}
+            _ => panic!("skinning transforms must be given exactly with CPU animation"),
+        }
         match (&mut frame.cpu_skinned, input.cpu_skinned) {
             (Some(buffer), Some(vertices)) => buffer.write(vertices),
             (None, None) => {}
@@ -272,19 +514,83 @@ impl Renderer {
                 "CPU-skinned vertices must be given exactly when the renderer was made for them"
             ),
         }
+        let frame = &self.frames[slot];
+
+        let constants = CrowdComputeConstants {
+            instance_count: self.instance_count,
+            joint_count: self.model.joint_count,
+            clip_count: self.animation_data.clip_count,
+            draw_command_count: self.model.draws.len() as u32 + 1,
+        };
+        record_reset(ctx, cmd, frame, &self.draw_command_template);
+        unsafe {
+            ctx.device.cmd_bind_descriptor_sets(
+                cmd,
+                vk::PipelineBindPoint::COMPUTE,
+                self.compute_pipeline_layout,
+                0,
+                &[frame.compute_set],
+                &[],
+            );
+        }
+        cull::record_cull(
+            ctx,
+            cmd,
+            &self.cull,
+            self.compute_pipeline_layout,
+            constants,
+        );
+        use vk::{AccessFlags2 as Access, PipelineStageFlags2 as Stage};
+        memory_barrier(
+            ctx,
+            cmd,
+            (Stage::COMPUTE_SHADER, Access::SHADER_STORAGE_WRITE),
+            (
+                Stage::COMPUTE_SHADER | Stage::DRAW_INDIRECT | Stage::VERTEX_SHADER | Stage::COPY,
+                Access::SHADER_STORAGE_READ | Access::INDIRECT_COMMAND_READ | Access::TRANSFER_READ,
+            ),
+        );
+        if self.animation == Animation::Gpu {
+            animate::record_animate(
+                ctx,
+                cmd,
+                &self.animate,
+                self.compute_pipeline_layout,
+                constants,
+            );
+            memory_barrier(
+                ctx,
+                cmd,
+                (Stage::COMPUTE_SHADER, Access::SHADER_STORAGE_WRITE),
+                (Stage::VERTEX_SHADER, Access::SHADER_STORAGE_READ),
+            );
+        }
+        record_visible_count_readback(ctx, cmd, frame);
 
         let (crowd_set, surface) = match (&frame.cpu_skinned, frame.identity_scene_set) {
-            (Some(vertices), Some(identity_set)) => {
-                (identity_set, Surface::CpuSkinned(vertices.handle))
-            }
-            _ => (frame.scene_set, Surface::BindPose),
+            (Some(vertices), Some(identity_set)) => (
+                identity_set,
+                Surface::CpuSkinned {
+                    vertices: vertices.handle,
+                    instance_count: self.instance_count,
+                },
+            ),
+            _ => (
+                frame.scene_set,
+                Surface::BindPose {
+                    draw_commands: frame.draw_commands.handle,
+                },
+            ),
         };
-        let scene_set = frame.scene_set;
+        let skinning_mode = match self.animation {
+            Animation::Off => SkinningMode::Off,
+            Animation::Gpu | Animation::Cpu => input.skinning_mode,
+        };
+        let draw_constants = DrawConstants::new(self.model.joint_count, skinning_mode);
 
         let _scene = debug::label(ctx, cmd, "scene");
         begin_rendering(ctx, cmd, &self.color, &self.depth);
         pipeline::set_viewport(ctx, cmd, self.extent);
-        let constants = DrawConstants::new(self.model.joint_count, input.skinning_mode);
         self.bind_scene_set(ctx, cmd, crowd_set);
         crowd_draw::record_crowd_draw(
             ctx,
@@ -294,13 +600,12 @@ impl Renderer {
             &self.model,
             &self.texture_sets,
             surface,
-            self.instance_count,
-            constants,
+            draw_constants,
             input.wireframe,
         );
-        if input.show_skeleton {
-            if crowd_set != scene_set {
-                self.bind_scene_set(ctx, cmd, scene_set);
+        if input.show_skeleton && self.animation != Animation::Off {
+            if crowd_set != frame.scene_set {
+                self.bind_scene_set(ctx, cmd, frame.scene_set);
             }
             skeleton_overlay::record_skeleton_overlay(
                 ctx,
@@ -308,8 +613,11 @@ impl Renderer {
                 &self.overlay,
                 self.pipeline_layout,
                 &self.model,
-                self.instance_count,
-                constants,
+                (
+                    frame.draw_commands.handle,
+                    self.model.draws.len() as u64 * DRAW_COMMAND_SIZE,
+                ),
+                draw_constants,
             );
         }
         end_rendering(ctx, cmd, &self.color);
@@ -330,19 +638,32 @@ impl Renderer {
 
     pub fn destroy(self, ctx: &Context) {
         for frame in self.frames {
-            resources::destroy_buffer(ctx, frame.uniforms);
-            resources::destroy_buffer(ctx, frame.skinning_transforms);
+            for buffer in [
+                frame.uniforms,
+                frame.skinning_transforms,
+                frame.instance_animation,
+                frame.visible,
+                frame.draw_commands,
+                frame.visible_readback,
+            ] {
+                resources::destroy_buffer(ctx, buffer);
+            }
             if let Some(buffer) = frame.cpu_skinned {
                 resources::destroy_buffer(ctx, buffer);
             }
         }
-        if let Some(buffer) = self.identity_transforms {
-            resources::destroy_buffer(ctx, buffer);
+        if let Some(cpu) = self.cpu_skinning {
+            resources::destroy_buffer(ctx, cpu.identity_transforms);
+            resources::destroy_buffer(ctx, cpu.all_instances);
         }
         resources::destroy_buffer(ctx, self.instances);
+        resources::destroy_buffer(ctx, self.draw_command_template);
         resources::destroy_image(ctx, self.color);
         resources::destroy_image(ctx, self.depth);
         gpu_model::destroy_model(ctx, self.model);
+        animation_data::destroy_animation_data(ctx, self.animation_data);
+        cull::destroy_cull(ctx, self.cull);
+        animate::destroy_animate(ctx, self.animate);
         crowd_draw::destroy_crowd_draw(ctx, self.crowd);
         skeleton_overlay::destroy_skeleton_overlay(ctx, self.overlay);
         unsafe {
@@ -353,11 +674,88 @@ impl Renderer {
             ctx.device
                 .destroy_pipeline_layout(self.pipeline_layout, None);
             ctx.device
-                .destroy_descriptor_set_layout(self.scene_layout, None);
-            ctx.device
-                .destroy_descriptor_set_layout(self.texture_layout, None);
+                .destroy_pipeline_layout(self.compute_pipeline_layout, None);
+            for layout in [self.scene_layout, self.texture_layout, self.compute_layout] {
+                ctx.device.destroy_descriptor_set_layout(layout, None);
+            }
         }
     }
+}
+
+/// Vulkan buffers cannot be empty: a crowd of none still gets one slot.
+fn instances_len(instance_count: u32) -> usize {
+    (instance_count as usize).max(1)
+}
+
+/// The draw commands with zero instances: one `VkDrawIndexedIndirectCommand`
+/// per mesh, then the skeleton overlay's `VkDrawIndirectCommand`, padded to
+/// the same 5 words so cull.comp finds every instance count at word 1.
+fn draw_commands(model: &GpuModel) -> Vec<u32> {
+    let mut words: Vec<u32> = model
+        .draws
+        .iter()
+        .flat_map(|d| [d.index_count, 0, d.first_index, d.vertex_offset as u32, 0])
+        .collect();
+    words.extend([model.skeleton_vertex_count, 0, 0, 0, 0]);
+    words
+}
+
+/// Zeroes the visible count and the draw commands' instance counts: what
+/// cull.comp accumulates into with atomics.
+fn record_reset(ctx: &Context, cmd: vk::CommandBuffer, frame: &FrameData, template: &Buffer) {
+    use vk::{AccessFlags2 as Access, PipelineStageFlags2 as Stage};
+    let _label = debug::label(ctx, cmd, "reset counts");
+    unsafe {
+        ctx.device
+            .cmd_fill_buffer(cmd, frame.visible.handle, 0, size_of::<u32>() as u64, 0);
+        let region = vk::BufferCopy::default().size(template.size);
+        ctx.device
+            .cmd_copy_buffer(cmd, template.handle, frame.draw_commands.handle, &[region]);
+    }
+    memory_barrier(
+        ctx,
+        cmd,
+        (Stage::CLEAR | Stage::COPY, Access::TRANSFER_WRITE),
+        (
+            Stage::COMPUTE_SHADER,
+            Access::SHADER_STORAGE_READ | Access::SHADER_STORAGE_WRITE,
+        ),
+    );
+}
+
+fn record_visible_count_readback(ctx: &Context, cmd: vk::CommandBuffer, frame: &FrameData) {
+    use vk::{AccessFlags2 as Access, PipelineStageFlags2 as Stage};
+    let region = vk::BufferCopy::default().size(size_of::<u32>() as u64);
+    unsafe {
+        ctx.device.cmd_copy_buffer(
+            cmd,
+            frame.visible.handle,
+            frame.visible_readback.handle,
+            &[region],
+        );
+    }
+    memory_barrier(
+        ctx,
+        cmd,
+        (Stage::COPY, Access::TRANSFER_WRITE),
+        (Stage::HOST, Access::HOST_READ),
+    );
+}
+
+/// A global memory barrier: the passes hand buffers to each other whole.
+fn memory_barrier(
+    ctx: &Context,
+    cmd: vk::CommandBuffer,
+    src: (vk::PipelineStageFlags2, vk::AccessFlags2),
+    dst: (vk::PipelineStageFlags2, vk::AccessFlags2),
+) {
+    let barriers = [vk::MemoryBarrier2::default()
+        .src_stage_mask(src.0)
+        .src_access_mask(src.1)
+        .dst_stage_mask(dst.0)
+        .dst_access_mask(dst.1)];
+    let info = vk::DependencyInfo::default().memory_barriers(&barriers);
+    unsafe { ctx.synchronization2.cmd_pipeline_barrier2(cmd, &info) };
 }
 
 fn create_targets(ctx: &Context, extent: vk::Extent2D) -> Result<(Image, Image), GpuError> {
@@ -481,8 +879,8 @@ fn end_rendering(ctx: &Context, cmd: vk::CommandBuffer, color: &Image) {
     );
 }
 
-/// Set 0, shared by the passes: skinning transforms, instances, frame
-/// uniforms (crowd.vert / skeleton.vert / crowd.frag bindings 0-2).
+/// Set 0 of the draws: skinning transforms, instances, frame uniforms,
+/// visible list (crowd.vert / skeleton.vert / crowd.frag bindings 0-3).
 fn create_scene_layout(ctx: &Context) -> Result<vk::DescriptorSetLayout, GpuError> {
     let binding = |binding, descriptor_type, stage_flags| vk::DescriptorSetLayoutBinding {
         binding,
@@ -500,9 +898,31 @@ fn create_scene_layout(ctx: &Context) -> Result<vk::DescriptorSetLayout, GpuErro
             vk::DescriptorType::UNIFORM_BUFFER,
             vertex | vk::ShaderStageFlags::FRAGMENT,
         ),
+        binding(3, vk::DescriptorType::STORAGE_BUFFER, vertex),
     ];
     create_set_layout(ctx, "scene set layout", &bindings)
 }
+
+/// Set 0 of cull.comp and animate.comp (shaders/crowd_compute.glsl): frame
+/// uniforms, then storage buffers 1-8.
+fn create_compute_layout(ctx: &Context) -> Result<vk::DescriptorSetLayout, GpuError> {
+    let bindings: Vec<vk::DescriptorSetLayoutBinding> = (0..COMPUTE_BINDINGS)
+        .map(|binding| vk::DescriptorSetLayoutBinding {
+            binding,
+            descriptor_type: if binding == 0 {
+                vk::DescriptorType::UNIFORM_BUFFER
+            } else {
+                vk::DescriptorType::STORAGE_BUFFER
+            },
+            descriptor_count: 1,
+            stage_flags: vk::ShaderStageFlags::COMPUTE,
+            ..Default::default()
+        })
+        .collect();
+    create_set_layout(ctx, "crowd compute set layout", &bindings)
+}
+
+const COMPUTE_BINDINGS: u32 = 9;
 
 /// Set 1: the diffuse texture of the mesh being drawn.
 fn create_texture_layout(ctx: &Context) -> Result<vk::DescriptorSetLayout, GpuError> {
@@ -531,16 +951,17 @@ fn create_set_layout(
 fn create_descriptor_pool(
     ctx: &Context,
     scene_sets: u32,
+    compute_sets: u32,
     texture_sets: u32,
 ) -> Result<vk::DescriptorPool, GpuError> {
     let sizes = [
         vk::DescriptorPoolSize {
             ty: vk::DescriptorType::STORAGE_BUFFER,
-            descriptor_count: 2 * scene_sets,
+            descriptor_count: 3 * scene_sets + (COMPUTE_BINDINGS - 1) * compute_sets,
         },
         vk::DescriptorPoolSize {
             ty: vk::DescriptorType::UNIFORM_BUFFER,
-            descriptor_count: scene_sets,
+            descriptor_count: scene_sets + compute_sets,
         },
         vk::DescriptorPoolSize {
             ty: vk::DescriptorType::COMBINED_IMAGE_SAMPLER,
@@ -548,7 +969,7 @@ fn create_descriptor_pool(
         },
     ];
     let info = vk::DescriptorPoolCreateInfo::default()
-        .max_sets(scene_sets + texture_sets)
+        .max_sets(scene_sets + compute_sets + texture_sets)
         .pool_sizes(&sizes);
     let pool = unsafe { ctx.device.create_descriptor_pool(&info, None) }
         .map_err(vk_error("vkCreateDescriptorPool"))?;
@@ -576,25 +997,45 @@ fn write_scene_set(
     transforms: &Buffer,
     instances: &Buffer,
     uniforms: &Buffer,
+    visible: &Buffer,
 ) {
-    let whole = |buffer: &Buffer| {
-        [vk::DescriptorBufferInfo::default()
-            .buffer(buffer.handle)
-            .range(vk::WHOLE_SIZE)]
-    };
-    let (transforms, instances, uniforms) = (whole(transforms), whole(instances), whole(uniforms));
-    let write = |binding, ty, info| {
-        vk::WriteDescriptorSet::default()
-            .dst_set(set)
-            .dst_binding(binding)
-            .descriptor_type(ty)
-            .buffer_info(info)
-    };
-    let writes = [
-        write(0, vk::DescriptorType::STORAGE_BUFFER, &transforms),
-        write(1, vk::DescriptorType::STORAGE_BUFFER, &instances),
-        write(2, vk::DescriptorType::UNIFORM_BUFFER, &uniforms),
-    ];
+    write_buffer_set(
+        ctx,
+        set,
+        &[
+            (0, vk::DescriptorType::STORAGE_BUFFER, transforms),
+            (1, vk::DescriptorType::STORAGE_BUFFER, instances),
+            (2, vk::DescriptorType::UNIFORM_BUFFER, uniforms),
+            (3, vk::DescriptorType::STORAGE_BUFFER, visible),
+        ],
+    );
+}
+
+/// Points each `(binding, type, buffer)` of `set` at the whole buffer.
+fn write_buffer_set(
+    ctx: &Context,
+    set: vk::DescriptorSet,
+    bindings: &[(u32, vk::DescriptorType, &Buffer)],
+) {
+    let infos: Vec<[vk::DescriptorBufferInfo; 1]> = bindings
+        .iter()
+        .map(|(_, _, buffer)| {
+            [vk::DescriptorBufferInfo::default()
+                .buffer(buffer.handle)
+                .range(vk::WHOLE_SIZE)]
+        })
+        .collect();
+    let writes: Vec<vk::WriteDescriptorSet> = bindings
+        .iter()
+        .zip(&infos)
+        .map(|((binding, ty, _), info)| {
+            vk::WriteDescriptorSet::default()
+                .dst_set(set)
+                .dst_binding(*binding)
+                .descriptor_type(*ty)
+                .buffer_info(info)
+        })
+        .collect();
     unsafe { ctx.device.update_descriptor_sets(&writes, &[]) };
 }
 

@@ -114,6 +114,26 @@ pub fn create_buffer_with_data(
     }
 }
 
+/// A copy of a device-local buffer's contents, through a one-off readback
+/// that waits for the GPU: for tests and tools, never the frame loop.
+pub fn read_buffer<T: bytemuck::Pod>(ctx: &Context, source: &Buffer) -> Result<Vec<T>, GpuError> {
+    let readback = create_buffer(
+        ctx,
+        "readback (staging)",
+        source.size,
+        vk::BufferUsageFlags::TRANSFER_DST,
+        MemoryLocation::GpuToCpu,
+    )?;
+    let copied = submit_and_wait(ctx, "read back a buffer", |cmd| unsafe {
+        let region = vk::BufferCopy::default().size(source.size);
+        ctx.device
+            .cmd_copy_buffer(cmd, source.handle, readback.handle, &[region]);
+    });
+    let contents = copied.map(|()| bytemuck::pod_collect_to_vec(readback.read()));
+    destroy_buffer(ctx, readback);
+    contents
+}
+
 /// Puts `data` in a host-visible staging buffer and lets `record` copy it
 /// out, in a one-off submission that is waited for.
 pub fn upload_with_staging(

@@ -104,6 +104,25 @@ pub struct Bounds {
     pub max: Vec3,
 }
 
+impl Bounds {
+    /// Holds nothing: the starting point for growing a box by `union`.
+    pub const EMPTY: Bounds = Bounds {
+        min: Vec3::splat(f32::INFINITY),
+        max: Vec3::splat(f32::NEG_INFINITY),
+    };
+
+    pub fn point(p: Vec3) -> Bounds {
+        Bounds { min: p, max: p }
+    }
+
+    pub fn union(self, other: Bounds) -> Bounds {
+        Bounds {
+            min: self.min.min(other.min),
+            max: self.max.max(other.max),
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct BaseJoint {
     pub position: Vec3,

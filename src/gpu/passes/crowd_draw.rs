@@ -6,7 +6,7 @@ use std::mem::{offset_of, size_of};
 use ash::vk;
 use bytemuck::{Pod, Zeroable};
 
-use crate::gpu::gpu_model::{ExtraInfluences, GpuModel, SkinVertex, SurfaceVertex};
+use crate::gpu::gpu_model::{ExtraInfluences, GpuModel, MeshDraw, SkinVertex, SurfaceVertex};
 use crate::gpu::pipeline::{self, GraphicsPipelineDesc, ShaderStage, TargetFormats};
 use crate::gpu::shaders::spirv;
 use crate::gpu::{debug, Context, GpuError};
@@ -23,21 +23,25 @@ pub enum SkinningMode {
     /// Dual quaternion skinning.
     #[value(name = "dqs")]
     DualQuaternion,
+    /// No skinning: every instance in the bind pose (the benchmark's ideal).
+    #[value(skip)]
+    Off,
 }
 
 impl SkinningMode {
     pub fn toggled(self) -> SkinningMode {
         match self {
             SkinningMode::Linear => SkinningMode::DualQuaternion,
-            SkinningMode::DualQuaternion => SkinningMode::Linear,
+            SkinningMode::DualQuaternion | SkinningMode::Off => SkinningMode::Linear,
         }
     }
 
-    /// `SKINNING_LINEAR` / `SKINNING_DUAL_QUATERNION` in skinning.glsl.
+    /// `SKINNING_LINEAR` / `SKINNING_DUAL_QUATERNION` / `SKINNING_NONE` in skinning.glsl.
     fn shader_value(self) -> u32 {
         match self {
             SkinningMode::Linear => 0,
             SkinningMode::DualQuaternion => 1,
+            SkinningMode::Off => 2,
         }
     }
 }
@@ -61,12 +65,20 @@ impl DrawConstants {
 
 /// Where stream 0 (skinned or bind-pose surface vertices) comes from.
 pub enum Surface {
-    /// The model's bind pose, skinned by the vertex shader.
-    BindPose,
-    /// Vertices skinned on the CPU, `instance * model.vertex_count` apart;
-    /// the set bound at 0 must then hold identity skinning transforms.
-    CpuSkinned(vk::Buffer),
+    /// The model's bind pose, skinned by the vertex shader; one indirect
+    /// draw per mesh, `draw_commands[mesh]`, instanced over the visible list.
+    BindPose { draw_commands: vk::Buffer },
+    /// Vertices skinned on the CPU, `instance * model.vertex_count` apart,
+    /// one draw per instance and mesh; the set bound at 0 must then hold
+    /// identity skinning transforms and the identity visible list.
+    CpuSkinned {
+        vertices: vk::Buffer,
+        instance_count: u32,
+    },
 }
+
+/// `VkDrawIndexedIndirectCommand`: the layout cull.comp counts instances into.
+pub const DRAW_COMMAND_SIZE: u64 = size_of::<vk::DrawIndexedIndirectCommand>() as u64;
 
 pub struct CrowdDraw {
     pub pipeline: vk::Pipeline,
@@ -210,11 +222,9 @@ pub fn record_crowd_draw(
     model: &GpuModel,
     texture_sets: &[vk::DescriptorSet],
     surface: Surface,
-    instance_count: u32,
     constants: DrawConstants,
     wireframe: bool,
 ) {
-    let _label = debug::label(ctx, cmd, "crowd draw");
     let device = &ctx.device;
     let pipeline = pass
         .wireframe
@@ -235,48 +245,62 @@ pub fn record_crowd_draw(
         }
         device.cmd_bind_index_buffer(cmd, model.indices.handle, 0, vk::IndexType::UINT32);
     }
-    let draw_meshes = |first_instance: u32, instances: u32| {
-        for draw in &model.draws {
-            unsafe {
-                device.cmd_bind_descriptor_sets(
-                    cmd,
-                    vk::PipelineBindPoint::GRAPHICS,
-                    layout,
-                    1,
-                    &[texture_sets[draw.texture]],
-                    &[],
-                );
-                device.cmd_draw_indexed(
-                    cmd,
-                    draw.index_count,
-                    instances,
-                    draw.first_index,
-                    draw.vertex_offset,
-                    first_instance,
-                );
-            }
-        }
+    let bind_texture = |draw: &MeshDraw| unsafe {
+        device.cmd_bind_descriptor_sets(
+            cmd,
+            vk::PipelineBindPoint::GRAPHICS,
+            layout,
+            1,
+            &[texture_sets[draw.texture]],
+            &[],
+        );
     };
     match surface {
-        Surface::BindPose => {
+        Surface::BindPose { draw_commands } => {
             unsafe { device.cmd_bind_vertex_buffers(cmd, 0, &[model.surface.handle], &[0]) };
-            draw_meshes(0, instance_count);
-        }
-        // One draw per instance: each has its own skinned copy of stream 0,
-        // while `first_instance` keeps gl_InstanceIndex (placement, tint,
-        // transform rows) as in the instanced draw.
-        Surface::CpuSkinned(vertices) => {
-            let stride = u64::from(model.vertex_count) * size_of::<SurfaceVertex>() as u64;
-            for instance in 0..instance_count {
+            for (mesh, draw) in model.draws.iter().enumerate() {
+                let _label = debug::label(ctx, cmd, &format!("crowd: {}", draw.shader));
+                bind_texture(draw);
                 unsafe {
-                    device.cmd_bind_vertex_buffers(
+                    device.cmd_draw_indexed_indirect(
                         cmd,
+                        draw_commands,
+                        mesh as u64 * DRAW_COMMAND_SIZE,
+                        1,
                         0,
-                        &[vertices],
-                        &[u64::from(instance) * stride],
                     )
                 };
-                draw_meshes(instance, 1);
+            }
+        }
+        // Each instance has its own skinned copy of stream 0, while
+        // `first_instance` keeps gl_InstanceIndex as in the instanced draw.
+        Surface::CpuSkinned {
+            vertices,
+            instance_count,
+        } => {
+            let stride = u64::from(model.vertex_count) * size_of::<SurfaceVertex>() as u64;
+            for draw in &model.draws {
+                let _label =
+                    debug::label(ctx, cmd, &format!("crowd: {} (CPU-skinned)", draw.shader));
+                bind_texture(draw);
+                for instance in 0..instance_count {
+                    unsafe {
+                        device.cmd_bind_vertex_buffers(
+                            cmd,
+                            0,
+                            &[vertices],
+                            &[u64::from(instance) * stride],
+                        );
+                        device.cmd_draw_indexed(
+                            cmd,
+                            draw.index_count,
+                            1,
+                            draw.first_index,
+                            draw.vertex_offset,
+                            instance,
+                        );
+                    }
+                }
             }
         }
     }

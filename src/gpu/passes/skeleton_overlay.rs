@@ -82,13 +82,15 @@ pub fn destroy_skeleton_overlay(ctx: &Context, pass: SkeletonOverlay) {
 
 /// Records the lines, inside a dynamic rendering scope whose set 0 (scene,
 /// with the real skinning transforms) is already bound with `layout`.
+/// `draw_command` is the `VkDrawIndirectCommand` whose instance count the
+/// cull pass filled with the visible instances.
 pub fn record_skeleton_overlay(
     ctx: &Context,
     cmd: vk::CommandBuffer,
     pass: &SkeletonOverlay,
     layout: vk::PipelineLayout,
     model: &GpuModel,
-    instance_count: u32,
+    draw_command: (vk::Buffer, u64),
     constants: DrawConstants,
 ) {
     let _label = debug::label(ctx, cmd, "skeleton overlay");
@@ -105,6 +107,6 @@ pub fn record_skeleton_overlay(
         ctx.device
             .cmd_bind_vertex_buffers(cmd, 0, &[model.skeleton_lines.handle], &[0]);
         ctx.device
-            .cmd_draw(cmd, model.skeleton_vertex_count, instance_count, 0, 0);
+            .cmd_draw_indirect(cmd, draw_command.0, draw_command.1, 1, 0);
     }
 }

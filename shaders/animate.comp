@@ -1,0 +1,79 @@
+#version 450
+// GPU animation, one invocation per visible instance: sample the instance's
+// clip (and the clip it fades from) at its local time, run the joint
+// hierarchy, and write joint quaternion + translation skinning transforms
+// for crowd.vert. The same jobs, in the same order, as src/crowd/animate.rs.
+
+#include "crowd_compute.glsl"
+
+layout(local_size_x = 64) in;
+
+layout(set = 0, binding = 2) readonly buffer InstanceAnimations {
+    InstanceAnimation instance_animations[];
+};
+layout(set = 0, binding = 3) readonly buffer Clips {
+    ClipInfo clips[];
+};
+layout(set = 0, binding = 4) readonly buffer ClipPoses {
+    JointPose clip_poses[];   // local (parent-relative) poses, every frame of every clip
+};
+layout(set = 0, binding = 5) readonly buffer Skeleton {
+    SkeletonJoint skeleton[];
+};
+// cull.comp's compacted list of the instances that passed, in no particular
+// order. Draws are instanced over it: gl_InstanceIndex is a slot here.
+layout(set = 0, binding = 6) readonly buffer VisibleInstances {
+    uint visible_count;
+    uint visible_instances[];
+};
+// [instance * joint_count + joint]. Holds model-space poses after the first
+// loop, skinning transforms after the second: parents are read back from it.
+layout(set = 0, binding = 8) buffer SkinningTransforms {
+    SkinningTransform skinning_transforms[];
+};
+
+JointPose sample_joint(FramePair pair, uint joint) {
+    return blend_pose(clip_poses[pair.first + joint], clip_poses[pair.next + joint], pair.alpha);
+}
+
+JointPose stored_pose(uint index) {
+    SkinningTransform t = skinning_transforms[index];
+    return JointPose(t.rotation, t.translation);
+}
+
+void main() {
+    uint slot = gl_GlobalInvocationID.x;
+    if (slot >= visible_count) {
+        return;
+    }
+    uint instance = visible_instances[slot];
+    uint first = instance * constants.joint_count;
+    if (constants.clip_count == 0u) {
+        for (uint joint = 0u; joint < constants.joint_count; ++joint) {
+            skinning_transforms[first + joint] = SkinningTransform(vec4(0.0, 0.0, 0.0, 1.0), vec4(0.0));
+        }
+        return;
+    }
+
+    InstanceAnimation animation = instance_animations[instance];
+    float local_time = frame.time * animation.rate + animation.phase;
+    float weight = crossfade_weight(animation, frame.time, frame.blend_time);
+    FramePair current = frame_pair(clips[animation.clip], local_time, constants.joint_count);
+    FramePair previous = frame_pair(clips[animation.previous_clip], local_time, constants.joint_count);
+
+    // Sampling, blending and local-to-model in one walk: parents come first.
+    for (uint joint = 0u; joint < constants.joint_count; ++joint) {
+        JointPose local = sample_joint(current, joint);
+        if (weight < 1.0) {
+            local = blend_pose(sample_joint(previous, joint), local, weight);
+        }
+        int parent = skeleton[joint].parent;
+        JointPose model = parent >= 0 ? pose_then(stored_pose(first + uint(parent)), local) : local;
+        skinning_transforms[first + joint] = SkinningTransform(model.rotation, model.translation);
+    }
+    // Model pose times inverse bind pose: where the joint carries a bind-pose vertex.
+    for (uint joint = 0u; joint < constants.joint_count; ++joint) {
+        JointPose skinning = pose_then(stored_pose(first + joint), skeleton[joint].inverse_bind_pose);
+        skinning_transforms[first + joint] = SkinningTransform(skinning.rotation, skinning.translation);
+    }
+}

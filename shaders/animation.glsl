@@ -1,0 +1,94 @@
+// The animation data animate.comp samples, and the jobs it runs. Each
+// function mirrors one in src/anim/ (named in its comment); the CPU versions
+// are the reference that tests compare this shader against.
+#ifndef ANIMATION_GLSL
+#define ANIMATION_GLSL
+
+#include "quaternion.glsl"
+
+// Twin of Rust's gpu::animation_data::GpuJointPose (anim::JointPose).
+struct JointPose {
+    vec4 rotation;    // unit quaternion
+    vec4 translation; // xyz, w unused
+};
+
+// Twin of Rust's gpu::animation_data::ClipInfo.
+struct ClipInfo {
+    uint first_pose;       // clip_poses[first_pose + frame * joint_count + joint]
+    uint frame_count;
+    float frame_rate;
+    uint looping;
+    vec4 bounding_sphere;  // xyz centre, w radius: around the union of the frame bounds
+};
+
+// Twin of Rust's gpu::animation_data::SkeletonJoint.
+struct SkeletonJoint {
+    JointPose inverse_bind_pose;
+    int parent;            // -1 for roots; always smaller than the joint's index
+    uint padding[3];
+};
+
+// Twin of Rust's gpu::animation_data::InstanceAnimation (crowd::Instance).
+struct InstanceAnimation {
+    uint clip;
+    uint previous_clip;    // the clip being faded out; == clip when none is
+    float blend_start;     // global time the fade began
+    float phase;           // local time = time * rate + phase
+    float rate;
+    uint padding[3];
+};
+
+// JointPose::then: `parent` applied after `child`.
+JointPose pose_then(JointPose parent, JointPose child) {
+    return JointPose(normalize(quat_mul(parent.rotation, child.rotation)),
+                     vec4(quat_rotate(parent.rotation, child.translation.xyz) + parent.translation.xyz, 0.0));
+}
+
+// sampling::nlerp_shortest.
+vec4 nlerp_shortest(vec4 a, vec4 b, float t) {
+    if (dot(a, b) < 0.0) {
+        b = -b;
+    }
+    return normalize(a * (1.0 - t) + b * t);
+}
+
+// sampling::blend_poses for one joint.
+JointPose blend_pose(JointPose a, JointPose b, float weight) {
+    return JointPose(nlerp_shortest(a.rotation, b.rotation, weight),
+                     vec4(mix(a.translation.xyz, b.translation.xyz, weight), 0.0));
+}
+
+// Where a clip is sampled: the first pose of the two frames around the time,
+// and how far between them.
+struct FramePair {
+    uint first;
+    uint next;
+    float alpha;
+};
+
+// sampling::frame_position.
+FramePair frame_pair(ClipInfo clip, float time, uint joint_count) {
+    uint last = clip.frame_count > 0u ? clip.frame_count - 1u : 0u;
+    float duration = float(last) / clip.frame_rate;
+    if (last == 0u || duration <= 0.0) {
+        return FramePair(clip.first_pose, clip.first_pose, 0.0);
+    }
+    // Rust's rem_euclid: always in [0, duration).
+    time = clip.looping != 0u ? time - duration * floor(time / duration) : clamp(time, 0.0, duration);
+    float position = time * clip.frame_rate;
+    uint frame = min(uint(floor(position)), last);
+    uint next = min(frame + 1u, last);
+    return FramePair(clip.first_pose + frame * joint_count,
+                     clip.first_pose + next * joint_count,
+                     clamp(position - float(frame), 0.0, 1.0));
+}
+
+// crowd::Instance::blend_weight.
+float crossfade_weight(InstanceAnimation instance, float time, float blend_time) {
+    if (instance.clip == instance.previous_clip || blend_time <= 0.0) {
+        return 1.0;
+    }
+    return clamp((time - instance.blend_start) / blend_time, 0.0, 1.0);
+}
+
+#endif

@@ -1,0 +1,41 @@
+//! Animation on the GPU (animate.comp): for each visible instance, sample
+//! its clip (and the clip it fades from), run the joint hierarchy and write
+//! its skinning transforms, a quaternion and a translation per joint, into
+//! the buffer crowd.vert reads. The CPU reference is `crowd::animate_crowd`.
+
+use ash::vk;
+
+use super::cull::{self, CrowdComputeConstants};
+use crate::gpu::pipeline::{self, ShaderStage};
+use crate::gpu::shaders::spirv;
+use crate::gpu::{debug, Context, GpuError};
+
+pub struct Animate {
+    pub pipeline: vk::Pipeline,
+}
+
+pub fn create_animate(ctx: &Context, layout: vk::PipelineLayout) -> Result<Animate, GpuError> {
+    let shader = ShaderStage {
+        name: "animate.comp",
+        spirv: spirv::ANIMATE_COMP,
+        specialization: None,
+    };
+    let pipeline = pipeline::create_compute_pipeline(ctx, "animate", layout, &shader)?;
+    Ok(Animate { pipeline })
+}
+
+pub fn destroy_animate(ctx: &Context, pass: Animate) {
+    unsafe { ctx.device.destroy_pipeline(pass.pipeline, None) };
+}
+
+/// After the cull pass (whose visible list it reads), with the compute set bound.
+pub fn record_animate(
+    ctx: &Context,
+    cmd: vk::CommandBuffer,
+    pass: &Animate,
+    layout: vk::PipelineLayout,
+    constants: CrowdComputeConstants,
+) {
+    let _label = debug::label(ctx, cmd, "animate");
+    cull::dispatch(ctx, cmd, pass.pipeline, layout, constants);
+}

@@ -1,0 +1,81 @@
+//! Frustum culling on the GPU (cull.comp): compacts the ids of the instances
+//! whose bounding sphere meets the view frustum and counts them into every
+//! indirect draw command, so draws and animation cover only what is seen.
+
+use ash::vk;
+use bytemuck::{Pod, Zeroable};
+
+use crate::gpu::pipeline::{self, ShaderStage};
+use crate::gpu::shaders::spirv;
+use crate::gpu::{debug, Context, GpuError};
+
+/// Twin of `CrowdComputeConstants` in shaders/crowd_compute.glsl, pushed for
+/// both cull.comp and animate.comp.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct CrowdComputeConstants {
+    pub instance_count: u32,
+    pub joint_count: u32,
+    pub clip_count: u32,
+    pub draw_command_count: u32,
+}
+
+/// Both compute shaders run 64 invocations per workgroup.
+pub const WORKGROUP_SIZE: u32 = 64;
+
+pub struct Cull {
+    pub pipeline: vk::Pipeline,
+}
+
+pub fn create_cull(ctx: &Context, layout: vk::PipelineLayout) -> Result<Cull, GpuError> {
+    let shader = ShaderStage {
+        name: "cull.comp",
+        spirv: spirv::CULL_COMP,
+        specialization: None,
+    };
+    let pipeline = pipeline::create_compute_pipeline(ctx, "cull", layout, &shader)?;
+    Ok(Cull { pipeline })
+}
+
+pub fn destroy_cull(ctx: &Context, pass: Cull) {
+    unsafe { ctx.device.destroy_pipeline(pass.pipeline, None) };
+}
+
+/// One invocation per instance. The compute set (set 0 of `layout`) must be
+/// bound, the visible count zeroed and the draw commands' instance counts
+/// reset before this runs.
+pub fn record_cull(
+    ctx: &Context,
+    cmd: vk::CommandBuffer,
+    pass: &Cull,
+    layout: vk::PipelineLayout,
+    constants: CrowdComputeConstants,
+) {
+    let _label = debug::label(ctx, cmd, "cull");
+    dispatch(ctx, cmd, pass.pipeline, layout, constants);
+}
+
+/// Binds `pipeline`, pushes the constants, and runs one invocation per
+/// instance: the visible count is only known on the GPU, so animate.comp
+/// launches as many and lets the surplus return at once.
+pub(super) fn dispatch(
+    ctx: &Context,
+    cmd: vk::CommandBuffer,
+    pipeline: vk::Pipeline,
+    layout: vk::PipelineLayout,
+    constants: CrowdComputeConstants,
+) {
+    unsafe {
+        ctx.device
+            .cmd_bind_pipeline(cmd, vk::PipelineBindPoint::COMPUTE, pipeline);
+        ctx.device.cmd_push_constants(
+            cmd,
+            layout,
+            vk::ShaderStageFlags::COMPUTE,
+            0,
+            bytemuck::bytes_of(&constants),
+        );
+        ctx.device
+            .cmd_dispatch(cmd, constants.instance_count.div_ceil(WORKGROUP_SIZE), 1, 1);
+    }
+}

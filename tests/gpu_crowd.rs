@@ -1,0 +1,312 @@
+//! The GPU crowd passes against their CPU references: animate.comp's joint
+//! buffer against `crowd::animate_instance`, cull.comp's visible list against
+//! `crowd::Frustum`, and a 4096-instance frame under validation.
+
+mod common;
+
+use glam::{Mat4, Vec3};
+use md5crowd::anim::{JointPose, SkinningTransform};
+use md5crowd::crowd::{
+    self, spawn_crowd, BoundingSphere, CrowdLayout, Frustum, Instance, SplitMix64,
+};
+use md5crowd::gpu::animation_data::InstanceAnimation;
+use md5crowd::gpu::context::Validation;
+use md5crowd::gpu::frame;
+use md5crowd::gpu::passes::crowd_draw::SkinningMode;
+use md5crowd::gpu::renderer::{
+    Animation, CrowdInstance, FrameInput, FrameUniforms, Renderer, RendererDesc,
+};
+use md5crowd::gpu::{Context, ContextDesc};
+use md5crowd::model::Model;
+use md5crowd::skin::InfluenceLimit;
+
+const BLEND_TIME: f32 = 0.25;
+
+fn shipped_model() -> Model {
+    let assets = common::assets();
+    let mut anims: Vec<_> = std::fs::read_dir(&assets)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "md5anim"))
+        .collect();
+    anims.sort();
+    Model::load(
+        &assets.join("crowdling.md5mesh"),
+        &anims,
+        InfluenceLimit::Four,
+    )
+    .unwrap()
+}
+
+/// A seeded crowd where every third instance is a third of the way through
+/// a crossfade at `time`.
+fn crowd_at(model: &Model, instances: usize, time: f32) -> Vec<Instance> {
+    let durations: Vec<f32> = model.clips.iter().map(|c| c.duration()).collect();
+    let layout = CrowdLayout {
+        instances,
+        spacing: 60.0,
+        seed: 7,
+    };
+    let mut crowd = spawn_crowd(&layout, model.clips.len(), &durations);
+    for instance in crowd.iter_mut().step_by(3) {
+        let next = (instance.clip + 1) % model.clips.len() as u32;
+        instance.switch_clip(next, time - BLEND_TIME / 3.0);
+    }
+    crowd
+}
+
+fn view_projection(eye: Vec3, target: Vec3, fov_y: f32) -> Mat4 {
+    let mut projection = Mat4::perspective_infinite_reverse_rh(fov_y, 16.0 / 9.0, 1.0);
+    projection.y_axis.y = -projection.y_axis.y;
+    projection * Mat4::look_at_rh(eye, target, Vec3::Z)
+}
+
+/// One GPU-animated frame of `crowd` seen through `view_projection`, in a
+/// renderer that lives for the whole test.
+struct Harness {
+    ctx: Context,
+    model: Model,
+    renderer: Option<Renderer>,
+    frames: Vec<frame::Frame>,
+    crowd: Vec<Instance>,
+    animation: Vec<InstanceAnimation>,
+}
+
+impl Harness {
+    fn new(instances: usize, time: f32) -> Harness {
+        let ctx = Context::new(&ContextDesc {
+            validation: Validation::Required,
+            gpu_index: None,
+            window: None,
+        })
+        .unwrap();
+        let model = shipped_model();
+        let crowd = crowd_at(&model, instances, time);
+        let placements: Vec<CrowdInstance> = crowd
+            .iter()
+            .map(|i| CrowdInstance {
+                placement: i.position.extend(i.yaw),
+                tint: i.tint,
+            })
+            .collect();
+        let renderer = Renderer::new(
+            &ctx,
+            &model,
+            &placements,
+            &RendererDesc {
+                extent: ash::vk::Extent2D {
+                    width: 64,
+                    height: 36,
+                },
+                animation: Animation::Gpu,
+                cpu_skinning: false,
+            },
+        )
+        .unwrap();
+        let frames = frame::create_frames(&ctx).unwrap();
+        let animation = crowd.iter().map(InstanceAnimation::from).collect();
+        Harness {
+            ctx,
+            model,
+            renderer: Some(renderer),
+            frames,
+            crowd,
+            animation,
+        }
+    }
+
+    /// Renders one frame; returns the visible ids the GPU found.
+    fn render(&mut self, view_projection: Mat4, time: f32) -> Vec<u32> {
+        let renderer = self.renderer.as_mut().unwrap();
+        let frame = &self.frames[0];
+        frame::wait(&self.ctx, frame).unwrap();
+        let cmd = frame::begin(&self.ctx, frame).unwrap();
+        let uniforms = FrameUniforms {
+            view_projection,
+            frustum_planes: Frustum::from_view_projection(view_projection).planes,
+            time,
+            blend_time: BLEND_TIME,
+            ..FrameUniforms::default()
+        };
+        renderer.record(
+            &self.ctx,
+            cmd,
+            0,
+            &FrameInput {
+                uniforms,
+                instances: &self.animation,
+                instances_version: 0,
+                skinning_transforms: None,
+                cpu_skinned: None,
+                skinning_mode: SkinningMode::Linear,
+                show_skeleton: true,
+                wireframe: false,
+            },
+        );
+        frame::submit(&self.ctx, frame, None, None).unwrap();
+        frame::wait(&self.ctx, frame).unwrap();
+        let visible = renderer.read_visible_instances(&self.ctx, 0).unwrap();
+        assert_eq!(
+            visible.len() as u32,
+            renderer.visible_count(0),
+            "readback agrees"
+        );
+        visible
+    }
+
+    fn cpu_visible(&self, view_projection: Mat4) -> Vec<(u32, f32)> {
+        let frustum = Frustum::from_view_projection(view_projection);
+        let spheres = crowd::clip_spheres(&self.model.clips);
+        let fallback = BoundingSphere::around(self.model.bind_pose_bounds());
+        self.crowd
+            .iter()
+            .enumerate()
+            .map(|(id, instance)| {
+                let sphere = crowd::instance_sphere(instance, &spheres, fallback);
+                // How far inside the worst plane the sphere reaches.
+                let margin = frustum
+                    .planes
+                    .iter()
+                    .map(|p| p.truncate().dot(sphere.centre) + p.w + sphere.radius)
+                    .fold(f32::INFINITY, f32::min);
+                (id as u32, margin)
+            })
+            .collect()
+    }
+
+    fn finish(mut self) {
+        self.ctx.wait_idle().unwrap();
+        self.renderer.take().unwrap().destroy(&self.ctx);
+        frame::destroy_frames(&self.ctx, std::mem::take(&mut self.frames));
+        let counts = self.ctx.message_counts.clone();
+        drop(self.ctx);
+        assert_eq!(
+            (counts.warnings(), counts.errors()),
+            (0, 0),
+            "validation stayed silent"
+        );
+    }
+}
+
+#[test]
+fn gpu_joint_buffer_equals_the_cpu_reference() {
+    if !common::vulkan_or_skip() {
+        return;
+    }
+    let time = 1.37;
+    let mut harness = Harness::new(300, time);
+    // From high above, looking down on the whole crowd: everyone visible.
+    let overview = view_projection(Vec3::new(-1500.0, 0.0, 2500.0), Vec3::ZERO, 1.0);
+    let visible = harness.render(overview, time);
+    assert_eq!(visible.len(), 300, "the overview sees the whole crowd");
+
+    let renderer = harness.renderer.as_ref().unwrap();
+    let gpu = renderer.read_skinning_transforms(&harness.ctx, 0).unwrap();
+    let joints = harness.model.skeleton.joint_count();
+    let mut cpu = vec![SkinningTransform::default(); joints];
+    let mut worst = 0.0f32;
+    for &id in &visible {
+        let instance = &harness.crowd[id as usize];
+        crowd::animate_instance(
+            &harness.model.skeleton,
+            &harness.model.clips,
+            instance,
+            time,
+            BLEND_TIME,
+            &mut cpu,
+        );
+        let rows = &gpu[id as usize * joints..][..joints];
+        for (joint, (g, c)) in rows.iter().zip(&cpu).enumerate() {
+            let (g, c) = (JointPose::from(*g), JointPose::from(*c));
+            // q and -q are the same rotation.
+            let (gq, cq) = (glam::Vec4::from(g.rotation), glam::Vec4::from(c.rotation));
+            let rotation = (gq - cq)
+                .abs()
+                .max_element()
+                .min((gq + cq).abs().max_element());
+            let translation = (g.translation - c.translation).abs().max_element()
+                / c.translation.length().max(1.0);
+            worst = worst.max(rotation).max(translation);
+            assert!(
+                rotation < 1e-4 && translation < 1e-4,
+                "instance {id} joint {joint}: GPU {g:?} vs CPU {c:?}"
+            );
+        }
+    }
+    println!("largest GPU/CPU difference over 300 instances: {worst:e}");
+    harness.finish();
+}
+
+#[test]
+fn culling_never_drops_an_instance_the_frustum_meets() {
+    if !common::vulkan_or_skip() {
+        return;
+    }
+    let time = 0.5;
+    let mut harness = Harness::new(400, time);
+    let mut random = SplitMix64(2024);
+    let mut partial_views = 0;
+    for camera in 0..24 {
+        let eye = Vec3::new(
+            (random.unit() - 0.5) * 3000.0,
+            (random.unit() - 0.5) * 3000.0,
+            20.0 + random.unit() * 800.0,
+        );
+        let target = Vec3::new(
+            (random.unit() - 0.5) * 1200.0,
+            (random.unit() - 0.5) * 1200.0,
+            0.0,
+        );
+        let fov = 0.3 + random.unit() * 1.2;
+        let vp = view_projection(eye, target, fov);
+        let gpu: std::collections::BTreeSet<u32> = harness.render(vp, time).into_iter().collect();
+        let cpu = harness.cpu_visible(vp);
+        for &(id, margin) in &cpu {
+            // Clear cases must agree exactly; within a hair of a plane the
+            // two float paths may round either way.
+            if margin > 1e-2 {
+                assert!(
+                    gpu.contains(&id),
+                    "camera {camera}: instance {id} dropped (margin {margin})"
+                );
+            } else if margin < -1e-2 {
+                assert!(
+                    !gpu.contains(&id),
+                    "camera {camera}: instance {id} kept though outside"
+                );
+            }
+        }
+        if !gpu.is_empty() && gpu.len() < cpu.len() {
+            partial_views += 1;
+        }
+    }
+    assert!(
+        partial_views >= 5,
+        "the cameras test the edges: {partial_views} partial views"
+    );
+    harness.finish();
+}
+
+#[test]
+fn a_4096_instance_frame_renders_under_validation() {
+    if !common::vulkan_or_skip() {
+        return;
+    }
+    for animate in ["gpu", "cpu"] {
+        let output = common::md5crowd_validated(&[
+            "--headless",
+            "--instances",
+            "4096",
+            "--animate",
+            animate,
+            "--width",
+            "320",
+            "--height",
+            "180",
+            "--time",
+            "1",
+        ]);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.contains("4096 instance(s)"), "{stderr}");
+    }
+}
