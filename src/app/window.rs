@@ -153,8 +153,17 @@ impl ApplicationHandler for App<'_> {
                 live.on_resize(size);
                 Ok(())
             }
-            WindowEvent::KeyboardInput { event, .. } => {
-                if !live.fly.update(&event) && event.state == ElementState::Pressed && !event.repeat
+            WindowEvent::KeyboardInput {
+                event,
+                is_synthetic,
+                ..
+            } => {
+                // Synthetic presses stand for keys already down when the
+                // window gained focus: held fly keys, not new actions.
+                if !live.fly.update(&event)
+                    && event.state == ElementState::Pressed
+                    && !event.repeat
+                    && !is_synthetic
                 {
                     if let Some(action) = controls::action_for(&event.logical_key) {
                         return self.act(action, event_loop);
@@ -294,7 +303,7 @@ impl App<'_> {
             ),
             Action::ResetCamera => live.frame_crowd(),
         }
-        if let Some(live) = &self.live {
+        if let (Some(live), false) = (&self.live, action == Action::Quit) {
             live.log_view(model);
         }
     }
