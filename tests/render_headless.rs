@@ -193,3 +193,29 @@ fn a_missing_texture_gives_one_warning_and_a_grey_material() {
         );
     }
 }
+
+#[test]
+fn wireframe_draws_the_edges_only() {
+    if !vulkan_or_skip() {
+        return;
+    }
+    let probe = md5crowd::gpu::Context::new(&md5crowd::gpu::ContextDesc {
+        validation: md5crowd::gpu::context::Validation::Off,
+        gpu_index: None,
+        window: None,
+    })
+    .expect("a device");
+    if !probe.wireframe {
+        println!("skipped: {} has no fillModeNonSolid", probe.device_name);
+        return;
+    }
+    drop(probe);
+    let dir = scratch_dir("wireframe");
+    let filled = render(&dir, "filled", &[]);
+    let edges = render(&dir, "edges", &["--wireframe"]);
+    let (filled, edges) = (covered_pixels(&filled), covered_pixels(&edges));
+    assert!(
+        edges > filled / 10 && edges < filled * 9 / 10,
+        "{edges} pixels of edges against {filled} filled"
+    );
+}

@@ -234,3 +234,53 @@ fn report_validation(counts: Option<&MessageCounts>) -> Result<(), AppError> {
 fn validation_counts(ctx: &crate::gpu::Context) -> Option<Arc<MessageCounts>> {
     ctx.validation_enabled.then(|| ctx.message_counts.clone())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_lost_device_is_the_machine_with_advice() {
+        let lost = AppError::from(GpuError::Vulkan {
+            call: "vkQueueSubmit2",
+            result: vk::Result::ERROR_DEVICE_LOST,
+        });
+        assert!(matches!(lost, AppError::DeviceLost { .. }));
+        assert_eq!(lost.exit_code(), 1);
+        let message = lost.to_string();
+        assert!(
+            message.starts_with("the GPU was lost during vkQueueSubmit2"),
+            "{message}"
+        );
+        assert!(message.contains("driver"), "{message}");
+        let other = AppError::from(GpuError::Vulkan {
+            call: "vkCreateBuffer",
+            result: vk::Result::ERROR_INITIALIZATION_FAILED,
+        });
+        assert!(matches!(other, AppError::Gpu(_)));
+    }
+
+    #[test]
+    fn out_of_memory_is_told_apart() {
+        let oom = GpuError::Vulkan {
+            call: "vkAllocateMemory",
+            result: vk::Result::ERROR_OUT_OF_DEVICE_MEMORY,
+        };
+        assert!(is_out_of_memory(&oom));
+        assert!(is_out_of_memory(&GpuError::Allocation {
+            name: "frame 0 skinning transforms".into(),
+            source: gpu_allocator::AllocationError::OutOfMemory,
+        }));
+        assert!(!is_out_of_memory(&GpuError::NoDriver));
+        let too_large = AppError::CrowdTooLarge {
+            instances: 4096,
+            fit: 2048,
+            limit: "a reason".into(),
+        };
+        assert_eq!(too_large.exit_code(), 1);
+        assert_eq!(
+            too_large.to_string(),
+            "4096 instances do not fit this GPU: a reason; try --instances 2048"
+        );
+    }
+}

@@ -53,7 +53,7 @@ pub struct RenderArgs {
     /// Characters in the crowd, on a square grid [default: 64 in a window,
     /// 1 headless]. The GPU's memory is the limit; asking for more than fit
     /// says how many would.
-    #[arg(long, value_name = "N", value_parser = count)]
+    #[arg(long, value_name = "N", value_parser = count, allow_negative_numbers = true)]
     pub instances: Option<u32>,
     /// Distance between neighbours on the grid, in model units [default:
     /// 1.5 times the model's footprint]

@@ -41,7 +41,11 @@ pub enum GpuError {
         call: &'static str,
         result: vk::Result,
     },
-    #[error("no Vulkan device supports Vulkan 1.2 with graphics, dynamic rendering and synchronization2{0}")]
+    #[error(
+        "no Vulkan device supports Vulkan 1.2 with graphics, dynamic rendering and \
+         synchronization2{0}; a newer driver may (or `mesa-vulkan-drivers` for the CPU driver \
+         lavapipe)"
+    )]
     NoSuitableDevice(String),
     #[error("--gpu {index}: {reason}")]
     GpuIndex { index: usize, reason: String },
