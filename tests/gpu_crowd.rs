@@ -6,12 +6,16 @@ mod common;
 
 use glam::{Mat4, Vec3};
 use md5crowd::anim::{JointPose, SkinningTransform};
-use md5crowd::crowd::{self, spawn_crowd, BoundingSphere, CrowdLayout, Frustum, Instance, SplitMix64};
+use md5crowd::crowd::{
+    self, spawn_crowd, BoundingSphere, CrowdLayout, Frustum, Instance, SplitMix64,
+};
 use md5crowd::gpu::animation_data::InstanceAnimation;
 use md5crowd::gpu::context::Validation;
 use md5crowd::gpu::frame;
 use md5crowd::gpu::passes::crowd_draw::SkinningMode;
-use md5crowd::gpu::renderer::{Animation, CrowdInstance, FrameInput, FrameUniforms, Renderer, RendererDesc};
+use md5crowd::gpu::renderer::{
+    Animation, CrowdInstance, FrameInput, FrameUniforms, Renderer, RendererDesc,
+};
 use md5crowd::gpu::{Context, ContextDesc};
 use md5crowd::model::Model;
 use md5crowd::skin::InfluenceLimit;
@@ -26,14 +30,23 @@ fn shipped_model() -> Model {
         .filter(|p| p.extension().is_some_and(|e| e == "md5anim"))
         .collect();
     anims.sort();
-    Model::load(&assets.join("crowdling.md5mesh"), &anims, InfluenceLimit::Four).unwrap()
+    Model::load(
+        &assets.join("crowdling.md5mesh"),
+        &anims,
+        InfluenceLimit::Four,
+    )
+    .unwrap()
 }
 
 /// A seeded crowd where every third instance is a third of the way through
 /// a crossfade at `time`.
 fn crowd_at(model: &Model, instances: usize, time: f32) -> Vec<Instance> {
     let durations: Vec<f32> = model.clips.iter().map(|c| c.duration()).collect();
-    let layout = CrowdLayout { instances, spacing: 60.0, seed: 7 };
+    let layout = CrowdLayout {
+        instances,
+        spacing: 60.0,
+        seed: 7,
+    };
     let mut crowd = spawn_crowd(&layout, model.clips.len(), &durations);
     for instance in crowd.iter_mut().step_by(3) {
         let next = (instance.clip + 1) % model.clips.len() as u32;
@@ -71,14 +84,20 @@ impl Harness {
         let crowd = crowd_at(&model, instances, time);
         let placements: Vec<CrowdInstance> = crowd
             .iter()
-            .map(|i| CrowdInstance { placement: i.position.extend(i.yaw), tint: i.tint })
+            .map(|i| CrowdInstance {
+                placement: i.position.extend(i.yaw),
+                tint: i.tint,
+            })
             .collect();
         let renderer = Renderer::new(
             &ctx,
             &model,
             &placements,
             &RendererDesc {
-                extent: ash::vk::Extent2D { width: 64, height: 36 },
+                extent: ash::vk::Extent2D {
+                    width: 64,
+                    height: 36,
+                },
                 animation: Animation::Gpu,
                 cpu_skinning: false,
             },
@@ -86,7 +105,14 @@ impl Harness {
         .unwrap();
         let frames = frame::create_frames(&ctx).unwrap();
         let animation = crowd.iter().map(InstanceAnimation::from).collect();
-        Harness { ctx, model, renderer: Some(renderer), frames, crowd, animation }
+        Harness {
+            ctx,
+            model,
+            renderer: Some(renderer),
+            frames,
+            crowd,
+            animation,
+        }
     }
 
     /// Renders one frame; returns the visible ids the GPU found.
@@ -119,7 +145,11 @@ impl Harness {
         frame::submit(&self.ctx, frame, None, None).unwrap();
         frame::wait(&self.ctx, frame).unwrap();
         let visible = renderer.read_visible_instances(&self.ctx, 0).unwrap();
-        assert_eq!(visible.len() as u32, renderer.visible_count(0), "readback agrees");
+        assert_eq!(
+            visible.len() as u32,
+            renderer.visible_count(0),
+            "readback agrees"
+        );
         visible
     }
 
@@ -149,7 +179,11 @@ impl Harness {
         frame::destroy_frames(&self.ctx, std::mem::take(&mut self.frames));
         let counts = self.ctx.message_counts.clone();
         drop(self.ctx);
-        assert_eq!((counts.warnings(), counts.errors()), (0, 0), "validation stayed silent");
+        assert_eq!(
+            (counts.warnings(), counts.errors()),
+            (0, 0),
+            "validation stayed silent"
+        );
     }
 }
 
@@ -172,14 +206,25 @@ fn gpu_joint_buffer_equals_the_cpu_reference() {
     let mut worst = 0.0f32;
     for &id in &visible {
         let instance = &harness.crowd[id as usize];
-        crowd::animate_instance(&harness.model.skeleton, &harness.model.clips, instance, time, BLEND_TIME, &mut cpu);
+        crowd::animate_instance(
+            &harness.model.skeleton,
+            &harness.model.clips,
+            instance,
+            time,
+            BLEND_TIME,
+            &mut cpu,
+        );
         let rows = &gpu[id as usize * joints..][..joints];
         for (joint, (g, c)) in rows.iter().zip(&cpu).enumerate() {
             let (g, c) = (JointPose::from(*g), JointPose::from(*c));
             // q and -q are the same rotation.
             let (gq, cq) = (glam::Vec4::from(g.rotation), glam::Vec4::from(c.rotation));
-            let rotation = (gq - cq).abs().max_element().min((gq + cq).abs().max_element());
-            let translation = (g.translation - c.translation).abs().max_element() / c.translation.length().max(1.0);
+            let rotation = (gq - cq)
+                .abs()
+                .max_element()
+                .min((gq + cq).abs().max_element());
+            let translation = (g.translation - c.translation).abs().max_element()
+                / c.translation.length().max(1.0);
             worst = worst.max(rotation).max(translation);
             assert!(
                 rotation < 1e-4 && translation < 1e-4,
@@ -206,7 +251,11 @@ fn culling_never_drops_an_instance_the_frustum_meets() {
             (random.unit() - 0.5) * 3000.0,
             20.0 + random.unit() * 800.0,
         );
-        let target = Vec3::new((random.unit() - 0.5) * 1200.0, (random.unit() - 0.5) * 1200.0, 0.0);
+        let target = Vec3::new(
+            (random.unit() - 0.5) * 1200.0,
+            (random.unit() - 0.5) * 1200.0,
+            0.0,
+        );
         let fov = 0.3 + random.unit() * 1.2;
         let vp = view_projection(eye, target, fov);
         let gpu: std::collections::BTreeSet<u32> = harness.render(vp, time).into_iter().collect();
@@ -215,16 +264,25 @@ fn culling_never_drops_an_instance_the_frustum_meets() {
             // Clear cases must agree exactly; within a hair of a plane the
             // two float paths may round either way.
             if margin > 1e-2 {
-                assert!(gpu.contains(&id), "camera {camera}: instance {id} dropped (margin {margin})");
+                assert!(
+                    gpu.contains(&id),
+                    "camera {camera}: instance {id} dropped (margin {margin})"
+                );
             } else if margin < -1e-2 {
-                assert!(!gpu.contains(&id), "camera {camera}: instance {id} kept though outside");
+                assert!(
+                    !gpu.contains(&id),
+                    "camera {camera}: instance {id} kept though outside"
+                );
             }
         }
         if !gpu.is_empty() && gpu.len() < cpu.len() {
             partial_views += 1;
         }
     }
-    assert!(partial_views >= 5, "the cameras test the edges: {partial_views} partial views");
+    assert!(
+        partial_views >= 5,
+        "the cameras test the edges: {partial_views} partial views"
+    );
     harness.finish();
 }
 

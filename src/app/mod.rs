@@ -1,6 +1,7 @@
 //! Rendering a model: loading, the CPU-side crowd and camera, and the two
 //! ways frames leave the GPU (a window, or PNG files when headless).
 
+pub mod bench;
 mod camera;
 mod crowd_state;
 mod headless;
@@ -15,6 +16,7 @@ use crate::gpu::debug::MessageCounts;
 use crate::gpu::GpuError;
 use crate::md5::Md5Error;
 use crate::model::Model;
+use crate::skin::InfluenceLimit;
 pub use render_args::RenderArgs;
 
 #[derive(Debug, thiserror::Error)]
@@ -56,8 +58,44 @@ impl AppError {
 /// Loads the model, renders as `args` say, and with validation on, fails
 /// if the layer reported anything, so a clean run is a checked property.
 pub fn run(args: &RenderArgs) -> Result<(), AppError> {
-    let (mesh, anims) = model_paths(args)?;
-    let model = Model::load(&mesh, &anims, args.influences.into())?;
+    let model = load_model(args.mesh.as_deref(), &args.anims, args.influences.into())?;
+    let counts = if args.headless {
+        headless::run(args, &model)?
+    } else {
+        window::run(args, &model)?
+    };
+    report_validation(counts.as_deref())
+}
+
+/// `md5crowd bench`: measures, prints a table, writes the JSON and the plot.
+pub fn run_bench(args: &bench::BenchArgs) -> Result<(), AppError> {
+    let model = load_model(args.mesh.as_deref(), &args.anims, InfluenceLimit::Four)?;
+    let report = bench::run(args, &model)?;
+    let write = |path: &Path, text: String| {
+        std::fs::write(path, text)
+            .map_err(|e| AppError::Arguments(format!("cannot write {}: {e}", path.display())))
+    };
+    if let Some(path) = &args.json {
+        write(
+            path,
+            serde_json::to_string_pretty(&report).expect("report serializes") + "\n",
+        )?;
+        log::info!("wrote {}", path.display());
+    }
+    if let Some(path) = &args.plot {
+        write(path, bench::svg_plot(&report))?;
+        log::info!("wrote {}", path.display());
+    }
+    Ok(())
+}
+
+fn load_model(
+    mesh: Option<&Path>,
+    anims: &[PathBuf],
+    limit: InfluenceLimit,
+) -> Result<Model, AppError> {
+    let (mesh, anims) = model_paths(mesh, anims)?;
+    let model = Model::load(&mesh, &anims, limit)?;
     log::info!(
         "{}: {} joints, {} meshes, {} triangles, {} clip(s)",
         mesh.display(),
@@ -66,12 +104,7 @@ pub fn run(args: &RenderArgs) -> Result<(), AppError> {
         model.triangle_count(),
         model.clips.len()
     );
-    let counts = if args.headless {
-        headless::run(args, &model)?
-    } else {
-        window::run(args, &model)?
-    };
-    report_validation(counts.as_deref())
+    Ok(model)
 }
 
 /// `--validate` insists on the layer; debug builds use it when present.
@@ -107,9 +140,12 @@ fn validation_counts(ctx: &crate::gpu::Context) -> Option<Arc<MessageCounts>> {
 
 /// The mesh and clips to load: as given, or the shipped character with
 /// every clip beside it.
-fn model_paths(args: &RenderArgs) -> Result<(PathBuf, Vec<PathBuf>), AppError> {
-    if let Some(mesh) = &args.mesh {
-        return Ok((mesh.clone(), args.anims.clone()));
+fn model_paths(
+    mesh: Option<&Path>,
+    anims: &[PathBuf],
+) -> Result<(PathBuf, Vec<PathBuf>), AppError> {
+    if let Some(mesh) = mesh {
+        return Ok((mesh.to_owned(), anims.to_vec()));
     }
     let mesh = PathBuf::from(render_args::DEFAULT_MESH);
     if !mesh.is_file() {
