@@ -161,6 +161,7 @@ fn measure(
             extent,
             animation: mode.animation(),
             cpu_skinning: false,
+            memory_budget: None,
         },
     )?;
     let frames = match frame::create_frames(ctx) {

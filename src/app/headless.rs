@@ -47,6 +47,7 @@ pub fn run(args: &RenderArgs, model: &Model) -> Result<Option<Arc<MessageCounts>
             extent,
             animation: args.animation(),
             cpu_skinning: args.cpu_skinning,
+            memory_budget: args.memory_budget(),
         },
     )?;
     let frames = frame::create_frames(&ctx)?;

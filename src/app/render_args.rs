@@ -70,12 +70,19 @@ pub struct RenderArgs {
     /// Joint influences kept per vertex.
     #[arg(long, value_enum, default_value_t = Influences::Four)]
     pub influences: Influences,
+    /// Test hook: pretend the device has only this much memory for the crowd.
+    #[arg(long, hide = true, value_name = "MIB")]
+    pub memory_budget_mib: Option<u64>,
     /// Test hook: drive the window through resizes and a minimisation.
     #[arg(long, hide = true)]
     pub exercise_window: bool,
 }
 
 impl RenderArgs {
+    pub fn memory_budget(&self) -> Option<u64> {
+        self.memory_budget_mib.map(|mib| mib << 20)
+    }
+
     /// CPU skinning starts from CPU-animated poses.
     pub fn animation(&self) -> Animation {
         if self.cpu_skinning {

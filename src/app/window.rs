@@ -244,6 +244,7 @@ impl Live {
                 },
                 animation: args.animation(),
                 cpu_skinning: args.cpu_skinning,
+                memory_budget: args.memory_budget(),
             },
         )?;
         let frames = frame::create_frames(&ctx)?;

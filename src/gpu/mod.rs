@@ -56,6 +56,16 @@ pub enum GpuError {
     },
     #[error("{0}: no triangles to draw")]
     EmptyModel(String),
+    #[error(
+        "a crowd of {requested} instances needs {needed_mib} MiB of device memory, but the \
+         largest device-local heap has {heap_mib} MiB: at most {fits} instances fit"
+    )]
+    CrowdTooLarge {
+        requested: u32,
+        fits: u64,
+        needed_mib: u64,
+        heap_mib: u64,
+    },
     #[error("texture {path}: {source}")]
     Texture {
         path: String,

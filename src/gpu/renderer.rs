@@ -78,6 +78,9 @@ pub struct RendererDesc {
     /// path's yardstick) instead of skinning in the vertex shader; needs
     /// [`Animation::Cpu`].
     pub cpu_skinning: bool,
+    /// Device memory the crowd may take, when smaller than the device's
+    /// largest device-local heap (tests use it to play a small GPU).
+    pub memory_budget: Option<u64>,
 }
 
 /// Everything one frame's recording reads.
@@ -181,6 +184,10 @@ impl Renderer {
         let gpu_model = gpu_model::upload_model(ctx, model)?;
         let instance_count = instances.len() as u32;
         let crowd_bytes = bytes_per_instance(&gpu_model) * u64::from(instance_count);
+        if let Err(error) = check_crowd_fits(ctx, &gpu_model, instance_count, desc.memory_budget) {
+            gpu_model::destroy_model(ctx, gpu_model);
+            return Err(error);
+        }
         log::info!(
             "GPU memory for buffers: {:.1} MiB for the model, {:.1} MiB for {} instances ({} bytes each)",
             gpu_model.buffer_bytes() as f64 / (1 << 20) as f64,
@@ -677,6 +684,39 @@ impl Renderer {
             }
         }
     }
+}
+
+/// Refuses a crowd whose per-instance buffers alone would not fit in the
+/// largest device-local heap, saying how many would: better than an
+/// allocation failure halfway through creating the renderer.
+fn check_crowd_fits(
+    ctx: &Context,
+    model: &GpuModel,
+    instance_count: u32,
+    budget: Option<u64>,
+) -> Result<(), GpuError> {
+    let properties = unsafe {
+        ctx.instance
+            .get_physical_device_memory_properties(ctx.physical_device)
+    };
+    let heap = properties.memory_heaps[..properties.memory_heap_count as usize]
+        .iter()
+        .filter(|h| h.flags.contains(vk::MemoryHeapFlags::DEVICE_LOCAL))
+        .map(|h| h.size)
+        .max()
+        .unwrap_or(0);
+    let available = budget.map_or(heap, |b| b.min(heap));
+    let per_instance = bytes_per_instance(model);
+    let needed = per_instance * u64::from(instance_count) + model.buffer_bytes();
+    if needed <= available {
+        return Ok(());
+    }
+    Err(GpuError::CrowdTooLarge {
+        requested: instance_count,
+        fits: available.saturating_sub(model.buffer_bytes()) / per_instance,
+        needed_mib: needed.div_ceil(1 << 20),
+        heap_mib: available >> 20,
+    })
 }
 
 /// Vulkan buffers cannot be empty: a crowd of none still gets one slot.
