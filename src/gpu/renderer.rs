@@ -166,14 +166,14 @@ impl Renderer {
             let host_buffer = |name: &str, size: u64, usage| {
                 resources::create_buffer(
                     ctx,
-                    &format!("frame {slot} {name}"),
+                    &format!("{name}, frame {slot}"),
                     size,
                     usage,
                     MemoryLocation::CpuToGpu,
                 )
             };
             let uniforms = host_buffer(
-                "uniforms",
+                "frame uniforms",
                 size_of::<FrameUniforms>() as u64,
                 vk::BufferUsageFlags::UNIFORM_BUFFER,
             )?;
@@ -187,7 +187,7 @@ impl Renderer {
                     * u64::from(gpu_model.vertex_count)
                     * size_of::<SurfaceVertex>() as u64;
                 Some(host_buffer(
-                    "CPU-skinned vertices",
+                    "vertices: CPU-skinned",
                     size,
                     vk::BufferUsageFlags::VERTEX_BUFFER,
                 )?)

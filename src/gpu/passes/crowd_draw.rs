@@ -206,6 +206,7 @@ pub fn record_crowd_draw(
     }
     let draw_meshes = |first_instance: u32, instances: u32| {
         for draw in &model.draws {
+            let _label = debug::label(ctx, cmd, &draw.label);
             unsafe {
                 device.cmd_bind_descriptor_sets(
                     cmd,
