@@ -3,6 +3,7 @@
 
 mod camera;
 mod crowd_state;
+mod frame_stats;
 mod headless;
 pub mod render_args;
 mod window;

@@ -65,6 +65,10 @@ pub struct RenderArgs {
     /// Joint influences kept per vertex.
     #[arg(long, value_enum, default_value_t = Influences::Four)]
     pub influences: Influences,
+    /// Print every frame's CPU time, GPU time per pass and pipeline
+    /// statistics on stdout (the window shows them in its title).
+    #[arg(long)]
+    pub print_timings: bool,
     /// Test hook: drive the window through resizes and a minimisation.
     #[arg(long, hide = true)]
     pub exercise_window: bool,

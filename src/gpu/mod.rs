@@ -15,6 +15,7 @@ mod layout_tests;
 pub mod output;
 pub mod passes;
 pub mod pipeline;
+pub mod profiler;
 pub mod reflect;
 pub mod renderer;
 pub mod resources;

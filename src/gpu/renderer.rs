@@ -13,6 +13,7 @@ use super::gpu_model::{self, GpuModel, SurfaceVertex};
 use super::passes::crowd_draw::{self, CrowdDraw, DrawConstants, SkinningMode, Surface};
 use super::passes::skeleton_overlay::{self, SkeletonOverlay};
 use super::pipeline::{self, TargetFormats};
+use super::profiler::{FrameTimings, Profiler};
 use super::resources::{self, Buffer, Image, ImageBarrier, ImageDesc};
 use super::{debug, vk_error, Context, GpuError};
 use crate::anim::SkinningTransform;
@@ -96,6 +97,7 @@ pub struct Renderer {
     instance_count: u32,
     identity_transforms: Option<Buffer>,
     frames: Vec<FrameData>,
+    profiler: Profiler,
 }
 
 impl Renderer {
@@ -221,6 +223,7 @@ impl Renderer {
         }
 
         let (color, depth) = create_targets(ctx, desc.extent)?;
+        let profiler = Profiler::new(ctx)?;
         Ok(Renderer {
             extent: desc.extent,
             color,
@@ -238,6 +241,7 @@ impl Renderer {
             instance_count,
             identity_transforms,
             frames,
+            profiler,
         })
     }
 
@@ -279,7 +283,11 @@ impl Renderer {
         };
         let scene_set = frame.scene_set;
 
+        self.profiler.begin_frame(ctx, cmd, slot);
         let _scene = debug::label(ctx, cmd, "scene");
+        self.profiler.begin_statistics(ctx, cmd);
+        // "draw" includes clearing the targets as the rendering scope opens.
+        let draw = self.profiler.begin(ctx, cmd, "draw");
         begin_rendering(ctx, cmd, &self.color, &self.depth);
         pipeline::set_viewport(ctx, cmd, self.extent);
         let constants = DrawConstants::new(self.model.joint_count, input.skinning_mode);
@@ -295,7 +303,9 @@ impl Renderer {
             self.instance_count,
             constants,
         );
+        self.profiler.end(ctx, cmd, draw);
         if input.show_skeleton {
+            let overlay = self.profiler.begin(ctx, cmd, "overlay");
             if crowd_set != scene_set {
                 self.bind_scene_set(ctx, cmd, scene_set);
             }
@@ -308,8 +318,20 @@ impl Renderer {
                 self.instance_count,
                 constants,
             );
+            self.profiler.end(ctx, cmd, overlay);
         }
         end_rendering(ctx, cmd, &self.color);
+        self.profiler.end_statistics(ctx, cmd);
+    }
+
+    /// The GPU timings of the frame last recorded into `slot`, once; call
+    /// after waiting for the slot's fence (see [`Profiler::take`]).
+    pub fn take_timings(
+        &mut self,
+        ctx: &Context,
+        slot: usize,
+    ) -> Result<Option<FrameTimings>, GpuError> {
+        self.profiler.take(ctx, slot)
     }
 
     fn bind_scene_set(&self, ctx: &Context, cmd: vk::CommandBuffer, set: vk::DescriptorSet) {
@@ -326,6 +348,7 @@ impl Renderer {
     }
 
     pub fn destroy(self, ctx: &Context) {
+        self.profiler.destroy(ctx);
         for frame in self.frames {
             resources::destroy_buffer(ctx, frame.uniforms);
             resources::destroy_buffer(ctx, frame.skinning_transforms);
