@@ -10,6 +10,7 @@ use ash::vk;
 use gpu_allocator::MemoryLocation;
 
 use super::camera::{self, OrbitCamera};
+use super::capture::FrameCapture;
 use super::crowd_state::CrowdState;
 use super::frame_stats::FrameLog;
 use super::{validation, validation_counts, AppError, RenderArgs};
@@ -24,6 +25,7 @@ use crate::model::Model;
 const FIXED_STEP: f32 = 1.0 / 60.0;
 
 pub fn run(args: &RenderArgs, model: &Model) -> Result<Option<Arc<MessageCounts>>, AppError> {
+    let mut capture = FrameCapture::new(args.capture_frame);
     let ctx = Context::new(&ContextDesc {
         validation: validation(args),
         gpu_index: args.gpu,
@@ -65,6 +67,7 @@ pub fn run(args: &RenderArgs, model: &Model) -> Result<Option<Arc<MessageCounts>
         &mut renderer,
         &frames,
         readback.as_ref(),
+        &mut capture,
         &mut frame_log,
     );
     // Teardown runs whatever happened, so a failed frame still leaves the
@@ -104,6 +107,7 @@ fn render(
     renderer: &mut Renderer,
     frames: &[Frame],
     readback: Option<&Buffer>,
+    capture: &mut FrameCapture,
     frame_log: &mut FrameLog,
 ) -> Result<(), AppError> {
     let camera = OrbitCamera::framing(&crowd.world_bounds);
@@ -119,6 +123,7 @@ fn render(
             }
         }
         crowd.animate(model, args.time - (count - 1 - index) as f32 * FIXED_STEP);
+        capture.begin_frame(ctx, u64::from(index));
         let cpu_start = Instant::now();
         let cmd = frame::begin(ctx, frame)?;
         renderer.record(
@@ -138,6 +143,7 @@ fn render(
         }
         frame::submit(ctx, frame, None, None)?;
         frame_log.submitted(slot, u64::from(index), cpu_start.elapsed());
+        capture.end_frame(ctx);
     }
     Ok(())
 }

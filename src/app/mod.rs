@@ -2,6 +2,7 @@
 //! ways frames leave the GPU (a window, or PNG files when headless).
 
 mod camera;
+mod capture;
 mod crowd_state;
 mod frame_stats;
 mod headless;
@@ -57,6 +58,19 @@ impl AppError {
 /// Loads the model, renders as `args` say, and with validation on, fails
 /// if the layer reported anything, so a clean run is a checked property.
 pub fn run(args: &RenderArgs) -> Result<(), AppError> {
+    let frames = if args.headless {
+        Some(args.frames.unwrap_or(1))
+    } else {
+        args.frames
+    };
+    if let (Some(capture), Some(frames)) = (args.capture_frame, frames) {
+        if capture >= frames {
+            return Err(AppError::Arguments(format!(
+                "--capture-frame {capture}: only frames 0 to {} are drawn",
+                frames - 1
+            )));
+        }
+    }
     let (mesh, anims) = model_paths(args)?;
     let model = Model::load(&mesh, &anims, args.influences.into())?;
     log::info!(

@@ -3,7 +3,8 @@
 //! rendering (and waiting on the GPU) while it is minimised.
 //!
 //! Keys: Esc quits, Space pauses, K toggles the skeleton, L switches between
-//! linear and dual quaternion skinning. Left-drag orbits, the wheel zooms.
+//! linear and dual quaternion skinning, F12 captures the next frame when
+//! running under RenderDoc. Left-drag orbits, the wheel zooms.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -19,6 +20,7 @@ use winit::keyboard::{KeyCode, PhysicalKey};
 use winit::window::{Window, WindowId};
 
 use super::camera::{self, OrbitCamera};
+use super::capture::FrameCapture;
 use super::crowd_state::CrowdState;
 use super::{validation, validation_counts, AppError, RenderArgs};
 use crate::gpu::debug::MessageCounts;
@@ -89,6 +91,7 @@ struct Live {
     drag_from: Option<PhysicalPosition<f64>>,
     cursor: PhysicalPosition<f64>,
     exercise: Option<Exercise>,
+    capture: FrameCapture,
 }
 
 impl ApplicationHandler for App<'_> {
@@ -218,6 +221,7 @@ impl Live {
         let handle = window
             .window_handle()
             .map_err(|e| AppError::Window(e.to_string()))?;
+        let capture = FrameCapture::new(args.capture_frame);
         let ctx = Context::new(&ContextDesc {
             validation: validation(args),
             gpu_index: args.gpu,
@@ -259,6 +263,7 @@ impl Live {
             drag_from: None,
             cursor: PhysicalPosition::default(),
             exercise: args.exercise_window.then(Exercise::default),
+            capture,
         })
     }
 
@@ -285,6 +290,7 @@ impl Live {
                 self.skinning_mode = self.skinning_mode.toggled();
                 log::info!("skinning: {:?}", self.skinning_mode);
             }
+            KeyCode::F12 => self.capture.request_next_frame(),
             _ => {}
         }
     }
@@ -361,6 +367,8 @@ impl Live {
             )?);
         }
 
+        self.capture
+            .begin_frame(&self.ctx, u64::from(self.frames_drawn));
         let frame = &self.frames[slot];
         let cmd = frame::begin(&self.ctx, frame)?;
         let extent = self.renderer.extent;
@@ -398,6 +406,7 @@ impl Live {
             Some(swapchain.render_finished[image as usize]),
         )?;
         self.swapchain_stale |= swapchain::present(&self.ctx, swapchain, image)?;
+        self.capture.end_frame(&self.ctx);
         self.frames_drawn += 1;
         Ok(())
     }

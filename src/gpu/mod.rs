@@ -17,6 +17,7 @@ pub mod passes;
 pub mod pipeline;
 pub mod profiler;
 pub mod reflect;
+pub mod renderdoc;
 pub mod renderer;
 pub mod resources;
 pub mod shaders;
