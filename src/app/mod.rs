@@ -7,6 +7,7 @@ mod crowd_state;
 mod frame_stats;
 mod headless;
 pub mod render_args;
+mod title;
 mod window;
 
 use std::path::{Path, PathBuf};

@@ -4,7 +4,8 @@
 //!
 //! Keys: Esc quits, Space pauses, K toggles the skeleton, L switches between
 //! linear and dual quaternion skinning, F12 captures the next frame when
-//! running under RenderDoc. Left-drag orbits, the wheel zooms.
+//! running under RenderDoc. Left-drag orbits, the wheel zooms. The title
+//! shows the frame's costs (see [`super::title`]).
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -22,6 +23,8 @@ use winit::window::{Window, WindowId};
 use super::camera::{self, OrbitCamera};
 use super::capture::FrameCapture;
 use super::crowd_state::CrowdState;
+use super::frame_stats::FrameLog;
+use super::title::{self, FrameMeter, TitleStats};
 use super::{validation, validation_counts, AppError, RenderArgs};
 use crate::gpu::debug::MessageCounts;
 use crate::gpu::frame::{self, Frame, FRAMES_IN_FLIGHT};
@@ -92,6 +95,8 @@ struct Live {
     cursor: PhysicalPosition<f64>,
     exercise: Option<Exercise>,
     capture: FrameCapture,
+    frame_log: FrameLog,
+    meter: FrameMeter,
 }
 
 impl ApplicationHandler for App<'_> {
@@ -264,6 +269,8 @@ impl Live {
             cursor: PhysicalPosition::default(),
             exercise: args.exercise_window.then(Exercise::default),
             capture,
+            frame_log: FrameLog::default(),
+            meter: FrameMeter::new(Instant::now()),
         })
     }
 
@@ -332,6 +339,15 @@ impl Live {
         }
         let slot = self.frames_drawn as usize % FRAMES_IN_FLIGHT;
         frame::wait(&self.ctx, &self.frames[slot])?;
+        if let Some(measured) = self
+            .frame_log
+            .collect(&self.ctx, &mut self.renderer, slot)?
+        {
+            if args.print_timings {
+                println!("{measured}");
+            }
+            self.meter.add(&measured);
+        }
         let Some(swapchain) = &self.swapchain else {
             return Ok(());
         };
@@ -369,6 +385,7 @@ impl Live {
 
         self.capture
             .begin_frame(&self.ctx, u64::from(self.frames_drawn));
+        let cpu_start = Instant::now();
         let frame = &self.frames[slot];
         let cmd = frame::begin(&self.ctx, frame)?;
         let extent = self.renderer.extent;
@@ -405,10 +422,39 @@ impl Live {
             )),
             Some(swapchain.render_finished[image as usize]),
         )?;
+        self.frame_log
+            .submitted(slot, u64::from(self.frames_drawn), cpu_start.elapsed());
         self.swapchain_stale |= swapchain::present(&self.ctx, swapchain, image)?;
         self.capture.end_frame(&self.ctx);
         self.frames_drawn += 1;
+        self.refresh_title(args, model, now);
         Ok(())
+    }
+
+    /// Every [`title::REFRESH`]: the averages since the last refresh.
+    fn refresh_title(&mut self, args: &RenderArgs, model: &Model, now: Instant) {
+        let Some(averages) = self.meter.report(now) else {
+            return;
+        };
+        let total = self.crowd.instances.len() as u32;
+        // Every instance is drawn until the crowd is culled.
+        let visible = total;
+        let clip = self
+            .crowd
+            .instances
+            .first()
+            .and_then(|focus| model.clips.get(focus.clip as usize))
+            .map_or("bind pose", |clip| clip.name.as_str());
+        self.window.set_title(&title::window_title(&TitleStats {
+            fps: averages.fps,
+            cpu_ms: averages.cpu_ms,
+            gpu: averages.gpu,
+            visible_instances: visible,
+            total_instances: total,
+            triangles: u64::from(visible) * model.triangle_count() as u64,
+            clip,
+            skinning: title::skinning_label(self.skinning_mode, args.cpu_skinning),
+        }));
     }
 
     /// Waits for the GPU, saves the screenshot if one was asked for, and
