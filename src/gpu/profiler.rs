@@ -29,7 +29,7 @@ pub const MAX_SCOPES: usize = 16;
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct FrameTimings {
     /// Pass name and GPU milliseconds, in recording order. Passes do not
-    /// nest, so their sum is the frame's GPU time.
+    /// nest or overlap, so they add up (see [`Profiler::end`]).
     pub passes: Vec<(&'static str, f64)>,
     /// Vertex shader runs in the scene's draws (crowd and skeleton
     /// overlay); `None` without `pipelineStatisticsQuery`. A post-transform
@@ -168,7 +168,8 @@ impl Profiler {
 
     /// Closes a pass: a timestamp once its commands finish. Both ends wait
     /// for all earlier work (ALL_COMMANDS), so passes never overlap in the
-    /// measurement and their times add up to the frame's.
+    /// measurement and their times add up; work outside every scope
+    /// (barriers, the present blit) is not counted.
     pub fn end(&mut self, ctx: &Context, cmd: vk::CommandBuffer, scope: Scope) {
         self.open_scopes -= 1;
         if let Some(pool) = self.slots[self.current].timestamps {
