@@ -4,12 +4,15 @@
 //! the same image.
 
 use std::sync::Arc;
+use std::time::Instant;
 
 use ash::vk;
 use gpu_allocator::MemoryLocation;
 
 use super::camera::{self, OrbitCamera};
+use super::capture::FrameCapture;
 use super::crowd_state::CrowdState;
+use super::frame_stats::FrameLog;
 use super::{validation, validation_counts, AppError, RenderArgs};
 use crate::gpu::debug::MessageCounts;
 use crate::gpu::frame::{self, Frame, FRAMES_IN_FLIGHT};
@@ -22,6 +25,7 @@ use crate::model::Model;
 const FIXED_STEP: f32 = 1.0 / 60.0;
 
 pub fn run(args: &RenderArgs, model: &Model) -> Result<Option<Arc<MessageCounts>>, AppError> {
+    let mut capture = FrameCapture::new(args.capture_frame);
     let ctx = Context::new(&ContextDesc {
         validation: validation(args),
         gpu_index: args.gpu,
@@ -62,6 +66,7 @@ pub fn run(args: &RenderArgs, model: &Model) -> Result<Option<Arc<MessageCounts>
         None => None,
     };
 
+    let mut frame_log = FrameLog::default();
     let rendered = render(
         &ctx,
         args,
@@ -70,10 +75,19 @@ pub fn run(args: &RenderArgs, model: &Model) -> Result<Option<Arc<MessageCounts>
         &mut renderer,
         &frames,
         readback.as_ref(),
+        &mut capture,
+        &mut frame_log,
     );
     // Teardown runs whatever happened, so a failed frame still leaves the
     // validation layer nothing to complain about.
     let idle = ctx.wait_idle();
+    let last_timings = match (args.print_timings, &rendered, &idle) {
+        (true, Ok(()), Ok(())) => frame_log.collect_all(&ctx, &mut renderer),
+        _ => Ok(Vec::new()),
+    };
+    for measured in last_timings.iter().flatten() {
+        println!("{measured}");
+    }
     let saved = match (&readback, &args.screenshot) {
         (Some(readback), Some(path)) if rendered.is_ok() && idle.is_ok() => {
             save_png(readback, extent, path)
@@ -87,10 +101,12 @@ pub fn run(args: &RenderArgs, model: &Model) -> Result<Option<Arc<MessageCounts>
     renderer.destroy(&ctx);
     rendered?;
     idle?;
+    last_timings?;
     saved?;
     Ok(validation_counts(&ctx))
 }
 
+#[allow(clippy::too_many_arguments)]
 fn render(
     ctx: &Context,
     args: &RenderArgs,
@@ -99,6 +115,8 @@ fn render(
     renderer: &mut Renderer,
     frames: &[Frame],
     readback: Option<&Buffer>,
+    capture: &mut FrameCapture,
+    frame_log: &mut FrameLog,
 ) -> Result<(), AppError> {
     let camera = OrbitCamera::framing(&crowd.world_bounds);
     let aspect = args.width as f32 / args.height as f32;
@@ -107,7 +125,14 @@ fn render(
         let slot = index as usize % FRAMES_IN_FLIGHT;
         let frame = &frames[slot];
         frame::wait(ctx, frame)?;
+        if let Some(measured) = frame_log.collect(ctx, renderer, slot)? {
+            if args.print_timings {
+                println!("{measured}");
+            }
+        }
         crowd.animate(model, args.time - (count - 1 - index) as f32 * FIXED_STEP);
+        capture.begin_frame(ctx, u64::from(index));
+        let cpu_start = Instant::now();
         let cmd = frame::begin(ctx, frame)?;
         renderer.record(
             ctx,
@@ -123,6 +148,8 @@ fn render(
             output::record_readback(ctx, cmd, &renderer.color, readback);
         }
         frame::submit(ctx, frame, None, None)?;
+        frame_log.submitted(slot, u64::from(index), cpu_start.elapsed());
+        capture.end_frame(ctx);
     }
     Ok(())
 }

@@ -3,9 +3,12 @@
 
 pub mod bench;
 mod camera;
+mod capture;
 mod crowd_state;
+mod frame_stats;
 mod headless;
 pub mod render_args;
+mod title;
 mod window;
 
 use std::path::{Path, PathBuf};
@@ -58,6 +61,19 @@ impl AppError {
 /// Loads the model, renders as `args` say, and with validation on, fails
 /// if the layer reported anything, so a clean run is a checked property.
 pub fn run(args: &RenderArgs) -> Result<(), AppError> {
+    let frames = if args.headless {
+        Some(args.frames.unwrap_or(1))
+    } else {
+        args.frames
+    };
+    if let (Some(capture), Some(frames)) = (args.capture_frame, frames) {
+        if capture >= frames {
+            return Err(AppError::Arguments(format!(
+                "--capture-frame {capture}: only frames 0 to {} are drawn",
+                frames - 1
+            )));
+        }
+    }
     let model = load_model(args.mesh.as_deref(), &args.anims, args.influences.into())?;
     let counts = if args.headless {
         headless::run(args, &model)?

@@ -3,7 +3,9 @@
 //! rendering (and waiting on the GPU) while it is minimised.
 //!
 //! Keys: Esc quits, Space pauses, K toggles the skeleton, L switches between
-//! linear and dual quaternion skinning. Left-drag orbits, the wheel zooms.
+//! linear and dual quaternion skinning, F12 captures the next frame when
+//! running under RenderDoc. Left-drag orbits, the wheel zooms. The title
+//! shows the frame's costs (see [`super::title`]).
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -19,7 +21,10 @@ use winit::keyboard::{KeyCode, PhysicalKey};
 use winit::window::{Window, WindowId};
 
 use super::camera::{self, OrbitCamera};
+use super::capture::FrameCapture;
 use super::crowd_state::CrowdState;
+use super::frame_stats::FrameLog;
+use super::title::{self, FrameMeter, TitleStats};
 use super::{validation, validation_counts, AppError, RenderArgs};
 use crate::gpu::debug::MessageCounts;
 use crate::gpu::frame::{self, Frame, FRAMES_IN_FLIGHT};
@@ -89,6 +94,11 @@ struct Live {
     drag_from: Option<PhysicalPosition<f64>>,
     cursor: PhysicalPosition<f64>,
     exercise: Option<Exercise>,
+    capture: FrameCapture,
+    frame_log: FrameLog,
+    /// Instances the cull pass kept in the last finished frame.
+    visible: u32,
+    meter: FrameMeter,
 }
 
 impl ApplicationHandler for App<'_> {
@@ -218,6 +228,7 @@ impl Live {
         let handle = window
             .window_handle()
             .map_err(|e| AppError::Window(e.to_string()))?;
+        let capture = FrameCapture::new(args.capture_frame);
         let ctx = Context::new(&ContextDesc {
             validation: validation(args),
             gpu_index: args.gpu,
@@ -267,6 +278,10 @@ impl Live {
             drag_from: None,
             cursor: PhysicalPosition::default(),
             exercise: args.exercise_window.then(Exercise::default),
+            capture,
+            frame_log: FrameLog::default(),
+            visible: args.instances,
+            meter: FrameMeter::new(Instant::now()),
         })
     }
 
@@ -293,6 +308,7 @@ impl Live {
                 self.skinning_mode = self.skinning_mode.toggled();
                 log::info!("skinning: {:?}", self.skinning_mode);
             }
+            KeyCode::F12 => self.capture.request_next_frame(),
             _ => {}
         }
     }
@@ -334,6 +350,18 @@ impl Live {
         }
         let slot = self.frames_drawn as usize % FRAMES_IN_FLIGHT;
         frame::wait(&self.ctx, &self.frames[slot])?;
+        if self.frames_drawn as usize >= FRAMES_IN_FLIGHT {
+            self.visible = self.renderer.visible_count(slot);
+        }
+        if let Some(measured) = self
+            .frame_log
+            .collect(&self.ctx, &mut self.renderer, slot)?
+        {
+            if args.print_timings {
+                println!("{measured}");
+            }
+            self.meter.add(&measured);
+        }
         let Some(swapchain) = &self.swapchain else {
             return Ok(());
         };
@@ -369,6 +397,9 @@ impl Live {
             )?);
         }
 
+        self.capture
+            .begin_frame(&self.ctx, u64::from(self.frames_drawn));
+        let cpu_start = Instant::now();
         let frame = &self.frames[slot];
         let cmd = frame::begin(&self.ctx, frame)?;
         let extent = self.renderer.extent;
@@ -400,9 +431,38 @@ impl Live {
             )),
             Some(swapchain.render_finished[image as usize]),
         )?;
+        self.frame_log
+            .submitted(slot, u64::from(self.frames_drawn), cpu_start.elapsed());
         self.swapchain_stale |= swapchain::present(&self.ctx, swapchain, image)?;
+        self.capture.end_frame(&self.ctx);
         self.frames_drawn += 1;
+        self.refresh_title(args, model, now);
         Ok(())
+    }
+
+    /// Every [`title::REFRESH`]: the averages since the last refresh.
+    fn refresh_title(&mut self, args: &RenderArgs, model: &Model, now: Instant) {
+        let Some(averages) = self.meter.report(now) else {
+            return;
+        };
+        let total = self.crowd.instances.len() as u32;
+        let visible = self.visible;
+        let clip = self
+            .crowd
+            .instances
+            .first()
+            .and_then(|focus| model.clips.get(focus.clip as usize))
+            .map_or("bind pose", |clip| clip.name.as_str());
+        self.window.set_title(&title::window_title(&TitleStats {
+            fps: averages.fps,
+            cpu_ms: averages.cpu_ms,
+            gpu: averages.gpu,
+            visible_instances: visible,
+            total_instances: total,
+            triangles: u64::from(visible) * model.triangle_count() as u64,
+            clip,
+            skinning: title::skinning_label(self.skinning_mode, args.cpu_skinning),
+        }));
     }
 
     /// Waits for the GPU, saves the screenshot if one was asked for, and

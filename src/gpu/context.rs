@@ -37,6 +37,22 @@ pub struct ContextDesc {
     pub window: Option<(RawDisplayHandle, RawWindowHandle)>,
 }
 
+/// Which GPU measurements the device offers (see [`super::profiler`]).
+#[derive(Clone, Copy, Debug)]
+pub struct QuerySupport {
+    /// Nanoseconds per timestamp tick and the mask of meaningful bits;
+    /// `None` when the queue writes no timestamps (`timestampValidBits == 0`).
+    pub timestamps: Option<TimestampFormat>,
+    /// `pipelineStatisticsQuery`, enabled whenever the device has it.
+    pub pipeline_statistics: bool,
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct TimestampFormat {
+    pub period_ns: f64,
+    pub valid_mask: u64,
+}
+
 /// A presentable surface and the instance-level functions that query it.
 pub struct Surface {
     pub loader: khr::surface::Instance,
@@ -62,6 +78,8 @@ pub struct Context {
     /// renderer whose frames are serial anyway, and no ownership transfers.
     pub queue_family: u32,
     pub queue: vk::Queue,
+    /// What the GPU profiler can measure on this device and queue.
+    pub queries: QuerySupport,
     pub dynamic_rendering: khr::dynamic_rendering::Device,
     pub synchronization2: khr::synchronization2::Device,
     /// gpu-allocator needs `&mut`; a mutex lets every creation function take
@@ -147,6 +165,7 @@ impl Context {
             device,
             queue_family: chosen.queue_family,
             queue,
+            queries: chosen.queries,
             allocator: ManuallyDrop::new(Mutex::new(allocator)),
         };
         debug::set_name(&ctx, ctx.device.handle(), "md5crowd device");
@@ -304,6 +323,7 @@ struct ChosenDevice {
     handle: vk::PhysicalDevice,
     name: String,
     queue_family: u32,
+    queries: QuerySupport,
 }
 
 fn choose_physical_device(
@@ -376,6 +396,7 @@ fn check_device(
         .push_next(&mut dynamic_rendering)
         .push_next(&mut synchronization2);
     unsafe { instance.get_physical_device_features2(device, &mut features) };
+    let pipeline_statistics = features.features.pipeline_statistics_query == vk::TRUE;
     if dynamic_rendering.dynamic_rendering == vk::FALSE
         || synchronization2.synchronization2 == vk::FALSE
     {
@@ -406,6 +427,14 @@ fn check_device(
             "{name}: no queue family does graphics, compute and present"
         )));
     };
+    let valid_bits = families[queue_family as usize].timestamp_valid_bits;
+    let queries = QuerySupport {
+        timestamps: (valid_bits > 0).then(|| TimestampFormat {
+            period_ns: f64::from(properties.limits.timestamp_period),
+            valid_mask: u64::MAX >> (64 - valid_bits.min(64)),
+        }),
+        pipeline_statistics,
+    };
 
     let score = match properties.device_type {
         vk::PhysicalDeviceType::DISCRETE_GPU => 4,
@@ -419,6 +448,7 @@ fn check_device(
             handle: device,
             name,
             queue_family,
+            queries,
         },
         score,
     )))
@@ -444,9 +474,12 @@ fn create_device(
         vk::PhysicalDeviceDynamicRenderingFeatures::default().dynamic_rendering(true);
     let mut synchronization2 =
         vk::PhysicalDeviceSynchronization2Features::default().synchronization2(true);
+    let features = vk::PhysicalDeviceFeatures::default()
+        .pipeline_statistics_query(chosen.queries.pipeline_statistics);
     let info = vk::DeviceCreateInfo::default()
         .queue_create_infos(&queue_info)
         .enabled_extension_names(&extensions)
+        .enabled_features(&features)
         .push_next(&mut dynamic_rendering)
         .push_next(&mut synchronization2);
     unsafe { instance.create_device(chosen.handle, &info, None) }

@@ -18,6 +18,7 @@ use super::passes::crowd_draw::{
 use super::passes::cull::{self, CrowdComputeConstants, Cull};
 use super::passes::skeleton_overlay::{self, SkeletonOverlay};
 use super::pipeline::{self, TargetFormats};
+use super::profiler::{FrameTimings, Profiler};
 use super::resources::{self, Buffer, Image, ImageBarrier, ImageDesc};
 use super::{debug, vk_error, Context, GpuError};
 use crate::anim::SkinningTransform;
@@ -160,6 +161,7 @@ pub struct Renderer {
     draw_command_template: Buffer,
     cpu_skinning: Option<CpuSkinningData>,
     frames: Vec<FrameData>,
+    profiler: Profiler,
 }
 
 /// Bytes the renderer allocates per crowd instance, over all frames in
@@ -292,14 +294,14 @@ impl Renderer {
             let buffer = |name: &str, size: u64, usage, location| {
                 resources::create_buffer(
                     ctx,
-                    &format!("frame {slot} {name}"),
+                    &format!("{name}, frame {slot}"),
                     size,
                     usage,
                     location,
                 )
             };
             let uniforms = buffer(
-                "uniforms",
+                "frame uniforms",
                 size_of::<FrameUniforms>() as u64,
                 vk::BufferUsageFlags::UNIFORM_BUFFER,
                 MemoryLocation::CpuToGpu,
@@ -345,7 +347,7 @@ impl Renderer {
                     * u64::from(gpu_model.vertex_count)
                     * size_of::<SurfaceVertex>() as u64;
                 Some(buffer(
-                    "CPU-skinned vertices",
+                    "vertices: CPU-skinned",
                     size,
                     vk::BufferUsageFlags::VERTEX_BUFFER,
                     MemoryLocation::CpuToGpu,
@@ -425,6 +427,7 @@ impl Renderer {
         }
 
         let (color, depth) = create_targets(ctx, desc.extent)?;
+        let profiler = Profiler::new(ctx)?;
         Ok(Renderer {
             extent: desc.extent,
             color,
@@ -449,6 +452,7 @@ impl Renderer {
             draw_command_template,
             cpu_skinning,
             frames,
+            profiler,
         })
     }
 
@@ -527,6 +531,8 @@ impl Renderer {
             clip_count: self.animation_data.clip_count,
             draw_command_count: self.model.draws.len() as u32 + 1,
         };
+        // Query pools are reset outside any rendering scope, before first use.
+        self.profiler.begin_frame(ctx, cmd, slot);
         record_reset(ctx, cmd, frame, &self.draw_command_template);
         unsafe {
             ctx.device.cmd_bind_descriptor_sets(
@@ -538,6 +544,7 @@ impl Renderer {
                 &[],
             );
         }
+        let scope = self.profiler.begin(ctx, cmd, "cull");
         cull::record_cull(
             ctx,
             cmd,
@@ -545,6 +552,7 @@ impl Renderer {
             self.compute_pipeline_layout,
             constants,
         );
+        self.profiler.end(ctx, cmd, scope);
         use vk::{AccessFlags2 as Access, PipelineStageFlags2 as Stage};
         memory_barrier(
             ctx,
@@ -556,6 +564,7 @@ impl Renderer {
             ),
         );
         if self.animation == Animation::Gpu {
+            let scope = self.profiler.begin(ctx, cmd, "animate");
             animate::record_animate(
                 ctx,
                 cmd,
@@ -563,6 +572,7 @@ impl Renderer {
                 self.compute_pipeline_layout,
                 constants,
             );
+            self.profiler.end(ctx, cmd, scope);
             memory_barrier(
                 ctx,
                 cmd,
@@ -594,6 +604,9 @@ impl Renderer {
         let draw_constants = DrawConstants::new(self.model.joint_count, skinning_mode);
 
         let _scene = debug::label(ctx, cmd, "scene");
+        self.profiler.begin_statistics(ctx, cmd);
+        // "draw" includes clearing the targets as the rendering scope opens.
+        let draw = self.profiler.begin(ctx, cmd, "draw");
         begin_rendering(ctx, cmd, &self.color, &self.depth);
         pipeline::set_viewport(ctx, cmd, self.extent);
         self.bind_scene_set(ctx, cmd, crowd_set);
@@ -607,7 +620,9 @@ impl Renderer {
             surface,
             draw_constants,
         );
+        self.profiler.end(ctx, cmd, draw);
         if input.show_skeleton && self.animation != Animation::Off {
+            let overlay = self.profiler.begin(ctx, cmd, "overlay");
             if crowd_set != frame.scene_set {
                 self.bind_scene_set(ctx, cmd, frame.scene_set);
             }
@@ -623,8 +638,20 @@ impl Renderer {
                 ),
                 draw_constants,
             );
+            self.profiler.end(ctx, cmd, overlay);
         }
         end_rendering(ctx, cmd, &self.color);
+        self.profiler.end_statistics(ctx, cmd);
+    }
+
+    /// The GPU timings of the frame last recorded into `slot`, once; call
+    /// after waiting for the slot's fence (see [`Profiler::take`]).
+    pub fn take_timings(
+        &mut self,
+        ctx: &Context,
+        slot: usize,
+    ) -> Result<Option<FrameTimings>, GpuError> {
+        self.profiler.take(ctx, slot)
     }
 
     fn bind_scene_set(&self, ctx: &Context, cmd: vk::CommandBuffer, set: vk::DescriptorSet) {
@@ -641,6 +668,7 @@ impl Renderer {
     }
 
     pub fn destroy(self, ctx: &Context) {
+        self.profiler.destroy(ctx);
         for frame in self.frames {
             for buffer in [
                 frame.uniforms,
