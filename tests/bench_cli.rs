@@ -49,6 +49,17 @@ fn bench_reports_every_size_and_mode() {
         assert_eq!(run["mode"], mode);
         // The camera frames the whole crowd, so culling keeps everyone.
         assert_eq!(run["visible"], instances, "{run}");
+        let passes: Vec<&str> = run["gpu_ms"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        let expected: &[&str] = match mode {
+            "gpu" => &["animate", "cull", "draw"],
+            _ => &["cull", "draw"],
+        };
+        assert_eq!(passes, expected, "{run}");
         for key in ["cpu_ms", "frame_ms", "vertices_per_s"] {
             let value = run[key]
                 .as_f64()

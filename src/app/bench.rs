@@ -3,6 +3,7 @@
 //! invocation are the figures the README quotes; absolute numbers depend on
 //! the driver (a CPU Vulkan driver shares the cores with the CPU path).
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -90,6 +91,9 @@ pub struct Run {
     pub cpu_ms: f64,
     /// Median time between consecutive frames completing.
     pub frame_ms: f64,
+    /// Median GPU time per pass (timestamp queries); empty when the device
+    /// has no timestamps.
+    pub gpu_ms: BTreeMap<&'static str, f64>,
     pub visible: u32,
     pub vertices_per_s: f64,
 }
@@ -119,12 +123,18 @@ pub fn run(args: &BenchArgs, model: &Model) -> Result<Report, AppError> {
     for &instances in &args.instances {
         for mode in Mode::ALL {
             let run = measure(&ctx, args, model, instances, mode)?;
+            let passes: Vec<String> = run
+                .gpu_ms
+                .iter()
+                .map(|(p, ms)| format!("{p} {ms:.3}"))
+                .collect();
             log::info!(
-                "{:>6} instances, {:<6}: cpu {:7.3} ms, frame {:8.3} ms, {} visible, {:.3e} vertices/s",
+                "{:>6} instances, {:<6}: cpu {:7.3} ms, frame {:8.3} ms, gpu [{}] ms, {} visible, {:.3e} vertices/s",
                 run.instances,
                 mode.name(),
                 run.cpu_ms,
                 run.frame_ms,
+                passes.join(", "),
                 run.visible,
                 run.vertices_per_s
             );
@@ -177,6 +187,7 @@ fn measure(
     let mut cpu_ms = Vec::with_capacity(args.frames as usize);
     let mut frame_ms = Vec::with_capacity(args.frames as usize);
     let mut visible = 0;
+    let mut gpu_ms: BTreeMap<&'static str, Vec<f64>> = BTreeMap::new();
     let mut last_done: Option<Instant> = None;
     let result = (0..WARMUP_FRAMES + args.frames).try_for_each(|index| -> Result<(), AppError> {
         let slot = index as usize % FRAMES_IN_FLIGHT;
@@ -184,8 +195,13 @@ fn measure(
         frame::wait(ctx, frame)?;
         let done = Instant::now();
         let timed = index >= WARMUP_FRAMES;
+        // The slot's previous frame, if it was a timed one.
+        let timings = renderer.take_timings(ctx, slot)?;
         if timed && index >= WARMUP_FRAMES + FRAMES_IN_FLIGHT as u32 {
             visible = renderer.visible_count(slot);
+            for (pass, ms) in timings.into_iter().flat_map(|t| t.passes) {
+                gpu_ms.entry(pass).or_default().push(ms);
+            }
         }
         if let (true, Some(last)) = (timed, last_done) {
             frame_ms.push((done - last).as_secs_f64() * 1e3);
@@ -225,6 +241,10 @@ fn measure(
         mode,
         cpu_ms: median(&mut cpu_ms),
         frame_ms,
+        gpu_ms: gpu_ms
+            .into_iter()
+            .map(|(pass, mut ms)| (pass, median(&mut ms)))
+            .collect(),
         visible,
         vertices_per_s: f64::from(visible) * vertices as f64 / (frame_ms / 1e3),
     })
