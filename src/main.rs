@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-use md5crowd::app::{self, RenderArgs};
+use md5crowd::app::{self, bench::BenchArgs, RenderArgs};
 use md5crowd::inspect;
 
 #[derive(Parser)]
@@ -39,6 +39,9 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Time headless frames for several crowd sizes with GPU animation, CPU
+    /// animation and a static (bind pose, unskinned) crowd.
+    Bench(BenchArgs),
 }
 
 fn main() -> ExitCode {
@@ -50,6 +53,13 @@ fn main() -> ExitCode {
 
     match cli.command {
         None => match app::run(&cli.render) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(error) => {
+                eprintln!("error: {error}");
+                ExitCode::from(error.exit_code())
+            }
+        },
+        Some(Command::Bench(args)) => match app::run_bench(&args) {
             Ok(()) => ExitCode::SUCCESS,
             Err(error) => {
                 eprintln!("error: {error}");

@@ -60,7 +60,8 @@ fn shipped_assets_are_exactly_what_the_generator_writes() {
 
     let mut shipped = Vec::new();
     list_files(&assets(), Path::new(""), &mut shipped);
-    shipped.retain(|f| f != Path::new("README.md"));
+    // Written by hand, and by the renderer (`assets/screenshots/`, the README's pictures).
+    shipped.retain(|f| f != Path::new("README.md") && !f.starts_with("screenshots"));
     shipped.sort();
     let mut expected = written;
     expected.sort();

@@ -100,6 +100,7 @@ impl Harness {
                 },
                 animation: Animation::Gpu,
                 cpu_skinning: false,
+                memory_budget: None,
             },
         )
         .unwrap();
@@ -309,4 +310,42 @@ fn a_4096_instance_frame_renders_under_validation() {
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert!(stderr.contains("4096 instance(s)"), "{stderr}");
     }
+}
+
+#[test]
+fn a_crowd_too_big_for_device_memory_is_refused_with_what_fits() {
+    if !common::vulkan_or_skip() {
+        return;
+    }
+    let args = |instances: &str| {
+        common::md5crowd(&[
+            "--headless",
+            "--instances",
+            instances,
+            "--memory-budget-mib",
+            "2",
+            "--width",
+            "64",
+            "--height",
+            "36",
+        ])
+    };
+    let refused = args("5000");
+    assert_eq!(
+        refused.status.code(),
+        Some(1),
+        "the machine's limit, not bad input"
+    );
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    let fits: u32 = stderr
+        .split("at most ")
+        .nth(1)
+        .and_then(|rest| rest.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no instance count in: {stderr}"));
+    assert!(fits > 100 && fits < 5000, "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    // Exactly what it says fits, fits.
+    common::assert_validated(&args(&fits.to_string()));
+    assert_eq!(args(&(fits + 1).to_string()).status.code(), Some(1));
 }

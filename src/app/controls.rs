@@ -23,6 +23,7 @@ Window controls:
   L                     linear / dual quaternion skinning
   F                     wireframe (where the GPU supports it)
   R                     reset the camera (frame the crowd)
+  F12                   capture the next frame (when run under RenderDoc)
   Esc                   quit";
 
 /// What a key press asks for, besides flying.
@@ -40,12 +41,14 @@ pub enum Action {
     Skinning,
     Wireframe,
     ResetCamera,
+    Capture,
 }
 
 pub fn action_for(key: &Key) -> Option<Action> {
     match key.as_ref() {
         Key::Named(NamedKey::Escape) => Some(Action::Quit),
         Key::Named(NamedKey::Space) => Some(Action::Pause),
+        Key::Named(NamedKey::F12) => Some(Action::Capture),
         Key::Character(text) => match text.to_ascii_lowercase().as_str() {
             "[" => Some(Action::PreviousClip),
             "]" => Some(Action::NextClip),
@@ -119,6 +122,7 @@ mod tests {
         let keys = [
             (Key::Named(NamedKey::Escape), Action::Quit, "Esc"),
             (Key::Named(NamedKey::Space), Action::Pause, "Space"),
+            (Key::Named(NamedKey::F12), Action::Capture, "F12"),
             (Key::Character("[".into()), Action::PreviousClip, "["),
             (Key::Character("]".into()), Action::NextClip, "]"),
             (Key::Character("1".into()), Action::Clip(0), "1-9"),

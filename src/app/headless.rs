@@ -4,12 +4,15 @@
 //! the same image.
 
 use std::sync::Arc;
+use std::time::Instant;
 
 use ash::vk;
 use gpu_allocator::MemoryLocation;
 
 use super::camera::{self, OrbitCamera};
+use super::capture::FrameCapture;
 use super::crowd_state::{CrowdSpec, CrowdState};
+use super::frame_stats::FrameLog;
 use super::{build_crowd, log_summary, validation, validation_counts, AppError, RenderArgs};
 use crate::gpu::debug::MessageCounts;
 use crate::gpu::frame::{self, Frame, FRAMES_IN_FLIGHT};
@@ -26,6 +29,7 @@ pub fn run(
     model: &Model,
     spec: CrowdSpec,
 ) -> Result<Option<Arc<MessageCounts>>, AppError> {
+    let mut capture = FrameCapture::new(args.capture_frame);
     let ctx = Context::new(&ContextDesc {
         validation: validation(args),
         gpu_index: args.gpu,
@@ -42,7 +46,7 @@ pub fn run(
         width: args.width,
         height: args.height,
     };
-    let (mut crowd, mut renderer) = build_crowd(&ctx, model, spec, extent)?;
+    let (mut crowd, mut renderer) = build_crowd(&ctx, model, spec, extent, args.memory_budget())?;
     let frames = frame::create_frames(&ctx)?;
     let readback = match &args.screenshot {
         Some(_) => Some(resources::create_buffer(
@@ -55,6 +59,7 @@ pub fn run(
         None => None,
     };
 
+    let mut frame_log = FrameLog::default();
     let rendered = render(
         &ctx,
         args,
@@ -63,10 +68,19 @@ pub fn run(
         &mut renderer,
         &frames,
         readback.as_ref(),
+        &mut capture,
+        &mut frame_log,
     );
     // Teardown runs whatever happened, so a failed frame still leaves the
     // validation layer nothing to complain about.
     let idle = ctx.wait_idle();
+    let last_timings = match (args.print_timings, &rendered, &idle) {
+        (true, Ok(()), Ok(())) => frame_log.collect_all(&ctx, &mut renderer),
+        _ => Ok(Vec::new()),
+    };
+    for measured in last_timings.iter().flatten() {
+        println!("{measured}");
+    }
     let saved = match (&readback, &args.screenshot) {
         (Some(readback), Some(path)) if rendered.is_ok() && idle.is_ok() => {
             save_png(readback, extent, path)
@@ -80,10 +94,12 @@ pub fn run(
     renderer.destroy(&ctx);
     rendered?;
     idle?;
+    last_timings?;
     saved?;
     Ok(validation_counts(&ctx))
 }
 
+#[allow(clippy::too_many_arguments)]
 fn render(
     ctx: &Context,
     args: &RenderArgs,
@@ -92,6 +108,8 @@ fn render(
     renderer: &mut Renderer,
     frames: &[Frame],
     readback: Option<&Buffer>,
+    capture: &mut FrameCapture,
+    frame_log: &mut FrameLog,
 ) -> Result<(), AppError> {
     let aspect = args.width as f32 / args.height as f32;
     let camera = OrbitCamera::framing(crowd.outline(), aspect, crowd.instances.len() > 1);
@@ -100,7 +118,14 @@ fn render(
         let slot = index as usize % FRAMES_IN_FLIGHT;
         let frame = &frames[slot];
         frame::wait(ctx, frame)?;
+        if let Some(measured) = frame_log.collect(ctx, renderer, slot)? {
+            if args.print_timings {
+                println!("{measured}");
+            }
+        }
         crowd.animate(model, args.time - (count - 1 - index) as f32 * FIXED_STEP);
+        capture.begin_frame(ctx, u64::from(index));
+        let cpu_start = Instant::now();
         let cmd = frame::begin(ctx, frame)?;
         renderer.record(
             ctx,
@@ -117,6 +142,8 @@ fn render(
             output::record_readback(ctx, cmd, &renderer.color, readback);
         }
         frame::submit(ctx, frame, None, None)?;
+        frame_log.submitted(slot, u64::from(index), cpu_start.elapsed());
+        capture.end_frame(ctx);
     }
     Ok(())
 }

@@ -1,15 +1,20 @@
 //! Rendering a model: loading, the CPU-side crowd and camera, and the two
 //! ways frames leave the GPU (a window, or PNG files when headless).
 
+pub mod bench;
 mod camera;
+mod capture;
 pub mod controls;
 mod crowd_state;
+mod frame_stats;
 mod headless;
 pub mod memory;
 pub mod model_args;
 pub mod render_args;
+mod title;
 mod window;
 
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use ash::vk;
@@ -20,8 +25,9 @@ use crate::gpu::renderer::{Renderer, RendererDesc};
 use crate::gpu::{Context, GpuError};
 use crate::md5::Md5Error;
 use crate::model::Model;
+use crate::skin::InfluenceLimit;
 use crowd_state::{CrowdSpec, CrowdState};
-use memory::DeviceLimits;
+use memory::BufferLimits;
 pub use render_args::RenderArgs;
 
 #[derive(Debug, thiserror::Error)]
@@ -32,7 +38,10 @@ pub enum AppError {
     Arguments(String),
     #[error(transparent)]
     Gpu(GpuError),
-    #[error("{}", crowd_too_large(*.instances, *.fit, .limit))]
+    #[error(
+        "a crowd of {instances} instances does not fit this GPU: {limit}; at most {fit} \
+         instances fit"
+    )]
     CrowdTooLarge {
         instances: u32,
         fit: u64,
@@ -56,13 +65,6 @@ pub enum AppError {
     Window(String),
     #[error("the validation layer reported {errors} error(s) and {warnings} warning(s) (see the log above)")]
     Validation { warnings: u32, errors: u32 },
-}
-
-fn crowd_too_large(instances: u32, fit: u64, limit: &str) -> String {
-    match fit {
-        0 => format!("not even one instance fits this GPU: {limit}"),
-        _ => format!("{instances} instances do not fit this GPU: {limit}; try --instances {fit}"),
-    }
 }
 
 impl From<GpuError> for AppError {
@@ -96,13 +98,48 @@ impl AppError {
             | AppError::Validation { .. } => 1,
         }
     }
+
+    /// A crowd the device cannot hold: by its buffer limits, by its memory
+    /// heap, or, the heap being shared with other programs, as it turned
+    /// out when allocating.
+    pub fn is_crowd_too_large(&self) -> bool {
+        match self {
+            AppError::CrowdTooLarge { .. } => true,
+            AppError::Gpu(GpuError::CrowdTooLarge { .. }) => true,
+            AppError::Gpu(GpuError::Allocation { source, .. }) => {
+                matches!(source, gpu_allocator::AllocationError::OutOfMemory)
+            }
+            AppError::Gpu(GpuError::Vulkan { result, .. }) => matches!(
+                *result,
+                vk::Result::ERROR_OUT_OF_DEVICE_MEMORY | vk::Result::ERROR_OUT_OF_HOST_MEMORY
+            ),
+            _ => false,
+        }
+    }
 }
 
 /// Loads the model, renders as `args` say, and with validation on, fails
 /// if the layer reported anything, so a clean run is a checked property.
 pub fn run(args: &RenderArgs) -> Result<(), AppError> {
-    let files = model_args::resolve(args.model.as_deref(), &args.anims, args.mesh.as_deref())?;
-    let model = Model::load(&files.mesh, &files.anims, args.influences.into())?;
+    let frames = if args.headless {
+        Some(args.frames.unwrap_or(1))
+    } else {
+        args.frames
+    };
+    if let (Some(capture), Some(frames)) = (args.capture_frame, frames) {
+        if capture >= frames {
+            return Err(AppError::Arguments(format!(
+                "--capture-frame {capture}: only frames 0 to {} are drawn",
+                frames - 1
+            )));
+        }
+    }
+    let model = load_model(
+        args.model.as_deref(),
+        &args.anims,
+        args.mesh.as_deref(),
+        args.influences.into(),
+    )?;
     let spec = CrowdSpec {
         instances: args.instances(),
         seed: args.seed,
@@ -118,6 +155,44 @@ pub fn run(args: &RenderArgs) -> Result<(), AppError> {
         window::run(args, &model, spec)?
     };
     report_validation(counts.as_deref())
+}
+
+/// `md5crowd bench`: measures, prints a table, writes the JSON and the plot.
+pub fn run_bench(args: &bench::BenchArgs) -> Result<(), AppError> {
+    let model = load_model(
+        args.mesh.as_deref(),
+        &args.anims,
+        None,
+        InfluenceLimit::Four,
+    )?;
+    let report = bench::run(args, &model)?;
+    let write = |path: &Path, text: String| {
+        std::fs::write(path, text)
+            .map_err(|e| AppError::Arguments(format!("cannot write {}: {e}", path.display())))
+    };
+    if let Some(path) = &args.json {
+        write(
+            path,
+            serde_json::to_string_pretty(&report).expect("report serializes") + "\n",
+        )?;
+        log::info!("wrote {}", path.display());
+    }
+    if let Some(path) = &args.plot {
+        write(path, bench::svg_plot(&report))?;
+        log::info!("wrote {}", path.display());
+    }
+    Ok(())
+}
+
+/// The model the command line names (see [`model_args::resolve`]).
+fn load_model(
+    model: Option<&Path>,
+    anims: &[PathBuf],
+    mesh_name: Option<&str>,
+    limit: InfluenceLimit,
+) -> Result<Model, AppError> {
+    let files = model_args::resolve(model, anims, mesh_name)?;
+    Ok(Model::load(&files.mesh, &files.anims, limit)?)
 }
 
 /// `--clip NAME` as an index into the model's clips.
@@ -154,54 +229,35 @@ fn log_summary(ctx: &Context, model: &Model, instances: u32) {
     );
 }
 
-/// The crowd and a renderer for it, once the device is known to hold its
-/// per-instance buffers (checked before the CPU side is built, whose
-/// memory grows with the crowd too).
+/// The crowd and a renderer for it. The device's buffer limits are checked
+/// before the CPU side is built, whose memory grows with the crowd too;
+/// the renderer checks its memory heap. `memory_budget` plays a smaller
+/// GPU (a test hook).
 fn build_crowd(
     ctx: &Context,
     model: &Model,
     spec: CrowdSpec,
     extent: vk::Extent2D,
+    memory_budget: Option<u64>,
 ) -> Result<(CrowdState, Renderer), AppError> {
-    let buffers = memory::per_instance_buffers(model, spec.animation, spec.cpu_skinning);
-    let fit = memory::instances_that_fit(&buffers, &DeviceLimits::of(ctx));
-    let too_large = |fit: u64, limit: String| AppError::CrowdTooLarge {
-        instances: spec.instances,
-        fit,
-        limit,
-    };
+    let buffers = memory::per_instance_buffers(model, spec.cpu_skinning);
+    let fit = memory::instances_that_fit(&buffers, &BufferLimits::of(ctx));
     if u64::from(spec.instances) > fit.instances {
-        return Err(too_large(fit.instances, fit.limit));
+        return Err(AppError::CrowdTooLarge {
+            instances: spec.instances,
+            fit: fit.instances,
+            limit: fit.limit,
+        });
     }
     let crowd = CrowdState::new(model, spec);
     let desc = RendererDesc {
         extent,
         animation: spec.animation,
         cpu_skinning: spec.cpu_skinning,
+        memory_budget,
     };
-    match Renderer::new(ctx, model, &crowd.placements, &desc) {
-        Ok(renderer) => Ok((crowd, renderer)),
-        // The limits allowed it, but the heap is shared (the model, other
-        // programs): half as many is the next thing to try.
-        Err(error) if is_out_of_memory(&error) => Err(too_large(
-            u64::from(spec.instances / 2),
-            format!("{error}, as its memory heap is shared with the model and other programs"),
-        )),
-        Err(error) => Err(error.into()),
-    }
-}
-
-fn is_out_of_memory(error: &GpuError) -> bool {
-    match error {
-        GpuError::Allocation { source, .. } => {
-            matches!(source, gpu_allocator::AllocationError::OutOfMemory)
-        }
-        GpuError::Vulkan { result, .. } => matches!(
-            *result,
-            vk::Result::ERROR_OUT_OF_DEVICE_MEMORY | vk::Result::ERROR_OUT_OF_HOST_MEMORY
-        ),
-        _ => false,
-    }
+    let renderer = Renderer::new(ctx, model, &crowd.placements, &desc)?;
+    Ok((crowd, renderer))
 }
 
 /// `--validate` insists on the layer; debug builds use it when present.
@@ -261,26 +317,28 @@ mod tests {
     }
 
     #[test]
-    fn out_of_memory_is_told_apart() {
-        let oom = GpuError::Vulkan {
+    fn a_crowd_too_large_is_the_machine() {
+        let oom = AppError::from(GpuError::Vulkan {
             call: "vkAllocateMemory",
             result: vk::Result::ERROR_OUT_OF_DEVICE_MEMORY,
-        };
-        assert!(is_out_of_memory(&oom));
-        assert!(is_out_of_memory(&GpuError::Allocation {
+        });
+        assert!(oom.is_crowd_too_large());
+        let allocation = AppError::from(GpuError::Allocation {
             name: "frame 0 skinning transforms".into(),
             source: gpu_allocator::AllocationError::OutOfMemory,
-        }));
-        assert!(!is_out_of_memory(&GpuError::NoDriver));
+        });
+        assert!(allocation.is_crowd_too_large());
+        assert!(!AppError::from(GpuError::NoDriver).is_crowd_too_large());
         let too_large = AppError::CrowdTooLarge {
             instances: 4096,
             fit: 2048,
             limit: "a reason".into(),
         };
+        assert!(too_large.is_crowd_too_large());
         assert_eq!(too_large.exit_code(), 1);
         assert_eq!(
             too_large.to_string(),
-            "4096 instances do not fit this GPU: a reason; try --instances 2048"
+            "a crowd of 4096 instances does not fit this GPU: a reason; at most 2048 instances fit"
         );
     }
 }

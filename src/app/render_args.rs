@@ -93,6 +93,18 @@ pub struct RenderArgs {
     /// Joint influences kept per vertex.
     #[arg(long, value_enum, default_value_t = Influences::Four)]
     pub influences: Influences,
+    /// Capture frame N (counting from 0) with RenderDoc. Needs the program
+    /// to run under RenderDoc (`renderdoccmd capture` or qrenderdoc); in the
+    /// window, F12 captures the next frame.
+    #[arg(long, value_name = "N")]
+    pub capture_frame: Option<u32>,
+    /// Print every frame's CPU time, GPU time per pass and pipeline
+    /// statistics on stdout (the window shows them in its title).
+    #[arg(long)]
+    pub print_timings: bool,
+    /// Test hook: pretend the device has only this much memory for the crowd.
+    #[arg(long, hide = true, value_name = "MIB")]
+    pub memory_budget_mib: Option<u64>,
     /// Test hook: drive the window through resizes and a minimisation.
     #[arg(long, hide = true)]
     pub exercise_window: bool,
@@ -105,6 +117,10 @@ impl RenderArgs {
         } else {
             WINDOW_INSTANCES
         })
+    }
+
+    pub fn memory_budget(&self) -> Option<u64> {
+        self.memory_budget_mib.map(|mib| mib << 20)
     }
 
     /// CPU skinning starts from CPU-animated poses.

@@ -3,6 +3,7 @@
 //! rendering (and waiting on the GPU) while it is minimised.
 //!
 //! Input is mapped in [`super::controls`], which also lists the controls.
+//! The title shows the frame's costs (see [`super::title`]).
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -17,8 +18,11 @@ use winit::event_loop::{ActiveEventLoop, ControlFlow, EventLoop};
 use winit::window::{Window, WindowId};
 
 use super::camera::{self, OrbitCamera};
+use super::capture::FrameCapture;
 use super::controls::{self, Action, FlyKeys};
 use super::crowd_state::{CrowdSpec, CrowdState};
+use super::frame_stats::FrameLog;
+use super::title::{self, FrameMeter, TitleStats};
 use super::{build_crowd, log_summary, validation, validation_counts, AppError, RenderArgs};
 use crate::gpu::debug::MessageCounts;
 use crate::gpu::frame::{self, Frame, FRAMES_IN_FLIGHT};
@@ -97,33 +101,22 @@ struct Live {
     frames_drawn: u32,
     /// What the held mouse button does, and where the cursor was.
     drag: Option<(Drag, PhysicalPosition<f64>)>,
-    /// The cull pass's count from the latest finished frame, and which
-    /// frame slots of the current renderer have one to read.
-    visible_instances: u32,
-    visible_counted: [bool; FRAMES_IN_FLIGHT],
     cursor: PhysicalPosition<f64>,
     fly: FlyKeys,
     exercise: Option<Exercise>,
+    capture: FrameCapture,
+    frame_log: FrameLog,
+    /// Instances the cull pass kept in the last finished frame.
+    visible: u32,
+    /// Which frame slots of the current renderer hold a count to read.
+    visible_counted: [bool; FRAMES_IN_FLIGHT],
+    meter: FrameMeter,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Drag {
     Orbit,
     Pan,
-}
-
-/// What the window shows besides the picture (see [`Live::stats`]).
-pub struct ViewStats<'m> {
-    /// The clip everyone plays; `None` while clips are mixed.
-    pub clip: Option<&'m str>,
-    /// Instances the cull pass kept, a frame or two ago.
-    pub visible_instances: u32,
-    pub total_instances: u32,
-    /// The visible instances' triangles; with CPU skinning, every
-    /// instance's (that path draws them all).
-    pub triangles_drawn: u64,
-    pub skinning_mode: SkinningMode,
-    pub paused: bool,
 }
 
 impl ApplicationHandler for App<'_> {
@@ -282,14 +275,14 @@ impl App<'_> {
             Action::Clip(clip) => play(live, Some(clip)),
             Action::DoubleCrowd => {
                 let count = live.crowd.spec.instances.saturating_mul(2);
-                if let Err(error) = live.resize_crowd(model, count) {
+                if let Err(error) = live.resize_crowd(model, count, self.args.memory_budget()) {
                     self.outcome = Err(error);
                     event_loop.exit();
                 }
             }
             Action::HalveCrowd => {
                 let count = (live.crowd.spec.instances / 2).max(1);
-                if let Err(error) = live.resize_crowd(model, count) {
+                if let Err(error) = live.resize_crowd(model, count, self.args.memory_budget()) {
                     self.outcome = Err(error);
                     event_loop.exit();
                 }
@@ -302,6 +295,7 @@ impl App<'_> {
                 live.ctx.device_name
             ),
             Action::ResetCamera => live.frame_crowd(),
+            Action::Capture => live.capture.request_next_frame(),
         }
         if let (Some(live), false) = (&self.live, action == Action::Quit) {
             live.log_view(model);
@@ -328,6 +322,7 @@ impl Live {
         let handle = window
             .window_handle()
             .map_err(|e| AppError::Window(e.to_string()))?;
+        let capture = FrameCapture::new(args.capture_frame);
         let ctx = Context::new(&ContextDesc {
             validation: validation(args),
             gpu_index: args.gpu,
@@ -340,7 +335,7 @@ impl Live {
             width: size.width.max(1),
             height: size.height.max(1),
         };
-        let (crowd, renderer) = build_crowd(&ctx, model, spec, extent)?;
+        let (crowd, renderer) = build_crowd(&ctx, model, spec, extent, args.memory_budget())?;
         let frames = match frame::create_frames(&ctx) {
             Ok(frames) => frames,
             Err(error) => {
@@ -366,46 +361,35 @@ impl Live {
             last_frame: Instant::now(),
             frames_drawn: 0,
             drag: None,
-            visible_instances: spec.instances,
-            visible_counted: [false; FRAMES_IN_FLIGHT],
             cursor: PhysicalPosition::default(),
             fly: FlyKeys::default(),
             exercise: args.exercise_window.then(Exercise::default),
+            capture,
+            frame_log: FrameLog::default(),
+            visible: spec.instances,
+            visible_counted: [false; FRAMES_IN_FLIGHT],
+            meter: FrameMeter::new(Instant::now()),
             ctx,
         })
     }
 
-    /// What the window title shows.
-    pub fn stats<'m>(&self, model: &'m Model) -> ViewStats<'m> {
-        let total = self.crowd.spec.instances;
-        let drawn = if self.crowd.spec.cpu_skinning {
-            total
-        } else {
-            self.visible_instances
-        };
-        ViewStats {
-            clip: self.crowd.clip_name(model),
-            visible_instances: self.visible_instances,
-            total_instances: total,
-            triangles_drawn: u64::from(drawn) * model.triangle_count() as u64,
-            skinning_mode: self.skinning_mode,
-            paused: self.paused,
-        }
-    }
-
     /// One line after each key, so a change is on record.
     fn log_view(&self, model: &Model) {
-        let stats = self.stats(model);
+        let flags = [
+            (self.paused, ", paused"),
+            (self.show_skeleton, ", skeleton"),
+            (self.wireframe, ", wireframe"),
+        ];
         log::info!(
-            "clip {}, {}/{} instances visible, {} triangles, {:?} skinning{}{}{}",
-            stats.clip.unwrap_or("mixed"),
-            stats.visible_instances,
-            stats.total_instances,
-            stats.triangles_drawn,
-            stats.skinning_mode,
-            if stats.paused { ", paused" } else { "" },
-            if self.show_skeleton { ", skeleton" } else { "" },
-            if self.wireframe { ", wireframe" } else { "" },
+            "clip {}, {} instances, {}{}",
+            self.crowd.clip_name(model).unwrap_or("mixed"),
+            self.crowd.spec.instances,
+            title::skinning_label(self.skinning_mode, self.crowd.spec.cpu_skinning),
+            flags
+                .iter()
+                .filter(|(on, _)| *on)
+                .map(|(_, name)| *name)
+                .collect::<String>()
         );
     }
 
@@ -425,7 +409,12 @@ impl Live {
 
     /// A new crowd of `count` and a renderer for it; a crowd the GPU cannot
     /// hold is a warning, and the current one stays.
-    fn resize_crowd(&mut self, model: &Model, count: u32) -> Result<(), AppError> {
+    fn resize_crowd(
+        &mut self,
+        model: &Model,
+        count: u32,
+        memory_budget: Option<u64>,
+    ) -> Result<(), AppError> {
         if count == self.crowd.spec.instances {
             return Ok(());
         }
@@ -435,17 +424,19 @@ impl Live {
             instances: count,
             ..self.crowd.spec
         };
-        match build_crowd(&self.ctx, model, spec, self.renderer.extent) {
+        match build_crowd(&self.ctx, model, spec, self.renderer.extent, memory_budget) {
             Ok((crowd, renderer)) => {
                 std::mem::replace(&mut self.renderer, renderer).destroy(&self.ctx);
                 self.crowd = crowd;
-                self.visible_instances = count;
+                // The old renderer's counts and timings went with it.
+                self.visible = count;
                 self.visible_counted = [false; FRAMES_IN_FLIGHT];
+                self.frame_log = FrameLog::default();
                 // Same view direction, the new crowd in view.
                 self.camera.fit(self.crowd.outline(), self.aspect());
                 Ok(())
             }
-            Err(error @ AppError::CrowdTooLarge { .. }) => {
+            Err(error) if error.is_crowd_too_large() => {
                 log::warn!("{error}");
                 Ok(())
             }
@@ -508,7 +499,16 @@ impl Live {
         let slot = self.frames_drawn as usize % FRAMES_IN_FLIGHT;
         frame::wait(&self.ctx, &self.frames[slot])?;
         if self.visible_counted[slot] {
-            self.visible_instances = self.renderer.visible_count(slot);
+            self.visible = self.renderer.visible_count(slot);
+        }
+        if let Some(measured) = self
+            .frame_log
+            .collect(&self.ctx, &mut self.renderer, slot)?
+        {
+            if args.print_timings {
+                println!("{measured}");
+            }
+            self.meter.add(&measured);
         }
         let Some(swapchain) = &self.swapchain else {
             return Ok(());
@@ -547,6 +547,9 @@ impl Live {
             )?);
         }
 
+        self.capture
+            .begin_frame(&self.ctx, u64::from(self.frames_drawn));
+        let cpu_start = Instant::now();
         let frame = &self.frames[slot];
         let cmd = frame::begin(&self.ctx, frame)?;
         let extent = self.renderer.extent;
@@ -579,10 +582,39 @@ impl Live {
             )),
             Some(swapchain.render_finished[image as usize]),
         )?;
+        self.frame_log
+            .submitted(slot, u64::from(self.frames_drawn), cpu_start.elapsed());
         self.swapchain_stale |= swapchain::present(&self.ctx, swapchain, image)?;
+        self.capture.end_frame(&self.ctx);
         self.visible_counted[slot] = true;
         self.frames_drawn += 1;
+        self.refresh_title(args, model, now);
         Ok(())
+    }
+
+    /// Every [`title::REFRESH`]: the averages since the last refresh.
+    fn refresh_title(&mut self, args: &RenderArgs, model: &Model, now: Instant) {
+        let Some(averages) = self.meter.report(now) else {
+            return;
+        };
+        let total = self.crowd.instances.len() as u32;
+        let visible = self.visible;
+        let clip = self
+            .crowd
+            .instances
+            .first()
+            .and_then(|focus| model.clips.get(focus.clip as usize))
+            .map_or("bind pose", |clip| clip.name.as_str());
+        self.window.set_title(&title::window_title(&TitleStats {
+            fps: averages.fps,
+            cpu_ms: averages.cpu_ms,
+            gpu: averages.gpu,
+            visible_instances: visible,
+            total_instances: total,
+            triangles: u64::from(visible) * model.triangle_count() as u64,
+            clip,
+            skinning: title::skinning_label(self.skinning_mode, args.cpu_skinning),
+        }));
     }
 
     /// Waits for the GPU, saves the screenshot if one was asked for, and

@@ -37,6 +37,22 @@ pub struct ContextDesc {
     pub window: Option<(RawDisplayHandle, RawWindowHandle)>,
 }
 
+/// Which GPU measurements the device offers (see [`super::profiler`]).
+#[derive(Clone, Copy, Debug)]
+pub struct QuerySupport {
+    /// Nanoseconds per timestamp tick and the mask of meaningful bits;
+    /// `None` when the queue writes no timestamps (`timestampValidBits == 0`).
+    pub timestamps: Option<TimestampFormat>,
+    /// `pipelineStatisticsQuery`, enabled whenever the device has it.
+    pub pipeline_statistics: bool,
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct TimestampFormat {
+    pub period_ns: f64,
+    pub valid_mask: u64,
+}
+
 /// A presentable surface and the instance-level functions that query it.
 pub struct Surface {
     pub loader: khr::surface::Instance,
@@ -64,6 +80,8 @@ pub struct Context {
     pub queue: vk::Queue,
     /// `fillModeNonSolid` is enabled: wireframe pipelines can be made.
     pub wireframe: bool,
+    /// What the GPU profiler can measure on this device and queue.
+    pub queries: QuerySupport,
     pub dynamic_rendering: khr::dynamic_rendering::Device,
     pub synchronization2: khr::synchronization2::Device,
     /// gpu-allocator needs `&mut`; a mutex lets every creation function take
@@ -150,6 +168,7 @@ impl Context {
             queue_family: chosen.queue_family,
             queue,
             wireframe: chosen.fill_mode_non_solid,
+            queries: chosen.queries,
             allocator: ManuallyDrop::new(Mutex::new(allocator)),
         };
         debug::set_name(&ctx, ctx.device.handle(), "md5crowd device");
@@ -309,6 +328,7 @@ struct ChosenDevice {
     queue_family: u32,
     /// Optional: only the wireframe view needs it.
     fill_mode_non_solid: bool,
+    queries: QuerySupport,
 }
 
 fn choose_physical_device(
@@ -382,6 +402,7 @@ fn check_device(
         .push_next(&mut synchronization2);
     unsafe { instance.get_physical_device_features2(device, &mut features) };
     let fill_mode_non_solid = features.features.fill_mode_non_solid == vk::TRUE;
+    let pipeline_statistics = features.features.pipeline_statistics_query == vk::TRUE;
     if dynamic_rendering.dynamic_rendering == vk::FALSE
         || synchronization2.synchronization2 == vk::FALSE
     {
@@ -412,6 +433,14 @@ fn check_device(
             "{name}: no queue family does graphics, compute and present"
         )));
     };
+    let valid_bits = families[queue_family as usize].timestamp_valid_bits;
+    let queries = QuerySupport {
+        timestamps: (valid_bits > 0).then(|| TimestampFormat {
+            period_ns: f64::from(properties.limits.timestamp_period),
+            valid_mask: u64::MAX >> (64 - valid_bits.min(64)),
+        }),
+        pipeline_statistics,
+    };
 
     let score = match properties.device_type {
         vk::PhysicalDeviceType::DISCRETE_GPU => 4,
@@ -426,6 +455,7 @@ fn check_device(
             name,
             queue_family,
             fill_mode_non_solid,
+            queries,
         },
         score,
     )))
@@ -451,8 +481,9 @@ fn create_device(
         vk::PhysicalDeviceDynamicRenderingFeatures::default().dynamic_rendering(true);
     let mut synchronization2 =
         vk::PhysicalDeviceSynchronization2Features::default().synchronization2(true);
-    let features =
-        vk::PhysicalDeviceFeatures::default().fill_mode_non_solid(chosen.fill_mode_non_solid);
+    let features = vk::PhysicalDeviceFeatures::default()
+        .fill_mode_non_solid(chosen.fill_mode_non_solid)
+        .pipeline_statistics_query(chosen.queries.pipeline_statistics);
     let info = vk::DeviceCreateInfo::default()
         .queue_create_infos(&queue_info)
         .enabled_extension_names(&extensions)

@@ -13,6 +13,8 @@ pub const FRAMES_IN_FLIGHT: usize = 2;
 pub struct Frame {
     pub command_pool: vk::CommandPool,
     pub cmd: vk::CommandBuffer,
+    /// `cmd`'s debug name.
+    pub name: String,
     /// Signalled when the GPU has finished this slot's last submission.
     pub in_flight: vk::Fence,
 }
@@ -35,12 +37,14 @@ pub fn create_frames(ctx: &Context) -> Result<Vec<Frame>, GpuError> {
             let fence_info = vk::FenceCreateInfo::default().flags(vk::FenceCreateFlags::SIGNALED);
             let in_flight = unsafe { ctx.device.create_fence(&fence_info, None) }
                 .map_err(vk_error("vkCreateFence"))?;
+            let name = format!("frame {slot} commands");
             debug::set_name(ctx, command_pool, &format!("frame {slot} command pool"));
-            debug::set_name(ctx, cmd, &format!("frame {slot} commands"));
+            debug::set_name(ctx, cmd, &name);
             debug::set_name(ctx, in_flight, &format!("frame {slot} in flight"));
             Ok(Frame {
                 command_pool,
                 cmd,
+                name,
                 in_flight,
             })
         })
@@ -82,6 +86,9 @@ pub fn begin(ctx: &Context, frame: &Frame) -> Result<vk::CommandBuffer, GpuError
             .begin_command_buffer(frame.cmd, &begin)
             .map_err(vk_error("vkBeginCommandBuffer"))?;
     }
+    // RenderDoc ties a command buffer's name to its recording: named only
+    // at allocation, it shows as "Command Buffer N" in captures.
+    debug::set_name(ctx, frame.cmd, &frame.name);
     Ok(frame.cmd)
 }
 

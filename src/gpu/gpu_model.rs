@@ -55,13 +55,14 @@ pub struct SkeletonVertex {
 /// One md5 mesh inside the shared buffers.
 #[derive(Clone, Debug)]
 pub struct MeshDraw {
+    /// `crowd: <md5 shader>`, the draw's command-buffer label: md5 meshes
+    /// have no names, their material is what tells them apart.
+    pub label: String,
     pub first_index: u32,
     pub index_count: u32,
     pub vertex_offset: i32,
     /// Index into [`GpuModel::textures`].
     pub texture: usize,
-    /// The md5 shader string: names the draw in captures.
-    pub shader: String,
 }
 
 pub struct GpuModel {
@@ -108,11 +109,11 @@ pub fn upload_model(ctx: &Context, model: &Model) -> Result<GpuModel, GpuError> 
             }
         };
         draws.push(MeshDraw {
+            label: format!("crowd: {}", mesh.shader),
             first_index: indices.len() as u32,
             index_count: mesh.indices.len() as u32,
             vertex_offset: vertex_count as i32,
             texture,
-            shader: mesh.shader.clone(),
         });
         indices.extend_from_slice(&mesh.indices);
         vertex_count += mesh.vertex_count();
@@ -132,19 +133,24 @@ pub fn upload_model(ctx: &Context, model: &Model) -> Result<GpuModel, GpuError> 
         }
     }
 
+    // Named for RenderDoc's resource list and mesh viewer.
+    let model_name = model
+        .mesh_path
+        .file_stem()
+        .map_or("model".into(), |stem| stem.to_string_lossy());
     let vertex = vk::BufferUsageFlags::VERTEX_BUFFER;
     let surface = surface_vertices(&meshes);
     let lines = skeleton_lines(model);
     Ok(GpuModel {
         surface: resources::create_buffer_with_data(
             ctx,
-            "surface vertices",
+            &format!("vertices: {model_name} (position, normal)"),
             vertex,
             bytemuck::cast_slice(&surface),
         )?,
         skin: resources::create_buffer_with_data(
             ctx,
-            "skin vertices",
+            &format!("vertices: {model_name} (uv, joints, weights)"),
             vertex,
             bytemuck::cast_slice(&skin),
         )?,
@@ -152,14 +158,14 @@ pub fn upload_model(ctx: &Context, model: &Model) -> Result<GpuModel, GpuError> 
             InfluenceLimit::Four => None,
             InfluenceLimit::Eight => Some(resources::create_buffer_with_data(
                 ctx,
-                "influences 5-8",
+                &format!("vertices: {model_name} (joints, weights 5-8)"),
                 vertex,
                 bytemuck::cast_slice(&extra),
             )?),
         },
         indices: resources::create_buffer_with_data(
             ctx,
-            "indices",
+            &format!("indices: {model_name}"),
             vk::BufferUsageFlags::INDEX_BUFFER,
             bytemuck::cast_slice(&indices),
         )?,
@@ -171,7 +177,7 @@ pub fn upload_model(ctx: &Context, model: &Model) -> Result<GpuModel, GpuError> 
         skeleton_vertex_count: lines.len() as u32,
         skeleton_lines: resources::create_buffer_with_data(
             ctx,
-            "skeleton lines",
+            &format!("vertices: {model_name} skeleton lines"),
             vertex,
             bytemuck::cast_slice(&lines),
         )?,

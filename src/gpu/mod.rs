@@ -16,7 +16,9 @@ mod layout_tests;
 pub mod output;
 pub mod passes;
 pub mod pipeline;
+pub mod profiler;
 pub mod reflect;
+pub mod renderdoc;
 pub mod renderer;
 pub mod resources;
 pub mod shaders;
@@ -60,6 +62,16 @@ pub enum GpuError {
     },
     #[error("{0}: no triangles to draw")]
     EmptyModel(String),
+    #[error(
+        "a crowd of {requested} instances needs {needed_mib} MiB of device memory, but the \
+         largest device-local heap has {heap_mib} MiB: at most {fits} instances fit"
+    )]
+    CrowdTooLarge {
+        requested: u32,
+        fits: u64,
+        needed_mib: u64,
+        heap_mib: u64,
+    },
     #[error("texture {path}: {source}")]
     Texture {
         path: String,

@@ -17,7 +17,7 @@ pub fn record_blit_to_swapchain(
     target: vk::Image,
 ) {
     use vk::{AccessFlags2 as Access, ImageLayout as Layout, PipelineStageFlags2 as Stage};
-    let _label = debug::label(ctx, cmd, "blit to swapchain");
+    let _label = debug::label(ctx, cmd, "present blit");
     let range = resources::subresource_range(color.format, 0, 1);
     // The image-available semaphore wait is at the blit stage, so this
     // barrier's first scope starts there too (no access to make available).

@@ -18,6 +18,7 @@ use super::passes::crowd_draw::{
 use super::passes::cull::{self, CrowdComputeConstants, Cull};
 use super::passes::skeleton_overlay::{self, SkeletonOverlay};
 use super::pipeline::{self, TargetFormats};
+use super::profiler::{FrameTimings, Profiler};
 use super::resources::{self, Buffer, Image, ImageBarrier, ImageDesc};
 use super::{debug, vk_error, Context, GpuError};
 use crate::anim::SkinningTransform;
@@ -78,6 +79,9 @@ pub struct RendererDesc {
     /// path's yardstick) instead of skinning in the vertex shader; needs
     /// [`Animation::Cpu`].
     pub cpu_skinning: bool,
+    /// Device memory the crowd may take, when smaller than the device's
+    /// largest device-local heap (tests use it to play a small GPU).
+    pub memory_budget: Option<u64>,
 }
 
 /// Everything one frame's recording reads.
@@ -159,6 +163,7 @@ pub struct Renderer {
     draw_command_template: Buffer,
     cpu_skinning: Option<CpuSkinningData>,
     frames: Vec<FrameData>,
+    profiler: Profiler,
 }
 
 /// Bytes the renderer allocates per crowd instance, over all frames in
@@ -183,6 +188,10 @@ impl Renderer {
         let gpu_model = gpu_model::upload_model(ctx, model)?;
         let instance_count = instances.len() as u32;
         let crowd_bytes = bytes_per_instance(&gpu_model) * u64::from(instance_count);
+        if let Err(error) = check_crowd_fits(ctx, &gpu_model, instance_count, desc.memory_budget) {
+            gpu_model::destroy_model(ctx, gpu_model);
+            return Err(error);
+        }
         log::debug!(
             "GPU memory for buffers: {:.1} MiB for the model, {:.1} MiB for {} instances ({} bytes each)",
             gpu_model.buffer_bytes() as f64 / (1 << 20) as f64,
@@ -287,14 +296,14 @@ impl Renderer {
             let buffer = |name: &str, size: u64, usage, location| {
                 resources::create_buffer(
                     ctx,
-                    &format!("frame {slot} {name}"),
+                    &format!("{name}, frame {slot}"),
                     size,
                     usage,
                     location,
                 )
             };
             let uniforms = buffer(
-                "uniforms",
+                "frame uniforms",
                 size_of::<FrameUniforms>() as u64,
                 vk::BufferUsageFlags::UNIFORM_BUFFER,
                 MemoryLocation::CpuToGpu,
@@ -340,7 +349,7 @@ impl Renderer {
                     * u64::from(gpu_model.vertex_count)
                     * size_of::<SurfaceVertex>() as u64;
                 Some(buffer(
-                    "CPU-skinned vertices",
+                    "vertices: CPU-skinned",
                     size,
                     vk::BufferUsageFlags::VERTEX_BUFFER,
                     MemoryLocation::CpuToGpu,
@@ -420,6 +429,7 @@ impl Renderer {
         }
 
         let (color, depth) = create_targets(ctx, desc.extent)?;
+        let profiler = Profiler::new(ctx)?;
         Ok(Renderer {
             extent: desc.extent,
             color,
@@ -444,6 +454,7 @@ impl Renderer {
             draw_command_template,
             cpu_skinning,
             frames,
+            profiler,
         })
     }
 
@@ -522,6 +533,8 @@ impl Renderer {
             clip_count: self.animation_data.clip_count,
             draw_command_count: self.model.draws.len() as u32 + 1,
         };
+        // Query pools are reset outside any rendering scope, before first use.
+        self.profiler.begin_frame(ctx, cmd, slot);
         record_reset(ctx, cmd, frame, &self.draw_command_template);
         unsafe {
             ctx.device.cmd_bind_descriptor_sets(
@@ -533,6 +546,7 @@ impl Renderer {
                 &[],
             );
         }
+        let scope = self.profiler.begin(ctx, cmd, "cull");
         cull::record_cull(
             ctx,
             cmd,
@@ -540,6 +554,7 @@ impl Renderer {
             self.compute_pipeline_layout,
             constants,
         );
+        self.profiler.end(ctx, cmd, scope);
         use vk::{AccessFlags2 as Access, PipelineStageFlags2 as Stage};
         memory_barrier(
             ctx,
@@ -551,6 +566,7 @@ impl Renderer {
             ),
         );
         if self.animation == Animation::Gpu {
+            let scope = self.profiler.begin(ctx, cmd, "animate");
             animate::record_animate(
                 ctx,
                 cmd,
@@ -558,6 +574,7 @@ impl Renderer {
                 self.compute_pipeline_layout,
                 constants,
             );
+            self.profiler.end(ctx, cmd, scope);
             memory_barrier(
                 ctx,
                 cmd,
@@ -589,6 +606,9 @@ impl Renderer {
         let draw_constants = DrawConstants::new(self.model.joint_count, skinning_mode);
 
         let _scene = debug::label(ctx, cmd, "scene");
+        self.profiler.begin_statistics(ctx, cmd);
+        // "draw" includes clearing the targets as the rendering scope opens.
+        let draw = self.profiler.begin(ctx, cmd, "draw");
         begin_rendering(ctx, cmd, &self.color, &self.depth);
         pipeline::set_viewport(ctx, cmd, self.extent);
         self.bind_scene_set(ctx, cmd, crowd_set);
@@ -603,7 +623,9 @@ impl Renderer {
             draw_constants,
             input.wireframe,
         );
+        self.profiler.end(ctx, cmd, draw);
         if input.show_skeleton && self.animation != Animation::Off {
+            let overlay = self.profiler.begin(ctx, cmd, "overlay");
             if crowd_set != frame.scene_set {
                 self.bind_scene_set(ctx, cmd, frame.scene_set);
             }
@@ -619,8 +641,20 @@ impl Renderer {
                 ),
                 draw_constants,
             );
+            self.profiler.end(ctx, cmd, overlay);
         }
         end_rendering(ctx, cmd, &self.color);
+        self.profiler.end_statistics(ctx, cmd);
+    }
+
+    /// The GPU timings of the frame last recorded into `slot`, once; call
+    /// after waiting for the slot's fence (see [`Profiler::take`]).
+    pub fn take_timings(
+        &mut self,
+        ctx: &Context,
+        slot: usize,
+    ) -> Result<Option<FrameTimings>, GpuError> {
+        self.profiler.take(ctx, slot)
     }
 
     fn bind_scene_set(&self, ctx: &Context, cmd: vk::CommandBuffer, set: vk::DescriptorSet) {
@@ -637,6 +671,7 @@ impl Renderer {
     }
 
     pub fn destroy(self, ctx: &Context) {
+        self.profiler.destroy(ctx);
         for frame in self.frames {
             for buffer in [
                 frame.uniforms,
@@ -680,6 +715,39 @@ impl Renderer {
             }
         }
     }
+}
+
+/// Refuses a crowd whose per-instance buffers alone would not fit in the
+/// largest device-local heap, saying how many would: better than an
+/// allocation failure halfway through creating the renderer.
+fn check_crowd_fits(
+    ctx: &Context,
+    model: &GpuModel,
+    instance_count: u32,
+    budget: Option<u64>,
+) -> Result<(), GpuError> {
+    let properties = unsafe {
+        ctx.instance
+            .get_physical_device_memory_properties(ctx.physical_device)
+    };
+    let heap = properties.memory_heaps[..properties.memory_heap_count as usize]
+        .iter()
+        .filter(|h| h.flags.contains(vk::MemoryHeapFlags::DEVICE_LOCAL))
+        .map(|h| h.size)
+        .max()
+        .unwrap_or(0);
+    let available = budget.map_or(heap, |b| b.min(heap));
+    let per_instance = bytes_per_instance(model);
+    let needed = per_instance * u64::from(instance_count) + model.buffer_bytes();
+    if needed <= available {
+        return Ok(());
+    }
+    Err(GpuError::CrowdTooLarge {
+        requested: instance_count,
+        fits: available.saturating_sub(model.buffer_bytes()) / per_instance,
+        needed_mib: needed.div_ceil(1 << 20),
+        heap_mib: available >> 20,
+    })
 }
 
 /// Vulkan buffers cannot be empty: a crowd of none still gets one slot.

@@ -64,7 +64,7 @@ pub fn load_material_texture(
             );
             create_solid_texture(
                 ctx,
-                &format!("neutral material for \"{shader}\""),
+                &format!("texture: neutral grey for \"{shader}\""),
                 [128, 128, 128, 255],
             )
         }
@@ -81,7 +81,12 @@ pub fn load_texture(ctx: &Context, path: &Path) -> Result<Image, GpuError> {
         width: rgba.width(),
         height: rgba.height(),
     };
-    upload_texture(ctx, &path.display().to_string(), extent, rgba.as_raw())
+    upload_texture(
+        ctx,
+        &format!("texture: {}", path.display()),
+        extent,
+        rgba.as_raw(),
+    )
 }
 
 pub fn create_solid_texture(ctx: &Context, name: &str, rgba: [u8; 4]) -> Result<Image, GpuError> {

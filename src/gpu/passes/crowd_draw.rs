@@ -259,7 +259,7 @@ pub fn record_crowd_draw(
         Surface::BindPose { draw_commands } => {
             unsafe { device.cmd_bind_vertex_buffers(cmd, 0, &[model.surface.handle], &[0]) };
             for (mesh, draw) in model.draws.iter().enumerate() {
-                let _label = debug::label(ctx, cmd, &format!("crowd: {}", draw.shader));
+                let _label = debug::label(ctx, cmd, &draw.label);
                 bind_texture(draw);
                 unsafe {
                     device.cmd_draw_indexed_indirect(
@@ -280,8 +280,7 @@ pub fn record_crowd_draw(
         } => {
             let stride = u64::from(model.vertex_count) * size_of::<SurfaceVertex>() as u64;
             for draw in &model.draws {
-                let _label =
-                    debug::label(ctx, cmd, &format!("crowd: {} (CPU-skinned)", draw.shader));
+                let _label = debug::label(ctx, cmd, &draw.label);
                 bind_texture(draw);
                 for instance in 0..instance_count {
                     unsafe {

@@ -1,0 +1,359 @@
+//! `md5crowd bench`: the same headless frame loop as the demo, timed, for
+//! each crowd size and each way of animating it. Ratios between runs of one
+//! invocation are the figures the README quotes; absolute numbers depend on
+//! the driver (a CPU Vulkan driver shares the cores with the CPU path).
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::time::Instant;
+
+use ash::vk;
+use serde::Serialize;
+
+use super::camera::{self, OrbitCamera};
+use super::crowd_state::CrowdSpec;
+use super::AppError;
+use crate::gpu::context::Validation;
+use crate::gpu::frame::{self, FRAMES_IN_FLIGHT};
+use crate::gpu::passes::crowd_draw::SkinningMode;
+use crate::gpu::renderer::Animation;
+use crate::gpu::{Context, ContextDesc};
+use crate::model::Model;
+
+#[derive(clap::Args, Clone, Debug)]
+pub struct BenchArgs {
+    /// An .md5mesh, or a directory holding one, as for drawing [default:
+    /// the shipped character]
+    #[arg(value_name = "MESH.md5mesh | DIR")]
+    pub mesh: Option<PathBuf>,
+    #[arg(value_name = "ANIM.md5anim")]
+    pub anims: Vec<PathBuf>,
+    /// Crowd sizes, comma-separated.
+    #[arg(long, value_delimiter = ',', default_value = "16,256,4096",
+          value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    pub instances: Vec<u32>,
+    /// Timed frames per run (after a few untimed ones).
+    #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u32).range(1..))]
+    pub frames: u32,
+    /// Write the results as JSON here.
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+    /// Write an SVG plot of frame time against crowd size here.
+    #[arg(long, value_name = "FILE")]
+    pub plot: Option<PathBuf>,
+    #[arg(long, default_value_t = 1280, value_parser = clap::value_parser!(u32).range(1..=16384))]
+    pub width: u32,
+    #[arg(long, default_value_t = 720, value_parser = clap::value_parser!(u32).range(1..=16384))]
+    pub height: u32,
+    #[arg(long, value_name = "INDEX")]
+    pub gpu: Option<usize>,
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+}
+
+/// What is measured per crowd size and mode.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Mode {
+    /// animate.comp poses the visible instances.
+    Gpu,
+    /// Every core runs the CPU reference; the transforms are uploaded.
+    Cpu,
+    /// Bind pose, no animation, no skinning: the ideal.
+    Static,
+}
+
+impl Mode {
+    const ALL: [Mode; 3] = [Mode::Gpu, Mode::Cpu, Mode::Static];
+
+    fn animation(self) -> Animation {
+        match self {
+            Mode::Gpu => Animation::Gpu,
+            Mode::Cpu => Animation::Cpu,
+            Mode::Static => Animation::Off,
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Mode::Gpu => "gpu",
+            Mode::Cpu => "cpu",
+            Mode::Static => "static",
+        }
+    }
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Run {
+    pub instances: u32,
+    pub mode: Mode,
+    /// Median CPU time per frame spent animating (CPU mode), recording and
+    /// submitting: not waiting for the GPU.
+    pub cpu_ms: f64,
+    /// Median time between consecutive frames completing.
+    pub frame_ms: f64,
+    /// Median GPU time per pass (timestamp queries); empty when the device
+    /// has no timestamps.
+    pub gpu_ms: BTreeMap<&'static str, f64>,
+    pub visible: u32,
+    pub vertices_per_s: f64,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Report {
+    pub device: String,
+    pub width: u32,
+    pub height: u32,
+    pub frames: u32,
+    pub runs: Vec<Run>,
+}
+
+/// Untimed frames first: pipelines warm, caches fill, both frame slots used.
+const WARMUP_FRAMES: u32 = 4;
+/// Animation time between frames, as in the headless demo.
+const FIXED_STEP: f32 = 1.0 / 60.0;
+
+pub fn run(args: &BenchArgs, model: &Model) -> Result<Report, AppError> {
+    let ctx = Context::new(&ContextDesc {
+        validation: Validation::Off,
+        gpu_index: args.gpu,
+        window: None,
+    })?;
+    log::info!("GPU: {}", ctx.device_name);
+    let mut runs = Vec::new();
+    for &instances in &args.instances {
+        for mode in Mode::ALL {
+            let run = measure(&ctx, args, model, instances, mode)?;
+            let passes: Vec<String> = run
+                .gpu_ms
+                .iter()
+                .map(|(p, ms)| format!("{p} {ms:.3}"))
+                .collect();
+            log::info!(
+                "{:>6} instances, {:<6}: cpu {:7.3} ms, frame {:8.3} ms, gpu [{}] ms, {} visible, {:.3e} vertices/s",
+                run.instances,
+                mode.name(),
+                run.cpu_ms,
+                run.frame_ms,
+                passes.join(", "),
+                run.visible,
+                run.vertices_per_s
+            );
+            runs.push(run);
+        }
+    }
+    ctx.wait_idle()?;
+    Ok(Report {
+        device: ctx.device_name.clone(),
+        width: args.width,
+        height: args.height,
+        frames: args.frames,
+        runs,
+    })
+}
+
+fn measure(
+    ctx: &Context,
+    args: &BenchArgs,
+    model: &Model,
+    instances: u32,
+    mode: Mode,
+) -> Result<Run, AppError> {
+    let extent = vk::Extent2D {
+        width: args.width,
+        height: args.height,
+    };
+    let spec = CrowdSpec {
+        instances,
+        seed: args.seed,
+        spacing: None,
+        clip: None,
+        blend_time: 0.25,
+        animation: mode.animation(),
+        cpu_skinning: false,
+    };
+    let (mut crowd, mut renderer) = super::build_crowd(ctx, model, spec, extent, None)?;
+    let frames = match frame::create_frames(ctx) {
+        Ok(frames) => frames,
+        Err(error) => {
+            renderer.destroy(ctx);
+            return Err(error.into());
+        }
+    };
+    let aspect = args.width as f32 / args.height as f32;
+    let camera = OrbitCamera::framing(crowd.outline(), aspect, instances > 1);
+
+    let mut cpu_ms = Vec::with_capacity(args.frames as usize);
+    let mut frame_ms = Vec::with_capacity(args.frames as usize);
+    let mut visible = 0;
+    let mut gpu_ms: BTreeMap<&'static str, Vec<f64>> = BTreeMap::new();
+    let mut last_done: Option<Instant> = None;
+    let result = (0..WARMUP_FRAMES + args.frames).try_for_each(|index| -> Result<(), AppError> {
+        let slot = index as usize % FRAMES_IN_FLIGHT;
+        let frame = &frames[slot];
+        frame::wait(ctx, frame)?;
+        let done = Instant::now();
+        let timed = index >= WARMUP_FRAMES;
+        // The slot's previous frame, if it was a timed one.
+        let timings = renderer.take_timings(ctx, slot)?;
+        if timed && index >= WARMUP_FRAMES + FRAMES_IN_FLIGHT as u32 {
+            visible = renderer.visible_count(slot);
+            for (pass, ms) in timings.into_iter().flat_map(|t| t.passes) {
+                gpu_ms.entry(pass).or_default().push(ms);
+            }
+        }
+        if let (true, Some(last)) = (timed, last_done) {
+            frame_ms.push((done - last).as_secs_f64() * 1e3);
+        }
+        last_done = Some(done);
+
+        crowd.animate(model, index as f32 * FIXED_STEP);
+        let cmd = frame::begin(ctx, frame)?;
+        renderer.record(
+            ctx,
+            cmd,
+            slot,
+            &crowd.frame_input(
+                camera::frame_uniforms(&camera, aspect),
+                SkinningMode::Linear,
+                false,
+                false,
+            ),
+        );
+        frame::submit(ctx, frame, None, None)?;
+        if timed {
+            cpu_ms.push(done.elapsed().as_secs_f64() * 1e3);
+        }
+        Ok(())
+    });
+    let idle = ctx.wait_idle();
+    frame::destroy_frames(ctx, frames);
+    renderer.destroy(ctx);
+    result?;
+    idle?;
+
+    let frame_ms = median(&mut frame_ms);
+    let vertices: usize = crate::gpu::gpu_model::drawn_meshes(model)
+        .map(|m| m.vertex_count())
+        .sum();
+    Ok(Run {
+        instances,
+        mode,
+        cpu_ms: median(&mut cpu_ms),
+        frame_ms,
+        gpu_ms: gpu_ms
+            .into_iter()
+            .map(|(pass, mut ms)| (pass, median(&mut ms)))
+            .collect(),
+        visible,
+        vertices_per_s: f64::from(visible) * vertices as f64 / (frame_ms / 1e3),
+    })
+}
+
+fn median(samples: &mut [f64]) -> f64 {
+    if samples.is_empty() {
+        return f64::NAN;
+    }
+    samples.sort_by(f64::total_cmp);
+    let middle = samples.len() / 2;
+    if samples.len() % 2 == 0 {
+        (samples[middle - 1] + samples[middle]) / 2.0
+    } else {
+        samples[middle]
+    }
+}
+
+/// Frame time (log scale) against crowd size (log scale), one line per mode.
+pub fn svg_plot(report: &Report) -> String {
+    const W: f64 = 640.0;
+    const H: f64 = 400.0;
+    const LEFT: f64 = 70.0;
+    const RIGHT: f64 = 130.0;
+    const TOP: f64 = 30.0;
+    const BOTTOM: f64 = 50.0;
+    let (xs, ys): (Vec<f64>, Vec<f64>) = report
+        .runs
+        .iter()
+        .map(|r| (f64::from(r.instances).log10(), r.frame_ms.max(1e-3).log10()))
+        .unzip();
+    let range = |v: &[f64]| {
+        let (lo, hi) = v
+            .iter()
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &x| {
+                (lo.min(x), hi.max(x))
+            });
+        let (lo, hi) = (lo.floor(), hi.ceil());
+        (lo, if hi > lo { hi } else { lo + 1.0 })
+    };
+    let ((x0, x1), (y0, y1)) = (range(&xs), range(&ys));
+    let px = |x: f64| LEFT + (x - x0) / (x1 - x0) * (W - LEFT - RIGHT);
+    let py = |y: f64| H - BOTTOM - (y - y0) / (y1 - y0) * (H - TOP - BOTTOM);
+
+    let mut svg = format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{W}\" height=\"{H}\" font-family=\"sans-serif\" font-size=\"12\">\n\
+         <rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n\
+         <text x=\"{LEFT}\" y=\"18\">md5crowd bench: median frame time, {} ({}x{})</text>\n",
+        xml_escape(&report.device),
+        report.width,
+        report.height
+    );
+    for decade in x0 as i32..=x1 as i32 {
+        let x = px(f64::from(decade));
+        svg += &format!(
+            "<line x1=\"{x}\" y1=\"{}\" x2=\"{x}\" y2=\"{}\" stroke=\"#ddd\"/><text x=\"{x}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n",
+            py(y0),
+            py(y1),
+            H - BOTTOM + 18.0,
+            10f64.powi(decade)
+        );
+    }
+    for decade in y0 as i32..=y1 as i32 {
+        let y = py(f64::from(decade));
+        svg += &format!(
+            "<line x1=\"{}\" y1=\"{y}\" x2=\"{}\" y2=\"{y}\" stroke=\"#ddd\"/><text x=\"{}\" y=\"{}\" text-anchor=\"end\">{} ms</text>\n",
+            px(x0),
+            px(x1),
+            LEFT - 6.0,
+            y + 4.0,
+            10f64.powi(decade)
+        );
+    }
+    svg += &format!(
+        "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">instances</text>\n",
+        (px(x0) + px(x1)) / 2.0,
+        H - 12.0
+    );
+    for (i, (mode, colour)) in Mode::ALL
+        .iter()
+        .zip(["#d62728", "#1f77b4", "#2ca02c"])
+        .enumerate()
+    {
+        let points: Vec<String> = report
+            .runs
+            .iter()
+            .filter(|r| r.mode == *mode)
+            .map(|r| {
+                format!(
+                    "{:.1},{:.1}",
+                    px(f64::from(r.instances).log10()),
+                    py(r.frame_ms.max(1e-3).log10())
+                )
+            })
+            .collect();
+        svg += &format!(
+            "<polyline fill=\"none\" stroke=\"{colour}\" stroke-width=\"2\" points=\"{}\"/>\n\
+             <text x=\"{}\" y=\"{}\" fill=\"{colour}\">{}</text>\n",
+            points.join(" "),
+            W - RIGHT + 10.0,
+            TOP + 20.0 + 18.0 * i as f64,
+            mode.name()
+        );
+    }
+    svg + "</svg>\n"
+}
+
+fn xml_escape(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}

@@ -1,0 +1,73 @@
+//! `md5crowd bench` end to end on a tiny workload: every size and mode is
+//! measured and reported in the JSON and the SVG the README shows.
+
+mod common;
+
+use std::process::Command;
+
+#[test]
+fn bench_reports_every_size_and_mode() {
+    if !common::vulkan_or_skip() {
+        return;
+    }
+    let dir = common::scratch_dir("bench");
+    let (json, plot) = (dir.join("bench.json"), dir.join("bench.svg"));
+    let output = Command::new(env!("CARGO_BIN_EXE_md5crowd"))
+        .args([
+            "bench",
+            "--instances",
+            "3,12",
+            "--frames",
+            "3",
+            "--width",
+            "96",
+            "--height",
+            "54",
+        ])
+        .arg("--json")
+        .arg(&json)
+        .arg("--plot")
+        .arg(&plot)
+        .output()
+        .expect("run md5crowd bench");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+
+    let report: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    assert!(!report["device"].as_str().unwrap().is_empty());
+    let runs = report["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 6, "2 sizes x 3 modes");
+    for (run, (instances, mode)) in runs.iter().zip(
+        [3, 12]
+            .iter()
+            .flat_map(|n| ["gpu", "cpu", "static"].map(|m| (*n, m))),
+    ) {
+        assert_eq!(run["instances"], instances);
+        assert_eq!(run["mode"], mode);
+        // The camera frames the whole crowd, so culling keeps everyone.
+        assert_eq!(run["visible"], instances, "{run}");
+        let passes: Vec<&str> = run["gpu_ms"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        let expected: &[&str] = match mode {
+            "gpu" => &["animate", "cull", "draw"],
+            _ => &["cull", "draw"],
+        };
+        assert_eq!(passes, expected, "{run}");
+        for key in ["cpu_ms", "frame_ms", "vertices_per_s"] {
+            let value = run[key]
+                .as_f64()
+                .unwrap_or_else(|| panic!("{key} in {run}"));
+            assert!(value > 0.0 && value.is_finite(), "{key} = {value}");
+        }
+    }
+    let svg = std::fs::read_to_string(&plot).unwrap();
+    assert!(svg.starts_with("<svg"));
+    assert_eq!(svg.matches("<polyline").count(), 3, "one line per mode");
+}
