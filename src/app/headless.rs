@@ -35,7 +35,6 @@ pub fn run(
         gpu_index: args.gpu,
         window: None,
     })?;
-    log_summary(&ctx, model, spec.instances);
     if args.wireframe && !ctx.wireframe {
         return Err(AppError::Unsupported(format!(
             "--wireframe: {} lacks the fillModeNonSolid feature",
@@ -47,6 +46,7 @@ pub fn run(
         height: args.height,
     };
     let (mut crowd, mut renderer) = build_crowd(&ctx, model, spec, extent, args.memory_budget())?;
+    log_summary(&ctx, model, spec.instances, renderer.buffer_bytes());
     let frames = frame::create_frames(&ctx)?;
     let readback = match &args.screenshot {
         Some(_) => Some(resources::create_buffer(

@@ -5,56 +5,13 @@
 //! message saying how many would fit, rather than a failed allocation or a
 //! validation error. Whether the buffers fit the device's *memory* is the
 //! renderer's own check (`Renderer::new`), once the model is uploaded.
-//!
-//! [`per_instance_buffers`] mirrors the per-instance buffers `Renderer::new`
-//! creates and must change with them.
+//! The buffers come from [`crate::gpu::renderer::per_instance_buffers`], the list
+//! `Renderer::new` allocates from.
 
 use ash::vk;
 
-use crate::anim::SkinningTransform;
-use crate::gpu::animation_data::InstanceAnimation;
-use crate::gpu::gpu_model::{self, SurfaceVertex};
-use crate::gpu::renderer::CrowdInstance;
+use crate::gpu::renderer::InstanceBuffer;
 use crate::gpu::Context;
-use crate::model::Model;
-
-/// A renderer buffer whose size is proportional to the instance count.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct InstanceBuffer {
-    pub name: &'static str,
-    pub bytes_per_instance: u64,
-    /// Bound as a storage buffer, so also capped by maxStorageBufferRange.
-    pub storage: bool,
-}
-
-pub fn per_instance_buffers(model: &Model, cpu_skinning: bool) -> Vec<InstanceBuffer> {
-    let storage = |name, bytes_per_instance| InstanceBuffer {
-        name,
-        bytes_per_instance,
-        storage: true,
-    };
-    let transforms = model.skeleton.joint_count() as u64 * size_of::<SkinningTransform>() as u64;
-    let mut buffers = vec![
-        storage("crowd instances", size_of::<CrowdInstance>() as u64),
-        storage("skinning transforms", transforms),
-        storage("instance animation", size_of::<InstanceAnimation>() as u64),
-        storage("visible instances", size_of::<u32>() as u64),
-    ];
-    if cpu_skinning {
-        let vertices: u64 = gpu_model::drawn_meshes(model)
-            .map(|m| m.vertex_count() as u64)
-            .sum();
-        buffers.extend([
-            storage("identity skinning transforms", transforms),
-            InstanceBuffer {
-                name: "CPU-skinned vertices",
-                bytes_per_instance: vertices * size_of::<SurfaceVertex>() as u64,
-                storage: false,
-            },
-        ]);
-    }
-    buffers
-}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct BufferLimits {
@@ -152,6 +109,7 @@ mod tests {
         InstanceBuffer {
             name,
             bytes_per_instance,
+            copies: 2,
             storage,
         }
     }

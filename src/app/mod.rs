@@ -21,7 +21,8 @@ use ash::vk;
 
 use crate::gpu::context::Validation;
 use crate::gpu::debug::MessageCounts;
-use crate::gpu::renderer::{Renderer, RendererDesc};
+use crate::gpu::gpu_model;
+use crate::gpu::renderer::{self, Renderer, RendererDesc};
 use crate::gpu::{Context, GpuError};
 use crate::md5::Md5Error;
 use crate::model::Model;
@@ -213,11 +214,12 @@ fn starting_clip(model: &Model, name: Option<&str>) -> Result<Option<u32>, AppEr
     }
 }
 
-/// The one start-up line: what runs where.
-fn log_summary(ctx: &Context, model: &Model, instances: u32) {
+/// The one start-up line: what runs where, and the device memory its
+/// buffers took.
+fn log_summary(ctx: &Context, model: &Model, instances: u32, buffer_bytes: u64) {
     let clips: Vec<&str> = model.clips.iter().map(|c| c.name.as_str()).collect();
     log::info!(
-        "{}: {}, {} joints, {} meshes, {} triangles, {} clip(s) ({}), {} instance(s)",
+        "{}: {}, {} joints, {} meshes, {} triangles, {} clip(s) ({}), {} instance(s), {:.1} MiB of GPU buffers",
         ctx.device_name,
         model.mesh_path.display(),
         model.skeleton.joint_count(),
@@ -225,7 +227,8 @@ fn log_summary(ctx: &Context, model: &Model, instances: u32) {
         model.triangle_count(),
         clips.len(),
         clips.join(", "),
-        instances
+        instances,
+        buffer_bytes as f64 / f64::from(1 << 20)
     );
 }
 
@@ -240,7 +243,14 @@ fn build_crowd(
     extent: vk::Extent2D,
     memory_budget: Option<u64>,
 ) -> Result<(CrowdState, Renderer), AppError> {
-    let buffers = memory::per_instance_buffers(model, spec.cpu_skinning);
+    let vertices: usize = gpu_model::drawn_meshes(model)
+        .map(|m| m.vertex_count())
+        .sum();
+    let buffers = renderer::per_instance_buffers(
+        model.skeleton.joint_count() as u32,
+        vertices as u32,
+        spec.cpu_skinning,
+    );
     let fit = memory::instances_that_fit(&buffers, &BufferLimits::of(ctx));
     if u64::from(spec.instances) > fit.instances {
         return Err(AppError::CrowdTooLarge {

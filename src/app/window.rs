@@ -328,7 +328,6 @@ impl Live {
             gpu_index: args.gpu,
             window: Some((display.as_raw(), handle.as_raw())),
         })?;
-        log_summary(&ctx, model, spec.instances);
         let size = window.inner_size();
         // Replaced by the swapchain's extent before the first frame.
         let extent = vk::Extent2D {
@@ -336,6 +335,7 @@ impl Live {
             height: size.height.max(1),
         };
         let (crowd, renderer) = build_crowd(&ctx, model, spec, extent, args.memory_budget())?;
+        log_summary(&ctx, model, spec.instances, renderer.buffer_bytes());
         let frames = match frame::create_frames(&ctx) {
             Ok(frames) => frames,
             Err(error) => {

@@ -166,12 +166,70 @@ pub struct Renderer {
     profiler: Profiler,
 }
 
-/// Bytes the renderer allocates per crowd instance, over all frames in
-/// flight: what decides how big a crowd fits in device memory.
-pub fn bytes_per_instance(model: &GpuModel) -> u64 {
-    let transforms = u64::from(model.joint_count) * size_of::<SkinningTransform>() as u64;
-    let per_frame = transforms + size_of::<InstanceAnimation>() as u64 + size_of::<u32>() as u64;
-    size_of::<CrowdInstance>() as u64 + FRAMES_IN_FLIGHT as u64 * per_frame
+/// A renderer buffer whose size is proportional to the instance count.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct InstanceBuffer {
+    pub name: &'static str,
+    pub bytes_per_instance: u64,
+    /// 1, or one per frame in flight.
+    pub copies: u64,
+    /// Bound as a storage buffer, so also capped by maxStorageBufferRange.
+    pub storage: bool,
+}
+
+/// The buffers [`Renderer::new`] sizes by the crowd: what decides how many
+/// instances fit a device's limits and memory.
+pub fn per_instance_buffers(
+    joint_count: u32,
+    vertex_count: u32,
+    cpu_skinning: bool,
+) -> Vec<InstanceBuffer> {
+    let buffer = |name, bytes_per_instance, copies, storage| InstanceBuffer {
+        name,
+        bytes_per_instance,
+        copies,
+        storage,
+    };
+    let per_frame = FRAMES_IN_FLIGHT as u64;
+    let transforms = u64::from(joint_count) * size_of::<SkinningTransform>() as u64;
+    let mut buffers = vec![
+        buffer(
+            "crowd instances",
+            size_of::<CrowdInstance>() as u64,
+            1,
+            true,
+        ),
+        buffer("skinning transforms", transforms, per_frame, true),
+        buffer(
+            "instance animation",
+            size_of::<InstanceAnimation>() as u64,
+            per_frame,
+            true,
+        ),
+        buffer(
+            "visible instances",
+            size_of::<u32>() as u64,
+            per_frame,
+            true,
+        ),
+    ];
+    if cpu_skinning {
+        let vertices = u64::from(vertex_count) * size_of::<SurfaceVertex>() as u64;
+        buffers.extend([
+            buffer("identity skinning transforms", transforms, 1, true),
+            buffer("visible instances (all)", size_of::<u32>() as u64, 1, true),
+            buffer("vertices: CPU-skinned", vertices, per_frame, false),
+        ]);
+    }
+    buffers
+}
+
+/// Device memory per instance, every copy counted.
+fn bytes_per_instance(model: &GpuModel, cpu_skinning: bool) -> u64 {
+    per_instance_buffers(model.joint_count, model.vertex_count, cpu_skinning)
+        .iter()
+        .map(|b| b.bytes_per_instance * b.copies)
+        .sum()
 }
 
 impl Renderer {
@@ -187,18 +245,17 @@ impl Renderer {
         );
         let gpu_model = gpu_model::upload_model(ctx, model)?;
         let instance_count = instances.len() as u32;
-        let crowd_bytes = bytes_per_instance(&gpu_model) * u64::from(instance_count);
-        if let Err(error) = check_crowd_fits(ctx, &gpu_model, instance_count, desc.memory_budget) {
+        let per_instance = bytes_per_instance(&gpu_model, desc.cpu_skinning);
+        if let Err(error) = check_crowd_fits(
+            ctx,
+            &gpu_model,
+            per_instance,
+            instance_count,
+            desc.memory_budget,
+        ) {
             gpu_model::destroy_model(ctx, gpu_model);
             return Err(error);
         }
-        log::debug!(
-            "GPU memory for buffers: {:.1} MiB for the model, {:.1} MiB for {} instances ({} bytes each)",
-            gpu_model.buffer_bytes() as f64 / (1 << 20) as f64,
-            crowd_bytes as f64 / (1 << 20) as f64,
-            instance_count,
-            bytes_per_instance(&gpu_model)
-        );
         let animation_data = animation_data::upload_animation_data(ctx, model)?;
         let scene_layout = create_scene_layout(ctx)?;
         let texture_layout = create_texture_layout(ctx)?;
@@ -467,6 +524,41 @@ impl Renderer {
         Ok(())
     }
 
+    /// Device memory in the buffers this renderer and its model hold
+    /// (textures and targets not counted).
+    pub fn buffer_bytes(&self) -> u64 {
+        let frames: u64 = self
+            .frames
+            .iter()
+            .flat_map(|f| {
+                [
+                    &f.uniforms,
+                    &f.skinning_transforms,
+                    &f.instance_animation,
+                    &f.visible,
+                    &f.draw_commands,
+                    &f.visible_readback,
+                ]
+                .into_iter()
+                .chain(&f.cpu_skinned)
+            })
+            .map(|b| b.size)
+            .sum();
+        let cpu_skinning = self
+            .cpu_skinning
+            .as_ref()
+            .map_or(0, |c| c.identity_transforms.size + c.all_instances.size);
+        let animation = &self.animation_data;
+        frames
+            + cpu_skinning
+            + self.instances.size
+            + self.draw_command_template.size
+            + animation.clip_poses.size
+            + animation.clips.size
+            + animation.skeleton.size
+            + self.model.buffer_bytes()
+    }
+
     /// How many instances the cull pass kept in frame slot `slot`'s last
     /// frame; call after waiting for the slot's fence.
     pub fn visible_count(&self, slot: usize) -> u32 {
@@ -723,6 +815,7 @@ impl Renderer {
 fn check_crowd_fits(
     ctx: &Context,
     model: &GpuModel,
+    per_instance: u64,
     instance_count: u32,
     budget: Option<u64>,
 ) -> Result<(), GpuError> {
@@ -737,7 +830,6 @@ fn check_crowd_fits(
         .max()
         .unwrap_or(0);
     let available = budget.map_or(heap, |b| b.min(heap));
-    let per_instance = bytes_per_instance(model);
     let needed = per_instance * u64::from(instance_count) + model.buffer_bytes();
     if needed <= available {
         return Ok(());
