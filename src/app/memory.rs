@@ -5,12 +5,12 @@
 //! message saying how many would fit, rather than a failed allocation or a
 //! validation error. Whether the buffers fit the device's *memory* is the
 //! renderer's own check (`Renderer::new`), once the model is uploaded.
-//! The buffers come from [`crate::gpu::renderer::per_instance_buffers`], the list
+//! The buffers come from [`crate::gpu::crowd_memory::per_instance_buffers`], the list
 //! `Renderer::new` allocates from.
 
 use ash::vk;
 
-use crate::gpu::renderer::InstanceBuffer;
+use crate::gpu::crowd_memory::InstanceBuffer;
 use crate::gpu::Context;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -20,9 +20,10 @@ use std::sync::Arc;
 use ash::vk;
 
 use crate::gpu::context::Validation;
+use crate::gpu::crowd_memory;
 use crate::gpu::debug::MessageCounts;
 use crate::gpu::gpu_model;
-use crate::gpu::renderer::{self, Renderer, RendererDesc};
+use crate::gpu::renderer::{Renderer, RendererDesc};
 use crate::gpu::{Context, GpuError};
 use crate::md5::Md5Error;
 use crate::model::Model;
@@ -246,7 +247,7 @@ fn build_crowd(
     let vertices: usize = gpu_model::drawn_meshes(model)
         .map(|m| m.vertex_count())
         .sum();
-    let buffers = renderer::per_instance_buffers(
+    let buffers = crowd_memory::per_instance_buffers(
         model.skeleton.joint_count() as u32,
         vertices as u32,
         spec.cpu_skinning,

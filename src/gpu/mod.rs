@@ -8,7 +8,9 @@
 
 pub mod animation_data;
 pub mod context;
+pub mod crowd_memory;
 pub mod debug;
+mod descriptors;
 pub mod frame;
 pub mod gpu_model;
 #[cfg(test)]
@@ -23,6 +25,7 @@ pub mod renderer;
 pub mod resources;
 pub mod shaders;
 pub mod swapchain;
+pub mod targets;
 pub mod texture;
 
 pub use context::{Context, ContextDesc};

@@ -1,5 +1,5 @@
-//! The frame: per-frame data upload, the offscreen color and depth targets,
-//! the descriptor sets the passes share, and the order the passes record in.
+//! The frame: the per-frame buffers, what the CPU uploads into them, and the
+//! order the passes record in, with the barriers between them.
 //! The window and the headless path both drive this; they differ only in
 //! where the finished color image goes (a swapchain blit or a readback).
 
@@ -9,6 +9,12 @@ use glam::{Mat4, Vec4};
 use gpu_allocator::MemoryLocation;
 
 use super::animation_data::{self, AnimationData, InstanceAnimation};
+use super::crowd_memory::{bytes_per_instance, check_crowd_fits};
+use super::descriptors::{
+    allocate_sets, create_compute_layout, create_descriptor_pool, create_sampler,
+    create_scene_layout, create_texture_layout, write_buffer_set, write_scene_set,
+    write_texture_set,
+};
 use super::frame::FRAMES_IN_FLIGHT;
 use super::gpu_model::{self, GpuModel, SurfaceVertex};
 use super::passes::animate::{self, Animate};
@@ -17,10 +23,11 @@ use super::passes::crowd_draw::{
 };
 use super::passes::cull::{self, CrowdComputeConstants, Cull};
 use super::passes::skeleton_overlay::{self, SkeletonOverlay};
-use super::pipeline::{self, TargetFormats};
+use super::pipeline;
 use super::profiler::{FrameTimings, Profiler};
-use super::resources::{self, Buffer, Image, ImageBarrier, ImageDesc};
-use super::{debug, vk_error, Context, GpuError};
+use super::resources::{self, memory_barrier, Buffer, Image};
+use super::targets::{begin_rendering, create_targets, end_rendering, TARGET_FORMATS};
+use super::{debug, Context, GpuError};
 use crate::anim::SkinningTransform;
 use crate::model::Model;
 
@@ -48,15 +55,6 @@ pub struct CrowdInstance {
     /// rgb multiplies the diffuse texture.
     pub tint: Vec4,
 }
-
-pub const TARGET_FORMATS: TargetFormats = TargetFormats {
-    // sRGB: shaders write linear light, the hardware encodes on store.
-    color: vk::Format::R8G8B8A8_SRGB,
-    depth: vk::Format::D32_SFLOAT,
-};
-
-/// A dark grey-blue, in linear light.
-const CLEAR_COLOR: [f32; 4] = [0.02, 0.025, 0.035, 1.0];
 
 /// Who writes the skinning transforms the vertex shader reads.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
@@ -164,72 +162,6 @@ pub struct Renderer {
     cpu_skinning: Option<CpuSkinningData>,
     frames: Vec<FrameData>,
     profiler: Profiler,
-}
-
-/// A renderer buffer whose size is proportional to the instance count.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct InstanceBuffer {
-    pub name: &'static str,
-    pub bytes_per_instance: u64,
-    /// 1, or one per frame in flight.
-    pub copies: u64,
-    /// Bound as a storage buffer, so also capped by maxStorageBufferRange.
-    pub storage: bool,
-}
-
-/// The buffers [`Renderer::new`] sizes by the crowd: what decides how many
-/// instances fit a device's limits and memory.
-pub fn per_instance_buffers(
-    joint_count: u32,
-    vertex_count: u32,
-    cpu_skinning: bool,
-) -> Vec<InstanceBuffer> {
-    let buffer = |name, bytes_per_instance, copies, storage| InstanceBuffer {
-        name,
-        bytes_per_instance,
-        copies,
-        storage,
-    };
-    let per_frame = FRAMES_IN_FLIGHT as u64;
-    let transforms = u64::from(joint_count) * size_of::<SkinningTransform>() as u64;
-    let mut buffers = vec![
-        buffer(
-            "crowd instances",
-            size_of::<CrowdInstance>() as u64,
-            1,
-            true,
-        ),
-        buffer("skinning transforms", transforms, per_frame, true),
-        buffer(
-            "instance animation",
-            size_of::<InstanceAnimation>() as u64,
-            per_frame,
-            true,
-        ),
-        buffer(
-            "visible instances",
-            size_of::<u32>() as u64,
-            per_frame,
-            true,
-        ),
-    ];
-    if cpu_skinning {
-        let vertices = u64::from(vertex_count) * size_of::<SurfaceVertex>() as u64;
-        buffers.extend([
-            buffer("identity skinning transforms", transforms, 1, true),
-            buffer("visible instances (all)", size_of::<u32>() as u64, 1, true),
-            buffer("vertices: CPU-skinned", vertices, per_frame, false),
-        ]);
-    }
-    buffers
-}
-
-/// Device memory per instance, every copy counted.
-fn bytes_per_instance(model: &GpuModel, cpu_skinning: bool) -> u64 {
-    per_instance_buffers(model.joint_count, model.vertex_count, cpu_skinning)
-        .iter()
-        .map(|b| b.bytes_per_instance * b.copies)
-        .sum()
 }
 
 impl Renderer {
@@ -809,39 +741,6 @@ impl Renderer {
     }
 }
 
-/// Refuses a crowd whose per-instance buffers alone would not fit in the
-/// largest device-local heap, saying how many would: better than an
-/// allocation failure halfway through creating the renderer.
-fn check_crowd_fits(
-    ctx: &Context,
-    model: &GpuModel,
-    per_instance: u64,
-    instance_count: u32,
-    budget: Option<u64>,
-) -> Result<(), GpuError> {
-    let properties = unsafe {
-        ctx.instance
-            .get_physical_device_memory_properties(ctx.physical_device)
-    };
-    let heap = properties.memory_heaps[..properties.memory_heap_count as usize]
-        .iter()
-        .filter(|h| h.flags.contains(vk::MemoryHeapFlags::DEVICE_LOCAL))
-        .map(|h| h.size)
-        .max()
-        .unwrap_or(0);
-    let available = budget.map_or(heap, |b| b.min(heap));
-    let needed = per_instance * u64::from(instance_count) + model.buffer_bytes();
-    if needed <= available {
-        return Ok(());
-    }
-    Err(GpuError::CrowdTooLarge {
-        requested: instance_count,
-        fits: available.saturating_sub(model.buffer_bytes()) / per_instance,
-        needed_mib: needed.div_ceil(1 << 20),
-        heap_mib: available >> 20,
-    })
-}
-
 /// Vulkan buffers cannot be empty: a crowd of none still gets one slot.
 fn instances_len(instance_count: u32) -> usize {
     (instance_count as usize).max(1)
@@ -900,330 +799,4 @@ fn record_visible_count_readback(ctx: &Context, cmd: vk::CommandBuffer, frame: &
         (Stage::COPY, Access::TRANSFER_WRITE),
         (Stage::HOST, Access::HOST_READ),
     );
-}
-
-/// A global memory barrier: the passes hand buffers to each other whole.
-fn memory_barrier(
-    ctx: &Context,
-    cmd: vk::CommandBuffer,
-    src: (vk::PipelineStageFlags2, vk::AccessFlags2),
-    dst: (vk::PipelineStageFlags2, vk::AccessFlags2),
-) {
-    let barriers = [vk::MemoryBarrier2::default()
-        .src_stage_mask(src.0)
-        .src_access_mask(src.1)
-        .dst_stage_mask(dst.0)
-        .dst_access_mask(dst.1)];
-    let info = vk::DependencyInfo::default().memory_barriers(&barriers);
-    unsafe { ctx.synchronization2.cmd_pipeline_barrier2(cmd, &info) };
-}
-
-fn create_targets(ctx: &Context, extent: vk::Extent2D) -> Result<(Image, Image), GpuError> {
-    let color = resources::create_image(
-        ctx,
-        "color target",
-        &ImageDesc {
-            extent,
-            format: TARGET_FORMATS.color,
-            usage: vk::ImageUsageFlags::COLOR_ATTACHMENT | vk::ImageUsageFlags::TRANSFER_SRC,
-            mip_levels: 1,
-        },
-    )?;
-    let depth = resources::create_image(
-        ctx,
-        "depth target",
-        &ImageDesc {
-            extent,
-            format: TARGET_FORMATS.depth,
-            usage: vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT,
-            mip_levels: 1,
-        },
-    );
-    match depth {
-        Ok(depth) => Ok((color, depth)),
-        Err(error) => {
-            resources::destroy_image(ctx, color);
-            Err(error)
-        }
-    }
-}
-
-/// Transitions the targets for drawing (their old contents are discarded)
-/// and opens the rendering scope with both cleared.
-fn begin_rendering(ctx: &Context, cmd: vk::CommandBuffer, color: &Image, depth: &Image) {
-    use vk::{AccessFlags2 as Access, ImageLayout as Layout, PipelineStageFlags2 as Stage};
-    // The previous frame (same images) last wrote them as attachments and
-    // read the color image with a copy or blit.
-    resources::image_barrier(
-        ctx,
-        cmd,
-        &ImageBarrier {
-            image: color.handle,
-            range: resources::subresource_range(color.format, 0, 1),
-            src: (
-                Stage::COLOR_ATTACHMENT_OUTPUT | Stage::ALL_TRANSFER,
-                Access::COLOR_ATTACHMENT_WRITE,
-            ),
-            dst: (
-                Stage::COLOR_ATTACHMENT_OUTPUT,
-                Access::COLOR_ATTACHMENT_WRITE,
-            ),
-            old_layout: Layout::UNDEFINED,
-            new_layout: Layout::COLOR_ATTACHMENT_OPTIMAL,
-        },
-    );
-    let depth_stages = Stage::EARLY_FRAGMENT_TESTS | Stage::LATE_FRAGMENT_TESTS;
-    resources::image_barrier(
-        ctx,
-        cmd,
-        &ImageBarrier {
-            image: depth.handle,
-            range: resources::subresource_range(depth.format, 0, 1),
-            src: (depth_stages, Access::DEPTH_STENCIL_ATTACHMENT_WRITE),
-            dst: (
-                depth_stages,
-                Access::DEPTH_STENCIL_ATTACHMENT_READ | Access::DEPTH_STENCIL_ATTACHMENT_WRITE,
-            ),
-            old_layout: Layout::UNDEFINED,
-            new_layout: Layout::DEPTH_ATTACHMENT_OPTIMAL,
-        },
-    );
-    let color_attachments = [vk::RenderingAttachmentInfo::default()
-        .image_view(color.view)
-        .image_layout(Layout::COLOR_ATTACHMENT_OPTIMAL)
-        .load_op(vk::AttachmentLoadOp::CLEAR)
-        .store_op(vk::AttachmentStoreOp::STORE)
-        .clear_value(vk::ClearValue {
-            color: vk::ClearColorValue {
-                float32: CLEAR_COLOR,
-            },
-        })];
-    // Reverse Z: the far plane is 0.
-    let depth_attachment = vk::RenderingAttachmentInfo::default()
-        .image_view(depth.view)
-        .image_layout(Layout::DEPTH_ATTACHMENT_OPTIMAL)
-        .load_op(vk::AttachmentLoadOp::CLEAR)
-        .store_op(vk::AttachmentStoreOp::DONT_CARE)
-        .clear_value(vk::ClearValue {
-            depth_stencil: vk::ClearDepthStencilValue {
-                depth: 0.0,
-                stencil: 0,
-            },
-        });
-    let info = vk::RenderingInfo::default()
-        .render_area(color.extent.into())
-        .layer_count(1)
-        .color_attachments(&color_attachments)
-        .depth_attachment(&depth_attachment);
-    unsafe { ctx.dynamic_rendering.cmd_begin_rendering(cmd, &info) };
-}
-
-/// Closes the rendering scope and makes the color image a transfer source.
-fn end_rendering(ctx: &Context, cmd: vk::CommandBuffer, color: &Image) {
-    use vk::{AccessFlags2 as Access, ImageLayout as Layout, PipelineStageFlags2 as Stage};
-    unsafe { ctx.dynamic_rendering.cmd_end_rendering(cmd) };
-    resources::image_barrier(
-        ctx,
-        cmd,
-        &ImageBarrier {
-            image: color.handle,
-            range: resources::subresource_range(color.format, 0, 1),
-            src: (
-                Stage::COLOR_ATTACHMENT_OUTPUT,
-                Access::COLOR_ATTACHMENT_WRITE,
-            ),
-            dst: (Stage::ALL_TRANSFER, Access::TRANSFER_READ),
-            old_layout: Layout::COLOR_ATTACHMENT_OPTIMAL,
-            new_layout: Layout::TRANSFER_SRC_OPTIMAL,
-        },
-    );
-}
-
-/// Set 0 of the draws: skinning transforms, instances, frame uniforms,
-/// visible list (crowd.vert / skeleton.vert / crowd.frag bindings 0-3).
-fn create_scene_layout(ctx: &Context) -> Result<vk::DescriptorSetLayout, GpuError> {
-    let binding = |binding, descriptor_type, stage_flags| vk::DescriptorSetLayoutBinding {
-        binding,
-        descriptor_type,
-        descriptor_count: 1,
-        stage_flags,
-        ..Default::default()
-    };
-    let vertex = vk::ShaderStageFlags::VERTEX;
-    let bindings = [
-        binding(0, vk::DescriptorType::STORAGE_BUFFER, vertex),
-        binding(1, vk::DescriptorType::STORAGE_BUFFER, vertex),
-        binding(
-            2,
-            vk::DescriptorType::UNIFORM_BUFFER,
-            vertex | vk::ShaderStageFlags::FRAGMENT,
-        ),
-        binding(3, vk::DescriptorType::STORAGE_BUFFER, vertex),
-    ];
-    create_set_layout(ctx, "scene set layout", &bindings)
-}
-
-/// Set 0 of cull.comp and animate.comp (shaders/crowd_compute.glsl): frame
-/// uniforms, then storage buffers 1-8.
-fn create_compute_layout(ctx: &Context) -> Result<vk::DescriptorSetLayout, GpuError> {
-    let bindings: Vec<vk::DescriptorSetLayoutBinding> = (0..COMPUTE_BINDINGS)
-        .map(|binding| vk::DescriptorSetLayoutBinding {
-            binding,
-            descriptor_type: if binding == 0 {
-                vk::DescriptorType::UNIFORM_BUFFER
-            } else {
-                vk::DescriptorType::STORAGE_BUFFER
-            },
-            descriptor_count: 1,
-            stage_flags: vk::ShaderStageFlags::COMPUTE,
-            ..Default::default()
-        })
-        .collect();
-    create_set_layout(ctx, "crowd compute set layout", &bindings)
-}
-
-const COMPUTE_BINDINGS: u32 = 9;
-
-/// Set 1: the diffuse texture of the mesh being drawn.
-fn create_texture_layout(ctx: &Context) -> Result<vk::DescriptorSetLayout, GpuError> {
-    let bindings = [vk::DescriptorSetLayoutBinding {
-        binding: 0,
-        descriptor_type: vk::DescriptorType::COMBINED_IMAGE_SAMPLER,
-        descriptor_count: 1,
-        stage_flags: vk::ShaderStageFlags::FRAGMENT,
-        ..Default::default()
-    }];
-    create_set_layout(ctx, "texture set layout", &bindings)
-}
-
-fn create_set_layout(
-    ctx: &Context,
-    name: &str,
-    bindings: &[vk::DescriptorSetLayoutBinding],
-) -> Result<vk::DescriptorSetLayout, GpuError> {
-    let info = vk::DescriptorSetLayoutCreateInfo::default().bindings(bindings);
-    let layout = unsafe { ctx.device.create_descriptor_set_layout(&info, None) }
-        .map_err(vk_error("vkCreateDescriptorSetLayout"))?;
-    debug::set_name(ctx, layout, name);
-    Ok(layout)
-}
-
-fn create_descriptor_pool(
-    ctx: &Context,
-    scene_sets: u32,
-    compute_sets: u32,
-    texture_sets: u32,
-) -> Result<vk::DescriptorPool, GpuError> {
-    let sizes = [
-        vk::DescriptorPoolSize {
-            ty: vk::DescriptorType::STORAGE_BUFFER,
-            descriptor_count: 3 * scene_sets + (COMPUTE_BINDINGS - 1) * compute_sets,
-        },
-        vk::DescriptorPoolSize {
-            ty: vk::DescriptorType::UNIFORM_BUFFER,
-            descriptor_count: scene_sets + compute_sets,
-        },
-        vk::DescriptorPoolSize {
-            ty: vk::DescriptorType::COMBINED_IMAGE_SAMPLER,
-            descriptor_count: texture_sets,
-        },
-    ];
-    let info = vk::DescriptorPoolCreateInfo::default()
-        .max_sets(scene_sets + compute_sets + texture_sets)
-        .pool_sizes(&sizes);
-    let pool = unsafe { ctx.device.create_descriptor_pool(&info, None) }
-        .map_err(vk_error("vkCreateDescriptorPool"))?;
-    debug::set_name(ctx, pool, "renderer descriptor pool");
-    Ok(pool)
-}
-
-fn allocate_sets(
-    ctx: &Context,
-    pool: vk::DescriptorPool,
-    layout: vk::DescriptorSetLayout,
-    count: usize,
-) -> Result<Vec<vk::DescriptorSet>, GpuError> {
-    let layouts = vec![layout; count];
-    let info = vk::DescriptorSetAllocateInfo::default()
-        .descriptor_pool(pool)
-        .set_layouts(&layouts);
-    unsafe { ctx.device.allocate_descriptor_sets(&info) }
-        .map_err(vk_error("vkAllocateDescriptorSets"))
-}
-
-fn write_scene_set(
-    ctx: &Context,
-    set: vk::DescriptorSet,
-    transforms: &Buffer,
-    instances: &Buffer,
-    uniforms: &Buffer,
-    visible: &Buffer,
-) {
-    write_buffer_set(
-        ctx,
-        set,
-        &[
-            (0, vk::DescriptorType::STORAGE_BUFFER, transforms),
-            (1, vk::DescriptorType::STORAGE_BUFFER, instances),
-            (2, vk::DescriptorType::UNIFORM_BUFFER, uniforms),
-            (3, vk::DescriptorType::STORAGE_BUFFER, visible),
-        ],
-    );
-}
-
-/// Points each `(binding, type, buffer)` of `set` at the whole buffer.
-fn write_buffer_set(
-    ctx: &Context,
-    set: vk::DescriptorSet,
-    bindings: &[(u32, vk::DescriptorType, &Buffer)],
-) {
-    let infos: Vec<[vk::DescriptorBufferInfo; 1]> = bindings
-        .iter()
-        .map(|(_, _, buffer)| {
-            [vk::DescriptorBufferInfo::default()
-                .buffer(buffer.handle)
-                .range(vk::WHOLE_SIZE)]
-        })
-        .collect();
-    let writes: Vec<vk::WriteDescriptorSet> = bindings
-        .iter()
-        .zip(&infos)
-        .map(|((binding, ty, _), info)| {
-            vk::WriteDescriptorSet::default()
-                .dst_set(set)
-                .dst_binding(*binding)
-                .descriptor_type(*ty)
-                .buffer_info(info)
-        })
-        .collect();
-    unsafe { ctx.device.update_descriptor_sets(&writes, &[]) };
-}
-
-fn write_texture_set(ctx: &Context, set: vk::DescriptorSet, texture: &Image, sampler: vk::Sampler) {
-    let image_info = [vk::DescriptorImageInfo::default()
-        .sampler(sampler)
-        .image_view(texture.view)
-        .image_layout(vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL)];
-    let write = vk::WriteDescriptorSet::default()
-        .dst_set(set)
-        .dst_binding(0)
-        .descriptor_type(vk::DescriptorType::COMBINED_IMAGE_SAMPLER)
-        .image_info(&image_info);
-    unsafe { ctx.device.update_descriptor_sets(&[write], &[]) };
-}
-
-/// Trilinear, repeating: md5 uvs may run past [0, 1].
-fn create_sampler(ctx: &Context) -> Result<vk::Sampler, GpuError> {
-    let info = vk::SamplerCreateInfo::default()
-        .mag_filter(vk::Filter::LINEAR)
-        .min_filter(vk::Filter::LINEAR)
-        .mipmap_mode(vk::SamplerMipmapMode::LINEAR)
-        .address_mode_u(vk::SamplerAddressMode::REPEAT)
-        .address_mode_v(vk::SamplerAddressMode::REPEAT)
-        .address_mode_w(vk::SamplerAddressMode::REPEAT)
-        .max_lod(vk::LOD_CLAMP_NONE);
-    let sampler =
-        unsafe { ctx.device.create_sampler(&info, None) }.map_err(vk_error("vkCreateSampler"))?;
-    debug::set_name(ctx, sampler, "diffuse sampler");
-    Ok(sampler)
 }

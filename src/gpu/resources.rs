@@ -114,6 +114,22 @@ pub fn create_buffer_with_data(
     }
 }
 
+/// A global memory barrier: the passes hand buffers to each other whole.
+pub fn memory_barrier(
+    ctx: &Context,
+    cmd: vk::CommandBuffer,
+    src: (vk::PipelineStageFlags2, vk::AccessFlags2),
+    dst: (vk::PipelineStageFlags2, vk::AccessFlags2),
+) {
+    let barriers = [vk::MemoryBarrier2::default()
+        .src_stage_mask(src.0)
+        .src_access_mask(src.1)
+        .dst_stage_mask(dst.0)
+        .dst_access_mask(dst.1)];
+    let info = vk::DependencyInfo::default().memory_barriers(&barriers);
+    unsafe { ctx.synchronization2.cmd_pipeline_barrier2(cmd, &info) };
+}
+
 /// A copy of a device-local buffer's contents, through a one-off readback
 /// that waits for the GPU: for tests and tools, never the frame loop.
 pub fn read_buffer<T: bytemuck::Pod>(ctx: &Context, source: &Buffer) -> Result<Vec<T>, GpuError> {
