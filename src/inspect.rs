@@ -5,9 +5,9 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
-use crate::anim::Skeleton;
 use crate::md5::{self, Md5Anim, Md5Error, Md5Mesh};
-use crate::skin::{InfluenceLimit, SkinnedMesh};
+use crate::model::{skeleton_from_md5, skinned_mesh_from_md5};
+use crate::skin::InfluenceLimit;
 
 #[derive(Clone, Debug, Serialize)]
 #[serde(tag = "kind", rename_all = "lowercase")]
@@ -85,11 +85,11 @@ pub fn inspect_files(paths: &[PathBuf]) -> Result<Vec<FileReport>, Md5Error> {
 }
 
 fn mesh_report(file: String, mesh: &Md5Mesh) -> MeshReport {
-    let skeleton = Skeleton::from_md5(mesh);
+    let skeleton = skeleton_from_md5(mesh);
     let truncation = |limit| {
         mesh.meshes
             .iter()
-            .map(|m| SkinnedMesh::from_md5(m, &skeleton, limit).truncation)
+            .map(|m| skinned_mesh_from_md5(m, &skeleton, limit).truncation)
             .collect::<Vec<_>>()
     };
     let (four, eight) = (

@@ -7,8 +7,8 @@ mod character;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use md5crowd::anim::Clip;
 use md5crowd::md5::{parse_anim, parse_mesh, Md5Anim, Md5Mesh};
+use md5crowd::model::clip_from_md5;
 
 const CLIPS: [&str; 4] = ["idle", "walk", "run", "wave"];
 
@@ -164,7 +164,7 @@ fn clips_share_the_mesh_skeleton_and_use_partial_flags() {
 fn clips_loop_back_to_their_first_frame() {
     for (clip, anim) in anims() {
         // Decoded by the library: the baseframe with each frame's flagged components.
-        let decoded = Clip::from_md5(clip, &anim);
+        let decoded = clip_from_md5(clip, &anim);
         let (first, last) = (&decoded.frames[0], decoded.frames.last().unwrap());
         for (joint, (a, b)) in first.iter().zip(last).enumerate() {
             let (p0, q0, p1, q1) = (a.translation, a.rotation, b.translation, b.rotation);

@@ -10,9 +10,10 @@ use std::cell::Cell;
 use std::ops::Range;
 
 use glam::{Vec2, Vec3};
+use md5crowd::bounds::Bounds;
 use md5crowd::md5::{
-    parse_anim, parse_mesh, quat_from_xyz, write_anim, write_mesh, BaseJoint, Bounds,
-    HierarchyJoint, Md5Anim, Md5Error, Md5Mesh, Mesh, MeshJoint, Vert, Weight,
+    parse_anim, parse_mesh, quat_from_xyz, write_anim, write_mesh, BaseJoint, HierarchyJoint,
+    Md5Anim, Md5Error, Md5Mesh, Mesh, MeshJoint, Vert, Weight,
 };
 
 const VARIANTS_PER_FILE: usize = 20_000;

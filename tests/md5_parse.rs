@@ -5,10 +5,11 @@
 use std::path::Path;
 
 use glam::{Quat, Vec2, Vec3};
+use md5crowd::bounds::Bounds;
 use md5crowd::md5::{
     check_anim_fits_mesh, parse_anim, parse_mesh, quat_from_xyz, read_anim_file, read_mesh_file,
-    write_anim, write_mesh, BaseJoint, Bounds, HierarchyJoint, Location, Md5Anim, Md5Error,
-    Md5Mesh, Mesh, MeshJoint, Vert, Weight,
+    write_anim, write_mesh, BaseJoint, HierarchyJoint, Location, Md5Anim, Md5Error, Md5Mesh, Mesh,
+    MeshJoint, Vert, Weight,
 };
 
 /// Line numbers in the error tests below refer to this layout.

@@ -4,6 +4,10 @@
 //! and model poses times the inverse bind pose give the skinning transforms
 //! that the vertex shader consumes. The GPU `animate` pass runs the same jobs;
 //! these are its reference.
+//!
+//! Nothing here reads files: skeletons and clips are converted from md5 in
+//! `crate::model`, as ozz-animation keeps its offline conversion apart from
+//! the runtime.
 
 mod clip;
 mod joint_pose;

@@ -62,7 +62,7 @@ pub fn nlerp_shortest(a: Quat, b: Quat, t: f32) -> Quat {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::md5::Bounds;
+    use crate::bounds::Bounds;
     use glam::Vec3;
 
     fn clip(angles: &[f32]) -> Clip {

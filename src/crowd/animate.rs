@@ -140,8 +140,8 @@ pub fn animate_crowd(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::bounds::Bounds;
     use crate::crowd::{spawn_crowd, CrowdLayout};
-    use crate::md5::Bounds;
     use glam::{Quat, Vec3};
 
     fn skeleton() -> Skeleton {

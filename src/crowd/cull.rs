@@ -6,7 +6,7 @@
 use glam::{Mat4, Vec3, Vec4, Vec4Swizzles};
 
 use crate::anim::Clip;
-use crate::md5::Bounds;
+use crate::bounds::Bounds;
 
 use super::Instance;
 

@@ -18,7 +18,8 @@
 //! `startIndex`. Every such range is checked to lie inside the frame.
 
 use super::parser::{Parser, Result};
-use super::{BaseJoint, Bounds, HierarchyJoint, Md5Anim, Md5Error};
+use super::{BaseJoint, HierarchyJoint, Md5Anim, Md5Error};
+use crate::bounds::Bounds;
 
 const ALL_COMPONENT_FLAGS: i64 = 0x3f;
 

@@ -1,7 +1,6 @@
 //! The md5 file format (MD5Version 10) and nothing else: text in, plain structs
 //! out, and back. These structs mirror the files; the runtime model that the
-//! animation and skinning jobs use is built from them in `crate::anim` and
-//! `crate::skin`.
+//! animation and skinning jobs use is built from them in `crate::model`.
 
 mod anim;
 mod compat;
@@ -20,6 +19,8 @@ pub use mesh::parse_mesh;
 pub use writer::{write_anim, write_mesh};
 
 use glam::{Quat, Vec2, Vec3};
+
+use crate::bounds::Bounds;
 
 /// An `.md5mesh` file: a bind-pose skeleton and the meshes skinned to it.
 #[derive(Clone, Debug, PartialEq)]
@@ -95,31 +96,6 @@ impl HierarchyJoint {
     /// How many floats this joint reads from each frame.
     pub fn animated_component_count(&self) -> u32 {
         (self.flags & 0x3f).count_ones()
-    }
-}
-
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Bounds {
-    pub min: Vec3,
-    pub max: Vec3,
-}
-
-impl Bounds {
-    /// Holds nothing: the starting point for growing a box by `union`.
-    pub const EMPTY: Bounds = Bounds {
-        min: Vec3::splat(f32::INFINITY),
-        max: Vec3::splat(f32::NEG_INFINITY),
-    };
-
-    pub fn point(p: Vec3) -> Bounds {
-        Bounds { min: p, max: p }
-    }
-
-    pub fn union(self, other: Bounds) -> Bounds {
-        Bounds {
-            min: self.min.min(other.min),
-            max: self.max.max(other.max),
-        }
     }
 }
 

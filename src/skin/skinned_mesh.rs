@@ -2,13 +2,11 @@ use std::collections::HashMap;
 
 use glam::{Vec2, Vec3, Vec4};
 
-use crate::anim::Skeleton;
-use crate::md5;
+use super::influences::{InfluenceLimit, TruncationReport, MAX_INFLUENCES};
 
-use super::influences::{select_influences, InfluenceLimit, TruncationReport, MAX_INFLUENCES};
-
-/// One md5 mesh ready for skinning: bind-pose (model space) vertex data plus
-/// the joints that move each vertex. This is what the GPU vertex buffers hold.
+/// One mesh ready for skinning: bind-pose (model space) vertex data plus the
+/// joints that move each vertex. This is what the GPU vertex buffers hold.
+/// `crate::model::skinned_mesh_from_md5` builds it from an md5 mesh.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SkinnedMesh {
     /// The md5 `shader` string; the renderer resolves it to a texture.
@@ -29,50 +27,20 @@ pub struct SkinnedMesh {
 }
 
 impl SkinnedMesh {
-    /// The parser guarantees what is indexed here: weight ranges inside the
-    /// mesh, joints inside the skeleton, triangle corners inside the vertices.
-    pub fn from_md5(mesh: &md5::Mesh, skeleton: &Skeleton, limit: InfluenceLimit) -> SkinnedMesh {
-        let mut truncation = TruncationReport::default();
-        let mut positions = Vec::with_capacity(mesh.verts.len());
-        let mut joints = Vec::with_capacity(mesh.verts.len());
-        let mut weights = Vec::with_capacity(mesh.verts.len());
-        let mut vertex_weights = Vec::new();
-
-        for vert in &mesh.verts {
-            let start = vert.start_weight as usize;
-            let range = &mesh.weights[start..start + vert.weight_count as usize];
-            positions.push(range.iter().fold(Vec3::ZERO, |sum, w| {
-                sum + w.bias * skeleton.bind_pose[w.joint as usize].transform_point(w.position)
-            }));
-
-            vertex_weights.clear();
-            vertex_weights.extend(range.iter().map(|w| (w.joint as u16, w.bias)));
-            let selected = select_influences(&vertex_weights, limit);
-            truncation.max_influences = truncation.max_influences.max(selected.distinct);
-            if selected.distinct > limit.count() {
-                truncation.truncated_vertices += 1;
-                truncation.max_dropped_weight =
-                    truncation.max_dropped_weight.max(selected.max_dropped);
-            }
-            joints.push(selected.joints);
-            weights.push(selected.weights);
-        }
-
-        let indices: Vec<u32> = mesh.tris.iter().flatten().copied().collect();
-        let uvs: Vec<Vec2> = mesh.verts.iter().map(|v| v.uv).collect();
-        let normals = smooth_normals(&positions, &indices);
-        let tangents = tangents(&positions, &normals, &uvs, &indices);
+    /// No vertices, for tests that build a mesh by hand.
+    #[cfg(test)]
+    pub(crate) fn empty_for_tests(limit: InfluenceLimit) -> SkinnedMesh {
         SkinnedMesh {
-            shader: mesh.shader.clone(),
-            positions,
-            normals,
-            tangents,
-            uvs,
-            joints,
-            weights,
-            indices,
+            shader: String::new(),
+            positions: Vec::new(),
+            normals: Vec::new(),
+            tangents: Vec::new(),
+            uvs: Vec::new(),
+            joints: Vec::new(),
+            weights: Vec::new(),
+            indices: Vec::new(),
             limit,
-            truncation,
+            truncation: TruncationReport::default(),
         }
     }
 
@@ -87,8 +55,9 @@ impl SkinnedMesh {
 
 /// Area-weighted face normals summed per position, not per vertex: md5 splits
 /// vertices along uv seams, and averaging across the split keeps seams from
-/// showing as creases in the lighting.
-fn smooth_normals(positions: &[Vec3], indices: &[u32]) -> Vec<Vec3> {
+/// showing as creases in the lighting. `indices`: three per triangle,
+/// clockwise seen from outside.
+pub fn smooth_normals(positions: &[Vec3], indices: &[u32]) -> Vec<Vec3> {
     let mut group_of_position: HashMap<[u32; 3], usize> = HashMap::new();
     let groups: Vec<usize> = positions
         .iter()
@@ -117,7 +86,7 @@ fn smooth_normals(positions: &[Vec3], indices: &[u32]) -> Vec<Vec3> {
 
 /// Per-vertex tangents from the uv gradients of the surrounding triangles,
 /// made orthogonal to the normal (Gram-Schmidt); w holds the handedness.
-fn tangents(positions: &[Vec3], normals: &[Vec3], uvs: &[Vec2], indices: &[u32]) -> Vec<Vec4> {
+pub fn tangents(positions: &[Vec3], normals: &[Vec3], uvs: &[Vec2], indices: &[u32]) -> Vec<Vec4> {
     let mut tangent_sums = vec![Vec3::ZERO; positions.len()];
     let mut bitangent_sums = vec![Vec3::ZERO; positions.len()];
     for tri in indices.chunks_exact(3) {

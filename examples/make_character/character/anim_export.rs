@@ -3,7 +3,8 @@
 //! Qx Qy Qz) that change somewhere in the clip.
 
 use glam::{DQuat, DVec3, Quat, Vec3};
-use md5crowd::md5::{BaseJoint, Bounds, HierarchyJoint, Md5Anim, Md5Mesh};
+use md5crowd::bounds::Bounds;
+use md5crowd::md5::{BaseJoint, HierarchyJoint, Md5Anim, Md5Mesh};
 
 use super::clips::Clip;
 use super::pose::{self, local_transforms, model_transforms, skin, Transform};

@@ -1,11 +1,17 @@
 //! A loaded character: files in, runtime model out. This is where the md5
 //! structs are turned into the skeleton, clips and skinned meshes that the
-//! rest of the program uses; nothing downstream sees the file format.
+//! rest of the program uses (the conversions are in `convert`); nothing
+//! downstream sees the file format, and `anim` and `skin` do not import it.
+
+mod convert;
 
 use std::path::{Path, PathBuf};
 
+pub use convert::{clip_from_md5, skeleton_from_md5, skinned_mesh_from_md5};
+
 use crate::anim::{Clip, Skeleton};
-use crate::md5::{self, Bounds, Md5Error};
+use crate::bounds::Bounds;
+use crate::md5::{self, Md5Error};
 use crate::skin::{InfluenceLimit, SkinnedMesh};
 
 #[derive(Clone, Debug)]
@@ -39,7 +45,7 @@ impl Model {
                 ),
             });
         }
-        let skeleton = Skeleton::from_md5(&mesh);
+        let skeleton = skeleton_from_md5(&mesh);
         let mut clips = Vec::with_capacity(anim_paths.len());
         for anim_path in anim_paths {
             let anim_file = anim_path.display().to_string();
@@ -47,12 +53,12 @@ impl Model {
             for warning in md5::check_anim_fits_mesh(&mesh, &mesh_file, &anim, &anim_file)? {
                 log::warn!("{anim_file}: {warning}");
             }
-            clips.push(Clip::from_md5(&clip_name(anim_path), &anim));
+            clips.push(clip_from_md5(&clip_name(anim_path), &anim));
         }
         let meshes = mesh
             .meshes
             .iter()
-            .map(|m| SkinnedMesh::from_md5(m, &skeleton, limit))
+            .map(|m| skinned_mesh_from_md5(m, &skeleton, limit))
             .collect();
         Ok(Model {
             mesh_path: mesh_path.to_owned(),

@@ -1,0 +1,29 @@
+//! An axis-aligned box, shared by the file format (md5anim stores one per
+//! frame), the runtime clips and culling; it belongs to none of them.
+
+use glam::Vec3;
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Bounds {
+    pub min: Vec3,
+    pub max: Vec3,
+}
+
+impl Bounds {
+    /// Holds nothing: the starting point for growing a box by `union`.
+    pub const EMPTY: Bounds = Bounds {
+        min: Vec3::splat(f32::INFINITY),
+        max: Vec3::splat(f32::NEG_INFINITY),
+    };
+
+    pub fn point(p: Vec3) -> Bounds {
+        Bounds { min: p, max: p }
+    }
+
+    pub fn union(self, other: Bounds) -> Bounds {
+        Bounds {
+            min: self.min.min(other.min),
+            max: self.max.max(other.max),
+        }
+    }
+}

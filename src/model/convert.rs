@@ -1,0 +1,124 @@
+//! md5 structs to the runtime model: the only code that knows both. `anim` and
+//! `skin` never see the file format (as ozz-animation keeps its offline
+//! conversion apart from the runtime).
+
+use glam::{Vec2, Vec3};
+
+use crate::anim::{Clip, JointPose, Skeleton};
+use crate::md5::{self, quat_from_xyz, Md5Anim, Md5Mesh};
+use crate::skin::{
+    select_influences, smooth_normals, tangents, InfluenceLimit, SkinnedMesh, TruncationReport,
+};
+
+/// Joint indices are 16-bit vertex attributes on the GPU, so callers
+/// refuse meshes with more than [`Skeleton::MAX_JOINTS`] joints first.
+pub fn skeleton_from_md5(mesh: &Md5Mesh) -> Skeleton {
+    debug_assert!(mesh.joints.len() <= Skeleton::MAX_JOINTS);
+    let bind_pose: Vec<JointPose> = mesh
+        .joints
+        .iter()
+        .map(|j| JointPose::new(j.orientation.normalize(), j.position))
+        .collect();
+    Skeleton {
+        names: mesh.joints.iter().map(|j| j.name.clone()).collect(),
+        parents: mesh
+            .joints
+            .iter()
+            .map(|j| j.parent.map(|p| p as u16))
+            .collect(),
+        inverse_bind_pose: bind_pose.iter().map(|p| p.inverse()).collect(),
+        bind_pose,
+    }
+}
+
+/// Applies each frame's animated components over the base frame, in the
+/// order the flags list them (Tx Ty Tz Qx Qy Qz). The parser has already
+/// checked that every joint's components lie inside each frame.
+pub fn clip_from_md5(name: &str, anim: &Md5Anim) -> Clip {
+    let frames = anim
+        .frames
+        .iter()
+        .map(|components| {
+            anim.hierarchy
+                .iter()
+                .zip(&anim.baseframe)
+                .map(|(joint, base)| {
+                    let mut values = [
+                        base.position.x,
+                        base.position.y,
+                        base.position.z,
+                        base.orientation.x,
+                        base.orientation.y,
+                        base.orientation.z,
+                    ];
+                    let mut next = joint.start_index as usize;
+                    for (bit, value) in values.iter_mut().enumerate() {
+                        if joint.flags & (1 << bit) != 0 {
+                            *value = components[next];
+                            next += 1;
+                        }
+                    }
+                    let [tx, ty, tz, qx, qy, qz] = values;
+                    JointPose::new(quat_from_xyz(qx, qy, qz), Vec3::new(tx, ty, tz))
+                })
+                .collect()
+        })
+        .collect();
+    Clip {
+        name: name.to_owned(),
+        frame_rate: anim.frame_rate,
+        frames,
+        bounds: anim.bounds.clone(),
+        looping: true,
+    }
+}
+
+/// The parser guarantees what is indexed here: weight ranges inside the
+/// mesh, joints inside the skeleton, triangle corners inside the vertices.
+pub fn skinned_mesh_from_md5(
+    mesh: &md5::Mesh,
+    skeleton: &Skeleton,
+    limit: InfluenceLimit,
+) -> SkinnedMesh {
+    let mut truncation = TruncationReport::default();
+    let mut positions = Vec::with_capacity(mesh.verts.len());
+    let mut joints = Vec::with_capacity(mesh.verts.len());
+    let mut weights = Vec::with_capacity(mesh.verts.len());
+    let mut vertex_weights = Vec::new();
+
+    for vert in &mesh.verts {
+        let start = vert.start_weight as usize;
+        let range = &mesh.weights[start..start + vert.weight_count as usize];
+        positions.push(range.iter().fold(Vec3::ZERO, |sum, w| {
+            sum + w.bias * skeleton.bind_pose[w.joint as usize].transform_point(w.position)
+        }));
+
+        vertex_weights.clear();
+        vertex_weights.extend(range.iter().map(|w| (w.joint as u16, w.bias)));
+        let selected = select_influences(&vertex_weights, limit);
+        truncation.max_influences = truncation.max_influences.max(selected.distinct);
+        if selected.distinct > limit.count() {
+            truncation.truncated_vertices += 1;
+            truncation.max_dropped_weight = truncation.max_dropped_weight.max(selected.max_dropped);
+        }
+        joints.push(selected.joints);
+        weights.push(selected.weights);
+    }
+
+    let indices: Vec<u32> = mesh.tris.iter().flatten().copied().collect();
+    let uvs: Vec<Vec2> = mesh.verts.iter().map(|v| v.uv).collect();
+    let normals = smooth_normals(&positions, &indices);
+    let tangents = tangents(&positions, &normals, &uvs, &indices);
+    SkinnedMesh {
+        shader: mesh.shader.clone(),
+        positions,
+        normals,
+        tangents,
+        uvs,
+        joints,
+        weights,
+        indices,
+        limit,
+        truncation,
+    }
+}
