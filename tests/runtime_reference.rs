@@ -3,12 +3,12 @@
 
 use glam::{Quat, Vec2, Vec3};
 use md5crowd::anim::{
-    local_to_model, sample_clip, skinning_transforms, Clip, JointPose, Skeleton, SkinningTransform,
+    local_to_model, sample_clip, skinning_transforms, JointPose, SkinningTransform,
 };
-use md5crowd::md5::{
-    BaseJoint, Bounds, HierarchyJoint, Md5Anim, Md5Mesh, Mesh, MeshJoint, Vert, Weight,
-};
-use md5crowd::skin::{skin_vertices, InfluenceLimit, SkinnedMesh};
+use md5crowd::bounds::Bounds;
+use md5crowd::md5::{BaseJoint, HierarchyJoint, Md5Anim, Md5Mesh, Mesh, MeshJoint, Vert, Weight};
+use md5crowd::model::{clip_from_md5, skeleton_from_md5, skinned_mesh_from_md5};
+use md5crowd::skin::{skin_vertices, InfluenceLimit, SkinningMethod};
 
 /// Two joints: `root` at the origin, `arm` at (0, 0, 10) rotated 90 degrees
 /// about Z (so its local +X points along model +Y).
@@ -85,8 +85,8 @@ fn two_joint_mesh() -> Md5Mesh {
 #[test]
 fn bind_pose_positions_by_hand() {
     let md5 = two_joint_mesh();
-    let skeleton = Skeleton::from_md5(&md5);
-    let mesh = SkinnedMesh::from_md5(&md5.meshes[0], &skeleton, InfluenceLimit::Four);
+    let skeleton = skeleton_from_md5(&md5);
+    let mesh = skinned_mesh_from_md5(&md5.meshes[0], &skeleton, InfluenceLimit::Four);
     // arm's local +X is model +Y: (0, 2, 10).
     assert!(
         mesh.positions[0].abs_diff_eq(Vec3::new(0.0, 2.0, 10.0), 1e-5),
@@ -106,8 +106,8 @@ fn bind_pose_positions_by_hand() {
 #[test]
 fn identity_animation_leaves_the_bind_pose() {
     let md5 = two_joint_mesh();
-    let skeleton = Skeleton::from_md5(&md5);
-    let mesh = SkinnedMesh::from_md5(&md5.meshes[0], &skeleton, InfluenceLimit::Four);
+    let skeleton = skeleton_from_md5(&md5);
+    let mesh = skinned_mesh_from_md5(&md5.meshes[0], &skeleton, InfluenceLimit::Four);
     let mut transforms = vec![SkinningTransform::default(); 2];
     skinning_transforms(
         &skeleton.bind_pose,
@@ -115,7 +115,13 @@ fn identity_animation_leaves_the_bind_pose() {
         &mut transforms,
     );
     let (mut positions, mut normals) = (vec![Vec3::ZERO; 3], vec![Vec3::ZERO; 3]);
-    skin_vertices(&mesh, &transforms, &mut positions, &mut normals);
+    skin_vertices(
+        &mesh,
+        &transforms,
+        SkinningMethod::Linear,
+        &mut positions,
+        &mut normals,
+    );
     for (skinned, bind) in positions.iter().zip(&mesh.positions) {
         assert!(skinned.abs_diff_eq(*bind, 1e-5), "{skinned} != {bind}");
     }
@@ -127,8 +133,8 @@ fn identity_animation_leaves_the_bind_pose() {
 #[test]
 fn bending_the_arm_moves_only_its_vertices() {
     let md5 = two_joint_mesh();
-    let skeleton = Skeleton::from_md5(&md5);
-    let mesh = SkinnedMesh::from_md5(&md5.meshes[0], &skeleton, InfluenceLimit::Four);
+    let skeleton = skeleton_from_md5(&md5);
+    let mesh = skinned_mesh_from_md5(&md5.meshes[0], &skeleton, InfluenceLimit::Four);
     // Local poses: the arm turns a further 90 degrees about its parent's Z.
     let bind_local = [
         skeleton.bind_pose[0],
@@ -146,7 +152,13 @@ fn bending_the_arm_moves_only_its_vertices() {
     let mut transforms = [SkinningTransform::default(); 2];
     skinning_transforms(&model, &skeleton.inverse_bind_pose, &mut transforms);
     let (mut positions, mut normals) = (vec![Vec3::ZERO; 3], vec![Vec3::ZERO; 3]);
-    skin_vertices(&mesh, &transforms, &mut positions, &mut normals);
+    skin_vertices(
+        &mesh,
+        &transforms,
+        SkinningMethod::Linear,
+        &mut positions,
+        &mut normals,
+    );
     // The arm now points along model -X: its vertex moves from (0,2,10) to (-2,0,10).
     assert!(
         positions[0].abs_diff_eq(Vec3::new(-2.0, 0.0, 10.0), 1e-4),
@@ -206,7 +218,7 @@ fn flags_override_only_their_components() {
         ],
         frames: vec![vec![7.0, 0.0, 0.0], vec![8.0, 0.1, 0.2]],
     };
-    let clip = Clip::from_md5("test", &anim);
+    let clip = clip_from_md5("test", &anim);
     assert_eq!(clip.frames[0][0].translation, Vec3::new(1.0, 2.0, 7.0));
     assert_eq!(clip.frames[1][0].translation, Vec3::new(1.0, 2.0, 8.0));
     let q = clip.frames[1][1].rotation;

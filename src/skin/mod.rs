@@ -1,11 +1,15 @@
 //! The skinned mesh (bind-pose vertices, normals, tangents and per-vertex joint
-//! influences) and the CPU reference of linear blend skinning that the GPU
-//! vertex shader is tested against.
+//! influences) and the CPU references of linear blend and dual quaternion skinning
+//! that the GPU vertex shader is tested against.
+//!
+//! Nothing here reads files: `crate::model` converts md5 meshes, using the
+//! plain-data steps exported here (`select_influences`, `smooth_normals`,
+//! `tangents`).
 
 mod cpu_skinning;
 mod influences;
 mod skinned_mesh;
 
-pub use cpu_skinning::skin_vertices;
+pub use cpu_skinning::{skin_vertices, SkinningMethod};
 pub use influences::{select_influences, InfluenceLimit, TruncationReport, MAX_INFLUENCES};
-pub use skinned_mesh::SkinnedMesh;
+pub use skinned_mesh::{smooth_normals, tangents, SkinnedMesh};
