@@ -14,7 +14,7 @@ layout(location = 1) in vec3 in_normal;
 // Binding 1, static.
 layout(location = 2) in vec2 in_uv;
 layout(location = 3) in uvec4 in_joints0;
-layout(location = 4) in vec4 in_weights0; // unorm16, sum 1 with in_weights1
+layout(location = 4) in vec4 in_weights0; // unorm8, sum 1 with in_weights1
 // Binding 2 (or 1 again, see INFLUENCES_8).
 layout(location = 5) in uvec4 in_joints1;
 layout(location = 6) in vec4 in_weights1;

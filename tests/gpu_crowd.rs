@@ -9,13 +9,13 @@ use md5crowd::anim::{JointPose, SkinningTransform};
 use md5crowd::crowd::{
     self, spawn_crowd, BoundingSphere, CrowdLayout, Frustum, Instance, SplitMix64,
 };
-use md5crowd::gpu::animation_data::InstanceAnimation;
+use md5crowd::gpu::capture::FrameCapture;
 use md5crowd::gpu::context::Validation;
-use md5crowd::gpu::frame;
-use md5crowd::gpu::passes::crowd_draw::SkinningMode;
-use md5crowd::gpu::renderer::{
-    Animation, CrowdInstance, FrameInput, FrameUniforms, Renderer, RendererDesc,
-};
+use md5crowd::gpu::crowd_resources::Animation;
+use md5crowd::gpu::frame_loop::{Destination, FrameInput, FrameSource, Posed, ViewOptions};
+use md5crowd::gpu::guard::Destroy;
+use md5crowd::gpu::renderer::{Renderer, RendererDesc};
+use md5crowd::gpu::shader_types::{CrowdInstance, FrameUniforms, InstanceAnimation};
 use md5crowd::gpu::{Context, ContextDesc};
 use md5crowd::model::Model;
 use md5crowd::skin::InfluenceLimit;
@@ -67,9 +67,32 @@ struct Harness {
     ctx: Context,
     model: Model,
     renderer: Option<Renderer>,
-    frames: Vec<frame::Frame>,
+    capture: FrameCapture,
     crowd: Vec<Instance>,
     animation: Vec<InstanceAnimation>,
+    /// The frame slot `render` last used.
+    last_slot: usize,
+}
+
+/// What the harness's next frame draws.
+struct Frame<'a> {
+    animation: &'a [InstanceAnimation],
+    uniforms: FrameUniforms,
+}
+
+impl FrameSource for Frame<'_> {
+    fn frame_input(&mut self, _index: u64) -> FrameInput<'_> {
+        FrameInput {
+            uniforms: self.uniforms,
+            instances: self.animation,
+            instances_version: 0,
+            posed: Posed::OnGpu,
+            view: ViewOptions {
+                show_skeleton: true,
+                ..ViewOptions::default()
+            },
+        }
+    }
 }
 
 impl Harness {
@@ -82,46 +105,36 @@ impl Harness {
         .unwrap();
         let model = shipped_model();
         let crowd = crowd_at(&model, instances, time);
-        let placements: Vec<CrowdInstance> = crowd
-            .iter()
-            .map(|i| CrowdInstance {
-                placement: i.position.extend(i.yaw),
-                tint: i.tint,
-            })
-            .collect();
-        let renderer = Renderer::new(
+        let placements: Vec<CrowdInstance> = crowd.iter().map(CrowdInstance::from).collect();
+        let mut renderer = Renderer::new(
             &ctx,
             &model,
-            &placements,
             &RendererDesc {
                 extent: ash::vk::Extent2D {
                     width: 64,
                     height: 36,
                 },
                 animation: Animation::Gpu,
-                cpu_skinning: false,
                 memory_budget: None,
             },
         )
         .unwrap();
-        let frames = frame::create_frames(&ctx).unwrap();
+        renderer.set_crowd(&ctx, &placements).unwrap();
         let animation = crowd.iter().map(InstanceAnimation::from).collect();
         Harness {
             ctx,
             model,
             renderer: Some(renderer),
-            frames,
+            capture: FrameCapture::new(None),
             crowd,
             animation,
+            last_slot: 0,
         }
     }
 
     /// Renders one frame; returns the visible ids the GPU found.
     fn render(&mut self, view_projection: Mat4, time: f32) -> Vec<u32> {
         let renderer = self.renderer.as_mut().unwrap();
-        let frame = &self.frames[0];
-        frame::wait(&self.ctx, frame).unwrap();
-        let cmd = frame::begin(&self.ctx, frame).unwrap();
         let uniforms = FrameUniforms {
             view_projection,
             frustum_planes: Frustum::from_view_projection(view_projection).planes,
@@ -129,29 +142,28 @@ impl Harness {
             blend_time: BLEND_TIME,
             ..FrameUniforms::default()
         };
-        renderer.record(
-            &self.ctx,
-            cmd,
-            0,
-            &FrameInput {
-                uniforms,
-                instances: &self.animation,
-                instances_version: 0,
-                skinning_transforms: None,
-                cpu_skinned: None,
-                skinning_mode: SkinningMode::Linear,
-                show_skeleton: true,
-                wireframe: false,
-            },
-        );
-        frame::submit(&self.ctx, frame, None, None).unwrap();
-        frame::wait(&self.ctx, frame).unwrap();
-        let visible = renderer.read_visible_instances(&self.ctx, 0).unwrap();
+        let mut frame = Frame {
+            animation: &self.animation,
+            uniforms,
+        };
+        renderer
+            .draw_frame(
+                &self.ctx,
+                Destination::Offscreen,
+                None,
+                &mut self.capture,
+                &mut frame,
+            )
+            .unwrap();
+        renderer.finish(&self.ctx).unwrap();
+        let slot = renderer.last_slot();
+        let visible = renderer.read_visible_instances(&self.ctx, slot).unwrap();
         assert_eq!(
             visible.len() as u32,
-            renderer.visible_count(0),
+            renderer.visible_count(slot),
             "readback agrees"
         );
+        self.last_slot = slot;
         visible
     }
 
@@ -178,7 +190,6 @@ impl Harness {
     fn finish(mut self) {
         self.ctx.wait_idle().unwrap();
         self.renderer.take().unwrap().destroy(&self.ctx);
-        frame::destroy_frames(&self.ctx, std::mem::take(&mut self.frames));
         let counts = self.ctx.message_counts.clone();
         drop(self.ctx);
         assert_eq!(
@@ -202,7 +213,9 @@ fn gpu_joint_buffer_equals_the_cpu_reference() {
     assert_eq!(visible.len(), 300, "the overview sees the whole crowd");
 
     let renderer = harness.renderer.as_ref().unwrap();
-    let gpu = renderer.read_skinning_transforms(&harness.ctx, 0).unwrap();
+    let gpu = renderer
+        .read_skinning_transforms(&harness.ctx, harness.last_slot)
+        .unwrap();
     let joints = harness.model.skeleton.joint_count();
     let mut cpu = vec![SkinningTransform::default(); joints];
     let mut worst = 0.0f32;

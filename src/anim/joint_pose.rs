@@ -42,10 +42,6 @@ impl JointPose {
     pub fn transform_point(self, point: Vec3) -> Vec3 {
         self.rotation * point + self.translation
     }
-
-    pub fn transform_vector(self, vector: Vec3) -> Vec3 {
-        self.rotation * vector
-    }
 }
 
 #[cfg(test)]

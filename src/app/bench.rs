@@ -10,13 +10,17 @@ use std::time::Instant;
 use ash::vk;
 use serde::Serialize;
 
-use super::camera::{self, OrbitCamera};
+use super::camera::OrbitCamera;
 use super::crowd_state::CrowdSpec;
+use super::headless::FIXED_STEP;
+use super::scene::Scene;
 use super::AppError;
+use crate::gpu::capture::FrameCapture;
 use crate::gpu::context::Validation;
-use crate::gpu::frame::{self, FRAMES_IN_FLIGHT};
-use crate::gpu::passes::crowd_draw::SkinningMode;
-use crate::gpu::renderer::Animation;
+use crate::gpu::crowd_resources::Animation;
+use crate::gpu::frame::FRAMES_IN_FLIGHT;
+use crate::gpu::frame_loop::{Destination, ViewOptions};
+use crate::gpu::guard::guard;
 use crate::gpu::{Context, ContextDesc};
 use crate::model::Model;
 
@@ -70,7 +74,7 @@ impl Mode {
         match self {
             Mode::Gpu => Animation::Gpu,
             Mode::Cpu => Animation::Cpu,
-            Mode::Static => Animation::Off,
+            Mode::Static => Animation::BindPose,
         }
     }
 
@@ -110,10 +114,10 @@ pub struct Report {
 
 /// Untimed frames first: pipelines warm, caches fill, both frame slots used.
 const WARMUP_FRAMES: u32 = 4;
-/// Animation time between frames, as in the headless demo.
-const FIXED_STEP: f32 = 1.0 / 60.0;
 
 pub fn run(args: &BenchArgs, model: &Model) -> Result<Report, AppError> {
+    // Before the instance, as RenderDoc asks; a benchmark captures nothing.
+    let mut capture = FrameCapture::new(None);
     let ctx = Context::new(&ContextDesc {
         validation: Validation::Off,
         gpu_index: args.gpu,
@@ -123,7 +127,7 @@ pub fn run(args: &BenchArgs, model: &Model) -> Result<Report, AppError> {
     let mut runs = Vec::new();
     for &instances in &args.instances {
         for mode in Mode::ALL {
-            let run = measure(&ctx, args, model, instances, mode)?;
+            let run = measure(&ctx, args, model, instances, mode, &mut capture)?;
             let passes: Vec<String> = run
                 .gpu_ms
                 .iter()
@@ -158,6 +162,7 @@ fn measure(
     model: &Model,
     instances: u32,
     mode: Mode,
+    capture: &mut FrameCapture,
 ) -> Result<Run, AppError> {
     let extent = vk::Extent2D {
         width: args.width,
@@ -170,71 +175,46 @@ fn measure(
         clip: None,
         blend_time: 0.25,
         animation: mode.animation(),
-        cpu_skinning: false,
     };
-    let (mut crowd, mut renderer) = super::build_crowd(ctx, model, spec, extent, None)?;
-    let frames = match frame::create_frames(ctx) {
-        Ok(frames) => frames,
-        Err(error) => {
-            renderer.destroy(ctx);
-            return Err(error.into());
-        }
-    };
+    let (crowd, renderer) = super::build_crowd(ctx, model, spec, extent, None)?;
+    let mut renderer = guard(ctx, renderer);
     let aspect = args.width as f32 / args.height as f32;
-    let camera = OrbitCamera::framing(crowd.outline(), aspect, instances > 1);
+    let mut scene = Scene {
+        model,
+        camera: OrbitCamera::framing(crowd.outline(), aspect, instances > 1),
+        crowd,
+        view: ViewOptions::default(),
+        aspect,
+        time: 0.0,
+    };
 
     let mut cpu_ms = Vec::with_capacity(args.frames as usize);
     let mut frame_ms = Vec::with_capacity(args.frames as usize);
     let mut visible = 0;
     let mut gpu_ms: BTreeMap<&'static str, Vec<f64>> = BTreeMap::new();
     let mut last_done: Option<Instant> = None;
-    let result = (0..WARMUP_FRAMES + args.frames).try_for_each(|index| -> Result<(), AppError> {
-        let slot = index as usize % FRAMES_IN_FLIGHT;
-        let frame = &frames[slot];
-        frame::wait(ctx, frame)?;
+    for index in 0..WARMUP_FRAMES + args.frames {
+        scene.time = index as f32 * FIXED_STEP;
+        let report = renderer.draw_frame(ctx, Destination::Offscreen, None, capture, &mut scene)?;
+        // The slot's fence was waited for inside: the frame it held is done.
         let done = Instant::now();
         let timed = index >= WARMUP_FRAMES;
-        // The slot's previous frame, if it was a timed one.
-        let timings = renderer.take_timings(ctx, slot)?;
         if timed && index >= WARMUP_FRAMES + FRAMES_IN_FLIGHT as u32 {
-            visible = renderer.visible_count(slot);
-            for (pass, ms) in timings.into_iter().flat_map(|t| t.passes) {
-                gpu_ms.entry(pass).or_default().push(ms);
+            visible = report.visible.unwrap_or(visible);
+            let finished = report.finished.into_iter();
+            for measured in finished {
+                cpu_ms.push(measured.cpu.as_secs_f64() * 1e3);
+                for (pass, ms) in measured.gpu.passes {
+                    gpu_ms.entry(pass).or_default().push(ms);
+                }
             }
         }
         if let (true, Some(last)) = (timed, last_done) {
             frame_ms.push((done - last).as_secs_f64() * 1e3);
         }
         last_done = Some(done);
-
-        // From here to the submission is the CPU's share of a frame; the
-        // readbacks above are waiting (lavapipe's vkGetQueryPoolResults
-        // blocks until its queue is idle).
-        let cpu_start = Instant::now();
-        crowd.animate(model, index as f32 * FIXED_STEP);
-        let cmd = frame::begin(ctx, frame)?;
-        renderer.record(
-            ctx,
-            cmd,
-            slot,
-            &crowd.frame_input(
-                camera::frame_uniforms(&camera, aspect),
-                SkinningMode::Linear,
-                false,
-                false,
-            ),
-        );
-        frame::submit(ctx, frame, None, None)?;
-        if timed {
-            cpu_ms.push(cpu_start.elapsed().as_secs_f64() * 1e3);
-        }
-        Ok(())
-    });
-    let idle = ctx.wait_idle();
-    frame::destroy_frames(ctx, frames);
-    renderer.destroy(ctx);
-    result?;
-    idle?;
+    }
+    renderer.finish(ctx)?;
 
     let frame_ms = median(&mut frame_ms);
     let vertices: usize = crate::gpu::gpu_model::drawn_meshes(model)

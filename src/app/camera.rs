@@ -3,7 +3,7 @@
 use glam::{Mat4, Vec3, Vec4};
 
 use crate::crowd::Frustum;
-use crate::gpu::renderer::FrameUniforms;
+use crate::gpu::shader_types::FrameUniforms;
 
 /// How much of the view's limiting dimension a framed scene fills.
 const FRAME_FILL: f32 = 0.94;

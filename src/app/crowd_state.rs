@@ -5,15 +5,16 @@
 
 use glam::{Vec3, Vec4};
 
-use crate::anim::SkinningTransform;
+use crate::bounds::Bounds;
 use crate::crowd::{self, CrowdLayout, Instance};
-use crate::gpu::animation_data::InstanceAnimation;
-use crate::gpu::gpu_model::{self, SurfaceVertex};
-use crate::gpu::passes::crowd_draw::SkinningMode;
-use crate::gpu::renderer::{Animation, CrowdInstance, FrameInput, FrameUniforms};
-use crate::md5::Bounds;
+use crate::gpu::crowd_resources::Animation;
+use crate::gpu::frame_loop::{FrameInput, Posed, ViewOptions};
+use crate::gpu::gpu_model;
+use crate::gpu::shader_types::{
+    CrowdInstance, FrameUniforms, InstanceAnimation, SkinningTransform, SurfaceVertex,
+};
 use crate::model::Model;
-use crate::skin;
+use crate::skin::{self, SkinningMethod};
 
 /// What the crowd is made from; the window rebuilds it with another count.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -27,7 +28,6 @@ pub struct CrowdSpec {
     /// Seconds a clip switch crossfades over.
     pub blend_time: f32,
     pub animation: Animation,
-    pub cpu_skinning: bool,
 }
 
 pub struct CrowdState {
@@ -90,20 +90,14 @@ impl CrowdState {
                 instance.previous_clip = clip;
             }
         }
-        let placements = instances
-            .iter()
-            .map(|i| CrowdInstance {
-                placement: i.position.extend(i.yaw),
-                tint: i.tint,
-            })
-            .collect();
+        let placements = instances.iter().map(CrowdInstance::from).collect();
         let joint_count = model.skeleton.joint_count();
         let vertex_count: usize = gpu_model::drawn_meshes(model)
             .map(|m| m.vertex_count())
             .sum();
         let transform_count = match spec.animation {
-            Animation::Cpu => instances.len() * joint_count,
-            Animation::Gpu | Animation::Off => 0,
+            Animation::Cpu | Animation::CpuSkinned => instances.len() * joint_count,
+            Animation::Gpu | Animation::BindPose => 0,
         };
         CrowdState {
             spec,
@@ -112,8 +106,7 @@ impl CrowdState {
             instances_version: 0,
             time: 0.0,
             skinning_transforms: vec![SkinningTransform::default(); transform_count],
-            cpu_skinned: spec
-                .cpu_skinning
+            cpu_skinned: (spec.animation == Animation::CpuSkinned)
                 .then(|| vec![SurfaceVertex::default(); instances.len() * vertex_count]),
             instances,
             clip_bounds,
@@ -169,10 +162,11 @@ impl CrowdState {
     }
 
     /// Moves the crowd to global `time`; with CPU animation, poses every
-    /// instance (GPU animation does that in animate.comp).
-    pub fn animate(&mut self, model: &Model, time: f32) {
+    /// instance (GPU animation does that in animate.comp), and with CPU
+    /// skinning skins every instance with `skinning`.
+    pub fn animate(&mut self, model: &Model, time: f32, skinning: SkinningMethod) {
         self.time = time;
-        if self.spec.animation != Animation::Cpu {
+        if !matches!(self.spec.animation, Animation::Cpu | Animation::CpuSkinned) {
             return;
         }
         crowd::animate_crowd(
@@ -194,6 +188,7 @@ impl CrowdState {
                     skin::skin_vertices(
                         mesh,
                         transforms,
+                        skinning,
                         &mut self.skinned_positions,
                         &mut self.skinned_normals,
                     );
@@ -213,25 +208,27 @@ impl CrowdState {
 impl CrowdState {
     /// What the renderer needs for this frame, with `uniforms` completed by
     /// the crowd's clock.
-    pub fn frame_input(
-        &self,
-        mut uniforms: FrameUniforms,
-        skinning_mode: SkinningMode,
-        show_skeleton: bool,
-        wireframe: bool,
-    ) -> FrameInput<'_> {
+    pub fn frame_input(&self, mut uniforms: FrameUniforms, view: ViewOptions) -> FrameInput<'_> {
         uniforms.time = self.time;
         uniforms.blend_time = self.spec.blend_time;
+        let skinning_transforms = &self.skinning_transforms[..];
+        let posed = match (self.spec.animation, &self.cpu_skinned) {
+            (Animation::Gpu, _) => Posed::OnGpu,
+            (Animation::BindPose, _) => Posed::BindPose,
+            (Animation::CpuSkinned, Some(vertices)) => Posed::CpuSkinned {
+                skinning_transforms,
+                vertices,
+            },
+            (Animation::Cpu | Animation::CpuSkinned, _) => Posed::Cpu {
+                skinning_transforms,
+            },
+        };
         FrameInput {
             uniforms,
             instances: &self.instance_animation,
             instances_version: self.instances_version,
-            skinning_transforms: (self.spec.animation == Animation::Cpu)
-                .then_some(&self.skinning_transforms[..]),
-            cpu_skinned: self.cpu_skinned.as_deref(),
-            skinning_mode,
-            show_skeleton,
-            wireframe,
+            posed,
+            view,
         }
     }
 }

@@ -3,14 +3,12 @@
 
 pub mod bench;
 mod camera;
-mod capture;
 pub mod controls;
 mod crowd_state;
-mod frame_stats;
 mod headless;
-pub mod memory;
 pub mod model_args;
 pub mod render_args;
+mod scene;
 mod title;
 mod window;
 
@@ -20,16 +18,14 @@ use std::sync::Arc;
 use ash::vk;
 
 use crate::gpu::context::Validation;
-use crate::gpu::crowd_memory;
 use crate::gpu::debug::MessageCounts;
-use crate::gpu::gpu_model;
+use crate::gpu::guard::guard;
 use crate::gpu::renderer::{Renderer, RendererDesc};
 use crate::gpu::{Context, GpuError};
 use crate::md5::Md5Error;
 use crate::model::Model;
 use crate::skin::InfluenceLimit;
 use crowd_state::{CrowdSpec, CrowdState};
-use memory::BufferLimits;
 pub use render_args::RenderArgs;
 
 #[derive(Debug, thiserror::Error)]
@@ -40,16 +36,6 @@ pub enum AppError {
     Arguments(String),
     #[error(transparent)]
     Gpu(GpuError),
-    #[error(
-        "a crowd of {instances} instances does not fit this GPU: {limit}; at most {fit} \
-         instances fit"
-    )]
-    CrowdTooLarge {
-        instances: u32,
-        fit: u64,
-        /// The device limit that decides, in words.
-        limit: String,
-    },
     #[error(
         "the GPU was lost during {call} (a driver crash, a GPU reset or a hang); nothing more \
          can be drawn. The system log (dmesg, Event Viewer) may say why; a driver update often helps"
@@ -92,7 +78,6 @@ impl AppError {
                 GpuError::Texture { .. } | GpuError::EmptyModel(_) | GpuError::GpuIndex { .. },
             ) => 2,
             AppError::Gpu(_)
-            | AppError::CrowdTooLarge { .. }
             | AppError::DeviceLost { .. }
             | AppError::Unsupported(_)
             | AppError::Screenshot { .. }
@@ -106,7 +91,6 @@ impl AppError {
     /// out when allocating.
     pub fn is_crowd_too_large(&self) -> bool {
         match self {
-            AppError::CrowdTooLarge { .. } => true,
             AppError::Gpu(GpuError::CrowdTooLarge { .. }) => true,
             AppError::Gpu(GpuError::Allocation { source, .. }) => {
                 matches!(source, gpu_allocator::AllocationError::OutOfMemory)
@@ -149,7 +133,6 @@ pub fn run(args: &RenderArgs) -> Result<(), AppError> {
         clip: starting_clip(&model, args.clip.as_deref())?,
         blend_time: args.blend_time,
         animation: args.animation(),
-        cpu_skinning: args.cpu_skinning,
     };
     let counts = if args.headless {
         headless::run(args, &model, spec)?
@@ -233,10 +216,9 @@ fn log_summary(ctx: &Context, model: &Model, instances: u32, buffer_bytes: u64) 
     );
 }
 
-/// The crowd and a renderer for it. The device's buffer limits are checked
-/// before the CPU side is built, whose memory grows with the crowd too;
-/// the renderer checks its memory heap. `memory_budget` plays a smaller
-/// GPU (a test hook).
+/// A renderer and the crowd it draws. A crowd the device cannot hold is
+/// refused before anything is built for it, CPU side included (it grows
+/// with the crowd too). `memory_budget` plays a smaller GPU (a test hook).
 fn build_crowd(
     ctx: &Context,
     model: &Model,
@@ -244,31 +226,16 @@ fn build_crowd(
     extent: vk::Extent2D,
     memory_budget: Option<u64>,
 ) -> Result<(CrowdState, Renderer), AppError> {
-    let vertices: usize = gpu_model::drawn_meshes(model)
-        .map(|m| m.vertex_count())
-        .sum();
-    let buffers = crowd_memory::per_instance_buffers(
-        model.skeleton.joint_count() as u32,
-        vertices as u32,
-        spec.cpu_skinning,
-    );
-    let fit = memory::instances_that_fit(&buffers, &BufferLimits::of(ctx));
-    if u64::from(spec.instances) > fit.instances {
-        return Err(AppError::CrowdTooLarge {
-            instances: spec.instances,
-            fit: fit.instances,
-            limit: fit.limit,
-        });
-    }
-    let crowd = CrowdState::new(model, spec);
     let desc = RendererDesc {
         extent,
         animation: spec.animation,
-        cpu_skinning: spec.cpu_skinning,
         memory_budget,
     };
-    let renderer = Renderer::new(ctx, model, &crowd.placements, &desc)?;
-    Ok((crowd, renderer))
+    let mut renderer = guard(ctx, Renderer::new(ctx, model, &desc)?);
+    renderer.check_crowd_fits(spec.instances)?;
+    let crowd = CrowdState::new(model, spec);
+    renderer.set_crowd(ctx, &crowd.placements)?;
+    Ok((crowd, renderer.keep()))
 }
 
 /// `--validate` insists on the layer; debug builds use it when present.
@@ -340,11 +307,11 @@ mod tests {
         });
         assert!(allocation.is_crowd_too_large());
         assert!(!AppError::from(GpuError::NoDriver).is_crowd_too_large());
-        let too_large = AppError::CrowdTooLarge {
-            instances: 4096,
-            fit: 2048,
-            limit: "a reason".into(),
-        };
+        let too_large = AppError::from(GpuError::CrowdTooLarge {
+            requested: 4096,
+            fits: 2048,
+            reason: "a reason".into(),
+        });
         assert!(too_large.is_crowd_too_large());
         assert_eq!(too_large.exit_code(), 1);
         assert_eq!(

@@ -3,9 +3,8 @@
 
 use std::path::PathBuf;
 
-use crate::gpu::passes::crowd_draw::SkinningMode;
-use crate::gpu::renderer::Animation;
-use crate::skin::InfluenceLimit;
+use crate::gpu::crowd_resources::Animation;
+use crate::skin::{InfluenceLimit, SkinningMethod};
 
 /// Crowd size when `--instances` is not given: a window shows off a crowd;
 /// a headless render defaults to one character, the view tests compare.
@@ -74,12 +73,12 @@ pub struct RenderArgs {
     #[arg(long)]
     pub no_vsync: bool,
     /// How vertices blend their joints' transforms.
-    #[arg(long, value_enum, default_value_t = SkinningMode::Linear)]
-    pub skinning: SkinningMode,
+    #[arg(long, value_enum, default_value_t = Skinning::Lbs)]
+    pub skinning: Skinning,
     /// Who poses the crowd: the animate compute pass, or the CPU reference
     /// jobs on every core, uploaded each frame.
-    #[arg(long, value_enum, default_value_t = Animation::Gpu)]
-    pub animate: Animation,
+    #[arg(long, value_enum, default_value_t = Animate::Gpu)]
+    pub animate: Animate,
     /// Skin on the CPU (the reference implementation) and draw through the
     /// same pipeline with identity joint transforms. Implies --animate cpu.
     #[arg(long)]
@@ -125,12 +124,39 @@ impl RenderArgs {
 
     /// CPU skinning starts from CPU-animated poses.
     pub fn animation(&self) -> Animation {
-        if self.cpu_skinning {
-            Animation::Cpu
-        } else {
-            self.animate
+        match (self.cpu_skinning, self.animate) {
+            (true, _) => Animation::CpuSkinned,
+            (false, Animate::Gpu) => Animation::Gpu,
+            (false, Animate::Cpu) => Animation::Cpu,
         }
     }
+}
+
+/// `--skinning`: how vertices blend their joints' transforms.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Skinning {
+    /// Linear blend skinning.
+    Lbs,
+    /// Dual quaternion skinning.
+    Dqs,
+}
+
+impl From<Skinning> for SkinningMethod {
+    fn from(skinning: Skinning) -> SkinningMethod {
+        match skinning {
+            Skinning::Lbs => SkinningMethod::Linear,
+            Skinning::Dqs => SkinningMethod::DualQuaternion,
+        }
+    }
+}
+
+/// `--animate`: who poses the crowd.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Animate {
+    /// animate.comp, for the visible instances only.
+    Gpu,
+    /// `crowd::animate_crowd` on every core, uploaded each frame.
+    Cpu,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]

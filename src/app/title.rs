@@ -4,9 +4,10 @@
 
 use std::time::{Duration, Instant};
 
-use super::frame_stats::MeasuredFrame;
-use crate::gpu::passes::crowd_draw::SkinningMode;
+use crate::gpu::crowd_resources::Animation;
+use crate::gpu::frame_loop::MeasuredFrame;
 use crate::gpu::profiler::FrameTimings;
+use crate::skin::SkinningMethod;
 
 /// How often the title changes.
 pub const REFRESH: Duration = Duration::from_millis(500);
@@ -52,14 +53,15 @@ pub fn window_title(stats: &TitleStats) -> String {
     )
 }
 
-/// How vertices are skinned: on the GPU with linear blending or dual
-/// quaternions, or by the CPU reference (which blends linearly).
-pub fn skinning_label(mode: SkinningMode, cpu_skinning: bool) -> &'static str {
-    match (cpu_skinning, mode) {
-        (true, _) => "CPU LBS",
-        (false, SkinningMode::Linear) => "LBS",
-        (false, SkinningMode::DualQuaternion) => "DQS",
-        (false, SkinningMode::Off) => "unskinned",
+/// How vertices are skinned: with linear blending or dual quaternions, on
+/// the GPU or by the CPU reference, or not at all.
+pub fn skinning_label(method: SkinningMethod, animation: Animation) -> &'static str {
+    match (animation, method) {
+        (Animation::BindPose, _) => "unskinned",
+        (Animation::CpuSkinned, SkinningMethod::Linear) => "CPU LBS",
+        (Animation::CpuSkinned, SkinningMethod::DualQuaternion) => "CPU DQS",
+        (_, SkinningMethod::Linear) => "LBS",
+        (_, SkinningMethod::DualQuaternion) => "DQS",
     }
 }
 

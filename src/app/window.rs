@@ -9,7 +9,6 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use ash::vk;
-use gpu_allocator::MemoryLocation;
 use raw_window_handle::{HasDisplayHandle, HasWindowHandle};
 use winit::application::ApplicationHandler;
 use winit::dpi::{PhysicalPosition, PhysicalSize};
@@ -17,20 +16,21 @@ use winit::event::{ElementState, MouseButton, MouseScrollDelta, WindowEvent};
 use winit::event_loop::{ActiveEventLoop, ControlFlow, EventLoop};
 use winit::window::{Window, WindowId};
 
-use super::camera::{self, OrbitCamera};
-use super::capture::FrameCapture;
+use super::camera::OrbitCamera;
 use super::controls::{self, Action, FlyKeys};
 use super::crowd_state::{CrowdSpec, CrowdState};
-use super::frame_stats::FrameLog;
+use super::headless::{save_png, screenshot_readback};
+use super::scene::Scene;
 use super::title::{self, FrameMeter, TitleStats};
 use super::{build_crowd, log_summary, validation, validation_counts, AppError, RenderArgs};
+use crate::gpu::capture::FrameCapture;
 use crate::gpu::debug::MessageCounts;
-use crate::gpu::frame::{self, Frame, FRAMES_IN_FLIGHT};
-use crate::gpu::passes::crowd_draw::SkinningMode;
+use crate::gpu::frame_loop::{Destination, ViewOptions};
+use crate::gpu::guard::Destroy;
 use crate::gpu::renderer::Renderer;
-use crate::gpu::resources::{self, Buffer};
-use crate::gpu::swapchain::{self, Acquired, Swapchain};
-use crate::gpu::{output, Context, ContextDesc};
+use crate::gpu::resources::Buffer;
+use crate::gpu::swapchain::{self, Swapchain};
+use crate::gpu::{Context, ContextDesc, GpuError};
 use crate::model::Model;
 
 /// Radians of orbit per pixel dragged.
@@ -74,29 +74,24 @@ struct App<'a> {
     /// The crowd to start with.
     spec: CrowdSpec,
     /// Exists between `resumed` and exit.
-    live: Option<Live>,
+    live: Option<Live<'a>>,
     /// The first error ends the loop; with validation on, the counters.
     outcome: Result<Option<Arc<MessageCounts>>, AppError>,
 }
 
 /// Everything that exists while the window is open. Field order is not
 /// relied upon: [`Live::destroy`] tears down in dependency order.
-struct Live {
+struct Live<'m> {
     window: Window,
     ctx: Context,
     renderer: Renderer,
-    frames: Vec<Frame>,
     /// `None` while the window has no area.
     swapchain: Option<Swapchain>,
     swapchain_stale: bool,
     readback: Option<Buffer>,
-    crowd: CrowdState,
-    camera: OrbitCamera,
-    skinning_mode: SkinningMode,
-    show_skeleton: bool,
-    wireframe: bool,
+    /// The crowd, camera, view switches and animation clock.
+    scene: Scene<'m>,
     paused: bool,
-    animation_time: f32,
     last_frame: Instant,
     frames_drawn: u32,
     /// What the held mouse button does, and where the cursor was.
@@ -105,11 +100,8 @@ struct Live {
     fly: FlyKeys,
     exercise: Option<Exercise>,
     capture: FrameCapture,
-    frame_log: FrameLog,
     /// Instances the cull pass kept in the last finished frame.
     visible: u32,
-    /// Which frame slots of the current renderer hold a count to read.
-    visible_counted: [bool; FRAMES_IN_FLIGHT],
     meter: FrameMeter,
 }
 
@@ -190,10 +182,10 @@ impl ApplicationHandler for App<'_> {
                 if let Some((drag, from)) = live.drag {
                     let (dx, dy) = ((position.x - from.x) as f32, (position.y - from.y) as f32);
                     match drag {
-                        Drag::Orbit => live.camera.orbit(-dx * ORBIT_SPEED, dy * ORBIT_SPEED),
+                        Drag::Orbit => live.scene.camera.orbit(-dx * ORBIT_SPEED, dy * ORBIT_SPEED),
                         Drag::Pan => {
                             let height = live.window.inner_size().height.max(1) as f32;
-                            live.camera.pan(dx, dy, height);
+                            live.scene.camera.pan(dx, dy, height);
                         }
                     }
                     live.drag = Some((drag, position));
@@ -206,7 +198,7 @@ impl ApplicationHandler for App<'_> {
                     MouseScrollDelta::LineDelta(_, y) => y,
                     MouseScrollDelta::PixelDelta(p) => p.y as f32 / 40.0,
                 };
-                live.camera.zoom(ZOOM_STEP.powf(lines));
+                live.scene.camera.zoom(ZOOM_STEP.powf(lines));
                 Ok(())
             }
             WindowEvent::RedrawRequested => live.draw(self.args, self.model),
@@ -262,7 +254,7 @@ impl App<'_> {
         let clip_count = model.clips.len();
         let play = |live: &mut Live, clip: Option<u32>| match clip {
             Some(clip) if (clip as usize) < clip_count => {
-                live.crowd.play_everywhere(clip, live.animation_time)
+                live.scene.crowd.play_everywhere(clip, live.scene.time)
             }
             Some(clip) => log::warn!("no clip {}: the model has {clip_count}", clip + 1),
             None => log::warn!("the model has no clips"),
@@ -270,26 +262,28 @@ impl App<'_> {
         match action {
             Action::Quit => event_loop.exit(),
             Action::Pause => live.paused = !live.paused,
-            Action::PreviousClip => play(live, live.crowd.stepped_clip(-1, clip_count)),
-            Action::NextClip => play(live, live.crowd.stepped_clip(1, clip_count)),
+            Action::PreviousClip => play(live, live.scene.crowd.stepped_clip(-1, clip_count)),
+            Action::NextClip => play(live, live.scene.crowd.stepped_clip(1, clip_count)),
             Action::Clip(clip) => play(live, Some(clip)),
             Action::DoubleCrowd => {
-                let count = live.crowd.spec.instances.saturating_mul(2);
-                if let Err(error) = live.resize_crowd(model, count, self.args.memory_budget()) {
+                let count = live.scene.crowd.spec.instances.saturating_mul(2);
+                if let Err(error) = live.resize_crowd(model, count) {
                     self.outcome = Err(error);
                     event_loop.exit();
                 }
             }
             Action::HalveCrowd => {
-                let count = (live.crowd.spec.instances / 2).max(1);
-                if let Err(error) = live.resize_crowd(model, count, self.args.memory_budget()) {
+                let count = (live.scene.crowd.spec.instances / 2).max(1);
+                if let Err(error) = live.resize_crowd(model, count) {
                     self.outcome = Err(error);
                     event_loop.exit();
                 }
             }
-            Action::Skeleton => live.show_skeleton = !live.show_skeleton,
-            Action::Skinning => live.skinning_mode = live.skinning_mode.toggled(),
-            Action::Wireframe if live.ctx.wireframe => live.wireframe = !live.wireframe,
+            Action::Skeleton => live.scene.view.show_skeleton = !live.scene.view.show_skeleton,
+            Action::Skinning => live.scene.view.skinning = live.scene.view.skinning.toggled(),
+            Action::Wireframe if live.ctx.wireframe => {
+                live.scene.view.wireframe = !live.scene.view.wireframe
+            }
             Action::Wireframe => log::warn!(
                 "no wireframe: {} lacks the fillModeNonSolid feature",
                 live.ctx.device_name
@@ -303,13 +297,13 @@ impl App<'_> {
     }
 }
 
-impl Live {
+impl<'m> Live<'m> {
     fn new(
         event_loop: &ActiveEventLoop,
         args: &RenderArgs,
-        model: &Model,
+        model: &'m Model,
         spec: CrowdSpec,
-    ) -> Result<Live, AppError> {
+    ) -> Result<Live<'m>, AppError> {
         let attributes = Window::default_attributes()
             .with_title(format!("md5crowd - {}", model.mesh_path.display()))
             .with_inner_size(PhysicalSize::new(args.width, args.height));
@@ -336,28 +330,27 @@ impl Live {
         };
         let (crowd, renderer) = build_crowd(&ctx, model, spec, extent, args.memory_budget())?;
         log_summary(&ctx, model, spec.instances, renderer.buffer_bytes());
-        let frames = match frame::create_frames(&ctx) {
-            Ok(frames) => frames,
-            Err(error) => {
-                renderer.destroy(&ctx);
-                return Err(error.into());
-            }
-        };
-        Ok(Live {
+        let scene = Scene {
+            model,
             // Fitted again to the swapchain's aspect before the first frame.
             camera: OrbitCamera::framing(crowd.outline(), 1.0, crowd.instances.len() > 1),
+            crowd,
+            view: ViewOptions {
+                skinning: args.skinning.into(),
+                show_skeleton: args.skeleton,
+                wireframe: args.wireframe && ctx.wireframe,
+            },
+            aspect: 1.0,
+            time: 0.0,
+        };
+        Ok(Live {
             window,
             renderer,
-            frames,
             swapchain: None,
             swapchain_stale: true,
             readback: None,
-            crowd,
-            skinning_mode: args.skinning,
-            show_skeleton: args.skeleton,
-            wireframe: args.wireframe && ctx.wireframe,
+            scene,
             paused: false,
-            animation_time: 0.0,
             last_frame: Instant::now(),
             frames_drawn: 0,
             drag: None,
@@ -365,9 +358,7 @@ impl Live {
             fly: FlyKeys::default(),
             exercise: args.exercise_window.then(Exercise::default),
             capture,
-            frame_log: FrameLog::default(),
             visible: spec.instances,
-            visible_counted: [false; FRAMES_IN_FLIGHT],
             meter: FrameMeter::new(Instant::now()),
             ctx,
         })
@@ -375,16 +366,18 @@ impl Live {
 
     /// One line after each key, so a change is on record.
     fn log_view(&self, model: &Model) {
+        let view = &self.scene.view;
         let flags = [
             (self.paused, ", paused"),
-            (self.show_skeleton, ", skeleton"),
-            (self.wireframe, ", wireframe"),
+            (view.show_skeleton, ", skeleton"),
+            (view.wireframe, ", wireframe"),
         ];
+        let crowd = &self.scene.crowd;
         log::info!(
             "clip {}, {} instances, {}{}",
-            self.crowd.clip_name(model).unwrap_or("mixed"),
-            self.crowd.spec.instances,
-            title::skinning_label(self.skinning_mode, self.crowd.spec.cpu_skinning),
+            crowd.clip_name(model).unwrap_or("mixed"),
+            crowd.spec.instances,
+            title::skinning_label(view.skinning, crowd.spec.animation),
             flags
                 .iter()
                 .filter(|(on, _)| *on)
@@ -394,54 +387,52 @@ impl Live {
     }
 
     fn aspect(&self) -> f32 {
-        let extent = self.renderer.extent;
+        let extent = self.renderer.extent();
         extent.width as f32 / extent.height as f32
     }
 
     /// The start view, fitted to the crowd.
     fn frame_crowd(&mut self) {
-        self.camera = OrbitCamera::framing(
-            self.crowd.outline(),
-            self.aspect(),
-            self.crowd.instances.len() > 1,
-        );
+        let crowd = &self.scene.crowd;
+        self.scene.camera =
+            OrbitCamera::framing(crowd.outline(), self.aspect(), crowd.instances.len() > 1);
     }
 
-    /// A new crowd of `count` and a renderer for it; a crowd the GPU cannot
-    /// hold is a warning, and the current one stays.
-    fn resize_crowd(
-        &mut self,
-        model: &Model,
-        count: u32,
-        memory_budget: Option<u64>,
-    ) -> Result<(), AppError> {
-        if count == self.crowd.spec.instances {
+    /// A crowd of `count`: the renderer rebuilds only its crowd-sized
+    /// buffers. A crowd the GPU cannot hold is a warning, and the current
+    /// one stays, drawn as before.
+    fn resize_crowd(&mut self, model: &Model, count: u32) -> Result<(), AppError> {
+        if count == self.scene.crowd.spec.instances {
             return Ok(());
         }
-        // The renderer's buffers are in use by frames in flight.
-        self.ctx.wait_idle()?;
-        let spec = CrowdSpec {
-            instances: count,
-            ..self.crowd.spec
-        };
-        match build_crowd(&self.ctx, model, spec, self.renderer.extent, memory_budget) {
-            Ok((crowd, renderer)) => {
-                std::mem::replace(&mut self.renderer, renderer).destroy(&self.ctx);
-                self.crowd = crowd;
-                // The old renderer's counts and timings went with it.
-                self.visible = count;
-                self.visible_counted = [false; FRAMES_IN_FLIGHT];
-                self.frame_log = FrameLog::default();
-                // Same view direction, the new crowd in view.
-                self.camera.fit(self.crowd.outline(), self.aspect());
-                Ok(())
-            }
-            Err(error) if error.is_crowd_too_large() => {
+        let refused = |error: GpuError| -> Result<(), AppError> {
+            let error = AppError::from(error);
+            if error.is_crowd_too_large() {
                 log::warn!("{error}");
                 Ok(())
+            } else {
+                Err(error)
             }
-            Err(error) => Err(error),
+        };
+        // Asked first: the CPU side of a crowd grows with it too.
+        if let Err(error) = self.renderer.check_crowd_fits(count) {
+            return refused(error);
         }
+        let spec = CrowdSpec {
+            instances: count,
+            ..self.scene.crowd.spec
+        };
+        let crowd = CrowdState::new(model, spec);
+        if let Err(error) = self.renderer.set_crowd(&self.ctx, &crowd.placements) {
+            return refused(error);
+        }
+        self.scene.crowd = crowd;
+        self.visible = count;
+        // Same view direction, the new crowd in view.
+        self.scene
+            .camera
+            .fit(self.scene.crowd.outline(), self.aspect());
+        Ok(())
     }
 
     fn minimised(&self) -> bool {
@@ -482,8 +473,12 @@ impl Live {
             !args.no_vsync,
             old,
         )?);
-        if extent != self.renderer.extent {
+        if extent != self.renderer.extent() {
             self.renderer.resize(&self.ctx, extent)?;
+            // A screenshot readback is sized to the image.
+            if let Some(readback) = self.readback.take() {
+                readback.destroy(&self.ctx);
+            }
         }
         if self.frames_drawn == 0 {
             self.frame_crowd();
@@ -496,111 +491,57 @@ impl Live {
         if self.minimised() || !self.ensure_swapchain(args)? {
             return Ok(());
         }
-        let slot = self.frames_drawn as usize % FRAMES_IN_FLIGHT;
-        frame::wait(&self.ctx, &self.frames[slot])?;
-        if self.visible_counted[slot] {
-            self.visible = self.renderer.visible_count(slot);
-        }
-        if let Some(measured) = self
-            .frame_log
-            .collect(&self.ctx, &mut self.renderer, slot)?
-        {
-            if args.print_timings {
-                println!("{measured}");
-            }
-            self.meter.add(&measured);
-        }
         let Some(swapchain) = &self.swapchain else {
             return Ok(());
         };
-        let image = match swapchain::acquire(swapchain, slot)? {
-            Acquired::Image { index, suboptimal } => {
-                // Still drawn: the acquire semaphore is signalled and must be
-                // waited on. Recreated after presenting.
-                self.swapchain_stale |= suboptimal;
-                index
-            }
-            Acquired::OutOfDate => {
-                self.swapchain_stale = true;
-                return Ok(());
-            }
-        };
-
         let now = Instant::now();
         let elapsed = (now - self.last_frame).as_secs_f32();
         self.last_frame = now;
         if !self.paused {
-            self.animation_time += elapsed;
+            self.scene.time += elapsed;
         }
-        self.camera.fly(self.fly.direction() * FLY_SPEED * elapsed);
-        self.crowd.animate(model, self.animation_time);
+        self.scene
+            .camera
+            .fly(self.fly.direction() * FLY_SPEED * elapsed);
+        self.scene.aspect = self.aspect();
 
         let last = args.frames.is_some_and(|n| self.frames_drawn + 1 == n);
         if last && args.screenshot.is_some() && self.readback.is_none() {
-            let extent = self.renderer.extent;
-            self.readback = Some(resources::create_buffer(
-                &self.ctx,
-                "screenshot readback",
-                u64::from(extent.width) * u64::from(extent.height) * 4,
-                vk::BufferUsageFlags::TRANSFER_DST,
-                MemoryLocation::GpuToCpu,
-            )?);
+            self.readback = Some(screenshot_readback(&self.ctx, self.renderer.extent())?);
         }
-
-        self.capture
-            .begin_frame(&self.ctx, u64::from(self.frames_drawn));
-        let cpu_start = Instant::now();
-        let frame = &self.frames[slot];
-        let cmd = frame::begin(&self.ctx, frame)?;
-        let extent = self.renderer.extent;
-        self.renderer.record(
+        let report = self.renderer.draw_frame(
             &self.ctx,
-            cmd,
-            slot,
-            &self.crowd.frame_input(
-                camera::frame_uniforms(&self.camera, extent.width as f32 / extent.height as f32),
-                self.skinning_mode,
-                self.show_skeleton,
-                self.wireframe,
-            ),
-        );
-        output::record_blit_to_swapchain(
-            &self.ctx,
-            cmd,
-            &self.renderer.color,
-            swapchain.images[image as usize],
-        );
-        if let (true, Some(readback)) = (last, &self.readback) {
-            output::record_readback(&self.ctx, cmd, &self.renderer.color, readback);
-        }
-        frame::submit(
-            &self.ctx,
-            frame,
-            Some((
-                swapchain.image_available[slot],
-                vk::PipelineStageFlags2::BLIT,
-            )),
-            Some(swapchain.render_finished[image as usize]),
+            Destination::Present(swapchain),
+            self.readback.as_ref().filter(|_| last),
+            &mut self.capture,
+            &mut self.scene,
         )?;
-        self.frame_log
-            .submitted(slot, u64::from(self.frames_drawn), cpu_start.elapsed());
-        self.swapchain_stale |= swapchain::present(&self.ctx, swapchain, image)?;
-        self.capture.end_frame(&self.ctx);
-        self.visible_counted[slot] = true;
-        self.frames_drawn += 1;
-        self.refresh_title(args, model, now);
+        self.swapchain_stale |= report.swapchain_stale;
+        if let Some(visible) = report.visible {
+            self.visible = visible;
+        }
+        if let Some(measured) = &report.finished {
+            if args.print_timings {
+                println!("{measured}");
+            }
+            self.meter.add(measured);
+        }
+        if report.drawn {
+            self.frames_drawn += 1;
+            self.refresh_title(model, now);
+        }
         Ok(())
     }
 
     /// Every [`title::REFRESH`]: the averages since the last refresh.
-    fn refresh_title(&mut self, args: &RenderArgs, model: &Model, now: Instant) {
+    fn refresh_title(&mut self, model: &Model, now: Instant) {
         let Some(averages) = self.meter.report(now) else {
             return;
         };
-        let total = self.crowd.instances.len() as u32;
+        let crowd = &self.scene.crowd;
+        let total = crowd.instances.len() as u32;
         let visible = self.visible;
-        let clip = self
-            .crowd
+        let clip = crowd
             .instances
             .first()
             .and_then(|focus| model.clips.get(focus.clip as usize))
@@ -613,17 +554,17 @@ impl Live {
             total_instances: total,
             triangles: u64::from(visible) * model.triangle_count() as u64,
             clip,
-            skinning: title::skinning_label(self.skinning_mode, args.cpu_skinning),
+            skinning: title::skinning_label(self.scene.view.skinning, crowd.spec.animation),
         }));
     }
 
     /// Waits for the GPU, saves the screenshot if one was asked for, and
     /// destroys everything before the window goes.
-    fn destroy(self, args: &RenderArgs) -> Result<Option<Arc<MessageCounts>>, AppError> {
-        let idle = self.ctx.wait_idle().map_err(AppError::from);
+    fn destroy(mut self, args: &RenderArgs) -> Result<Option<Arc<MessageCounts>>, AppError> {
+        let finished = self.renderer.finish(&self.ctx).map_err(AppError::from);
         let saved = match (&self.readback, &args.screenshot) {
-            (Some(readback), Some(path)) if idle.is_ok() => {
-                super::headless::save_png(readback, self.renderer.extent, path)
+            (Some(readback), Some(path)) if finished.is_ok() => {
+                save_png(readback, self.renderer.extent(), path)
             }
             _ => Ok(()),
         };
@@ -634,19 +575,14 @@ impl Live {
                 self.frames_drawn
             );
         }
-        if let Some(readback) = self.readback {
-            resources::destroy_buffer(&self.ctx, readback);
-        }
-        if let Some(swapchain) = self.swapchain {
-            swapchain::destroy_swapchain(&self.ctx, swapchain);
-        }
-        frame::destroy_frames(&self.ctx, self.frames);
+        self.readback.destroy(&self.ctx);
+        self.swapchain.destroy(&self.ctx);
         self.renderer.destroy(&self.ctx);
         let counts = validation_counts(&self.ctx);
         // The surface inside the context must go before the window.
         drop(self.ctx);
         drop(self.window);
-        idle?;
+        finished?;
         saved?;
         Ok(counts)
     }

@@ -3,78 +3,13 @@
 //! each instance's animation state. Uploaded once, except the instance state,
 //! which the CPU rewrites only when it changes (a clip switch).
 
-use ash::vk;
-use bytemuck::{Pod, Zeroable};
-
+use super::guard::{guard, Destroy};
 use super::resources::{self, Buffer};
+use super::shader_types::{ClipInfo, GpuJointPose, SkeletonJoint};
 use super::{Context, GpuError};
-use crate::anim::JointPose;
-use crate::crowd::{self, BoundingSphere, Instance};
+use crate::crowd::{self, BoundingSphere};
 use crate::model::Model;
-
-/// Twin of `JointPose` in shaders/animation.glsl.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
-pub struct GpuJointPose {
-    pub rotation: [f32; 4],
-    pub translation: [f32; 4],
-}
-
-impl From<JointPose> for GpuJointPose {
-    fn from(pose: JointPose) -> Self {
-        GpuJointPose {
-            rotation: pose.rotation.to_array(),
-            translation: pose.translation.extend(0.0).to_array(),
-        }
-    }
-}
-
-/// Twin of `ClipInfo` in shaders/animation.glsl.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
-pub struct ClipInfo {
-    pub first_pose: u32,
-    pub frame_count: u32,
-    pub frame_rate: f32,
-    pub looping: u32,
-    /// xyz centre, w radius.
-    pub bounding_sphere: [f32; 4],
-}
-
-/// Twin of `SkeletonJoint` in shaders/animation.glsl.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
-pub struct SkeletonJoint {
-    pub inverse_bind_pose: GpuJointPose,
-    /// -1 for roots.
-    pub parent: i32,
-    pub padding: [u32; 3],
-}
-
-/// Twin of `InstanceAnimation` in shaders/animation.glsl.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
-pub struct InstanceAnimation {
-    pub clip: u32,
-    pub previous_clip: u32,
-    pub blend_start: f32,
-    pub phase: f32,
-    pub rate: f32,
-    pub padding: [u32; 3],
-}
-
-impl From<&Instance> for InstanceAnimation {
-    fn from(i: &Instance) -> Self {
-        InstanceAnimation {
-            clip: i.clip,
-            previous_clip: i.previous_clip,
-            blend_start: i.blend_start,
-            phase: i.phase,
-            rate: i.rate,
-            padding: [0; 3],
-        }
-    }
-}
+use ash::vk;
 
 pub struct AnimationData {
     pub clip_poses: Buffer,
@@ -131,33 +66,24 @@ pub fn upload_animation_data(ctx: &Context, model: &Model) -> Result<AnimationDa
         .collect();
 
     let storage = vk::BufferUsageFlags::STORAGE_BUFFER;
-    let upload = |name, bytes: &[u8]| resources::create_buffer_with_data(ctx, name, storage, bytes);
+    let upload = |name, bytes: &[u8]| {
+        resources::create_buffer_with_data(ctx, name, storage, bytes).map(|b| guard(ctx, b))
+    };
     let clip_poses = upload("clip frames", bytemuck::cast_slice(&poses))?;
-    let clips = match upload("clips", bytemuck::cast_slice(&clips)) {
-        Ok(buffer) => buffer,
-        Err(error) => {
-            resources::destroy_buffer(ctx, clip_poses);
-            return Err(error);
-        }
-    };
-    let skeleton = match upload("skeleton", bytemuck::cast_slice(&skeleton)) {
-        Ok(buffer) => buffer,
-        Err(error) => {
-            resources::destroy_buffer(ctx, clip_poses);
-            resources::destroy_buffer(ctx, clips);
-            return Err(error);
-        }
-    };
+    let clips = upload("clips", bytemuck::cast_slice(&clips))?;
+    let skeleton = upload("skeleton", bytemuck::cast_slice(&skeleton))?;
     Ok(AnimationData {
-        clip_poses,
-        clips,
-        skeleton,
+        clip_poses: clip_poses.keep(),
+        clips: clips.keep(),
+        skeleton: skeleton.keep(),
         clip_count: model.clips.len() as u32,
     })
 }
 
-pub fn destroy_animation_data(ctx: &Context, data: AnimationData) {
-    resources::destroy_buffer(ctx, data.clip_poses);
-    resources::destroy_buffer(ctx, data.clips);
-    resources::destroy_buffer(ctx, data.skeleton);
+impl Destroy for AnimationData {
+    fn destroy(self, ctx: &Context) {
+        self.clip_poses.destroy(ctx);
+        self.clips.destroy(ctx);
+        self.skeleton.destroy(ctx);
+    }
 }

@@ -3,6 +3,7 @@
 
 use std::ffi::{c_char, CStr};
 use std::mem::ManuallyDrop;
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 
 use ash::{khr, vk};
@@ -87,6 +88,10 @@ pub struct Context {
     /// gpu-allocator needs `&mut`; a mutex lets every creation function take
     /// `&Context`. Dropped by hand before the device.
     pub allocator: ManuallyDrop<Mutex<Allocator>>,
+    /// Test hook: the object creation that is made to fail (see
+    /// [`Context::fail_creation_step`]).
+    fail_at: AtomicU32,
+    creation_steps: AtomicU32,
 }
 
 impl Context {
@@ -170,6 +175,8 @@ impl Context {
             wireframe: chosen.fill_mode_non_solid,
             queries: chosen.queries,
             allocator: ManuallyDrop::new(Mutex::new(allocator)),
+            fail_at: AtomicU32::new(u32::MAX),
+            creation_steps: AtomicU32::new(0),
         };
         debug::set_name(&ctx, ctx.device.handle(), "md5crowd device");
         debug::set_name(&ctx, ctx.queue, "graphics+compute+present queue");
@@ -178,6 +185,31 @@ impl Context {
 
     pub fn wait_idle(&self) -> Result<(), GpuError> {
         unsafe { self.device.device_wait_idle() }.map_err(vk_error("vkDeviceWaitIdle"))
+    }
+
+    /// Test hook: from now on, counting from 0, object creation number
+    /// `step` fails with [`GpuError::InjectedFailure`] (`None`: none
+    /// fails). A test walks `step` over every creation a constructor makes
+    /// and checks, under validation, that each failure leaves nothing alive.
+    pub fn fail_creation_step(&self, step: Option<u32>) {
+        self.creation_steps.store(0, Ordering::Relaxed);
+        self.fail_at
+            .store(step.unwrap_or(u32::MAX), Ordering::Relaxed);
+    }
+
+    /// Object creations since the last [`Context::fail_creation_step`].
+    pub fn creation_steps(&self) -> u32 {
+        self.creation_steps.load(Ordering::Relaxed)
+    }
+
+    /// Called before each Vulkan object or memory creation: counts it, and
+    /// fails it when the test hook says so.
+    pub(crate) fn creation_step(&self, call: &'static str) -> Result<(), GpuError> {
+        let step = self.creation_steps.fetch_add(1, Ordering::Relaxed);
+        if step == self.fail_at.load(Ordering::Relaxed) {
+            return Err(GpuError::InjectedFailure { call, step });
+        }
+        Ok(())
     }
 }
 

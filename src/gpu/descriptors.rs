@@ -1,192 +1,166 @@
-//! The renderer's descriptor sets: their layouts (set 0 of the draws, set 1
-//! the mesh's texture, set 0 of the compute passes), the pool they come
-//! from, and how buffers and textures are written into them.
+//! Descriptor sets, with binding numbers written once: in the GLSL. Each set
+//! layout is reflected from the SPIR-V of the shaders that share it, and
+//! sets are written by the names the shaders give their blocks (`Frame`,
+//! `SkinningTransforms`, the sampler `diffuse`), so a binding moved in a
+//! shader moves here too, and a name the shaders lack fails loudly.
 
 use ash::vk;
 
+use super::guard::Destroy;
+use super::reflect::{self, MergedBinding};
 use super::resources::{Buffer, Image};
 use super::{debug, vk_error, Context, GpuError};
 
-/// Set 0 of the draws: skinning transforms, instances, frame uniforms,
-/// visible list (crowd.vert / skeleton.vert / crowd.frag bindings 0-3).
-pub(super) fn create_scene_layout(ctx: &Context) -> Result<vk::DescriptorSetLayout, GpuError> {
-    let binding = |binding, descriptor_type, stage_flags| vk::DescriptorSetLayoutBinding {
-        binding,
-        descriptor_type,
-        descriptor_count: 1,
-        stage_flags,
-        ..Default::default()
-    };
-    let vertex = vk::ShaderStageFlags::VERTEX;
-    let bindings = [
-        binding(0, vk::DescriptorType::STORAGE_BUFFER, vertex),
-        binding(1, vk::DescriptorType::STORAGE_BUFFER, vertex),
-        binding(
-            2,
-            vk::DescriptorType::UNIFORM_BUFFER,
-            vertex | vk::ShaderStageFlags::FRAGMENT,
-        ),
-        binding(3, vk::DescriptorType::STORAGE_BUFFER, vertex),
-    ];
-    create_set_layout(ctx, "scene set layout", &bindings)
+/// A set layout and the bindings it was made from.
+pub struct SetLayout {
+    pub handle: vk::DescriptorSetLayout,
+    pub bindings: Vec<MergedBinding>,
 }
 
-/// Set 0 of cull.comp and animate.comp (shaders/crowd_compute.glsl): frame
-/// uniforms, then storage buffers 1-8.
-pub(super) fn create_compute_layout(ctx: &Context) -> Result<vk::DescriptorSetLayout, GpuError> {
-    let bindings: Vec<vk::DescriptorSetLayoutBinding> = (0..COMPUTE_BINDINGS)
-        .map(|binding| vk::DescriptorSetLayoutBinding {
-            binding,
-            descriptor_type: if binding == 0 {
-                vk::DescriptorType::UNIFORM_BUFFER
-            } else {
-                vk::DescriptorType::STORAGE_BUFFER
-            },
-            descriptor_count: 1,
-            stage_flags: vk::ShaderStageFlags::COMPUTE,
-            ..Default::default()
-        })
-        .collect();
-    create_set_layout(ctx, "crowd compute set layout", &bindings)
-}
+/// A shader that uses a set: its name (for errors), SPIR-V and stage.
+pub type ShaderUse<'a> = (&'a str, &'a [u8], vk::ShaderStageFlags);
 
-const COMPUTE_BINDINGS: u32 = 9;
-
-/// Set 1: the diffuse texture of the mesh being drawn.
-pub(super) fn create_texture_layout(ctx: &Context) -> Result<vk::DescriptorSetLayout, GpuError> {
-    let bindings = [vk::DescriptorSetLayoutBinding {
-        binding: 0,
-        descriptor_type: vk::DescriptorType::COMBINED_IMAGE_SAMPLER,
-        descriptor_count: 1,
-        stage_flags: vk::ShaderStageFlags::FRAGMENT,
-        ..Default::default()
-    }];
-    create_set_layout(ctx, "texture set layout", &bindings)
-}
-
-fn create_set_layout(
+/// The layout of set `set` as `shaders` declare it together.
+pub fn create_set_layout(
     ctx: &Context,
     name: &str,
-    bindings: &[vk::DescriptorSetLayoutBinding],
-) -> Result<vk::DescriptorSetLayout, GpuError> {
-    let info = vk::DescriptorSetLayoutCreateInfo::default().bindings(bindings);
-    let layout = unsafe { ctx.device.create_descriptor_set_layout(&info, None) }
+    set: u32,
+    shaders: &[ShaderUse],
+) -> Result<SetLayout, GpuError> {
+    let words: Vec<Vec<u32>> = shaders
+        .iter()
+        .map(|(_, spirv, _)| reflect::words(spirv))
+        .collect();
+    let stages: Vec<(&str, &[u32], vk::ShaderStageFlags)> = shaders
+        .iter()
+        .zip(&words)
+        .map(|(&(shader, _, stage), words)| (shader, words.as_slice(), stage))
+        .collect();
+    let bindings = reflect::merged_set_bindings(set, &stages).map_err(GpuError::ShaderInterface)?;
+    let layout_bindings: Vec<vk::DescriptorSetLayoutBinding> =
+        bindings.iter().map(MergedBinding::layout_binding).collect();
+    let info = vk::DescriptorSetLayoutCreateInfo::default().bindings(&layout_bindings);
+    ctx.creation_step("vkCreateDescriptorSetLayout")?;
+    let handle = unsafe { ctx.device.create_descriptor_set_layout(&info, None) }
         .map_err(vk_error("vkCreateDescriptorSetLayout"))?;
-    debug::set_name(ctx, layout, name);
-    Ok(layout)
+    debug::set_name(ctx, handle, name);
+    Ok(SetLayout { handle, bindings })
 }
 
-pub(super) fn create_descriptor_pool(
+impl Destroy for SetLayout {
+    fn destroy(self, ctx: &Context) {
+        self.handle.destroy(ctx);
+    }
+}
+
+/// A pool with room for exactly `sets`: (layout, how many of it).
+pub fn create_pool(
     ctx: &Context,
-    scene_sets: u32,
-    compute_sets: u32,
-    texture_sets: u32,
+    name: &str,
+    sets: &[(&SetLayout, u32)],
 ) -> Result<vk::DescriptorPool, GpuError> {
-    let sizes = [
-        vk::DescriptorPoolSize {
-            ty: vk::DescriptorType::STORAGE_BUFFER,
-            descriptor_count: 3 * scene_sets + (COMPUTE_BINDINGS - 1) * compute_sets,
-        },
-        vk::DescriptorPoolSize {
-            ty: vk::DescriptorType::UNIFORM_BUFFER,
-            descriptor_count: scene_sets + compute_sets,
-        },
-        vk::DescriptorPoolSize {
-            ty: vk::DescriptorType::COMBINED_IMAGE_SAMPLER,
-            descriptor_count: texture_sets,
-        },
-    ];
+    let mut sizes: Vec<vk::DescriptorPoolSize> = Vec::new();
+    for (layout, count) in sets {
+        for binding in &layout.bindings {
+            let ty = binding.descriptor.kind.descriptor_type();
+            match sizes.iter_mut().find(|s| s.ty == ty) {
+                Some(size) => size.descriptor_count += count,
+                None => sizes.push(vk::DescriptorPoolSize {
+                    ty,
+                    descriptor_count: *count,
+                }),
+            }
+        }
+    }
     let info = vk::DescriptorPoolCreateInfo::default()
-        .max_sets(scene_sets + compute_sets + texture_sets)
+        .max_sets(sets.iter().map(|(_, count)| count).sum::<u32>().max(1))
         .pool_sizes(&sizes);
+    ctx.creation_step("vkCreateDescriptorPool")?;
     let pool = unsafe { ctx.device.create_descriptor_pool(&info, None) }
         .map_err(vk_error("vkCreateDescriptorPool"))?;
-    debug::set_name(ctx, pool, "renderer descriptor pool");
+    debug::set_name(ctx, pool, name);
     Ok(pool)
 }
 
-pub(super) fn allocate_sets(
+/// What a binding points at.
+pub enum Resource<'a> {
+    Buffer(&'a Buffer),
+    Texture(&'a Image, vk::Sampler),
+}
+
+/// A set of `layout` from `pool` (freed with the pool), with every binding
+/// written: `resources` names each by its GLSL name.
+///
+/// Panics when a name is not in the layout or a binding is left out: the
+/// renderer and its shaders disagree, which every renderer test catches.
+pub fn create_set(
     ctx: &Context,
     pool: vk::DescriptorPool,
-    layout: vk::DescriptorSetLayout,
-    count: usize,
-) -> Result<Vec<vk::DescriptorSet>, GpuError> {
-    let layouts = vec![layout; count];
+    layout: &SetLayout,
+    name: &str,
+    resources: &[(&str, Resource)],
+) -> Result<vk::DescriptorSet, GpuError> {
+    let layouts = [layout.handle];
     let info = vk::DescriptorSetAllocateInfo::default()
         .descriptor_pool(pool)
         .set_layouts(&layouts);
-    unsafe { ctx.device.allocate_descriptor_sets(&info) }
-        .map_err(vk_error("vkAllocateDescriptorSets"))
-}
+    ctx.creation_step("vkAllocateDescriptorSets")?;
+    let set = unsafe { ctx.device.allocate_descriptor_sets(&info) }
+        .map_err(vk_error("vkAllocateDescriptorSets"))?[0];
+    debug::set_name(ctx, set, name);
 
-pub(super) fn write_scene_set(
-    ctx: &Context,
-    set: vk::DescriptorSet,
-    transforms: &Buffer,
-    instances: &Buffer,
-    uniforms: &Buffer,
-    visible: &Buffer,
-) {
-    write_buffer_set(
-        ctx,
-        set,
-        &[
-            (0, vk::DescriptorType::STORAGE_BUFFER, transforms),
-            (1, vk::DescriptorType::STORAGE_BUFFER, instances),
-            (2, vk::DescriptorType::UNIFORM_BUFFER, uniforms),
-            (3, vk::DescriptorType::STORAGE_BUFFER, visible),
-        ],
-    );
-}
-
-/// Points each `(binding, type, buffer)` of `set` at the whole buffer.
-pub(super) fn write_buffer_set(
-    ctx: &Context,
-    set: vk::DescriptorSet,
-    bindings: &[(u32, vk::DescriptorType, &Buffer)],
-) {
-    let infos: Vec<[vk::DescriptorBufferInfo; 1]> = bindings
+    for binding in &layout.bindings {
+        let declared = &binding.descriptor.name;
+        assert!(
+            resources.iter().any(|(n, _)| n == declared),
+            "{name}: nothing given for the shaders' `{declared}`"
+        );
+    }
+    let mut buffer_infos = Vec::new();
+    let mut image_infos = Vec::new();
+    let targets: Vec<(&MergedBinding, &Resource)> = resources
         .iter()
-        .map(|(_, _, buffer)| {
-            [vk::DescriptorBufferInfo::default()
-                .buffer(buffer.handle)
-                .range(vk::WHOLE_SIZE)]
+        .map(|(resource_name, resource)| {
+            let binding = layout
+                .bindings
+                .iter()
+                .find(|b| b.descriptor.name == *resource_name)
+                .unwrap_or_else(|| panic!("{name}: the shaders declare no `{resource_name}`"));
+            match resource {
+                Resource::Buffer(buffer) => buffer_infos
+                    .push([vk::DescriptorBufferInfo::default()
+                        .buffer(buffer.handle)
+                        .range(vk::WHOLE_SIZE)]),
+                Resource::Texture(image, sampler) => {
+                    image_infos.push([vk::DescriptorImageInfo::default()
+                        .sampler(*sampler)
+                        .image_view(image.view)
+                        .image_layout(vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL)])
+                }
+            }
+            (binding, resource)
         })
         .collect();
-    let writes: Vec<vk::WriteDescriptorSet> = bindings
+    let (mut buffers, mut images) = (buffer_infos.iter(), image_infos.iter());
+    let writes: Vec<vk::WriteDescriptorSet> = targets
         .iter()
-        .zip(&infos)
-        .map(|((binding, ty, _), info)| {
-            vk::WriteDescriptorSet::default()
+        .map(|(binding, resource)| {
+            let write = vk::WriteDescriptorSet::default()
                 .dst_set(set)
-                .dst_binding(*binding)
-                .descriptor_type(*ty)
-                .buffer_info(info)
+                .dst_binding(binding.descriptor.binding)
+                .descriptor_type(binding.descriptor.kind.descriptor_type());
+            match resource {
+                Resource::Buffer(_) => write.buffer_info(buffers.next().expect("one info each")),
+                Resource::Texture(..) => write.image_info(images.next().expect("one info each")),
+            }
         })
         .collect();
     unsafe { ctx.device.update_descriptor_sets(&writes, &[]) };
-}
-
-pub(super) fn write_texture_set(
-    ctx: &Context,
-    set: vk::DescriptorSet,
-    texture: &Image,
-    sampler: vk::Sampler,
-) {
-    let image_info = [vk::DescriptorImageInfo::default()
-        .sampler(sampler)
-        .image_view(texture.view)
-        .image_layout(vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL)];
-    let write = vk::WriteDescriptorSet::default()
-        .dst_set(set)
-        .dst_binding(0)
-        .descriptor_type(vk::DescriptorType::COMBINED_IMAGE_SAMPLER)
-        .image_info(&image_info);
-    unsafe { ctx.device.update_descriptor_sets(&[write], &[]) };
+    Ok(set)
 }
 
 /// Trilinear, repeating: md5 uvs may run past [0, 1].
-pub(super) fn create_sampler(ctx: &Context) -> Result<vk::Sampler, GpuError> {
+pub fn create_sampler(ctx: &Context) -> Result<vk::Sampler, GpuError> {
     let info = vk::SamplerCreateInfo::default()
         .mag_filter(vk::Filter::LINEAR)
         .min_filter(vk::Filter::LINEAR)
@@ -195,6 +169,7 @@ pub(super) fn create_sampler(ctx: &Context) -> Result<vk::Sampler, GpuError> {
         .address_mode_v(vk::SamplerAddressMode::REPEAT)
         .address_mode_w(vk::SamplerAddressMode::REPEAT)
         .max_lod(vk::LOD_CLAMP_NONE);
+    ctx.creation_step("vkCreateSampler")?;
     let sampler =
         unsafe { ctx.device.create_sampler(&info, None) }.map_err(vk_error("vkCreateSampler"))?;
     debug::set_name(ctx, sampler, "diffuse sampler");

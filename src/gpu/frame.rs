@@ -1,67 +1,119 @@
 //! Frames in flight: while the GPU draws frame N, the CPU records frame N+1
-//! into the other slot. A slot's fence says when its command buffer (and the
-//! per-frame buffers the renderer keeps beside it) may be touched again.
+//! into the other slot. A slot's fence says when its command buffer and the
+//! buffers written per frame may be touched again.
 
 use ash::vk;
 
+use gpu_allocator::MemoryLocation;
+
+use super::guard::{guard, Destroy};
+use super::resources::{self, Buffer};
+use super::shader_types::FrameUniforms;
 use super::{debug, vk_error, Context, GpuError};
 
 /// Two: the CPU runs at most one frame ahead, which keeps latency at one
 /// frame while never leaving the GPU idle waiting for commands.
 pub const FRAMES_IN_FLIGHT: usize = 2;
 
-pub struct Frame {
+/// Everything one frame in flight owns that does not grow with the crowd:
+/// its commands, the fence that says when they are done, and the small
+/// buffers the passes write each frame.
+pub struct FrameSlot {
     pub command_pool: vk::CommandPool,
     pub cmd: vk::CommandBuffer,
     /// `cmd`'s debug name.
     pub name: String,
     /// Signalled when the GPU has finished this slot's last submission.
     pub in_flight: vk::Fence,
+    pub uniforms: Buffer,
+    /// The indirect draws: one per mesh, then the skeleton overlay's;
+    /// cull.comp counts the visible instances into them.
+    pub draw_commands: Buffer,
+    /// The visible count, copied out for statistics.
+    pub visible_readback: Buffer,
 }
 
-pub fn create_frames(ctx: &Context) -> Result<Vec<Frame>, GpuError> {
-    (0..FRAMES_IN_FLIGHT)
-        .map(|slot| {
-            let pool_info = vk::CommandPoolCreateInfo::default()
-                .flags(vk::CommandPoolCreateFlags::TRANSIENT)
-                .queue_family_index(ctx.queue_family);
-            let command_pool = unsafe { ctx.device.create_command_pool(&pool_info, None) }
-                .map_err(vk_error("vkCreateCommandPool"))?;
-            let alloc_info = vk::CommandBufferAllocateInfo::default()
-                .command_pool(command_pool)
-                .level(vk::CommandBufferLevel::PRIMARY)
-                .command_buffer_count(1);
-            let cmd = unsafe { ctx.device.allocate_command_buffers(&alloc_info) }
-                .map_err(vk_error("vkAllocateCommandBuffers"))?[0];
-            // Created signalled: the first wait on a slot must not block.
-            let fence_info = vk::FenceCreateInfo::default().flags(vk::FenceCreateFlags::SIGNALED);
-            let in_flight = unsafe { ctx.device.create_fence(&fence_info, None) }
-                .map_err(vk_error("vkCreateFence"))?;
-            let name = format!("frame {slot} commands");
-            debug::set_name(ctx, command_pool, &format!("frame {slot} command pool"));
-            debug::set_name(ctx, cmd, &name);
-            debug::set_name(ctx, in_flight, &format!("frame {slot} in flight"));
-            Ok(Frame {
-                command_pool,
-                cmd,
-                name,
-                in_flight,
-            })
+impl FrameSlot {
+    /// Slot `slot` of a renderer whose draw commands take `draw_commands_size` bytes.
+    pub fn new(ctx: &Context, slot: usize, draw_commands_size: u64) -> Result<FrameSlot, GpuError> {
+        let pool_info = vk::CommandPoolCreateInfo::default()
+            .flags(vk::CommandPoolCreateFlags::TRANSIENT)
+            .queue_family_index(ctx.queue_family);
+        ctx.creation_step("vkCreateCommandPool")?;
+        let command_pool = unsafe { ctx.device.create_command_pool(&pool_info, None) }
+            .map_err(vk_error("vkCreateCommandPool"))?;
+        let command_pool = guard(ctx, command_pool);
+        let alloc_info = vk::CommandBufferAllocateInfo::default()
+            .command_pool(*command_pool)
+            .level(vk::CommandBufferLevel::PRIMARY)
+            .command_buffer_count(1);
+        ctx.creation_step("vkAllocateCommandBuffers")?;
+        // Freed with the pool.
+        let cmd = unsafe { ctx.device.allocate_command_buffers(&alloc_info) }
+            .map_err(vk_error("vkAllocateCommandBuffers"))?[0];
+        // Created signalled: the first wait on a slot must not block.
+        let fence_info = vk::FenceCreateInfo::default().flags(vk::FenceCreateFlags::SIGNALED);
+        ctx.creation_step("vkCreateFence")?;
+        let in_flight = unsafe { ctx.device.create_fence(&fence_info, None) }
+            .map_err(vk_error("vkCreateFence"))?;
+        let in_flight = guard(ctx, in_flight);
+        let buffer = |name: &str, size, usage, location| {
+            let name = format!("{name}, frame {slot}");
+            resources::create_buffer(ctx, &name, size, usage, location).map(|b| guard(ctx, b))
+        };
+        let uniforms = buffer(
+            "frame uniforms",
+            size_of::<FrameUniforms>() as u64,
+            vk::BufferUsageFlags::UNIFORM_BUFFER,
+            MemoryLocation::CpuToGpu,
+        )?;
+        let draw_commands = buffer(
+            "draw commands",
+            draw_commands_size,
+            vk::BufferUsageFlags::STORAGE_BUFFER
+                | vk::BufferUsageFlags::INDIRECT_BUFFER
+                | vk::BufferUsageFlags::TRANSFER_DST,
+            MemoryLocation::GpuOnly,
+        )?;
+        let visible_readback = buffer(
+            "visible count readback",
+            size_of::<u32>() as u64,
+            vk::BufferUsageFlags::TRANSFER_DST,
+            MemoryLocation::GpuToCpu,
+        )?;
+        let name = format!("frame {slot} commands");
+        debug::set_name(ctx, *command_pool, &format!("frame {slot} command pool"));
+        debug::set_name(ctx, cmd, &name);
+        debug::set_name(ctx, *in_flight, &format!("frame {slot} in flight"));
+        Ok(FrameSlot {
+            command_pool: command_pool.keep(),
+            cmd,
+            name,
+            in_flight: in_flight.keep(),
+            uniforms: uniforms.keep(),
+            draw_commands: draw_commands.keep(),
+            visible_readback: visible_readback.keep(),
         })
-        .collect()
+    }
+
+    /// Device memory in its buffers.
+    pub fn buffer_bytes(&self) -> u64 {
+        self.uniforms.size + self.draw_commands.size + self.visible_readback.size
+    }
 }
 
-pub fn destroy_frames(ctx: &Context, frames: Vec<Frame>) {
-    for frame in frames {
-        unsafe {
-            ctx.device.destroy_fence(frame.in_flight, None);
-            ctx.device.destroy_command_pool(frame.command_pool, None);
-        }
+impl Destroy for FrameSlot {
+    fn destroy(self, ctx: &Context) {
+        self.visible_readback.destroy(ctx);
+        self.draw_commands.destroy(ctx);
+        self.uniforms.destroy(ctx);
+        self.in_flight.destroy(ctx);
+        self.command_pool.destroy(ctx);
     }
 }
 
 /// Blocks until the GPU is done with the slot's previous submission.
-pub fn wait(ctx: &Context, frame: &Frame) -> Result<(), GpuError> {
+pub fn wait(ctx: &Context, frame: &FrameSlot) -> Result<(), GpuError> {
     unsafe {
         ctx.device
             .wait_for_fences(&[frame.in_flight], true, u64::MAX)
@@ -72,7 +124,7 @@ pub fn wait(ctx: &Context, frame: &Frame) -> Result<(), GpuError> {
 /// Resets the slot and opens its command buffer. Call after [`wait`] and
 /// after acquiring a swapchain image: the fence is reset only once a
 /// submission is certain, so an early return never leaves it unsignalled.
-pub fn begin(ctx: &Context, frame: &Frame) -> Result<vk::CommandBuffer, GpuError> {
+pub fn begin(ctx: &Context, frame: &FrameSlot) -> Result<vk::CommandBuffer, GpuError> {
     unsafe {
         ctx.device
             .reset_fences(&[frame.in_flight])
@@ -97,7 +149,7 @@ pub fn begin(ctx: &Context, frame: &Frame) -> Result<vk::CommandBuffer, GpuError
 /// `signal` is signalled when they finish (the image may be presented).
 pub fn submit(
     ctx: &Context,
-    frame: &Frame,
+    frame: &FrameSlot,
     wait: Option<(vk::Semaphore, vk::PipelineStageFlags2)>,
     signal: Option<vk::Semaphore>,
 ) -> Result<(), GpuError> {

@@ -9,48 +9,13 @@
 
 use std::collections::HashMap;
 
-use ash::vk;
-use bytemuck::{Pod, Zeroable};
-use glam::{Vec2, Vec3};
-
+use super::guard::{guard, Destroy};
 use super::resources::{self, Buffer, Image};
+use super::shader_types::{ExtraInfluences, SkeletonVertex, SkinVertex, SurfaceVertex};
 use super::{texture, Context, GpuError};
 use crate::model::Model;
 use crate::skin::{InfluenceLimit, SkinnedMesh};
-
-/// Stream 0: `in_position`, `in_normal` of crowd.vert.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
-pub struct SurfaceVertex {
-    pub position: Vec3,
-    pub normal: Vec3,
-}
-
-/// Stream 1: `in_uv`, `in_joints0` (u16, read as uvec4), `in_weights0`
-/// (unorm8, read as vec4: the weights are already multiples of 1/255).
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
-pub struct SkinVertex {
-    pub uv: Vec2,
-    pub joints: [u16; 4],
-    pub weights: [u8; 4],
-}
-
-/// Stream 2: `in_joints1`, `in_weights1`, the influences 5 to 8.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
-pub struct ExtraInfluences {
-    pub joints: [u16; 4],
-    pub weights: [u8; 4],
-}
-
-/// skeleton.vert's input: one end of a joint-to-parent line.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
-pub struct SkeletonVertex {
-    pub bind_position: Vec3,
-    pub joint: u32,
-}
+use ash::vk;
 
 /// One md5 mesh inside the shared buffers.
 #[derive(Clone, Debug)]
@@ -93,7 +58,7 @@ pub fn upload_model(ctx: &Context, model: &Model) -> Result<GpuModel, GpuError> 
     let mut indices = Vec::new();
     let mut draws = Vec::new();
     let mut texture_of_shader: HashMap<&str, usize> = HashMap::new();
-    let mut textures = Vec::new();
+    let mut textures = guard(ctx, Vec::new());
     let mut vertex_count = 0usize;
     for mesh in &meshes {
         let texture = match texture_of_shader.get(mesh.shader.as_str()) {
@@ -139,48 +104,50 @@ pub fn upload_model(ctx: &Context, model: &Model) -> Result<GpuModel, GpuError> 
         .file_stem()
         .map_or("model".into(), |stem| stem.to_string_lossy());
     let vertex = vk::BufferUsageFlags::VERTEX_BUFFER;
-    let surface = surface_vertices(&meshes);
+    let upload = |name: String, usage, bytes: &[u8]| {
+        resources::create_buffer_with_data(ctx, &name, usage, bytes).map(|b| guard(ctx, b))
+    };
+    let surface = upload(
+        format!("vertices: {model_name} (position, normal)"),
+        vertex,
+        bytemuck::cast_slice(&surface_vertices(&meshes)),
+    )?;
+    let skin = upload(
+        format!("vertices: {model_name} (uv, joints, weights)"),
+        vertex,
+        bytemuck::cast_slice(&skin),
+    )?;
+    let extra_influences = match limit {
+        InfluenceLimit::Four => None,
+        InfluenceLimit::Eight => Some(upload(
+            format!("vertices: {model_name} (joints, weights 5-8)"),
+            vertex,
+            bytemuck::cast_slice(&extra),
+        )?),
+    };
+    let indices = upload(
+        format!("indices: {model_name}"),
+        vk::BufferUsageFlags::INDEX_BUFFER,
+        bytemuck::cast_slice(&indices),
+    )?;
     let lines = skeleton_lines(model);
+    let skeleton_lines = upload(
+        format!("vertices: {model_name} skeleton lines"),
+        vertex,
+        bytemuck::cast_slice(&lines),
+    )?;
     Ok(GpuModel {
-        surface: resources::create_buffer_with_data(
-            ctx,
-            &format!("vertices: {model_name} (position, normal)"),
-            vertex,
-            bytemuck::cast_slice(&surface),
-        )?,
-        skin: resources::create_buffer_with_data(
-            ctx,
-            &format!("vertices: {model_name} (uv, joints, weights)"),
-            vertex,
-            bytemuck::cast_slice(&skin),
-        )?,
-        extra_influences: match limit {
-            InfluenceLimit::Four => None,
-            InfluenceLimit::Eight => Some(resources::create_buffer_with_data(
-                ctx,
-                &format!("vertices: {model_name} (joints, weights 5-8)"),
-                vertex,
-                bytemuck::cast_slice(&extra),
-            )?),
-        },
-        indices: resources::create_buffer_with_data(
-            ctx,
-            &format!("indices: {model_name}"),
-            vk::BufferUsageFlags::INDEX_BUFFER,
-            bytemuck::cast_slice(&indices),
-        )?,
+        surface: surface.keep(),
+        skin: skin.keep(),
+        extra_influences: extra_influences.map(|b| b.keep()),
+        indices: indices.keep(),
         draws,
         vertex_count: vertex_count as u32,
         joint_count: model.skeleton.joint_count() as u32,
         limit,
-        textures,
+        textures: textures.keep(),
         skeleton_vertex_count: lines.len() as u32,
-        skeleton_lines: resources::create_buffer_with_data(
-            ctx,
-            &format!("vertices: {model_name} skeleton lines"),
-            vertex,
-            bytemuck::cast_slice(&lines),
-        )?,
+        skeleton_lines: skeleton_lines.keep(),
     })
 }
 
@@ -192,20 +159,14 @@ impl GpuModel {
     }
 }
 
-pub fn destroy_model(ctx: &Context, model: GpuModel) {
-    for buffer in [
-        model.surface,
-        model.skin,
-        model.indices,
-        model.skeleton_lines,
-    ]
-    .into_iter()
-    .chain(model.extra_influences)
-    {
-        resources::destroy_buffer(ctx, buffer);
-    }
-    for texture in model.textures {
-        resources::destroy_image(ctx, texture);
+impl Destroy for GpuModel {
+    fn destroy(self, ctx: &Context) {
+        self.surface.destroy(ctx);
+        self.skin.destroy(ctx);
+        self.extra_influences.destroy(ctx);
+        self.indices.destroy(ctx);
+        self.skeleton_lines.destroy(ctx);
+        self.textures.destroy(ctx);
     }
 }
 

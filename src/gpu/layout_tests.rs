@@ -6,15 +6,14 @@ use std::mem::{offset_of, size_of};
 
 use ash::vk;
 
-use super::animation_data::{ClipInfo, GpuJointPose, InstanceAnimation, SkeletonJoint};
-use super::gpu_model::SkeletonVertex;
-use super::passes::crowd_draw::{self, DrawConstants};
-use super::passes::cull::CrowdComputeConstants;
+use super::passes::crowd_draw;
 use super::passes::skeleton_overlay;
 use super::reflect::{self, layout_mismatches, ScalarKind, StructLayout};
-use super::renderer::{CrowdInstance, FrameUniforms};
+use super::shader_types::{
+    ClipInfo, CrowdComputeConstants, CrowdInstance, DrawConstants, FrameUniforms, GpuJointPose,
+    InstanceAnimation, SkeletonJoint, SkeletonVertex, SkinningTransform,
+};
 use super::shaders::spirv;
-use crate::anim::SkinningTransform;
 use crate::skin::InfluenceLimit;
 
 /// `offsets!(Type, a, b)` = `[("a", offset_of!(Type, a)), ("b", ...)]`.

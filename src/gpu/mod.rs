@@ -3,18 +3,26 @@
 //! and destroy them. Every object gets a debug name and every pass a
 //! command-buffer label, so a RenderDoc capture reads like the code.
 //!
-//! Lifetimes are explicit: whatever `create_*` returns is handed back to the
-//! matching `destroy_*` (or `destroy` method) before the [`Context`] drops.
+//! Lifetimes are explicit: whatever `create_*` returns implements
+//! [`guard::Destroy`] and is handed back to it before the [`Context`] drops;
+//! constructors unwind what they made when a later step fails. The renderer
+//! is split by lifetime: [`model_resources`] (as long as the model),
+//! [`crowd_resources`] (as long as the crowd size), [`frame::FrameSlot`]
+//! (one frame in flight), and [`frame_loop`] runs every frame.
 
 pub mod animation_data;
+pub mod capture;
 pub mod context;
-pub mod crowd_memory;
+pub mod crowd_resources;
 pub mod debug;
 mod descriptors;
 pub mod frame;
+pub mod frame_loop;
 pub mod gpu_model;
+pub mod guard;
 #[cfg(test)]
 mod layout_tests;
+pub mod model_resources;
 pub mod output;
 pub mod passes;
 pub mod pipeline;
@@ -23,6 +31,7 @@ pub mod reflect;
 pub mod renderdoc;
 pub mod renderer;
 pub mod resources;
+pub mod shader_types;
 pub mod shaders;
 pub mod swapchain;
 pub mod targets;
@@ -66,15 +75,27 @@ pub enum GpuError {
     #[error("{0}: no triangles to draw")]
     EmptyModel(String),
     #[error(
-        "a crowd of {requested} instances needs {needed_mib} MiB of device memory, but the \
-         largest device-local heap has {heap_mib} MiB: at most {fits} instances fit"
+        "a crowd of {requested} instances does not fit this GPU: {reason}; at most {fits} \
+         instances fit"
     )]
     CrowdTooLarge {
         requested: u32,
         fits: u64,
-        needed_mib: u64,
-        heap_mib: u64,
+        /// The device limit that decides, in words.
+        reason: String,
     },
+    /// [`Context::fail_creation_step`]'s doing.
+    #[error("{call} (creation step {step}) failed on purpose (test hook)")]
+    InjectedFailure { call: &'static str, step: u32 },
+    /// Shaders that share a descriptor set disagree about it.
+    #[error("shader interface: {0}")]
+    ShaderInterface(String),
+    /// A crowd resize failed, and so did rebuilding the previous crowd.
+    #[error("the crowd could not be rebuilt after a failed resize: {0}")]
+    CrowdLost(String),
+    /// What a frame was given does not match what its crowd was built for.
+    #[error("frame input: {0}")]
+    FrameMismatch(String),
     #[error("texture {path}: {source}")]
     Texture {
         path: String,

@@ -4,6 +4,7 @@
 
 use ash::vk;
 
+use super::guard::guard;
 use super::{debug, shaders, vk_error, Context, GpuError};
 
 /// The attachments every pass renders into; pipelines are built for them.
@@ -40,28 +41,25 @@ pub fn create_graphics_pipeline(
     ctx: &Context,
     desc: &GraphicsPipelineDesc,
 ) -> Result<vk::Pipeline, GpuError> {
-    let vertex_module =
-        shaders::create_shader_module(ctx, desc.vertex_shader.name, desc.vertex_shader.spirv)?;
-    let fragment_module = match shaders::create_shader_module(
+    // Modules are needed only until the pipeline exists; the guards
+    // destroy them on every way out.
+    let vertex_module = guard(
         ctx,
-        desc.fragment_shader.name,
-        desc.fragment_shader.spirv,
-    ) {
-        Ok(module) => module,
-        Err(error) => {
-            unsafe { ctx.device.destroy_shader_module(vertex_module, None) };
-            return Err(error);
-        }
-    };
+        shaders::create_shader_module(ctx, desc.vertex_shader.name, desc.vertex_shader.spirv)?,
+    );
+    let fragment_module = guard(
+        ctx,
+        shaders::create_shader_module(ctx, desc.fragment_shader.name, desc.fragment_shader.spirv)?,
+    );
     let stages = [
         stage_info(
             vk::ShaderStageFlags::VERTEX,
-            vertex_module,
+            *vertex_module,
             &desc.vertex_shader,
         ),
         stage_info(
             vk::ShaderStageFlags::FRAGMENT,
-            fragment_module,
+            *fragment_module,
             &desc.fragment_shader,
         ),
     ];
@@ -111,14 +109,11 @@ pub fn create_graphics_pipeline(
         .dynamic_state(&dynamic)
         .layout(desc.layout)
         .push_next(&mut rendering);
+    ctx.creation_step("vkCreateGraphicsPipelines")?;
     let created = unsafe {
         ctx.device
             .create_graphics_pipelines(vk::PipelineCache::null(), &[info], None)
     };
-    unsafe {
-        ctx.device.destroy_shader_module(vertex_module, None);
-        ctx.device.destroy_shader_module(fragment_module, None);
-    }
     let pipeline = created.map_err(|(_, result)| GpuError::Vulkan {
         call: "vkCreateGraphicsPipelines",
         result,
@@ -168,6 +163,7 @@ pub fn create_pipeline_layout(
     let info = vk::PipelineLayoutCreateInfo::default()
         .set_layouts(set_layouts)
         .push_constant_ranges(push_constants);
+    ctx.creation_step("vkCreatePipelineLayout")?;
     let layout = unsafe { ctx.device.create_pipeline_layout(&info, None) }
         .map_err(vk_error("vkCreatePipelineLayout"))?;
     debug::set_name(ctx, layout, name);
@@ -181,15 +177,18 @@ pub fn create_compute_pipeline(
     layout: vk::PipelineLayout,
     shader: &ShaderStage,
 ) -> Result<vk::Pipeline, GpuError> {
-    let module = shaders::create_shader_module(ctx, shader.name, shader.spirv)?;
+    let module = guard(
+        ctx,
+        shaders::create_shader_module(ctx, shader.name, shader.spirv)?,
+    );
     let info = vk::ComputePipelineCreateInfo::default()
-        .stage(stage_info(vk::ShaderStageFlags::COMPUTE, module, shader))
+        .stage(stage_info(vk::ShaderStageFlags::COMPUTE, *module, shader))
         .layout(layout);
+    ctx.creation_step("vkCreateComputePipelines")?;
     let created = unsafe {
         ctx.device
             .create_compute_pipelines(vk::PipelineCache::null(), &[info], None)
     };
-    unsafe { ctx.device.destroy_shader_module(module, None) };
     let pipeline = created.map_err(|(_, result)| GpuError::Vulkan {
         call: "vkCreateComputePipelines",
         result,

@@ -20,6 +20,7 @@ use ash::vk;
 
 use super::context::TimestampFormat;
 use super::frame::FRAMES_IN_FLIGHT;
+use super::guard::Destroy;
 use super::{debug, vk_error, Context, GpuError};
 
 /// Timestamp pairs per frame; a frame has a handful of passes.
@@ -121,14 +122,6 @@ impl Profiler {
             }
         }
         Ok(profiler)
-    }
-
-    pub fn destroy(self, ctx: &Context) {
-        for slot in self.slots {
-            for pool in slot.timestamps.into_iter().chain(slot.statistics) {
-                unsafe { ctx.device.destroy_query_pool(pool, None) };
-            }
-        }
     }
 
     /// Starts recording frame slot `slot` into `cmd`: its queries are reset
@@ -268,6 +261,7 @@ fn create_pool(
     name: &str,
     info: &vk::QueryPoolCreateInfo,
 ) -> Result<vk::QueryPool, GpuError> {
+    ctx.creation_step("vkCreateQueryPool")?;
     let pool = unsafe { ctx.device.create_query_pool(info, None) }
         .map_err(vk_error("vkCreateQueryPool"))?;
     debug::set_name(ctx, pool, name);
@@ -293,4 +287,13 @@ fn read_results<T>(ctx: &Context, pool: vk::QueryPool, out: &mut [T]) -> Result<
             .get_query_pool_results(pool, 0, out, vk::QueryResultFlags::TYPE_64)
     }
     .map_err(vk_error("vkGetQueryPoolResults"))
+}
+
+impl Destroy for Profiler {
+    fn destroy(self, ctx: &Context) {
+        for slot in self.slots {
+            slot.timestamps.destroy(ctx);
+            slot.statistics.destroy(ctx);
+        }
+    }
 }

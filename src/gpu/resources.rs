@@ -5,6 +5,7 @@ use ash::vk;
 use gpu_allocator::vulkan::{Allocation, AllocationCreateDesc, AllocationScheme};
 use gpu_allocator::MemoryLocation;
 
+use super::guard::{guard, Destroy};
 use super::{debug, vk_error, Context, GpuError};
 
 pub struct Buffer {
@@ -27,26 +28,24 @@ pub fn create_buffer(
         .size(size)
         .usage(usage)
         .sharing_mode(vk::SharingMode::EXCLUSIVE);
+    ctx.creation_step("vkCreateBuffer")?;
     let handle =
         unsafe { ctx.device.create_buffer(&info, None) }.map_err(vk_error("vkCreateBuffer"))?;
-    let requirements = unsafe { ctx.device.get_buffer_memory_requirements(handle) };
-    let allocation = allocate(ctx, name, requirements, location, true);
-    let allocation = match allocation {
-        Ok(allocation) => allocation,
-        Err(error) => {
-            unsafe { ctx.device.destroy_buffer(handle, None) };
-            return Err(error);
-        }
-    };
+    let handle = guard(ctx, BufferHandle(handle));
+    let requirements = unsafe { ctx.device.get_buffer_memory_requirements(handle.0) };
+    let allocation = guard(
+        ctx,
+        Memory(allocate(ctx, name, requirements, location, true)?),
+    );
     unsafe {
         ctx.device
-            .bind_buffer_memory(handle, allocation.memory(), allocation.offset())
+            .bind_buffer_memory(handle.0, allocation.0.memory(), allocation.0.offset())
     }
     .map_err(vk_error("vkBindBufferMemory"))?;
-    debug::set_name(ctx, handle, name);
+    debug::set_name(ctx, handle.0, name);
     Ok(Buffer {
-        handle,
-        allocation,
+        handle: handle.keep().0,
+        allocation: allocation.keep().0,
         size,
     })
 }
@@ -56,6 +55,36 @@ pub fn destroy_buffer(ctx: &Context, buffer: Buffer) {
     free(ctx, buffer.allocation);
 }
 
+impl Destroy for Buffer {
+    fn destroy(self, ctx: &Context) {
+        destroy_buffer(ctx, self);
+    }
+}
+
+/// Parts of a buffer or image being made, each freed on its own until the
+/// whole exists.
+struct BufferHandle(vk::Buffer);
+struct ImageHandle(vk::Image);
+struct Memory(Allocation);
+
+impl Destroy for BufferHandle {
+    fn destroy(self, ctx: &Context) {
+        unsafe { ctx.device.destroy_buffer(self.0, None) };
+    }
+}
+
+impl Destroy for ImageHandle {
+    fn destroy(self, ctx: &Context) {
+        unsafe { ctx.device.destroy_image(self.0, None) };
+    }
+}
+
+impl Destroy for Memory {
+    fn destroy(self, ctx: &Context) {
+        free(ctx, self.0);
+    }
+}
+
 impl Buffer {
     /// Copies `data` to the start of a host-visible buffer. Memory from
     /// gpu-allocator's host locations is coherent: no flush needed.
@@ -63,21 +92,16 @@ impl Buffer {
     /// Panics if the buffer is not host-visible or too small: both are
     /// programming errors in the renderer, not data errors.
     pub fn write<T: bytemuck::Pod>(&mut self, data: &[T]) {
-        self.write_at(0, data);
-    }
-
-    pub fn write_at<T: bytemuck::Pod>(&mut self, offset: u64, data: &[T]) {
         let bytes: &[u8] = bytemuck::cast_slice(data);
-        let offset = offset as usize;
         assert!(
-            offset + bytes.len() <= self.size as usize,
+            bytes.len() <= self.size as usize,
             "buffer write past the end"
         );
         let mapped = self
             .allocation
             .mapped_slice_mut()
             .expect("write to a host-visible buffer");
-        mapped[offset..offset + bytes.len()].copy_from_slice(bytes);
+        mapped[..bytes.len()].copy_from_slice(bytes);
     }
 
     /// The start of a host-visible buffer, e.g. a readback after its fence.
@@ -97,21 +121,28 @@ pub fn create_buffer_with_data(
     usage: vk::BufferUsageFlags,
     data: &[u8],
 ) -> Result<Buffer, GpuError> {
-    let size = data.len() as u64;
     let usage = usage | vk::BufferUsageFlags::TRANSFER_DST;
-    let buffer = create_buffer(ctx, name, size, usage, MemoryLocation::GpuOnly)?;
-    let uploaded = upload_with_staging(ctx, name, data, |cmd, staging| unsafe {
-        let region = vk::BufferCopy::default().size(size);
+    let buffer = guard(
+        ctx,
+        create_buffer(ctx, name, data.len() as u64, usage, MemoryLocation::GpuOnly)?,
+    );
+    upload_to_buffer(ctx, name, &buffer, data)?;
+    Ok(buffer.keep())
+}
+
+/// Fills the start of a device-local `buffer` (made with TRANSFER_DST)
+/// through a staging buffer, and waits for it.
+pub fn upload_to_buffer(
+    ctx: &Context,
+    name: &str,
+    buffer: &Buffer,
+    data: &[u8],
+) -> Result<(), GpuError> {
+    upload_with_staging(ctx, name, data, |cmd, staging| unsafe {
+        let region = vk::BufferCopy::default().size(data.len() as u64);
         ctx.device
             .cmd_copy_buffer(cmd, staging, buffer.handle, &[region]);
-    });
-    match uploaded {
-        Ok(()) => Ok(buffer),
-        Err(error) => {
-            destroy_buffer(ctx, buffer);
-            Err(error)
-        }
-    }
+    })
 }
 
 /// A global memory barrier: the passes hand buffers to each other whole.
@@ -203,34 +234,35 @@ pub fn create_image(ctx: &Context, name: &str, desc: &ImageDesc) -> Result<Image
         .usage(desc.usage)
         .sharing_mode(vk::SharingMode::EXCLUSIVE)
         .initial_layout(vk::ImageLayout::UNDEFINED);
+    ctx.creation_step("vkCreateImage")?;
     let handle =
         unsafe { ctx.device.create_image(&info, None) }.map_err(vk_error("vkCreateImage"))?;
-    let requirements = unsafe { ctx.device.get_image_memory_requirements(handle) };
-    let allocation = match allocate(ctx, name, requirements, MemoryLocation::GpuOnly, false) {
-        Ok(allocation) => allocation,
-        Err(error) => {
-            unsafe { ctx.device.destroy_image(handle, None) };
-            return Err(error);
-        }
-    };
+    let handle = guard(ctx, ImageHandle(handle));
+    let requirements = unsafe { ctx.device.get_image_memory_requirements(handle.0) };
+    let location = MemoryLocation::GpuOnly;
+    let allocation = guard(
+        ctx,
+        Memory(allocate(ctx, name, requirements, location, false)?),
+    );
     unsafe {
         ctx.device
-            .bind_image_memory(handle, allocation.memory(), allocation.offset())
+            .bind_image_memory(handle.0, allocation.0.memory(), allocation.0.offset())
     }
     .map_err(vk_error("vkBindImageMemory"))?;
     let view_info = vk::ImageViewCreateInfo::default()
-        .image(handle)
+        .image(handle.0)
         .view_type(vk::ImageViewType::TYPE_2D)
         .format(desc.format)
         .subresource_range(subresource_range(desc.format, 0, desc.mip_levels));
+    ctx.creation_step("vkCreateImageView")?;
     let view = unsafe { ctx.device.create_image_view(&view_info, None) }
         .map_err(vk_error("vkCreateImageView"))?;
-    debug::set_name(ctx, handle, name);
+    debug::set_name(ctx, handle.0, name);
     debug::set_name(ctx, view, &format!("{name} view"));
     Ok(Image {
-        handle,
+        handle: handle.keep().0,
         view,
-        allocation,
+        allocation: allocation.keep().0,
         format: desc.format,
         extent: desc.extent,
         mip_levels: desc.mip_levels,
@@ -243,6 +275,12 @@ pub fn destroy_image(ctx: &Context, image: Image) {
         ctx.device.destroy_image(image.handle, None);
     }
     free(ctx, image.allocation);
+}
+
+impl Destroy for Image {
+    fn destroy(self, ctx: &Context) {
+        destroy_image(ctx, self);
+    }
 }
 
 pub fn is_depth_format(format: vk::Format) -> bool {
@@ -309,6 +347,7 @@ pub fn submit_and_wait(
     let pool_info = vk::CommandPoolCreateInfo::default()
         .flags(vk::CommandPoolCreateFlags::TRANSIENT)
         .queue_family_index(ctx.queue_family);
+    ctx.creation_step("vkCreateCommandPool")?;
     let pool = unsafe { ctx.device.create_command_pool(&pool_info, None) }
         .map_err(vk_error("vkCreateCommandPool"))?;
     debug::set_name(ctx, pool, &format!("{name} pool"));
@@ -341,6 +380,7 @@ fn record_and_submit(
     }
     unsafe { ctx.device.end_command_buffer(cmd) }.map_err(vk_error("vkEndCommandBuffer"))?;
 
+    ctx.creation_step("vkCreateFence")?;
     let fence = unsafe {
         ctx.device
             .create_fence(&vk::FenceCreateInfo::default(), None)
@@ -369,6 +409,7 @@ fn allocate(
     location: MemoryLocation,
     linear: bool,
 ) -> Result<Allocation, GpuError> {
+    ctx.creation_step("allocate memory")?;
     let mut allocator = ctx
         .allocator
         .lock()

@@ -16,6 +16,7 @@ pub fn create_shader_module(
 ) -> Result<vk::ShaderModule, GpuError> {
     let code = reflect::words(spirv);
     let info = vk::ShaderModuleCreateInfo::default().code(&code);
+    ctx.creation_step("vkCreateShaderModule")?;
     let module = unsafe { ctx.device.create_shader_module(&info, None) }
         .map_err(vk_error("vkCreateShaderModule"))?;
     debug::set_name(ctx, module, name);

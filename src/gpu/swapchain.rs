@@ -5,6 +5,7 @@
 use ash::{khr, vk};
 
 use super::frame::FRAMES_IN_FLIGHT;
+use super::guard::{guard, Destroy};
 use super::{debug, vk_error, Context, GpuError};
 
 pub struct Swapchain {
@@ -127,57 +128,60 @@ pub fn create_swapchain(
         .present_mode(present_mode)
         .clipped(true)
         .old_swapchain(old.as_ref().map_or(vk::SwapchainKHR::null(), |s| s.handle));
+    // From here on every way out destroys what was made: on failure the
+    // old swapchain too, which the caller handed over.
+    let old = old.map(|old| guard(ctx, old));
+    ctx.creation_step("vkCreateSwapchainKHR")?;
     let handle = unsafe { loader.create_swapchain(&info, None) }
         .map_err(vk_error("vkCreateSwapchainKHR"))?;
-    if let Some(old) = old {
-        // Recreation happens after a device-wide wait, so nothing still uses it.
-        destroy_swapchain(ctx, old);
-    }
-    let images = unsafe { loader.get_swapchain_images(handle) }
+    let mut swapchain = guard(
+        ctx,
+        Swapchain {
+            loader,
+            handle,
+            images: Vec::new(),
+            format: format.format,
+            extent,
+            image_available: Vec::new(),
+            render_finished: Vec::new(),
+        },
+    );
+    // Recreation happens after a device-wide wait, so nothing still uses it.
+    drop(old);
+    swapchain.images = unsafe { swapchain.loader.get_swapchain_images(handle) }
         .map_err(vk_error("vkGetSwapchainImagesKHR"))?;
     debug::set_name(
         ctx,
         handle,
         &format!("swapchain {}x{}", extent.width, extent.height),
     );
-    for (i, &image) in images.iter().enumerate() {
+    for (i, &image) in swapchain.images.iter().enumerate() {
         debug::set_name(ctx, image, &format!("swapchain image {i}"));
     }
-    let image_available = (0..FRAMES_IN_FLIGHT)
-        .map(|slot| create_semaphore(ctx, &format!("frame {slot} image available")))
-        .collect::<Result<_, _>>()?;
-    let render_finished = (0..images.len())
-        .map(|i| create_semaphore(ctx, &format!("swapchain image {i} render finished")))
-        .collect::<Result<_, _>>()?;
+    for slot in 0..FRAMES_IN_FLIGHT {
+        let semaphore = create_semaphore(ctx, &format!("frame {slot} image available"))?;
+        swapchain.image_available.push(semaphore);
+    }
+    for i in 0..swapchain.images.len() {
+        let semaphore = create_semaphore(ctx, &format!("swapchain image {i} render finished"))?;
+        swapchain.render_finished.push(semaphore);
+    }
     log::info!(
         "swapchain: {}x{} {:?} {:?}, {} images",
         extent.width,
         extent.height,
         format.format,
         present_mode,
-        images.len()
+        swapchain.images.len()
     );
-    Ok(Swapchain {
-        loader,
-        handle,
-        images,
-        format: format.format,
-        extent,
-        image_available,
-        render_finished,
-    })
+    Ok(swapchain.keep())
 }
 
-pub fn destroy_swapchain(ctx: &Context, swapchain: Swapchain) {
-    unsafe {
-        for semaphore in swapchain
-            .image_available
-            .into_iter()
-            .chain(swapchain.render_finished)
-        {
-            ctx.device.destroy_semaphore(semaphore, None);
-        }
-        swapchain.loader.destroy_swapchain(swapchain.handle, None);
+impl Destroy for Swapchain {
+    fn destroy(self, ctx: &Context) {
+        self.image_available.destroy(ctx);
+        self.render_finished.destroy(ctx);
+        unsafe { self.loader.destroy_swapchain(self.handle, None) };
     }
 }
 
@@ -246,6 +250,7 @@ fn surface_capabilities(ctx: &Context) -> Result<vk::SurfaceCapabilitiesKHR, Gpu
 }
 
 fn create_semaphore(ctx: &Context, name: &str) -> Result<vk::Semaphore, GpuError> {
+    ctx.creation_step("vkCreateSemaphore")?;
     let semaphore = unsafe {
         ctx.device
             .create_semaphore(&vk::SemaphoreCreateInfo::default(), None)

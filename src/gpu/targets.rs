@@ -4,6 +4,7 @@
 
 use ash::vk;
 
+use super::guard::{guard, Destroy};
 use super::pipeline::TargetFormats;
 use super::resources::{self, Image, ImageBarrier, ImageDesc};
 use super::{Context, GpuError};
@@ -17,20 +18,27 @@ pub const TARGET_FORMATS: TargetFormats = TargetFormats {
 /// A dark grey-blue, in linear light.
 const CLEAR_COLOR: [f32; 4] = [0.02, 0.025, 0.035, 1.0];
 
-pub(super) fn create_targets(
-    ctx: &Context,
-    extent: vk::Extent2D,
-) -> Result<(Image, Image), GpuError> {
-    let color = resources::create_image(
+/// What the passes draw into, sized to the window or the screenshot.
+pub struct Targets {
+    /// Holds the finished frame in TRANSFER_SRC_OPTIMAL after a frame is recorded.
+    pub color: Image,
+    pub depth: Image,
+}
+
+pub(super) fn create_targets(ctx: &Context, extent: vk::Extent2D) -> Result<Targets, GpuError> {
+    let color = guard(
         ctx,
-        "color target",
-        &ImageDesc {
-            extent,
-            format: TARGET_FORMATS.color,
-            usage: vk::ImageUsageFlags::COLOR_ATTACHMENT | vk::ImageUsageFlags::TRANSFER_SRC,
-            mip_levels: 1,
-        },
-    )?;
+        resources::create_image(
+            ctx,
+            "color target",
+            &ImageDesc {
+                extent,
+                format: TARGET_FORMATS.color,
+                usage: vk::ImageUsageFlags::COLOR_ATTACHMENT | vk::ImageUsageFlags::TRANSFER_SRC,
+                mip_levels: 1,
+            },
+        )?,
+    );
     let depth = resources::create_image(
         ctx,
         "depth target",
@@ -40,13 +48,17 @@ pub(super) fn create_targets(
             usage: vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT,
             mip_levels: 1,
         },
-    );
-    match depth {
-        Ok(depth) => Ok((color, depth)),
-        Err(error) => {
-            resources::destroy_image(ctx, color);
-            Err(error)
-        }
+    )?;
+    Ok(Targets {
+        color: color.keep(),
+        depth,
+    })
+}
+
+impl Destroy for Targets {
+    fn destroy(self, ctx: &Context) {
+        self.color.destroy(ctx);
+        self.depth.destroy(ctx);
     }
 }
 

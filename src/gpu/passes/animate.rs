@@ -5,8 +5,10 @@
 
 use ash::vk;
 
-use super::cull::{self, CrowdComputeConstants};
+use super::cull;
+use crate::gpu::guard::Destroy;
 use crate::gpu::pipeline::{self, ShaderStage};
+use crate::gpu::shader_types::CrowdComputeConstants;
 use crate::gpu::shaders::spirv;
 use crate::gpu::{debug, Context, GpuError};
 
@@ -24,8 +26,10 @@ pub fn create_animate(ctx: &Context, layout: vk::PipelineLayout) -> Result<Anima
     Ok(Animate { pipeline })
 }
 
-pub fn destroy_animate(ctx: &Context, pass: Animate) {
-    unsafe { ctx.device.destroy_pipeline(pass.pipeline, None) };
+impl Destroy for Animate {
+    fn destroy(self, ctx: &Context) {
+        self.pipeline.destroy(ctx);
+    }
 }
 
 /// After the cull pass (whose visible list it reads), with the compute set bound.

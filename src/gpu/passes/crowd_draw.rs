@@ -4,64 +4,14 @@
 use std::mem::{offset_of, size_of};
 
 use ash::vk;
-use bytemuck::{Pod, Zeroable};
 
-use crate::gpu::gpu_model::{ExtraInfluences, GpuModel, MeshDraw, SkinVertex, SurfaceVertex};
+use crate::gpu::gpu_model::{GpuModel, MeshDraw};
+use crate::gpu::guard::{guard, Destroy};
 use crate::gpu::pipeline::{self, GraphicsPipelineDesc, ShaderStage, TargetFormats};
+use crate::gpu::shader_types::{DrawConstants, ExtraInfluences, SkinVertex, SurfaceVertex};
 use crate::gpu::shaders::spirv;
 use crate::gpu::{debug, Context, GpuError};
 use crate::skin::InfluenceLimit;
-
-/// How the vertex shader blends a vertex's influences; switchable per frame
-/// (a push constant), so comparing the two costs no pipeline.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
-pub enum SkinningMode {
-    /// Linear blend skinning.
-    #[default]
-    #[value(name = "lbs")]
-    Linear,
-    /// Dual quaternion skinning.
-    #[value(name = "dqs")]
-    DualQuaternion,
-    /// No skinning: every instance in the bind pose (the benchmark's ideal).
-    #[value(skip)]
-    Off,
-}
-
-impl SkinningMode {
-    pub fn toggled(self) -> SkinningMode {
-        match self {
-            SkinningMode::Linear => SkinningMode::DualQuaternion,
-            SkinningMode::DualQuaternion | SkinningMode::Off => SkinningMode::Linear,
-        }
-    }
-
-    /// `SKINNING_LINEAR` / `SKINNING_DUAL_QUATERNION` / `SKINNING_NONE` in skinning.glsl.
-    fn shader_value(self) -> u32 {
-        match self {
-            SkinningMode::Linear => 0,
-            SkinningMode::DualQuaternion => 1,
-            SkinningMode::Off => 2,
-        }
-    }
-}
-
-/// Twin of crowd.vert's `DrawConstants` push constant block.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
-pub struct DrawConstants {
-    pub joint_count: u32,
-    pub skinning_mode: u32,
-}
-
-impl DrawConstants {
-    pub fn new(joint_count: u32, mode: SkinningMode) -> DrawConstants {
-        DrawConstants {
-            joint_count,
-            skinning_mode: mode.shader_value(),
-        }
-    }
-}
 
 /// Where stream 0 (skinned or bind-pose surface vertices) comes from.
 pub enum Surface {
@@ -179,7 +129,7 @@ pub fn create_crowd_draw(
         depth_test: true,
         formats,
     };
-    let pipeline = pipeline::create_graphics_pipeline(ctx, &desc)?;
+    let pipeline = guard(ctx, pipeline::create_graphics_pipeline(ctx, &desc)?);
     let wireframe = if ctx.wireframe {
         let name = format!("{name}, wireframe");
         let wireframe = GraphicsPipelineDesc {
@@ -187,25 +137,20 @@ pub fn create_crowd_draw(
             polygon_mode: vk::PolygonMode::LINE,
             ..desc
         };
-        match pipeline::create_graphics_pipeline(ctx, &wireframe) {
-            Ok(wireframe) => Some(wireframe),
-            Err(error) => {
-                unsafe { ctx.device.destroy_pipeline(pipeline, None) };
-                return Err(error);
-            }
-        }
+        Some(pipeline::create_graphics_pipeline(ctx, &wireframe)?)
     } else {
         None
     };
     Ok(CrowdDraw {
-        pipeline,
+        pipeline: pipeline.keep(),
         wireframe,
     })
 }
 
-pub fn destroy_crowd_draw(ctx: &Context, pass: CrowdDraw) {
-    for pipeline in std::iter::once(pass.pipeline).chain(pass.wireframe) {
-        unsafe { ctx.device.destroy_pipeline(pipeline, None) };
+impl Destroy for CrowdDraw {
+    fn destroy(self, ctx: &Context) {
+        self.pipeline.destroy(ctx);
+        self.wireframe.destroy(ctx);
     }
 }
 

@@ -3,22 +3,12 @@
 //! indirect draw command, so draws and animation cover only what is seen.
 
 use ash::vk;
-use bytemuck::{Pod, Zeroable};
 
+use crate::gpu::guard::Destroy;
 use crate::gpu::pipeline::{self, ShaderStage};
+use crate::gpu::shader_types::CrowdComputeConstants;
 use crate::gpu::shaders::spirv;
 use crate::gpu::{debug, Context, GpuError};
-
-/// Twin of `CrowdComputeConstants` in shaders/crowd_compute.glsl, pushed for
-/// both cull.comp and animate.comp.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
-pub struct CrowdComputeConstants {
-    pub instance_count: u32,
-    pub joint_count: u32,
-    pub clip_count: u32,
-    pub draw_command_count: u32,
-}
 
 /// Both compute shaders run 64 invocations per workgroup.
 pub const WORKGROUP_SIZE: u32 = 64;
@@ -37,8 +27,10 @@ pub fn create_cull(ctx: &Context, layout: vk::PipelineLayout) -> Result<Cull, Gp
     Ok(Cull { pipeline })
 }
 
-pub fn destroy_cull(ctx: &Context, pass: Cull) {
-    unsafe { ctx.device.destroy_pipeline(pass.pipeline, None) };
+impl Destroy for Cull {
+    fn destroy(self, ctx: &Context) {
+        self.pipeline.destroy(ctx);
+    }
 }
 
 /// One invocation per instance. The compute set (set 0 of `layout`) must be

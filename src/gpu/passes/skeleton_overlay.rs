@@ -5,9 +5,10 @@ use std::mem::{offset_of, size_of};
 
 use ash::vk;
 
-use super::crowd_draw::DrawConstants;
-use crate::gpu::gpu_model::{GpuModel, SkeletonVertex};
+use crate::gpu::gpu_model::GpuModel;
+use crate::gpu::guard::Destroy;
 use crate::gpu::pipeline::{self, GraphicsPipelineDesc, ShaderStage, TargetFormats};
+use crate::gpu::shader_types::{DrawConstants, SkeletonVertex};
 use crate::gpu::shaders::spirv;
 use crate::gpu::{debug, Context, GpuError};
 
@@ -76,8 +77,10 @@ pub fn create_skeleton_overlay(
     Ok(SkeletonOverlay { pipeline })
 }
 
-pub fn destroy_skeleton_overlay(ctx: &Context, pass: SkeletonOverlay) {
-    unsafe { ctx.device.destroy_pipeline(pass.pipeline, None) };
+impl Destroy for SkeletonOverlay {
+    fn destroy(self, ctx: &Context) {
+        self.pipeline.destroy(ctx);
+    }
 }
 
 /// Records the lines, inside a dynamic rendering scope whose set 0 (scene,

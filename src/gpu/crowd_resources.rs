@@ -1,0 +1,651 @@
+//! What lives as long as the crowd size: every buffer that grows with the
+//! instance count, and the descriptor sets that point at them. One list,
+//! [`crowd_buffers`], describes those buffers; it alone decides what is
+//! allocated ([`CrowdResources::new`]), whether a crowd fits the device
+//! ([`check_crowd_fits`]) and what the crowd costs ([`crowd_bytes`]).
+//! Resizing the crowd rebuilds this and nothing else.
+
+use ash::vk;
+use gpu_allocator::MemoryLocation;
+
+use super::descriptors::{self, Resource};
+use super::frame::{FrameSlot, FRAMES_IN_FLIGHT};
+use super::gpu_model;
+use super::guard::{guard, Destroy};
+use super::model_resources::ModelResources;
+use super::resources::{self, Buffer};
+use super::shader_types::{CrowdInstance, InstanceAnimation, SkinningTransform, SurfaceVertex};
+use super::{Context, GpuError};
+use crate::model::Model;
+
+/// Who poses the crowd; fixed when its buffers are made, since it decides
+/// which buffers exist and where they live.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Animation {
+    /// animate.comp, for the visible instances only.
+    #[default]
+    Gpu,
+    /// `crowd::animate_crowd` on every core, uploaded each frame.
+    Cpu,
+    /// CPU animation and CPU skinning: the GPU path's yardstick. Vertices
+    /// arrive skinned and are drawn through identity transforms.
+    CpuSkinned,
+    /// Nobody: the crowd stands in its bind pose, unskinned (the
+    /// benchmark's ideal; the skeleton overlay is not drawn).
+    BindPose,
+}
+
+/// The crowd's buffers, one description each (see [`crowd_buffers`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CrowdBuffer {
+    /// Where each instance stands ([`CrowdInstance`]).
+    Placements,
+    /// Clip, phase, rate and crossfade per instance; rewritten on a clip switch.
+    InstanceAnimation,
+    /// A quaternion and a translation per instance and joint.
+    SkinningTransforms,
+    /// cull.comp's output: the count, then the ids of the visible instances.
+    VisibleInstances,
+    /// CPU skinning: identity transforms, as the vertices arrive skinned.
+    IdentityTransforms,
+    /// CPU skinning: the visible list holding every instance in order.
+    AllInstances,
+    /// CPU skinning: every instance's skinned surface vertices.
+    CpuSkinnedVertices,
+}
+
+/// One buffer whose size is proportional to the instance count.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CrowdBufferDesc {
+    pub buffer: CrowdBuffer,
+    pub name: &'static str,
+    pub bytes_per_instance: u64,
+    /// Bytes before the per-instance ones (the visible list's count).
+    pub header_bytes: u64,
+    /// One copy per frame in flight, or one in all.
+    pub per_frame_slot: bool,
+    pub usage: vk::BufferUsageFlags,
+    pub location: MemoryLocation,
+}
+
+impl CrowdBufferDesc {
+    /// Bytes of one copy. Vulkan buffers cannot be empty: a crowd of none
+    /// still gets room for one.
+    pub fn size(&self, instances: u32) -> u64 {
+        self.header_bytes + self.bytes_per_instance * u64::from(instances.max(1))
+    }
+
+    pub fn copies(&self) -> u64 {
+        if self.per_frame_slot {
+            FRAMES_IN_FLIGHT as u64
+        } else {
+            1
+        }
+    }
+
+    /// Bound as a storage buffer, so also capped by maxStorageBufferRange.
+    pub fn is_storage(&self) -> bool {
+        self.usage.contains(vk::BufferUsageFlags::STORAGE_BUFFER)
+    }
+}
+
+/// What decides the crowd's buffers besides the instance count.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CrowdShape {
+    pub joint_count: u32,
+    /// Vertices of all drawn meshes: the stride of CPU-skinned data.
+    pub vertex_count: u32,
+    pub animation: Animation,
+}
+
+impl CrowdShape {
+    pub fn of(model: &Model, animation: Animation) -> CrowdShape {
+        let vertices: usize = gpu_model::drawn_meshes(model)
+            .map(|m| m.vertex_count())
+            .sum();
+        CrowdShape {
+            joint_count: model.skeleton.joint_count() as u32,
+            vertex_count: vertices as u32,
+            animation,
+        }
+    }
+}
+
+/// Every buffer a crowd of `shape` allocates.
+pub fn crowd_buffers(shape: &CrowdShape) -> Vec<CrowdBufferDesc> {
+    use vk::BufferUsageFlags as Usage;
+    let desc = |buffer, name, bytes_per_instance: usize, per_frame_slot, usage, location| {
+        CrowdBufferDesc {
+            buffer,
+            name,
+            bytes_per_instance: bytes_per_instance as u64,
+            header_bytes: 0,
+            per_frame_slot,
+            usage,
+            location,
+        }
+    };
+    let storage = Usage::STORAGE_BUFFER;
+    let transforms = shape.joint_count as usize * size_of::<SkinningTransform>();
+    let cpu_animated = matches!(shape.animation, Animation::Cpu | Animation::CpuSkinned);
+    let mut buffers = vec![
+        desc(
+            CrowdBuffer::Placements,
+            "crowd instances",
+            size_of::<CrowdInstance>(),
+            false,
+            storage | Usage::TRANSFER_DST,
+            MemoryLocation::GpuOnly,
+        ),
+        desc(
+            CrowdBuffer::InstanceAnimation,
+            "instance animation",
+            size_of::<InstanceAnimation>(),
+            true,
+            storage,
+            MemoryLocation::CpuToGpu,
+        ),
+        desc(
+            CrowdBuffer::SkinningTransforms,
+            "skinning transforms",
+            transforms,
+            true,
+            storage | Usage::TRANSFER_SRC,
+            if cpu_animated {
+                MemoryLocation::CpuToGpu
+            } else {
+                MemoryLocation::GpuOnly
+            },
+        ),
+        CrowdBufferDesc {
+            header_bytes: size_of::<u32>() as u64,
+            ..desc(
+                CrowdBuffer::VisibleInstances,
+                "visible instances",
+                size_of::<u32>(),
+                true,
+                storage | Usage::TRANSFER_DST | Usage::TRANSFER_SRC,
+                MemoryLocation::GpuOnly,
+            )
+        },
+    ];
+    if shape.animation == Animation::CpuSkinned {
+        let vertices = shape.vertex_count as usize * size_of::<SurfaceVertex>();
+        buffers.extend([
+            desc(
+                CrowdBuffer::IdentityTransforms,
+                "identity skinning transforms",
+                transforms,
+                false,
+                storage | Usage::TRANSFER_DST,
+                MemoryLocation::GpuOnly,
+            ),
+            CrowdBufferDesc {
+                header_bytes: size_of::<u32>() as u64,
+                ..desc(
+                    CrowdBuffer::AllInstances,
+                    "visible instances (all)",
+                    size_of::<u32>(),
+                    false,
+                    storage | Usage::TRANSFER_DST,
+                    MemoryLocation::GpuOnly,
+                )
+            },
+            desc(
+                CrowdBuffer::CpuSkinnedVertices,
+                "vertices: CPU-skinned",
+                vertices,
+                true,
+                Usage::VERTEX_BUFFER,
+                MemoryLocation::CpuToGpu,
+            ),
+        ]);
+    }
+    buffers
+}
+
+/// Device memory a crowd of `instances` takes, every copy counted.
+pub fn crowd_bytes(shape: &CrowdShape, instances: u32) -> u64 {
+    crowd_buffers(shape)
+        .iter()
+        .map(|b| b.size(instances) * b.copies())
+        .sum()
+}
+
+/// The device's caps on single buffers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BufferLimits {
+    pub max_buffer_size: u64,
+    pub max_storage_buffer_range: u64,
+    /// The largest device-local heap, or a smaller budget (a test hook
+    /// playing a small GPU).
+    pub heap_size: u64,
+}
+
+impl BufferLimits {
+    pub fn of(ctx: &Context, budget: Option<u64>) -> BufferLimits {
+        let properties = unsafe {
+            ctx.instance
+                .get_physical_device_properties(ctx.physical_device)
+        };
+        let memory = unsafe {
+            ctx.instance
+                .get_physical_device_memory_properties(ctx.physical_device)
+        };
+        let heap = memory.memory_heaps[..memory.memory_heap_count as usize]
+            .iter()
+            .filter(|h| h.flags.contains(vk::MemoryHeapFlags::DEVICE_LOCAL))
+            .map(|h| h.size)
+            .max()
+            .unwrap_or(0);
+        BufferLimits {
+            max_buffer_size: max_buffer_size(ctx).unwrap_or(u64::MAX),
+            max_storage_buffer_range: u64::from(properties.limits.max_storage_buffer_range),
+            heap_size: budget.map_or(heap, |b| b.min(heap)),
+        }
+    }
+}
+
+/// maxBufferSize, which only drivers with VK_KHR_maintenance4 state.
+fn max_buffer_size(ctx: &Context) -> Option<u64> {
+    let extensions = unsafe {
+        ctx.instance
+            .enumerate_device_extension_properties(ctx.physical_device)
+    }
+    .ok()?;
+    let name = ash::khr::maintenance4::NAME;
+    if !extensions
+        .iter()
+        .any(|e| e.extension_name_as_c_str() == Ok(name))
+    {
+        return None;
+    }
+    let mut maintenance4 = vk::PhysicalDeviceMaintenance4Properties::default();
+    let mut properties = vk::PhysicalDeviceProperties2::default().push_next(&mut maintenance4);
+    unsafe {
+        ctx.instance
+            .get_physical_device_properties2(ctx.physical_device, &mut properties)
+    };
+    Some(maintenance4.max_buffer_size)
+}
+
+/// The most instances of `shape` the device holds besides `fixed_bytes`
+/// (the model and the frame slots), and the limit that decides, in words.
+pub fn instances_that_fit(
+    shape: &CrowdShape,
+    limits: &BufferLimits,
+    fixed_bytes: u64,
+) -> (u64, String) {
+    let buffers = crowd_buffers(shape);
+    let by_buffer = buffers.iter().filter_map(|buffer| {
+        let (cap, cap_name) =
+            if buffer.is_storage() && limits.max_storage_buffer_range < limits.max_buffer_size {
+                (limits.max_storage_buffer_range, "maxStorageBufferRange")
+            } else {
+                (limits.max_buffer_size, "maxBufferSize")
+            };
+        let instances = cap
+            .saturating_sub(buffer.header_bytes)
+            .checked_div(buffer.bytes_per_instance)?;
+        let reason = format!(
+            "its {} buffer takes {} bytes per instance and the device's {cap_name} is {} MiB",
+            buffer.name,
+            buffer.bytes_per_instance,
+            cap >> 20
+        );
+        Some((instances, reason))
+    });
+    let per_instance: u64 = buffers
+        .iter()
+        .map(|b| b.bytes_per_instance * b.copies())
+        .sum();
+    let headers: u64 = buffers.iter().map(|b| b.header_bytes * b.copies()).sum();
+    let by_heap = limits
+        .heap_size
+        .saturating_sub(fixed_bytes + headers)
+        .checked_div(per_instance)
+        .map(|instances| {
+            let needed = fixed_bytes + crowd_bytes(shape, instances as u32);
+            let reason = format!(
+                "{} MiB of device memory hold the model and {instances} instances ({} MiB), \
+                 and the largest device-local heap has {} MiB",
+                needed.div_ceil(1 << 20),
+                (per_instance * instances) >> 20,
+                limits.heap_size >> 20
+            );
+            (instances, reason)
+        });
+    by_buffer
+        .chain(by_heap)
+        .min_by_key(|(instances, _)| *instances)
+        .unwrap_or((u64::MAX, String::new()))
+}
+
+/// Refuses a crowd the device cannot hold, saying how many would fit:
+/// better than an allocation failure halfway through building it.
+pub fn check_crowd_fits(
+    shape: &CrowdShape,
+    instances: u32,
+    limits: &BufferLimits,
+    fixed_bytes: u64,
+) -> Result<(), GpuError> {
+    let (fits, reason) = instances_that_fit(shape, limits, fixed_bytes);
+    if u64::from(instances) <= fits {
+        return Ok(());
+    }
+    Err(GpuError::CrowdTooLarge {
+        requested: instances,
+        fits,
+        reason,
+    })
+}
+
+/// The crowd-sized buffers and the descriptor sets that point at them.
+pub struct CrowdResources {
+    pub shape: CrowdShape,
+    pub instance_count: u32,
+    /// What `Placements` holds, kept to rebuild this crowd (the window
+    /// falls back to it when a bigger one does not fit after all).
+    pub placements: Vec<CrowdInstance>,
+    /// Per description of [`crowd_buffers`]: its copies (one per frame
+    /// slot, or one).
+    buffers: Vec<(CrowdBufferDesc, Vec<Buffer>)>,
+    pool: vk::DescriptorPool,
+    pub slots: Vec<CrowdSlotSets>,
+}
+
+/// Per frame slot: the descriptor sets of that slot's buffers.
+pub struct CrowdSlotSets {
+    /// Set 0 of the compute passes.
+    pub compute: vk::DescriptorSet,
+    /// Set 0 of the draws with this slot's transforms and visible list.
+    pub scene: vk::DescriptorSet,
+    /// CPU skinning: set 0 for the crowd draw, with identity transforms and
+    /// every instance visible.
+    pub identity_scene: Option<vk::DescriptorSet>,
+    /// Which `FrameInput::instances_version` the slot's instance
+    /// animation buffer holds.
+    pub instances_version: Option<u64>,
+}
+
+impl CrowdResources {
+    pub fn new(
+        ctx: &Context,
+        model: &ModelResources,
+        frame_slots: &[FrameSlot],
+        placements: &[CrowdInstance],
+        animation: Animation,
+    ) -> Result<CrowdResources, GpuError> {
+        let shape = CrowdShape {
+            joint_count: model.model.joint_count,
+            vertex_count: model.model.vertex_count,
+            animation,
+        };
+        let instance_count = placements.len() as u32;
+        let mut buffers = guard(ctx, Vec::new());
+        for desc in crowd_buffers(&shape) {
+            let mut copies = guard(ctx, Vec::new());
+            for slot in 0..desc.copies() {
+                let name = if desc.per_frame_slot {
+                    format!("{}, frame {slot}", desc.name)
+                } else {
+                    desc.name.to_owned()
+                };
+                let size = desc.size(instance_count);
+                copies.push(resources::create_buffer(
+                    ctx,
+                    &name,
+                    size,
+                    desc.usage,
+                    desc.location,
+                )?);
+            }
+            buffers.push(CrowdBufferCopies(desc, copies.keep()));
+        }
+        let find = |which: CrowdBuffer| buffers.iter().find(|b| b.0.buffer == which);
+        if let Some(b) = find(CrowdBuffer::Placements) {
+            resources::upload_to_buffer(ctx, b.0.name, &b.1[0], bytemuck::cast_slice(placements))?;
+        }
+        if let Some(b) = find(CrowdBuffer::IdentityTransforms) {
+            let identity = vec![
+                SkinningTransform::from(crate::anim::JointPose::IDENTITY);
+                (instance_count.max(1) * shape.joint_count) as usize
+            ];
+            resources::upload_to_buffer(ctx, b.0.name, &b.1[0], bytemuck::cast_slice(&identity))?;
+        }
+        if let Some(b) = find(CrowdBuffer::AllInstances) {
+            let all: Vec<u32> = std::iter::once(instance_count)
+                .chain(0..instance_count)
+                .collect();
+            resources::upload_to_buffer(ctx, b.0.name, &b.1[0], bytemuck::cast_slice(&all))?;
+        }
+
+        let cpu_skinned = animation == Animation::CpuSkinned;
+        let slot_count = frame_slots.len() as u32;
+        let pool = guard(
+            ctx,
+            descriptors::create_pool(
+                ctx,
+                "crowd descriptor pool",
+                &[
+                    (&model.compute_layout, slot_count),
+                    (
+                        &model.scene_layout,
+                        slot_count * if cpu_skinned { 2 } else { 1 },
+                    ),
+                ],
+            )?,
+        );
+        let mut slots = Vec::with_capacity(frame_slots.len());
+        for (slot, frame) in frame_slots.iter().enumerate() {
+            let crowd = |which| -> &Buffer {
+                let (desc, copies) = buffers
+                    .iter()
+                    .find(|b| b.0.buffer == which)
+                    .map(|b| (&b.0, &b.1))
+                    .expect("the crowd has this buffer");
+                &copies[if desc.per_frame_slot { slot } else { 0 }]
+            };
+            let animation_data = &model.animation;
+            let compute = descriptors::create_set(
+                ctx,
+                *pool,
+                &model.compute_layout,
+                &format!("frame {slot} compute set"),
+                &[
+                    ("Frame", Resource::Buffer(&frame.uniforms)),
+                    (
+                        "Instances",
+                        Resource::Buffer(crowd(CrowdBuffer::Placements)),
+                    ),
+                    (
+                        "InstanceAnimations",
+                        Resource::Buffer(crowd(CrowdBuffer::InstanceAnimation)),
+                    ),
+                    ("Clips", Resource::Buffer(&animation_data.clips)),
+                    ("ClipPoses", Resource::Buffer(&animation_data.clip_poses)),
+                    ("Skeleton", Resource::Buffer(&animation_data.skeleton)),
+                    (
+                        "VisibleInstances",
+                        Resource::Buffer(crowd(CrowdBuffer::VisibleInstances)),
+                    ),
+                    ("DrawCommands", Resource::Buffer(&frame.draw_commands)),
+                    (
+                        "SkinningTransforms",
+                        Resource::Buffer(crowd(CrowdBuffer::SkinningTransforms)),
+                    ),
+                ],
+            )?;
+            let scene_set = |name: &str, transforms, visible| {
+                descriptors::create_set(
+                    ctx,
+                    *pool,
+                    &model.scene_layout,
+                    name,
+                    &[
+                        ("SkinningTransforms", Resource::Buffer(transforms)),
+                        (
+                            "Instances",
+                            Resource::Buffer(crowd(CrowdBuffer::Placements)),
+                        ),
+                        ("Frame", Resource::Buffer(&frame.uniforms)),
+                        ("VisibleInstances", Resource::Buffer(visible)),
+                    ],
+                )
+            };
+            let scene = scene_set(
+                &format!("frame {slot} scene set"),
+                crowd(CrowdBuffer::SkinningTransforms),
+                crowd(CrowdBuffer::VisibleInstances),
+            )?;
+            let identity_scene = if cpu_skinned {
+                Some(scene_set(
+                    &format!("frame {slot} scene set, identity transforms"),
+                    crowd(CrowdBuffer::IdentityTransforms),
+                    crowd(CrowdBuffer::AllInstances),
+                )?)
+            } else {
+                None
+            };
+            slots.push(CrowdSlotSets {
+                compute,
+                scene,
+                identity_scene,
+                instances_version: None,
+            });
+        }
+        Ok(CrowdResources {
+            shape,
+            instance_count,
+            placements: placements.to_vec(),
+            buffers: buffers.keep().into_iter().map(|b| (b.0, b.1)).collect(),
+            pool: pool.keep(),
+            slots,
+        })
+    }
+
+    /// `which`'s copy for frame slot `slot`; `None` when this crowd has no
+    /// such buffer (CPU skinning's extras).
+    pub fn buffer(&self, which: CrowdBuffer, slot: usize) -> Option<&Buffer> {
+        let (desc, copies) = self.buffers.iter().find(|(d, _)| d.buffer == which)?;
+        copies.get(if desc.per_frame_slot { slot } else { 0 })
+    }
+
+    pub fn buffer_mut(&mut self, which: CrowdBuffer, slot: usize) -> Option<&mut Buffer> {
+        let (desc, copies) = self.buffers.iter_mut().find(|(d, _)| d.buffer == which)?;
+        copies.get_mut(if desc.per_frame_slot { slot } else { 0 })
+    }
+
+    /// What the buffers actually took, summed from the allocations: tests
+    /// hold [`crowd_bytes`] (which the fit check uses) to it.
+    pub fn allocated_bytes(&self) -> u64 {
+        self.buffers
+            .iter()
+            .flat_map(|(_, copies)| copies)
+            .map(|b| b.size)
+            .sum()
+    }
+}
+
+impl Destroy for CrowdResources {
+    fn destroy(self, ctx: &Context) {
+        // The pool frees the sets.
+        self.pool.destroy(ctx);
+        for (_, copies) in self.buffers {
+            copies.destroy(ctx);
+        }
+    }
+}
+
+/// A description and its buffers while they are being made.
+struct CrowdBufferCopies(CrowdBufferDesc, Vec<Buffer>);
+
+impl Destroy for CrowdBufferCopies {
+    fn destroy(self, ctx: &Context) {
+        self.1.destroy(ctx);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const LIMITS: BufferLimits = BufferLimits {
+        max_buffer_size: 4 << 30,
+        max_storage_buffer_range: 128 << 20,
+        heap_size: 64 << 30,
+    };
+
+    fn shape(joint_count: u32, vertex_count: u32, animation: Animation) -> CrowdShape {
+        CrowdShape {
+            joint_count,
+            vertex_count,
+            animation,
+        }
+    }
+
+    #[test]
+    fn the_storage_binding_caps_the_transforms() {
+        let (fits, reason) = instances_that_fit(&shape(64, 1000, Animation::Gpu), &LIMITS, 0);
+        assert_eq!(fits, (128 << 20) / (32 * 64));
+        assert_eq!(
+            reason,
+            "its skinning transforms buffer takes 2048 bytes per instance and the device's \
+             maxStorageBufferRange is 128 MiB"
+        );
+    }
+
+    #[test]
+    fn the_buffer_size_caps_vertex_buffers() {
+        // 43690 vertices of 24 bytes: 1 MiB per instance of CPU-skinned data.
+        let cpu = shape(23, (1 << 20) / 24, Animation::CpuSkinned);
+        let (fits, reason) = instances_that_fit(&cpu, &LIMITS, 0);
+        assert_eq!(fits, (4u64 << 30) / (24 * ((1 << 20) / 24)));
+        assert!(reason.contains("maxBufferSize is 4096 MiB"), "{reason}");
+        // Without maintenance4 no buffer size is stated: bindings and the heap cap.
+        let unstated = BufferLimits {
+            max_buffer_size: u64::MAX,
+            ..LIMITS
+        };
+        let (fits, reason) = instances_that_fit(&cpu, &unstated, 0);
+        assert!(reason.contains("heap"), "{reason}");
+        assert!(crowd_bytes(&cpu, fits as u32) <= unstated.heap_size);
+        assert!(crowd_bytes(&cpu, fits as u32 + 1) > unstated.heap_size);
+    }
+
+    #[test]
+    fn the_heap_fit_leaves_room_for_the_model() {
+        let small = BufferLimits {
+            heap_size: 2 << 20,
+            ..LIMITS
+        };
+        let gpu = shape(23, 3158, Animation::Gpu);
+        let model = 300_000;
+        let (fits, _) = instances_that_fit(&gpu, &small, model);
+        assert!(model + crowd_bytes(&gpu, fits as u32) <= small.heap_size);
+        assert!(model + crowd_bytes(&gpu, fits as u32 + 1) > small.heap_size);
+        assert!(check_crowd_fits(&gpu, fits as u32, &small, model).is_ok());
+        let refused = check_crowd_fits(&gpu, fits as u32 + 1, &small, model).unwrap_err();
+        assert!(
+            refused
+                .to_string()
+                .ends_with(&format!("at most {fits} instances fit")),
+            "{refused}"
+        );
+    }
+
+    #[test]
+    fn cpu_skinning_adds_its_buffers() {
+        let names = |a| -> Vec<CrowdBuffer> {
+            crowd_buffers(&shape(23, 100, a))
+                .iter()
+                .map(|b| b.buffer)
+                .collect()
+        };
+        assert_eq!(names(Animation::Gpu), names(Animation::Cpu));
+        assert_eq!(
+            names(Animation::CpuSkinned).len(),
+            names(Animation::Gpu).len() + 3
+        );
+    }
+}

@@ -1,0 +1,516 @@
+//! The one frame loop, shared by the window, headless renders, the benchmark
+//! and the tests: wait for the frame slot, read what its previous frame
+//! measured, let the caller update (advance time, animate), upload, record
+//! the passes, send the image where it goes, submit. Callers differ only in
+//! where the frame goes ([`Destination`]) and how time advances (their
+//! [`FrameSource`]).
+
+use std::fmt;
+use std::time::{Duration, Instant};
+
+use ash::vk;
+
+use super::capture::FrameCapture;
+use super::crowd_resources::{Animation, CrowdBuffer};
+use super::frame::{self, FRAMES_IN_FLIGHT};
+use super::passes::crowd_draw::{self, Surface, DRAW_COMMAND_SIZE};
+use super::passes::{animate, cull, skeleton_overlay};
+use super::profiler::FrameTimings;
+use super::renderer::{InFlight, Renderer};
+use super::resources::{memory_barrier, Buffer};
+use super::shader_types::{
+    CrowdComputeConstants, DrawConstants, FrameUniforms, InstanceAnimation, SkinningTransform,
+    SurfaceVertex,
+};
+use super::swapchain::{self, Acquired, Swapchain};
+use super::targets::{begin_rendering, end_rendering};
+use super::{debug, output, pipeline, Context, GpuError};
+use crate::skin::SkinningMethod;
+
+/// Everything one frame's recording reads.
+pub struct FrameInput<'a> {
+    pub uniforms: FrameUniforms,
+    /// Every instance's animation state; uploaded only when
+    /// `instances_version` differs from what the frame slot last saw.
+    pub instances: &'a [InstanceAnimation],
+    pub instances_version: u64,
+    pub posed: Posed<'a>,
+    pub view: ViewOptions,
+}
+
+/// What the CPU posed this frame; must match the [`Animation`] the crowd
+/// was built for (a mismatch is an error, not a panic).
+pub enum Posed<'a> {
+    /// animate.comp poses the crowd ([`Animation::Gpu`]).
+    OnGpu,
+    /// [`Animation::Cpu`]: `instance_count * joint_count` transforms,
+    /// instance-major.
+    Cpu {
+        skinning_transforms: &'a [SkinningTransform],
+    },
+    /// [`Animation::CpuSkinned`]: the transforms (for the skeleton overlay)
+    /// and the surface vertices of every instance, `vertex_count` apart.
+    CpuSkinned {
+        skinning_transforms: &'a [SkinningTransform],
+        vertices: &'a [SurfaceVertex],
+    },
+    /// [`Animation::BindPose`].
+    BindPose,
+}
+
+impl Posed<'_> {
+    pub fn animation(&self) -> Animation {
+        match self {
+            Posed::OnGpu => Animation::Gpu,
+            Posed::Cpu { .. } => Animation::Cpu,
+            Posed::CpuSkinned { .. } => Animation::CpuSkinned,
+            Posed::BindPose => Animation::BindPose,
+        }
+    }
+}
+
+/// Per-frame switches that cost no rebuild.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ViewOptions {
+    pub skinning: SkinningMethod,
+    pub show_skeleton: bool,
+    /// Triangle edges only, where [`Context::wireframe`] allows.
+    pub wireframe: bool,
+}
+
+/// The caller's side of a frame.
+pub trait FrameSource {
+    /// Called once the frame slot is free, just before recording: advance
+    /// to frame `index` (animate, move the camera) and say what to draw.
+    fn frame_input(&mut self, index: u64) -> FrameInput<'_>;
+}
+
+/// Where the finished colour image goes.
+pub enum Destination<'a> {
+    /// Nowhere but `readback`, if given: headless renders, the benchmark, tests.
+    Offscreen,
+    /// Blitted into the next image of the swapchain and presented.
+    Present(&'a Swapchain),
+}
+
+/// How one call to [`Renderer::draw_frame`] went.
+#[derive(Debug, Default)]
+pub struct FrameReport {
+    /// False when the swapchain was out of date and nothing was drawn.
+    pub drawn: bool,
+    /// The swapchain should be recreated before the next frame.
+    pub swapchain_stale: bool,
+    /// The frame that last used this slot, measured, once its timings are
+    /// in (every frame when the device has timestamps).
+    pub finished: Option<MeasuredFrame>,
+    /// Instances the cull pass kept in that frame (none after a crowd rebuild).
+    pub visible: Option<u32>,
+}
+
+/// One finished frame's costs.
+#[derive(Clone, Debug)]
+pub struct MeasuredFrame {
+    pub index: u64,
+    /// Updating (CPU animation included), recording and submitting it.
+    pub cpu: Duration,
+    pub gpu: FrameTimings,
+}
+
+impl fmt::Display for MeasuredFrame {
+    /// `frame 3: CPU 0.412 ms, GPU 2.345 ms (draw 2.300 ms, ...); ...`
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let cpu_ms = self.cpu.as_secs_f64() * 1e3;
+        write!(f, "frame {}: CPU {cpu_ms:.3} ms, {}", self.index, self.gpu)
+    }
+}
+
+impl Renderer {
+    /// Draws the next frame: see the module docs. `readback` receives the
+    /// image (tightly packed RGBA8) once the frame's fence signals;
+    /// `capture` wraps the frame in a RenderDoc capture when asked to.
+    pub fn draw_frame(
+        &mut self,
+        ctx: &Context,
+        destination: Destination,
+        readback: Option<&Buffer>,
+        capture: &mut FrameCapture,
+        source: &mut dyn FrameSource,
+    ) -> Result<FrameReport, GpuError> {
+        let slot = (self.frame_index % FRAMES_IN_FLIGHT as u64) as usize;
+        frame::wait(ctx, &self.slots[slot])?;
+        let (finished, visible) = self.collect(ctx, slot)?;
+        let mut report = FrameReport {
+            finished,
+            visible,
+            ..FrameReport::default()
+        };
+        let cpu_start = Instant::now();
+        let input = source.frame_input(self.frame_index);
+        // Checked and written before anything is begun, so a bad input
+        // leaves the slot, its fence and the swapchain as they were.
+        self.upload(slot, &input)?;
+        let presented = match destination {
+            Destination::Offscreen => None,
+            Destination::Present(swapchain) => match swapchain::acquire(swapchain, slot)? {
+                // Still drawn when suboptimal: the acquire semaphore is
+                // signalled and must be waited on. Recreated afterwards.
+                Acquired::Image { index, suboptimal } => {
+                    report.swapchain_stale = suboptimal;
+                    Some((swapchain, index))
+                }
+                Acquired::OutOfDate => {
+                    report.swapchain_stale = true;
+                    return Ok(report);
+                }
+            },
+        };
+
+        capture.begin_frame(ctx, self.frame_index);
+        let cmd = frame::begin(ctx, &self.slots[slot])?;
+        self.record(ctx, cmd, slot, &input);
+        let color = &self.targets.color;
+        if let Some((swapchain, image)) = presented {
+            output::record_blit_to_swapchain(ctx, cmd, color, swapchain.images[image as usize]);
+        }
+        if let Some(readback) = readback {
+            output::record_readback(ctx, cmd, color, readback);
+        }
+        let frame = &self.slots[slot];
+        match presented {
+            Some((swapchain, image)) => {
+                frame::submit(
+                    ctx,
+                    frame,
+                    Some((
+                        swapchain.image_available[slot],
+                        vk::PipelineStageFlags2::BLIT,
+                    )),
+                    Some(swapchain.render_finished[image as usize]),
+                )?;
+                report.swapchain_stale |= swapchain::present(ctx, swapchain, image)?;
+            }
+            None => frame::submit(ctx, frame, None, None)?,
+        }
+        self.in_flight[slot] = Some(InFlight {
+            index: self.frame_index,
+            cpu: cpu_start.elapsed(),
+            counted: true,
+        });
+        capture.end_frame(ctx);
+        self.frame_index += 1;
+        report.drawn = true;
+        Ok(report)
+    }
+
+    /// Waits for the GPU and returns what the frames still in flight
+    /// measured, oldest first: the end of a run.
+    pub fn finish(&mut self, ctx: &Context) -> Result<Vec<MeasuredFrame>, GpuError> {
+        ctx.wait_idle()?;
+        let mut frames = Vec::with_capacity(FRAMES_IN_FLIGHT);
+        for slot in 0..FRAMES_IN_FLIGHT {
+            frames.extend(self.collect(ctx, slot)?.0);
+        }
+        frames.sort_by_key(|frame| frame.index);
+        Ok(frames)
+    }
+
+    /// Index of the slot the last submitted frame used.
+    pub fn last_slot(&self) -> usize {
+        ((self.frame_index + FRAMES_IN_FLIGHT as u64 - 1) % FRAMES_IN_FLIGHT as u64) as usize
+    }
+
+    /// How many instances the cull pass kept in the frame that last used
+    /// `slot`; call once that frame is done.
+    pub fn visible_count(&self, slot: usize) -> u32 {
+        bytemuck::pod_read_unaligned(&self.slots[slot].visible_readback.read()[..4])
+    }
+
+    /// The measurements of the frame that last used `slot`, whose fence
+    /// has signalled; each is returned once.
+    fn collect(
+        &mut self,
+        ctx: &Context,
+        slot: usize,
+    ) -> Result<(Option<MeasuredFrame>, Option<u32>), GpuError> {
+        let Some(last) = self.in_flight[slot].take() else {
+            return Ok((None, None));
+        };
+        let visible = last.counted.then(|| self.visible_count(slot));
+        let measured = self.profiler.take(ctx, slot)?.map(|gpu| MeasuredFrame {
+            index: last.index,
+            cpu: last.cpu,
+            gpu,
+        });
+        Ok((measured, visible))
+    }
+
+    /// Records the passes of frame slot `slot`, whose buffers hold this
+    /// frame's input, into `cmd`; afterwards the colour target holds the
+    /// frame, ready to be copied out.
+    fn record(&mut self, ctx: &Context, cmd: vk::CommandBuffer, slot: usize, input: &FrameInput) {
+        let model = &self.model;
+        let crowd = self.crowd.as_ref().expect("upload checked the crowd");
+        let frame = &self.slots[slot];
+        let sets = &crowd.slots[slot];
+        let animation = crowd.shape.animation;
+        let constants = CrowdComputeConstants {
+            instance_count: crowd.instance_count,
+            joint_count: model.model.joint_count,
+            clip_count: model.animation.clip_count,
+            draw_command_count: model.draw_command_count(),
+        };
+        let visible = crowd
+            .buffer(CrowdBuffer::VisibleInstances, slot)
+            .expect("every crowd has a visible list");
+
+        // Query pools are reset outside any rendering scope, before first use.
+        self.profiler.begin_frame(ctx, cmd, slot);
+        record_reset(
+            ctx,
+            cmd,
+            visible,
+            &frame.draw_commands,
+            &model.draw_command_template,
+        );
+        unsafe {
+            ctx.device.cmd_bind_descriptor_sets(
+                cmd,
+                vk::PipelineBindPoint::COMPUTE,
+                model.compute_pipeline_layout,
+                0,
+                &[sets.compute],
+                &[],
+            );
+        }
+        let layout = model.compute_pipeline_layout;
+        let scope = self.profiler.begin(ctx, cmd, "cull");
+        cull::record_cull(ctx, cmd, &model.cull, layout, constants);
+        self.profiler.end(ctx, cmd, scope);
+        use vk::{AccessFlags2 as Access, PipelineStageFlags2 as Stage};
+        memory_barrier(
+            ctx,
+            cmd,
+            (Stage::COMPUTE_SHADER, Access::SHADER_STORAGE_WRITE),
+            (
+                Stage::COMPUTE_SHADER | Stage::DRAW_INDIRECT | Stage::VERTEX_SHADER | Stage::COPY,
+                Access::SHADER_STORAGE_READ | Access::INDIRECT_COMMAND_READ | Access::TRANSFER_READ,
+            ),
+        );
+        if animation == Animation::Gpu {
+            let scope = self.profiler.begin(ctx, cmd, "animate");
+            animate::record_animate(ctx, cmd, &model.animate, layout, constants);
+            self.profiler.end(ctx, cmd, scope);
+            memory_barrier(
+                ctx,
+                cmd,
+                (Stage::COMPUTE_SHADER, Access::SHADER_STORAGE_WRITE),
+                (Stage::VERTEX_SHADER, Access::SHADER_STORAGE_READ),
+            );
+        }
+        record_visible_count_readback(ctx, cmd, visible, &frame.visible_readback);
+
+        let (crowd_set, surface) = match (
+            sets.identity_scene,
+            crowd.buffer(CrowdBuffer::CpuSkinnedVertices, slot),
+        ) {
+            (Some(identity_set), Some(vertices)) => (
+                identity_set,
+                Surface::CpuSkinned {
+                    vertices: vertices.handle,
+                    instance_count: crowd.instance_count,
+                },
+            ),
+            _ => (
+                sets.scene,
+                Surface::BindPose {
+                    draw_commands: frame.draw_commands.handle,
+                },
+            ),
+        };
+        let skinning = (animation != Animation::BindPose).then_some(input.view.skinning);
+        let draw_constants = DrawConstants::new(model.model.joint_count, skinning);
+
+        let _scene = debug::label(ctx, cmd, "scene");
+        self.profiler.begin_statistics(ctx, cmd);
+        // "draw" includes clearing the targets as the rendering scope opens.
+        let draw = self.profiler.begin(ctx, cmd, "draw");
+        begin_rendering(ctx, cmd, &self.targets.color, &self.targets.depth);
+        pipeline::set_viewport(ctx, cmd, self.targets.color.extent);
+        let bind_scene_set = |set| unsafe {
+            ctx.device.cmd_bind_descriptor_sets(
+                cmd,
+                vk::PipelineBindPoint::GRAPHICS,
+                model.draw_pipeline_layout,
+                0,
+                &[set],
+                &[],
+            );
+        };
+        bind_scene_set(crowd_set);
+        crowd_draw::record_crowd_draw(
+            ctx,
+            cmd,
+            &model.crowd_draw,
+            model.draw_pipeline_layout,
+            &model.model,
+            &model.texture_sets,
+            surface,
+            draw_constants,
+            input.view.wireframe,
+        );
+        self.profiler.end(ctx, cmd, draw);
+        if input.view.show_skeleton && animation != Animation::BindPose {
+            let overlay = self.profiler.begin(ctx, cmd, "overlay");
+            if crowd_set != sets.scene {
+                bind_scene_set(sets.scene);
+            }
+            skeleton_overlay::record_skeleton_overlay(
+                ctx,
+                cmd,
+                &model.skeleton_overlay,
+                model.draw_pipeline_layout,
+                &model.model,
+                (
+                    frame.draw_commands.handle,
+                    model.model.draws.len() as u64 * DRAW_COMMAND_SIZE,
+                ),
+                draw_constants,
+            );
+            self.profiler.end(ctx, cmd, overlay);
+        }
+        end_rendering(ctx, cmd, &self.targets.color);
+        self.profiler.end_statistics(ctx, cmd);
+    }
+
+    /// Writes what the CPU produced into slot `slot`'s buffers, after
+    /// checking it is what the crowd was built for.
+    fn upload(&mut self, slot: usize, input: &FrameInput) -> Result<(), GpuError> {
+        let joint_count = self.model.model.joint_count as usize;
+        let vertex_count = self.model.model.vertex_count as usize;
+        // A model without clips has one entry standing for its bind pose.
+        let clip_table_len = self.model.animation.clip_count.max(1);
+        self.slots[slot].uniforms.write(&[input.uniforms]);
+        let crowd = self
+            .crowd
+            .as_mut()
+            .ok_or_else(|| GpuError::FrameMismatch("the renderer has no crowd yet".into()))?;
+        let instance_count = crowd.instance_count as usize;
+        let expected = crowd.shape.animation;
+        if input.posed.animation() != expected {
+            return Err(GpuError::FrameMismatch(format!(
+                "posed as {:?} for a crowd built for {expected:?}",
+                input.posed.animation()
+            )));
+        }
+        let check = |what: &str, given: usize, wanted: usize| {
+            if given == wanted {
+                Ok(())
+            } else {
+                Err(GpuError::FrameMismatch(format!(
+                    "{given} {what} for a crowd that needs {wanted}"
+                )))
+            }
+        };
+        check("instance states", input.instances.len(), instance_count)?;
+        if crowd.slots[slot].instances_version != Some(input.instances_version) {
+            // The shaders index the clip table with these: checked once per
+            // change, as the CPU checks its own indices.
+            let bad_clip = input
+                .instances
+                .iter()
+                .position(|i| i.clip.max(i.previous_clip) >= clip_table_len);
+            if let Some(instance) = bad_clip {
+                return Err(GpuError::FrameMismatch(format!(
+                    "instance {instance} plays a clip past the {clip_table_len} the model has"
+                )));
+            }
+            let buffer = crowd
+                .buffer_mut(CrowdBuffer::InstanceAnimation, slot)
+                .expect("every crowd has instance states");
+            buffer.write(input.instances);
+            crowd.slots[slot].instances_version = Some(input.instances_version);
+        }
+        let (transforms, vertices) = match input.posed {
+            Posed::OnGpu | Posed::BindPose => (None, None),
+            Posed::Cpu {
+                skinning_transforms,
+            } => (Some(skinning_transforms), None),
+            Posed::CpuSkinned {
+                skinning_transforms,
+                vertices,
+            } => (Some(skinning_transforms), Some(vertices)),
+        };
+        if let Some(transforms) = transforms {
+            check(
+                "skinning transforms",
+                transforms.len(),
+                instance_count * joint_count,
+            )?;
+            crowd
+                .buffer_mut(CrowdBuffer::SkinningTransforms, slot)
+                .expect("every crowd has skinning transforms")
+                .write(transforms);
+        }
+        if let Some(vertices) = vertices {
+            check(
+                "skinned vertices",
+                vertices.len(),
+                instance_count * vertex_count,
+            )?;
+            crowd
+                .buffer_mut(CrowdBuffer::CpuSkinnedVertices, slot)
+                .expect("a CPU-skinned crowd has vertices")
+                .write(vertices);
+        }
+        Ok(())
+    }
+}
+
+/// Zeroes the visible count and the draw commands' instance counts: what
+/// cull.comp accumulates into with atomics.
+fn record_reset(
+    ctx: &Context,
+    cmd: vk::CommandBuffer,
+    visible: &Buffer,
+    draw_commands: &Buffer,
+    template: &Buffer,
+) {
+    use vk::{AccessFlags2 as Access, PipelineStageFlags2 as Stage};
+    let _label = debug::label(ctx, cmd, "reset counts");
+    unsafe {
+        ctx.device
+            .cmd_fill_buffer(cmd, visible.handle, 0, size_of::<u32>() as u64, 0);
+        let region = vk::BufferCopy::default().size(template.size);
+        ctx.device
+            .cmd_copy_buffer(cmd, template.handle, draw_commands.handle, &[region]);
+    }
+    memory_barrier(
+        ctx,
+        cmd,
+        (Stage::CLEAR | Stage::COPY, Access::TRANSFER_WRITE),
+        (
+            Stage::COMPUTE_SHADER,
+            Access::SHADER_STORAGE_READ | Access::SHADER_STORAGE_WRITE,
+        ),
+    );
+}
+
+fn record_visible_count_readback(
+    ctx: &Context,
+    cmd: vk::CommandBuffer,
+    visible: &Buffer,
+    readback: &Buffer,
+) {
+    use vk::{AccessFlags2 as Access, PipelineStageFlags2 as Stage};
+    let region = vk::BufferCopy::default().size(size_of::<u32>() as u64);
+    unsafe {
+        ctx.device
+            .cmd_copy_buffer(cmd, visible.handle, readback.handle, &[region]);
+    }
+    memory_barrier(
+        ctx,
+        cmd,
+        (Stage::COPY, Access::TRANSFER_WRITE),
+        (Stage::HOST, Access::HOST_READ),
+    );
+}

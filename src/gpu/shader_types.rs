@@ -1,0 +1,183 @@
+//! Every Rust twin of a GLSL declaration, in one place: the structs the
+//! shaders read from buffers, the push-constant blocks and the vertex
+//! streams. GLSL is the source of truth; `layout_tests` holds each twin to
+//! what the compiler laid out. Conversions from the runtime types sit beside
+//! their twin.
+
+use bytemuck::{Pod, Zeroable};
+use glam::{Mat4, Vec2, Vec3, Vec4};
+
+use crate::anim::JointPose;
+use crate::crowd::Instance;
+use crate::skin::SkinningMethod;
+
+/// The runtime's skinning transform is laid out as GLSL's `SkinningTransform`
+/// (shaders/skinning.glsl): the CPU reference writes what the GPU reads.
+pub use crate::anim::SkinningTransform;
+
+/// Twin of `FrameUniforms` in shaders/scene.glsl.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct FrameUniforms {
+    pub view_projection: Mat4,
+    pub light_direction: Vec4,
+    pub light_color: Vec4,
+    pub ambient_color: Vec4,
+    /// Inward unit normal and distance per plane (`crowd::Frustum`).
+    pub frustum_planes: [Vec4; 6],
+    pub time: f32,
+    pub blend_time: f32,
+    pub padding: [f32; 2],
+}
+
+/// Twin of `CrowdInstance` in shaders/scene.glsl.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct CrowdInstance {
+    /// xyz: world position of the model origin; w: yaw about +Z in radians.
+    pub placement: Vec4,
+    /// rgb multiplies the diffuse texture.
+    pub tint: Vec4,
+}
+
+impl From<&Instance> for CrowdInstance {
+    fn from(i: &Instance) -> Self {
+        CrowdInstance {
+            placement: i.position.extend(i.yaw),
+            tint: i.tint,
+        }
+    }
+}
+
+/// Twin of `JointPose` in shaders/animation.glsl.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct GpuJointPose {
+    pub rotation: [f32; 4],
+    pub translation: [f32; 4],
+}
+
+impl From<JointPose> for GpuJointPose {
+    fn from(pose: JointPose) -> Self {
+        GpuJointPose {
+            rotation: pose.rotation.to_array(),
+            translation: pose.translation.extend(0.0).to_array(),
+        }
+    }
+}
+
+/// Twin of `ClipInfo` in shaders/animation.glsl.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct ClipInfo {
+    pub first_pose: u32,
+    pub frame_count: u32,
+    pub frame_rate: f32,
+    pub looping: u32,
+    /// xyz centre, w radius.
+    pub bounding_sphere: [f32; 4],
+}
+
+/// Twin of `SkeletonJoint` in shaders/animation.glsl.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct SkeletonJoint {
+    pub inverse_bind_pose: GpuJointPose,
+    /// -1 for roots.
+    pub parent: i32,
+    pub padding: [u32; 3],
+}
+
+/// Twin of `InstanceAnimation` in shaders/animation.glsl.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct InstanceAnimation {
+    pub clip: u32,
+    pub previous_clip: u32,
+    pub blend_start: f32,
+    pub phase: f32,
+    pub rate: f32,
+    pub padding: [u32; 3],
+}
+
+impl From<&Instance> for InstanceAnimation {
+    fn from(i: &Instance) -> Self {
+        InstanceAnimation {
+            clip: i.clip,
+            previous_clip: i.previous_clip,
+            blend_start: i.blend_start,
+            phase: i.phase,
+            rate: i.rate,
+            padding: [0; 3],
+        }
+    }
+}
+
+/// Twin of `CrowdComputeConstants` in shaders/crowd_compute.glsl, pushed for
+/// both cull.comp and animate.comp.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct CrowdComputeConstants {
+    pub instance_count: u32,
+    pub joint_count: u32,
+    pub clip_count: u32,
+    pub draw_command_count: u32,
+}
+
+/// Twin of crowd.vert's `DrawConstants` push constant block.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct DrawConstants {
+    pub joint_count: u32,
+    pub skinning_mode: u32,
+}
+
+impl DrawConstants {
+    /// `skinning` `None` draws the bind pose unskinned (the benchmark's ideal).
+    pub fn new(joint_count: u32, skinning: Option<SkinningMethod>) -> DrawConstants {
+        // SKINNING_LINEAR / SKINNING_DUAL_QUATERNION / SKINNING_NONE in skinning.glsl.
+        let skinning_mode = match skinning {
+            Some(SkinningMethod::Linear) => 0,
+            Some(SkinningMethod::DualQuaternion) => 1,
+            None => 2,
+        };
+        DrawConstants {
+            joint_count,
+            skinning_mode,
+        }
+    }
+}
+
+/// Stream 0: `in_position`, `in_normal` of crowd.vert.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct SurfaceVertex {
+    pub position: Vec3,
+    pub normal: Vec3,
+}
+
+/// Stream 1: `in_uv`, `in_joints0` (u16, read as uvec4), `in_weights0`
+/// (unorm8, read as vec4: the weights are already multiples of 1/255).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct SkinVertex {
+    pub uv: Vec2,
+    pub joints: [u16; 4],
+    pub weights: [u8; 4],
+}
+
+/// Stream 2: `in_joints1`, `in_weights1`, the influences 5 to 8.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct ExtraInfluences {
+    pub joints: [u16; 4],
+    pub weights: [u8; 4],
+}
+
+/// skeleton.vert's input: one end of a joint-to-parent line.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct SkeletonVertex {
+    pub bind_position: Vec3,
+    pub joint: u32,
+}

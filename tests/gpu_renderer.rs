@@ -1,0 +1,318 @@
+//! The renderer's lifetimes: every constructor frees what it made when a
+//! later step fails (a test hook fails each creation step in turn, and the
+//! validation layer, which reports every object still alive when the device
+//! is destroyed, must stay silent); the crowd's memory is what its one
+//! description says; a crowd resize rebuilds the crowd and nothing else,
+//! and a failed one keeps the old crowd drawing; a frame given input that
+//! does not match its crowd is an error, not a panic.
+
+mod common;
+
+use ash::vk;
+use md5crowd::gpu::capture::FrameCapture;
+use md5crowd::gpu::context::Validation;
+use md5crowd::gpu::crowd_resources::{crowd_bytes, Animation, CrowdShape};
+use md5crowd::gpu::frame_loop::{Destination, FrameInput, FrameSource, Posed, ViewOptions};
+use md5crowd::gpu::guard::{guard, Destroy};
+use md5crowd::gpu::renderer::{Renderer, RendererDesc};
+use md5crowd::gpu::shader_types::{
+    CrowdInstance, FrameUniforms, InstanceAnimation, SkinningTransform, SurfaceVertex,
+};
+use md5crowd::gpu::{Context, ContextDesc, GpuError};
+use md5crowd::model::Model;
+use md5crowd::skin::InfluenceLimit;
+
+fn model(limit: InfluenceLimit) -> Model {
+    let assets = common::assets();
+    let anims: Vec<_> = ["idle", "walk", "wave"]
+        .iter()
+        .map(|clip| assets.join(format!("{clip}.md5anim")))
+        .collect();
+    Model::load(&assets.join("crowdling.md5mesh"), &anims, limit).unwrap()
+}
+
+fn validated_context() -> Context {
+    Context::new(&ContextDesc {
+        validation: Validation::Required,
+        gpu_index: None,
+        window: None,
+    })
+    .unwrap()
+}
+
+fn placements(count: usize) -> Vec<CrowdInstance> {
+    (0..count)
+        .map(|i| CrowdInstance {
+            placement: glam::Vec4::new(i as f32 * 80.0, 0.0, 0.0, 0.0),
+            tint: glam::Vec4::ONE,
+        })
+        .collect()
+}
+
+fn desc(animation: Animation) -> RendererDesc {
+    RendererDesc {
+        extent: vk::Extent2D {
+            width: 32,
+            height: 24,
+        },
+        animation,
+        memory_budget: None,
+    }
+}
+
+/// Drops the context (destroying the device, when the layer reports what
+/// is still alive) and returns what validation said.
+fn validation_after(ctx: Context) -> (u32, u32) {
+    let counts = ctx.message_counts.clone();
+    drop(ctx);
+    (counts.warnings(), counts.errors())
+}
+
+/// A frame of `instances` instances posed as `animation` says.
+struct Input {
+    states: Vec<InstanceAnimation>,
+    transforms: Vec<SkinningTransform>,
+    vertices: Vec<SurfaceVertex>,
+    posed_as: Animation,
+}
+
+impl Input {
+    fn new(model: &Model, instances: usize, posed_as: Animation) -> Input {
+        let joints = model.skeleton.joint_count();
+        let identity = SkinningTransform::from(md5crowd::anim::JointPose::IDENTITY);
+        Input {
+            states: vec![InstanceAnimation::default(); instances],
+            transforms: vec![identity; instances * joints],
+            vertices: vec![
+                SurfaceVertex::default();
+                instances * CrowdShape::of(model, posed_as).vertex_count as usize
+            ],
+            posed_as,
+        }
+    }
+}
+
+impl FrameSource for Input {
+    fn frame_input(&mut self, _index: u64) -> FrameInput<'_> {
+        let posed = match self.posed_as {
+            Animation::Gpu => Posed::OnGpu,
+            Animation::BindPose => Posed::BindPose,
+            Animation::Cpu => Posed::Cpu {
+                skinning_transforms: &self.transforms,
+            },
+            Animation::CpuSkinned => Posed::CpuSkinned {
+                skinning_transforms: &self.transforms,
+                vertices: &self.vertices,
+            },
+        };
+        FrameInput {
+            uniforms: FrameUniforms::default(),
+            instances: &self.states,
+            instances_version: self.states.len() as u64,
+            posed,
+            view: ViewOptions {
+                show_skeleton: true,
+                ..ViewOptions::default()
+            },
+        }
+    }
+}
+
+/// A renderer and its first crowd, as the app builds them.
+fn build(
+    ctx: &Context,
+    model: &Model,
+    crowd: &[CrowdInstance],
+    desc: &RendererDesc,
+) -> Result<Renderer, GpuError> {
+    let mut renderer = guard(ctx, Renderer::new(ctx, model, desc)?);
+    renderer.set_crowd(ctx, crowd)?;
+    Ok(renderer.keep())
+}
+
+fn draw(ctx: &Context, renderer: &mut Renderer, input: &mut Input) -> Result<(), GpuError> {
+    let mut capture = FrameCapture::new(None);
+    renderer.draw_frame(ctx, Destination::Offscreen, None, &mut capture, input)?;
+    renderer.finish(ctx)?;
+    Ok(())
+}
+
+#[test]
+fn every_failed_creation_step_leaves_nothing_alive() {
+    if !common::vulkan_or_skip() {
+        return;
+    }
+    // Eight influences and CPU skinning: every optional buffer exists.
+    let model = model(InfluenceLimit::Eight);
+    let crowd = placements(5);
+    let desc = desc(Animation::CpuSkinned);
+    let steps = {
+        let ctx = validated_context();
+        ctx.fail_creation_step(None);
+        let renderer = build(&ctx, &model, &crowd, &desc).unwrap();
+        let steps = ctx.creation_steps();
+        renderer.destroy(&ctx);
+        assert_eq!(validation_after(ctx), (0, 0));
+        steps
+    };
+    assert!(steps > 50, "only {steps} creation steps were counted");
+    for step in 0..steps {
+        let ctx = validated_context();
+        ctx.fail_creation_step(Some(step));
+        match build(&ctx, &model, &crowd, &desc) {
+            Err(GpuError::InjectedFailure { step: failed, .. }) => assert_eq!(failed, step),
+            Err(other) => panic!("step {step}: {other}"),
+            Ok(_) => panic!("step {step} did not fail"),
+        }
+        assert_eq!(
+            validation_after(ctx),
+            (0, 0),
+            "creation step {step} of {steps} leaked (see the validation messages above)"
+        );
+    }
+    println!("{steps} creation steps each failed once, nothing leaked");
+}
+
+#[test]
+fn a_failed_crowd_resize_keeps_the_old_crowd_and_leaks_nothing() {
+    if !common::vulkan_or_skip() {
+        return;
+    }
+    let model = model(InfluenceLimit::Four);
+    let desc = desc(Animation::Gpu);
+    let steps = {
+        let ctx = validated_context();
+        let mut renderer = build(&ctx, &model, &placements(4), &desc).unwrap();
+        ctx.fail_creation_step(None);
+        renderer.set_crowd(&ctx, &placements(9)).unwrap();
+        let steps = ctx.creation_steps();
+        renderer.destroy(&ctx);
+        steps
+    };
+    assert!(steps > 5, "only {steps} creation steps in a resize");
+    for step in 0..steps {
+        let ctx = validated_context();
+        let mut renderer = build(&ctx, &model, &placements(4), &desc).unwrap();
+        ctx.fail_creation_step(Some(step));
+        let error = renderer.set_crowd(&ctx, &placements(9)).unwrap_err();
+        assert!(matches!(error, GpuError::InjectedFailure { .. }), "{error}");
+        ctx.fail_creation_step(None);
+        assert_eq!(
+            renderer.crowd().unwrap().instance_count,
+            4,
+            "the old crowd is back"
+        );
+        let mut input = Input::new(&model, 4, Animation::Gpu);
+        draw(&ctx, &mut renderer, &mut input).unwrap();
+        renderer.destroy(&ctx);
+        assert_eq!(validation_after(ctx), (0, 0), "resize step {step}");
+    }
+}
+
+#[test]
+fn the_fit_check_counts_what_the_crowd_allocates() {
+    if !common::vulkan_or_skip() {
+        return;
+    }
+    let ctx = validated_context();
+    let model = model(InfluenceLimit::Eight);
+    for animation in [
+        Animation::Gpu,
+        Animation::Cpu,
+        Animation::CpuSkinned,
+        Animation::BindPose,
+    ] {
+        for count in [1, 7, 100] {
+            let renderer = build(&ctx, &model, &placements(count), &desc(animation)).unwrap();
+            let shape = CrowdShape::of(&model, animation);
+            assert_eq!(renderer.crowd().unwrap().shape, shape);
+            assert_eq!(
+                renderer.crowd().unwrap().allocated_bytes(),
+                crowd_bytes(&shape, count as u32),
+                "{animation:?} x {count}"
+            );
+            renderer.destroy(&ctx);
+        }
+    }
+    assert_eq!(validation_after(ctx), (0, 0));
+}
+
+#[test]
+fn resizing_the_crowd_rebuilds_only_the_crowd() {
+    if !common::vulkan_or_skip() {
+        return;
+    }
+    let ctx = validated_context();
+    let model = model(InfluenceLimit::Four);
+    let mut renderer = build(&ctx, &model, &placements(3), &desc(Animation::Gpu)).unwrap();
+    let pipeline = renderer.model.crowd_draw.pipeline;
+    let textures: Vec<vk::Image> = renderer
+        .model
+        .model
+        .textures
+        .iter()
+        .map(|t| t.handle)
+        .collect();
+    let mut input = Input::new(&model, 3, Animation::Gpu);
+    draw(&ctx, &mut renderer, &mut input).unwrap();
+    for count in [12, 2, 40] {
+        renderer.set_crowd(&ctx, &placements(count)).unwrap();
+        assert_eq!(renderer.crowd().unwrap().instance_count, count as u32);
+        let mut input = Input::new(&model, count, Animation::Gpu);
+        draw(&ctx, &mut renderer, &mut input).unwrap();
+    }
+    assert_eq!(
+        renderer.model.crowd_draw.pipeline, pipeline,
+        "no pipeline rebuild"
+    );
+    let after: Vec<vk::Image> = renderer
+        .model
+        .model
+        .textures
+        .iter()
+        .map(|t| t.handle)
+        .collect();
+    assert_eq!(after, textures, "no texture re-upload");
+    renderer.destroy(&ctx);
+    assert_eq!(validation_after(ctx), (0, 0));
+}
+
+#[test]
+fn a_frame_that_does_not_match_its_crowd_is_an_error() {
+    if !common::vulkan_or_skip() {
+        return;
+    }
+    let ctx = validated_context();
+    let model = model(InfluenceLimit::Four);
+    let mut renderer = build(&ctx, &model, &placements(3), &desc(Animation::Gpu)).unwrap();
+    let mut clip_past_the_end = Input::new(&model, 3, Animation::Gpu);
+    clip_past_the_end.states[1].previous_clip = model.clips.len() as u32;
+    let wrong = [
+        Input::new(&model, 3, Animation::Cpu),
+        Input::new(&model, 3, Animation::CpuSkinned),
+        Input::new(&model, 2, Animation::Gpu),
+        clip_past_the_end,
+    ];
+    for mut input in wrong {
+        let error = draw(&ctx, &mut renderer, &mut input).unwrap_err();
+        assert!(matches!(error, GpuError::FrameMismatch(_)), "{error}");
+    }
+    // The renderer is unharmed: the right input draws.
+    draw(
+        &ctx,
+        &mut renderer,
+        &mut Input::new(&model, 3, Animation::Gpu),
+    )
+    .unwrap();
+    let mut cpu = build(&ctx, &model, &placements(3), &desc(Animation::Cpu)).unwrap();
+    let mut short = Input::new(&model, 3, Animation::Cpu);
+    short.transforms.pop();
+    assert!(matches!(
+        draw(&ctx, &mut cpu, &mut short),
+        Err(GpuError::FrameMismatch(_))
+    ));
+    draw(&ctx, &mut cpu, &mut Input::new(&model, 3, Animation::Cpu)).unwrap();
+    cpu.destroy(&ctx);
+    renderer.destroy(&ctx);
+    assert_eq!(validation_after(ctx), (0, 0));
+}
