@@ -27,6 +27,7 @@ pub mod output;
 pub mod passes;
 pub mod pipeline;
 pub mod profiler;
+mod record;
 pub mod reflect;
 pub mod renderdoc;
 pub mod renderer;
