@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use crate::md5::{self, Md5Anim, Md5Error, Md5Mesh};
 use crate::model::{skeleton_from_md5, skinned_mesh_from_md5};
-use crate::skin::InfluenceLimit;
+use crate::skin::{InfluenceLimit, SkinnedMesh};
 
 #[derive(Clone, Debug, Serialize)]
 #[serde(tag = "kind", rename_all = "lowercase")]
@@ -31,6 +31,18 @@ pub struct MeshReport {
     pub over8: usize,
     /// Largest weight that 4 influences drop.
     pub max_dropped_weight: f32,
+    /// The levels of detail `Model::load` builds, LOD 0 first, over all
+    /// meshes (see [`summed_lods`]).
+    pub lods: Vec<LodReport>,
+}
+
+/// One level of detail of a whole model.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct LodReport {
+    /// Triangles of every mesh at this level.
+    pub tris: usize,
+    /// The largest of the meshes' errors at this level, in model units.
+    pub error: f32,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -86,16 +98,22 @@ pub fn inspect_files(paths: &[PathBuf]) -> Result<Vec<FileReport>, Md5Error> {
 
 fn mesh_report(file: String, mesh: &Md5Mesh) -> MeshReport {
     let skeleton = skeleton_from_md5(mesh);
-    let truncation = |limit| {
-        mesh.meshes
-            .iter()
-            .map(|m| skinned_mesh_from_md5(m, &skeleton, limit).truncation)
-            .collect::<Vec<_>>()
-    };
-    let (four, eight) = (
-        truncation(InfluenceLimit::Four),
-        truncation(InfluenceLimit::Eight),
-    );
+    // Converted as Model::load does, with the LOD chain (its GPU ordering
+    // changes no count or error).
+    let four: Vec<SkinnedMesh> = mesh
+        .meshes
+        .iter()
+        .map(|m| {
+            let mut skinned = skinned_mesh_from_md5(m, &skeleton, InfluenceLimit::Four);
+            skinned.build_lods();
+            skinned
+        })
+        .collect();
+    let eight: Vec<_> = mesh
+        .meshes
+        .iter()
+        .map(|m| skinned_mesh_from_md5(m, &skeleton, InfluenceLimit::Eight).truncation)
+        .collect();
     let meshes: Vec<SubmeshReport> = mesh
         .meshes
         .iter()
@@ -113,14 +131,40 @@ fn mesh_report(file: String, mesh: &Md5Mesh) -> MeshReport {
         tris: meshes.iter().map(|m| m.tris).sum(),
         weights: meshes.iter().map(|m| m.weights).sum(),
         meshes,
-        max_influences: four.iter().map(|t| t.max_influences).max().unwrap_or(0),
-        over4: four.iter().map(|t| t.truncated_vertices).sum(),
+        max_influences: four
+            .iter()
+            .map(|m| m.truncation.max_influences)
+            .max()
+            .unwrap_or(0),
+        over4: four.iter().map(|m| m.truncation.truncated_vertices).sum(),
         over8: eight.iter().map(|t| t.truncated_vertices).sum(),
         max_dropped_weight: four
             .iter()
-            .map(|t| t.max_dropped_weight)
+            .map(|m| m.truncation.max_dropped_weight)
             .fold(0.0, f32::max),
+        lods: summed_lods(&four),
     }
+}
+
+/// A model's LOD chain as one: level k's triangles summed over the meshes
+/// and the largest of their errors, a mesh with fewer levels counting its
+/// coarsest for the missing ones (as a renderer drawing the whole model at
+/// level k does). Always LOD 0, 0 triangles when there is no mesh.
+pub fn summed_lods(meshes: &[SkinnedMesh]) -> Vec<LodReport> {
+    let levels = meshes.iter().map(|m| m.lods.len()).max().unwrap_or(1);
+    (0..levels)
+        .map(|k| {
+            let at_k = || {
+                meshes
+                    .iter()
+                    .filter_map(|m| m.lods.get(k).or(m.lods.last()))
+            };
+            LodReport {
+                tris: at_k().map(|l| l.triangle_count()).sum(),
+                error: at_k().map(|l| l.error).fold(0.0, f32::max),
+            }
+        })
+        .collect()
 }
 
 fn anim_report(file: String, anim: &Md5Anim, name_mismatches: Option<Vec<String>>) -> AnimReport {
@@ -133,6 +177,19 @@ fn anim_report(file: String, anim: &Md5Anim, name_mismatches: Option<Vec<String>
         animated_components: anim.num_animated_components,
         name_mismatches,
     }
+}
+
+/// `5920 tris, 2970 (err 0.19), ..., 52 (err 15.35)`; error in model units.
+fn lod_chain_text(lods: &[LodReport]) -> String {
+    let mut text = String::new();
+    for (k, lod) in lods.iter().enumerate() {
+        if k == 0 {
+            write!(text, "{} tris", lod.tris).unwrap();
+        } else {
+            write!(text, ", {} (err {:.2})", lod.tris, lod.error).unwrap();
+        }
+    }
+    text
 }
 
 pub fn to_json(reports: &[FileReport]) -> String {
@@ -166,6 +223,7 @@ pub fn to_text(reports: &[FileReport]) -> String {
                     m.max_influences, m.over4, m.over8, m.max_dropped_weight
                 )
                 .unwrap();
+                writeln!(out, "  LODs: {}", lod_chain_text(&m.lods)).unwrap();
             }
             FileReport::Anim(a) => {
                 writeln!(out, "{} (md5anim)", a.file).unwrap();

@@ -192,3 +192,64 @@ fn every_shipped_file_passes_inspect() {
         assert_eq!(anim["name_mismatches"].as_array().map(Vec::len), Some(0));
     }
 }
+
+#[test]
+fn json_lods_of_a_one_triangle_mesh_are_lod_0_alone() {
+    // Too small for a coarser level; the empty mesh adds its one empty level.
+    let mesh = fixture("tiny.md5mesh", MESH);
+    let out = inspect(&["--json".as_ref(), mesh.as_os_str()]);
+    assert!(out.status.success());
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        json[0]["lods"],
+        serde_json::json!([{ "tris": 1, "error": 0.0 }])
+    );
+}
+
+fn shipped_character_json() -> serde_json::Value {
+    let mesh = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("assets/crowdling.md5mesh");
+    let out = inspect(&["--json".as_ref(), mesh.as_os_str()]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    json[0].clone()
+}
+
+#[test]
+fn json_lods_of_the_shipped_character_shrink_to_a_few_dozen_triangles() {
+    let mesh = shipped_character_json();
+    let lods = mesh["lods"].as_array().expect("lods is an array");
+    assert!((2..=8).contains(&lods.len()), "{lods:?}");
+    for lod in lods {
+        let keys: Vec<&String> = lod.as_object().unwrap().keys().collect();
+        assert_eq!(keys, ["error", "tris"], "{lod}");
+        assert!(lod["tris"].is_u64() && lod["error"].is_f64(), "{lod}");
+    }
+    let tris: Vec<u64> = lods.iter().map(|l| l["tris"].as_u64().unwrap()).collect();
+    let errors: Vec<f64> = lods.iter().map(|l| l["error"].as_f64().unwrap()).collect();
+    assert_eq!(tris[0], mesh["tris"].as_u64().unwrap(), "LOD 0 is the mesh");
+    assert_eq!(errors[0], 0.0);
+    assert!(tris.windows(2).all(|w| w[1] < w[0]), "{tris:?}");
+    assert!(errors.windows(2).all(|w| w[1] >= w[0]), "{errors:?}");
+    let last = *tris.last().unwrap();
+    assert!(last * 10 <= tris[0] && last <= 96, "{tris:?}");
+}
+
+#[test]
+fn text_report_shows_the_lod_chain() {
+    let mesh = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("assets/crowdling.md5mesh");
+    let out = inspect(&[mesh.as_os_str()]);
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    let line = text
+        .lines()
+        .find(|l| l.trim_start().starts_with("LODs: "))
+        .unwrap_or_else(|| panic!("no LODs line in {text}"));
+    assert!(line.contains("LODs: 5920 tris, "), "{line}");
+    let json = shipped_character_json();
+    let levels = json["lods"].as_array().unwrap().len();
+    assert_eq!(line.matches("(err ").count(), levels - 1, "{line}");
+}

@@ -7,7 +7,8 @@ use glam::{Vec2, Vec3};
 use crate::anim::{Clip, JointPose, Skeleton};
 use crate::md5::{self, quat_from_xyz, Md5Anim, Md5Mesh};
 use crate::skin::{
-    select_influences, smooth_normals, tangents, InfluenceLimit, SkinnedMesh, TruncationReport,
+    select_influences, smooth_normals, tangents, InfluenceLimit, LodLevel, SkinnedMesh,
+    TruncationReport,
 };
 
 /// Joint indices are 16-bit vertex attributes on the GPU, so callers
@@ -75,6 +76,8 @@ pub fn clip_from_md5(name: &str, anim: &Md5Anim) -> Clip {
 
 /// The parser guarantees what is indexed here: weight ranges inside the
 /// mesh, joints inside the skeleton, triangle corners inside the vertices.
+/// Vertices and triangles keep the file's order, and `lods` holds LOD 0
+/// only: `Model::load` adds the chain and the GPU order.
 pub fn skinned_mesh_from_md5(
     mesh: &md5::Mesh,
     skeleton: &Skeleton,
@@ -117,6 +120,10 @@ pub fn skinned_mesh_from_md5(
         uvs,
         joints,
         weights,
+        lods: vec![LodLevel {
+            indices: indices.clone(),
+            error: 0.0,
+        }],
         indices,
         limit,
         truncation,

@@ -26,7 +26,9 @@ pub struct Model {
 impl Model {
     /// Loads a mesh and the clips that animate it. Anims whose joint names
     /// differ from the mesh's (same count and parents) bind by index with a
-    /// warning, as real exporters rename joints.
+    /// warning, as real exporters rename joints. Each mesh gets its LOD chain
+    /// and is then ordered for the GPU (`SkinnedMesh::build_lods`,
+    /// `optimize_for_gpu`): vertex order differs from the file's.
     pub fn load(
         mesh_path: &Path,
         anim_paths: &[PathBuf],
@@ -58,7 +60,12 @@ impl Model {
         let meshes = mesh
             .meshes
             .iter()
-            .map(|m| skinned_mesh_from_md5(m, &skeleton, limit))
+            .map(|m| {
+                let mut mesh = skinned_mesh_from_md5(m, &skeleton, limit);
+                mesh.build_lods();
+                mesh.optimize_for_gpu();
+                mesh
+            })
             .collect();
         Ok(Model {
             mesh_path: mesh_path.to_owned(),

@@ -4,12 +4,15 @@
 //!
 //! Nothing here reads files: `crate::model` converts md5 meshes, using the
 //! plain-data steps exported here (`select_influences`, `smooth_normals`,
-//! `tangents`).
+//! `tangents`), and the LOD chain and GPU order added at load (`lod_chain`,
+//! `LodLevel`, `SkinnedMesh::build_lods`, `SkinnedMesh::optimize_for_gpu`).
 
 mod cpu_skinning;
 mod influences;
+mod lod;
 mod skinned_mesh;
 
 pub use cpu_skinning::{skin_vertices, SkinningMethod};
 pub use influences::{select_influences, InfluenceLimit, TruncationReport, MAX_INFLUENCES};
+pub use lod::{coarsest_target, level_ratio, lod_chain, LodLevel, MAX_LODS};
 pub use skinned_mesh::{smooth_normals, tangents, SkinnedMesh};

@@ -3,6 +3,7 @@ use std::collections::HashMap;
 use glam::{Vec2, Vec3, Vec4};
 
 use super::influences::{InfluenceLimit, TruncationReport, MAX_INFLUENCES};
+use super::lod::LodLevel;
 
 /// One mesh ready for skinning: bind-pose (model space) vertex data plus the
 /// joints that move each vertex. This is what the GPU vertex buffers hold.
@@ -20,8 +21,14 @@ pub struct SkinnedMesh {
     pub joints: Vec<[u16; MAX_INFLUENCES]>,
     /// Multiples of 1/255 summing to 1 (see `select_influences`).
     pub weights: Vec<[f32; MAX_INFLUENCES]>,
-    /// Three per triangle, in md5 order: clockwise seen from outside.
+    /// Three per triangle, clockwise seen from outside as in md5; in the
+    /// file's order from the plain conversion, in vertex cache order after
+    /// `optimize_for_gpu` (as `Model::load` gives it).
     pub indices: Vec<u32>,
+    /// Levels of detail, finest first, all indexing the vertices above:
+    /// `lods[0].indices == indices` (see `skin::lod`). The plain conversion
+    /// gives this one level; `Model::load` builds the chain.
+    pub lods: Vec<LodLevel>,
     pub limit: InfluenceLimit,
     pub truncation: TruncationReport,
 }
@@ -39,6 +46,7 @@ impl SkinnedMesh {
             joints: Vec::new(),
             weights: Vec::new(),
             indices: Vec::new(),
+            lods: vec![LodLevel::default()],
             limit,
             truncation: TruncationReport::default(),
         }
