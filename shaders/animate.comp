@@ -23,8 +23,7 @@ layout(set = 0, binding = 5) readonly buffer Skeleton {
 // cull.comp's compacted list of the instances that passed, in no particular
 // order. Draws are instanced over it: gl_InstanceIndex is a slot here.
 layout(set = 0, binding = 6) readonly buffer VisibleInstances {
-    uint visible_count;
-    uint visible_instances[];
+    VISIBLE_INSTANCES_BLOCK
 };
 // [instance * joint_count + joint]. Holds model-space poses after the first
 // loop, skinning transforms after the second: parents are read back from it.
@@ -42,11 +41,25 @@ JointPose stored_pose(uint index) {
 }
 
 void main() {
+    // The n-th instance this phase appended, counting through the levels'
+    // regions (the late phase's follow the early phase's in each region).
+    bool late = constants.phase == PHASE_LATE;
     uint slot = gl_GlobalInvocationID.x;
-    if (slot >= visible_count) {
+    uint lod = 0u;
+    while (lod < constants.lod_count) {
+        uint before = late ? early_counts[lod] : 0u;
+        uint appended = lod_counts[lod] - before;
+        if (slot < appended) {
+            slot += before;
+            break;
+        }
+        slot -= appended;
+        ++lod;
+    }
+    if (lod == constants.lod_count) {
         return;
     }
-    uint instance = visible_instances[slot];
+    uint instance = visible_instances[lod * constants.instance_count + slot];
     uint first = instance * constants.joint_count;
     if (constants.clip_count == 0u) {
         for (uint joint = 0u; joint < constants.joint_count; ++joint) {

@@ -19,6 +19,8 @@ struct ClipInfo {
     float frame_rate;
     uint looping;
     vec4 bounding_sphere;  // xyz centre, w radius: around the union of the frame bounds
+    vec4 bounds_min;       // xyz: the union of the frame bounds as a box, model space
+    vec4 bounds_max;
 };
 
 // Twin of Rust's gpu::animation_data::SkeletonJoint.

@@ -28,17 +28,25 @@ layout(set = 0, binding = 1) readonly buffer Instances {
 layout(set = 0, binding = 2) uniform Frame {
     FrameUniforms frame;
 };
-// cull.comp's compacted list of the instances that passed, in no particular
-// order. Draws are instanced over it: gl_InstanceIndex is a slot here.
+// cull.comp's compacted lists of the instances that passed, one region per
+// level of detail (see crowd_compute.glsl). Draws are instanced over a
+// region: gl_InstanceIndex (which counts from firstInstance) is a slot here.
 layout(set = 0, binding = 3) readonly buffer VisibleInstances {
-    uint visible_count;
-    uint visible_instances[];
+    VISIBLE_INSTANCES_BLOCK
 };
 
+// Twin of Rust's gpu::shader_types::DrawConstants.
 layout(push_constant) uniform DrawConstants {
     uint joint_count;
-    uint skinning_mode; // SKINNING_LINEAR or SKINNING_DUAL_QUATERNION
+    uint skinning_mode;  // SKINNING_LINEAR, SKINNING_DUAL_QUATERNION or SKINNING_NONE
+    uint instance_count; // the stride of the visible lists' regions: level = slot / count
+    uint show_lod;       // 1: tint each instance by its level of detail
 } draw;
+
+// --show-lod: level 0 white, then warm to cold as detail drops.
+const vec3 LOD_TINTS[MAX_LODS] = vec3[MAX_LODS](
+    vec3(1.0, 1.0, 1.0), vec3(1.0, 0.85, 0.2), vec3(1.0, 0.45, 0.1), vec3(0.9, 0.15, 0.15),
+    vec3(0.7, 0.2, 0.8), vec3(0.3, 0.35, 1.0), vec3(0.1, 0.8, 0.9), vec3(0.2, 0.9, 0.3));
 
 layout(location = 0) out vec3 out_normal; // world space
 layout(location = 1) out vec2 out_uv;
@@ -75,5 +83,6 @@ void main() {
     gl_Position = frame.view_projection * vec4(place_instance(placed, skinned.position), 1.0);
     out_normal = rotate_yaw(placed.placement.w, skinned.normal);
     out_uv = in_uv;
-    out_tint = placed.tint.rgb;
+    uint lod = min(uint(gl_InstanceIndex) / max(draw.instance_count, 1u), MAX_LODS - 1u);
+    out_tint = draw.show_lod != 0u ? LOD_TINTS[lod] : placed.tint.rgb;
 }

@@ -11,12 +11,21 @@ layout(set = 0, binding = 0) uniform Frame {
     FrameUniforms frame;
 };
 
-// Twin of Rust's gpu::passes::cull::CrowdComputeConstants.
+// Twin of Rust's gpu::shader_types::CrowdComputeConstants.
 layout(push_constant) uniform CrowdComputeConstants {
     uint instance_count;
     uint joint_count;
     uint clip_count;          // 0: the model has no clips and stands in its bind pose
-    uint draw_command_count;  // indirect commands whose instanceCount culling fills
+    uint lod_count;           // levels of detail of the model, 1 to MAX_LODS
+    uint mesh_count;          // md5 meshes drawn: one indirect draw per mesh and level
+    uint phase;               // PHASE_*: which part of the frame's culling this is
 } constants;
+
+// Without occlusion culling one phase culls and draws everything; with it,
+// the early phase draws what was visible last frame and the late phase,
+// after the depth pyramid, tests everything and draws what newly passed.
+const uint PHASE_ALL = 0u;
+const uint PHASE_EARLY = 1u;
+const uint PHASE_LATE = 2u;
 
 #endif

@@ -1,10 +1,14 @@
 #version 450
-// Frustum culling, one invocation per instance: keeps the instances whose
-// bounding sphere is not entirely outside a frustum plane, appends their ids
-// to the visible list and counts them into every indirect draw command.
-// CPU reference: src/crowd/cull.rs.
+// Culling and level-of-detail choice, one invocation per instance: keeps
+// the instances whose bounding sphere is not entirely outside a frustum
+// plane (and, in the late phase of occlusion culling, not hidden behind the
+// depth pyramid), picks the coarsest level whose error projects to at most
+// lod_params.y pixels, and appends the instance to that level's visible
+// list: one atomic per visible instance. draws.comp turns the counts into
+// indirect draws. CPU references: src/crowd/cull.rs, src/crowd/occlusion.rs.
 
 #include "crowd_compute.glsl"
+#include "pyramid.glsl"
 
 layout(local_size_x = 64) in;
 
@@ -17,17 +21,17 @@ layout(set = 0, binding = 2) readonly buffer InstanceAnimations {
 layout(set = 0, binding = 3) readonly buffer Clips {
     ClipInfo clips[];
 };
-// cull.comp's compacted list of the instances that passed, in no particular
-// order. Draws are instanced over it: gl_InstanceIndex is a slot here.
 layout(set = 0, binding = 6) buffer VisibleInstances {
-    uint visible_count;
-    uint visible_instances[];
+    VISIBLE_INSTANCES_BLOCK
 };
-// VkDrawIndexedIndirectCommand (5 words) per mesh, then the skeleton
-// overlay's VkDrawIndirectCommand (4 words, padded to 5): instanceCount is
-// word 1 of each.
-layout(set = 0, binding = 7) buffer DrawCommands {
-    uint draw_words[];
+
+// Per instance, 1 when it was visible at the end of the last frame: the
+// early phase draws those, the late phase rewrites them.
+layout(set = 0, binding = 9) buffer Visibility {
+    uint visible_last_frame[];
+};
+layout(set = 1, binding = 1) readonly buffer DepthPyramid {
+    PYRAMID_BLOCK
 };
 
 // cull::BoundingSphere::union.
@@ -42,6 +46,76 @@ vec4 sphere_union(vec4 a, vec4 b) {
     }
     float radius = (distance + a.w + b.w) * 0.5;
     return vec4(a.xyz + offset * ((radius - a.w) / distance), radius);
+}
+
+// cull::select_lod: the coarsest level whose error, seen at the sphere's
+// nearest point, stays within the threshold. A sphere reaching the near
+// plane gets level 0.
+uint select_lod(vec3 centre, float radius) {
+    float w = dot(vec4(centre, 1.0), vec4(frame.view_projection[0].w, frame.view_projection[1].w,
+                                          frame.view_projection[2].w, frame.view_projection[3].w));
+    float nearest = w - radius;
+    if (nearest <= frame.lod_params.z) {
+        return 0u;
+    }
+    uint lod = 0u;
+    for (uint level = 1u; level < constants.lod_count; ++level) {
+        float error = frame.lod_errors[level / 4u][level % 4u];
+        if (error * frame.lod_params.x > frame.lod_params.y * nearest) {
+            break;
+        }
+        lod = level;
+    }
+    return lod;
+}
+
+// occlusion::DepthPyramid::is_occluded: even the box's nearest corner is
+// farther than the farthest depth drawn in the screen rectangle its corners
+// span. A box reaching the near plane is never occluded.
+bool occluded(vec3 bounds_min, vec3 bounds_max, CrowdInstance placed) {
+    float near = frame.lod_params.z;
+    vec2 low = vec2(3.0e38);
+    vec2 high = vec2(-3.0e38);
+    float nearest_w = 3.0e38;
+    for (uint i = 0u; i < 8u; ++i) {
+        vec3 corner = vec3((i & 1u) != 0u ? bounds_max.x : bounds_min.x,
+                           (i & 2u) != 0u ? bounds_max.y : bounds_min.y,
+                           (i & 4u) != 0u ? bounds_max.z : bounds_min.z);
+        vec4 clip = frame.view_projection * vec4(place_instance(placed, corner), 1.0);
+        if (clip.w <= near) {
+            return false;
+        }
+        low = min(low, clip.xy / clip.w);
+        high = max(high, clip.xy / clip.w);
+        nearest_w = min(nearest_w, clip.w);
+    }
+    vec2 size = frame.viewport_size;
+    low = max((low * 0.5 + 0.5) * size, vec2(0.0));
+    high = min((high * 0.5 + 0.5) * size, size);
+    // Its sphere met the frustum, but the box is off screen.
+    if (high.x <= low.x || high.y <= low.y) {
+        return true;
+    }
+    float extent = max(max(high.x - low.x, high.y - low.y), 1.0);
+    int last_level = 0;
+    while (last_level + 1 < int(MAX_PYRAMID_LEVELS) && pyramid_levels[last_level + 1].x != 0u) {
+        ++last_level;
+    }
+    // At most about 8 x 8 texels to read.
+    int level = clamp(int(ceil(log2(extent))) - 3, 0, last_level);
+    uvec4 this_level = pyramid_levels[level];
+    uint shift = uint(level) + 1u;
+    uvec2 last_texel = this_level.xy - 1u;
+    uvec2 first = min(uvec2(low) >> shift, last_texel);
+    uvec2 last = min(uvec2(high) >> shift, last_texel);
+    float farthest = 1.0;
+    for (uint y = first.y; y <= last.y; ++y) {
+        for (uint x = first.x; x <= last.x; ++x) {
+            farthest = min(farthest, pyramid_texel(level, ivec2(x, y)));
+        }
+    }
+    // The depth of the box's nearest corner (reverse Z: near / w).
+    return near / nearest_w < farthest;
 }
 
 void main() {
@@ -61,12 +135,32 @@ void main() {
     for (uint i = 0u; i < 6u; ++i) {
         vec4 plane = frame.frustum_planes[i];
         if (dot(plane.xyz, centre) + plane.w < -sphere.w) {
+            if (constants.phase != PHASE_EARLY) {
+                visible_last_frame[instance] = 0u;
+            }
             return;
         }
     }
-    uint slot = atomicAdd(visible_count, 1u);
-    visible_instances[slot] = instance;
-    for (uint command = 0u; command < constants.draw_command_count; ++command) {
-        atomicAdd(draw_words[command * 5u + 1u], 1u);
+    bool drawn_early = visible_last_frame[instance] != 0u;
+    bool draw = true;
+    if (constants.phase == PHASE_EARLY) {
+        draw = drawn_early;
+    } else if (constants.phase == PHASE_LATE) {
+        vec3 bounds_min = clips[animation.clip].bounds_min.xyz;
+        vec3 bounds_max = clips[animation.clip].bounds_max.xyz;
+        if (animation.previous_clip != animation.clip) {
+            bounds_min = min(bounds_min, clips[animation.previous_clip].bounds_min.xyz);
+            bounds_max = max(bounds_max, clips[animation.previous_clip].bounds_max.xyz);
+        }
+        bool visible = !occluded(bounds_min, bounds_max, placed);
+        visible_last_frame[instance] = visible ? 1u : 0u;
+        draw = visible && !drawn_early;
+    } else {
+        visible_last_frame[instance] = 1u;
+    }
+    if (draw) {
+        uint lod = select_lod(centre, sphere.w);
+        uint slot = atomicAdd(lod_counts[lod], 1u);
+        visible_instances[lod * constants.instance_count + slot] = instance;
     }
 }

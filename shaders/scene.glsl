@@ -2,7 +2,19 @@
 #ifndef SCENE_GLSL
 #define SCENE_GLSL
 
-// Twin of Rust's gpu::renderer::FrameUniforms.
+// Levels of detail a model may have (the visible lists hold one region each).
+const uint MAX_LODS = 8u;
+
+// The visible lists (cull.comp's output): the count of each level, the
+// counts the early phase of occlusion culling left, then one region of
+// instance_count slots per level (level l's at l * instance_count), so an
+// indirect draw of level l starts at firstInstance = l * instance_count.
+#define VISIBLE_INSTANCES_BLOCK     \
+    uint lod_counts[MAX_LODS];      \
+    uint early_counts[MAX_LODS];    \
+    uint visible_instances[];
+
+// Twin of Rust's gpu::shader_types::FrameUniforms.
 struct FrameUniforms {
     mat4 view_projection;  // world (Z up) to Vulkan clip space, reverse Z
     vec4 light_direction;  // xyz: unit vector towards the light
@@ -11,12 +23,19 @@ struct FrameUniforms {
     // The view frustum as six planes (xyz: inward unit normal, w: distance),
     // extracted on the CPU from view_projection for cull.comp.
     vec4 frustum_planes[6];
+    // The model-wide error of each level of detail, in model units: level l
+    // is lod_errors[l / 4][l % 4]. Level 0's is 0.
+    vec4 lod_errors[2];
+    // x: pixels per model unit at clip w = 1 (P[1][1] * height / 2); y: the
+    // projected error a level may have, in pixels (0: always level 0);
+    // z: the near plane's distance (clip w at depth 1); w: unused.
+    vec4 lod_params;
     float time;            // seconds, the clock every instance's clip runs on
     float blend_time;      // seconds a crossfade between clips lasts
-    vec2 padding;          // to the 16-byte multiple std140 rounds the block to
+    vec2 viewport_size;    // pixels: where cull.comp's screen rectangles land
 };
 
-// Twin of Rust's gpu::renderer::CrowdInstance.
+// Twin of Rust's gpu::shader_types::CrowdInstance.
 struct CrowdInstance {
     vec4 placement; // xyz: world position of the model origin; w: yaw about +Z, radians
     vec4 tint;      // rgb multiplies the diffuse texture

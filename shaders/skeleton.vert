@@ -19,11 +19,11 @@ layout(set = 0, binding = 1) readonly buffer Instances {
 layout(set = 0, binding = 2) uniform Frame {
     FrameUniforms frame;
 };
-// cull.comp's compacted list of the instances that passed, in no particular
-// order. Draws are instanced over it: gl_InstanceIndex is a slot here.
+// cull.comp's compacted lists of the instances that passed, one region per
+// level of detail (see crowd_compute.glsl). Draws are instanced over a
+// region: gl_InstanceIndex (which counts from firstInstance) is a slot here.
 layout(set = 0, binding = 3) readonly buffer VisibleInstances {
-    uint visible_count;
-    uint visible_instances[];
+    VISIBLE_INSTANCES_BLOCK
 };
 
 layout(push_constant) uniform DrawConstants {

@@ -7,7 +7,8 @@ mod common;
 use glam::{Mat4, Vec3};
 use md5crowd::anim::{JointPose, SkinningTransform};
 use md5crowd::crowd::{
-    self, spawn_crowd, BoundingSphere, CrowdLayout, Frustum, Instance, SplitMix64,
+    self, select_lod, spawn_crowd, BoundingSphere, CrowdLayout, DepthPyramid, Frustum, Instance,
+    LodParams, SplitMix64,
 };
 use md5crowd::gpu::capture::FrameCapture;
 use md5crowd::gpu::context::Validation;
@@ -21,6 +22,9 @@ use md5crowd::model::Model;
 use md5crowd::skin::InfluenceLimit;
 
 const BLEND_TIME: f32 = 0.25;
+/// The harness's image: large enough for every level of detail to show up.
+const WIDTH: u32 = 320;
+const HEIGHT: u32 = 180;
 
 fn shipped_model() -> Model {
     let assets = common::assets();
@@ -72,12 +76,15 @@ struct Harness {
     animation: Vec<InstanceAnimation>,
     /// The frame slot `render` last used.
     last_slot: usize,
+    /// Occlusion culling; off, the visible set is the frustum's.
+    occlusion: bool,
 }
 
 /// What the harness's next frame draws.
 struct Frame<'a> {
     animation: &'a [InstanceAnimation],
     uniforms: FrameUniforms,
+    occlusion: bool,
 }
 
 impl FrameSource for Frame<'_> {
@@ -89,6 +96,7 @@ impl FrameSource for Frame<'_> {
             posed: Posed::OnGpu,
             view: ViewOptions {
                 show_skeleton: true,
+                occlusion: self.occlusion,
                 ..ViewOptions::default()
             },
         }
@@ -97,6 +105,8 @@ impl FrameSource for Frame<'_> {
 
 impl Harness {
     fn new(instances: usize, time: f32) -> Harness {
+        // Validation messages go to the log: show them when a test fails.
+        let _ = env_logger::builder().is_test(true).try_init();
         let ctx = Context::new(&ContextDesc {
             validation: Validation::Required,
             gpu_index: None,
@@ -111,8 +121,8 @@ impl Harness {
             &model,
             &RendererDesc {
                 extent: ash::vk::Extent2D {
-                    width: 64,
-                    height: 36,
+                    width: WIDTH,
+                    height: HEIGHT,
                 },
                 animation: Animation::Gpu,
                 memory_budget: None,
@@ -129,6 +139,7 @@ impl Harness {
             crowd,
             animation,
             last_slot: 0,
+            occlusion: false,
         }
     }
 
@@ -145,6 +156,7 @@ impl Harness {
         let mut frame = Frame {
             animation: &self.animation,
             uniforms,
+            occlusion: self.occlusion,
         };
         renderer
             .draw_frame(
@@ -160,22 +172,25 @@ impl Harness {
         let visible = renderer.read_visible_instances(&self.ctx, slot).unwrap();
         assert_eq!(
             visible.len() as u32,
-            renderer.visible_count(slot),
+            renderer.visible_count(slot).total(),
             "readback agrees"
         );
         self.last_slot = slot;
         visible
     }
 
-    fn cpu_visible(&self, view_projection: Mat4) -> Vec<(u32, f32)> {
-        let frustum = Frustum::from_view_projection(view_projection);
+    /// Instance `id`'s bounding sphere in the world, as cull.comp builds it.
+    fn sphere(&self, id: usize) -> BoundingSphere {
         let spheres = crowd::clip_spheres(&self.model.clips);
         let fallback = BoundingSphere::around(self.model.bind_pose_bounds());
-        self.crowd
-            .iter()
-            .enumerate()
-            .map(|(id, instance)| {
-                let sphere = crowd::instance_sphere(instance, &spheres, fallback);
+        crowd::instance_sphere(&self.crowd[id], &spheres, fallback)
+    }
+
+    fn cpu_visible(&self, view_projection: Mat4) -> Vec<(u32, f32)> {
+        let frustum = Frustum::from_view_projection(view_projection);
+        (0..self.crowd.len())
+            .map(|id| {
+                let sphere = self.sphere(id);
                 // How far inside the worst plane the sphere reaches.
                 let margin = frustum
                     .planes
@@ -361,4 +376,142 @@ fn a_crowd_too_big_for_device_memory_is_refused_with_what_fits() {
     // Exactly what it says fits, fits.
     common::assert_validated(&args(&fits.to_string()));
     assert_eq!(args(&(fits + 1).to_string()).status.code(), Some(1));
+}
+
+#[test]
+fn lod_choice_matches_the_cpu_reference() {
+    if !common::vulkan_or_skip() {
+        return;
+    }
+    let time = 0.8;
+    let mut harness = Harness::new(400, time);
+    let errors = harness
+        .renderer
+        .as_ref()
+        .unwrap()
+        .model
+        .model
+        .lod_errors
+        .clone();
+    assert!(errors.len() >= 3, "the shipped character has a LOD chain");
+    let mut random = SplitMix64(99);
+    let mut levels_seen = std::collections::BTreeSet::new();
+    let mut compared = 0;
+    for camera in 0..16 {
+        let distance = 150.0 * 40f32.powf(random.unit());
+        let target = Vec3::new(
+            (random.unit() - 0.5) * 1200.0,
+            (random.unit() - 0.5) * 1200.0,
+            0.0,
+        );
+        let angle = random.unit() * std::f32::consts::TAU;
+        let eye = target + Vec3::new(angle.cos(), angle.sin(), 0.4) * distance;
+        let vp = view_projection(eye, target, 0.8);
+        harness.render(vp, time);
+        let renderer = harness.renderer.as_ref().unwrap();
+        let by_lod = renderer
+            .read_visible_by_lod(&harness.ctx, harness.last_slot)
+            .unwrap();
+        let params = LodParams::new(vp, HEIGHT, Some(1.0));
+        for (lod, ids) in by_lod.iter().enumerate() {
+            for &id in ids {
+                let sphere = harness.sphere(id as usize);
+                // Within a hair of a threshold the two float paths may
+                // round either way; everywhere else they must agree.
+                let nearest = vp.row(3).dot(sphere.centre.extend(1.0)) - sphere.radius;
+                let close_call = (nearest - params.near).abs() < 1e-3 * nearest.abs()
+                    || errors.iter().any(|e| {
+                        let (a, b) = (e * params.pixels_per_unit, params.threshold * nearest);
+                        (a - b).abs() < 1e-4 * a.abs().max(b.abs())
+                    });
+                if close_call {
+                    continue;
+                }
+                let cpu = select_lod(vp, sphere, params, &errors);
+                assert_eq!(lod as u32, cpu, "camera {camera}: instance {id}");
+                compared += 1;
+                levels_seen.insert(lod);
+            }
+        }
+    }
+    println!("{compared} instance LODs compared, levels seen: {levels_seen:?}");
+    assert!(compared > 1000, "{compared}");
+    assert!(
+        levels_seen.len() >= 3,
+        "the cameras see several levels: {levels_seen:?}"
+    );
+    harness.finish();
+}
+
+#[test]
+fn occlusion_culling_matches_the_cpu_reference() {
+    if !common::vulkan_or_skip() {
+        return;
+    }
+    let time = 0.4;
+    let mut harness = Harness::new(900, time);
+    harness.occlusion = true;
+    let clip_bounds: Vec<_> = harness
+        .model
+        .clips
+        .iter()
+        .map(|c| c.bounds_union())
+        .collect();
+    let bind_pose = harness.model.bind_pose_bounds();
+    let height = bind_pose.max.z - bind_pose.min.z;
+    let mut random = SplitMix64(5);
+    let (mut occluded, mut compared) = (0, 0);
+    for camera in 0..6 {
+        // At eye height outside the crowd, looking across it.
+        let angle = random.unit() * std::f32::consts::TAU;
+        let eye = Vec3::new(angle.cos(), angle.sin(), 0.0) * 1300.0 + Vec3::Z * height * 0.9;
+        let target = Vec3::new(
+            (random.unit() - 0.5) * 600.0,
+            (random.unit() - 0.5) * 600.0,
+            height * 0.5,
+        );
+        let vp = view_projection(eye, target, 0.7);
+        // The first frame finds everything in view visible; the second
+        // culls against it; by the third the early phase draws exactly the
+        // visible set, so the final depth is the one the pyramid was built from.
+        for _ in 0..3 {
+            harness.render(vp, time);
+        }
+        let renderer = harness.renderer.as_ref().unwrap();
+        let depth = renderer.read_depth(&harness.ctx).unwrap();
+        let gpu = renderer.read_depth_pyramid(&harness.ctx).unwrap();
+        let cpu = DepthPyramid::build(&depth, WIDTH, HEIGHT);
+        assert_eq!(gpu.levels, cpu.levels);
+        assert!(
+            gpu.texels[..cpu.texels.len()] == cpu.texels[..],
+            "camera {camera}: pyramids differ"
+        );
+        let visibility = renderer.read_visibility(&harness.ctx).unwrap();
+        let near = LodParams::new(vp, HEIGHT, None).near;
+        for (id, margin) in harness.cpu_visible(vp) {
+            if margin < 1e-2 {
+                continue; // outside the frustum, or a hair from a plane
+            }
+            let instance = &harness.crowd[id as usize];
+            let corners = crowd::instance_box(instance, &clip_bounds, bind_pose);
+            let margin = gpu.occlusion_margin(vp, &corners, WIDTH, HEIGHT, near);
+            if margin.is_some_and(|m| m.abs() < 1e-6) {
+                continue; // the two float paths may round either way
+            }
+            let hidden = margin.is_some_and(|m| m > 0.0);
+            assert_eq!(
+                visibility[id as usize],
+                u32::from(!hidden),
+                "camera {camera}: instance {id} (margin {margin:?})"
+            );
+            occluded += usize::from(hidden);
+            compared += 1;
+        }
+    }
+    println!("{compared} instances compared, {occluded} occluded");
+    assert!(
+        occluded > 100,
+        "the cameras see crowds hiding each other: {occluded}"
+    );
+    harness.finish();
 }

@@ -10,9 +10,9 @@ use std::time::Instant;
 use ash::vk;
 use serde::Serialize;
 
-use super::camera::OrbitCamera;
 use super::crowd_state::CrowdSpec;
 use super::headless::FIXED_STEP;
+use super::render_args::{Switch, View};
 use super::scene::Scene;
 use super::AppError;
 use crate::gpu::capture::FrameCapture;
@@ -53,10 +53,32 @@ pub struct BenchArgs {
     pub gpu: Option<usize>,
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// Who animates, comma-separated: gpu (animate.comp), cpu (the CPU
+    /// reference, uploaded), static (bind pose, unskinned: the ideal).
+    #[arg(
+        long,
+        value_enum,
+        value_delimiter = ',',
+        default_value = "gpu,cpu,static"
+    )]
+    pub modes: Vec<Mode>,
+    /// Level of detail, comma-separated: on, off or both.
+    #[arg(long, value_enum, value_delimiter = ',', default_value = "on")]
+    pub lod: Vec<Switch>,
+    /// Occlusion culling, comma-separated: on, off or both.
+    #[arg(long, value_enum, value_delimiter = ',', default_value = "on")]
+    pub occlusion: Vec<Switch>,
+    /// Scales the error, in pixels, a level of detail may show.
+    #[arg(long, value_name = "FACTOR", default_value_t = 1.0, value_parser = super::render_args::positive)]
+    pub lod_bias: f32,
+    /// Camera, comma-separated: overview (framing the crowd from above),
+    /// street (eye height at its front edge, looking across it).
+    #[arg(long, value_enum, value_delimiter = ',', default_value = "overview")]
+    pub view: Vec<View>,
 }
 
-/// What is measured per crowd size and mode.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+/// Who animates the crowd in a run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
 pub enum Mode {
     /// animate.comp poses the visible instances.
@@ -68,8 +90,6 @@ pub enum Mode {
 }
 
 impl Mode {
-    const ALL: [Mode; 3] = [Mode::Gpu, Mode::Cpu, Mode::Static];
-
     fn animation(self) -> Animation {
         match self {
             Mode::Gpu => Animation::Gpu,
@@ -91,6 +111,9 @@ impl Mode {
 pub struct Run {
     pub instances: u32,
     pub mode: Mode,
+    pub lod: Switch,
+    pub occlusion: Switch,
+    pub view: View,
     /// Median CPU time per frame spent animating (CPU mode), recording and
     /// submitting: not waiting for the GPU.
     pub cpu_ms: f64,
@@ -100,7 +123,20 @@ pub struct Run {
     /// has no timestamps.
     pub gpu_ms: BTreeMap<&'static str, f64>,
     pub visible: u32,
+    /// Median triangles drawn per frame, after culling and level of detail.
+    pub triangles: f64,
+    /// Visible instances times the full mesh's vertices, per second.
     pub vertices_per_s: f64,
+}
+
+/// One combination of the options a run measures.
+#[derive(Clone, Copy, Debug)]
+struct Case {
+    instances: u32,
+    mode: Mode,
+    lod: Switch,
+    occlusion: Switch,
+    view: View,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -126,24 +162,23 @@ pub fn run(args: &BenchArgs, model: &Model) -> Result<Report, AppError> {
     log::info!("GPU: {}", ctx.device_name);
     let mut runs = Vec::new();
     for &instances in &args.instances {
-        for mode in Mode::ALL {
-            let run = measure(&ctx, args, model, instances, mode, &mut capture)?;
-            let passes: Vec<String> = run
-                .gpu_ms
-                .iter()
-                .map(|(p, ms)| format!("{p} {ms:.3}"))
-                .collect();
-            log::info!(
-                "{:>6} instances, {:<6}: cpu {:7.3} ms, frame {:8.3} ms, gpu [{}] ms, {} visible, {:.3e} vertices/s",
-                run.instances,
-                mode.name(),
-                run.cpu_ms,
-                run.frame_ms,
-                passes.join(", "),
-                run.visible,
-                run.vertices_per_s
-            );
-            runs.push(run);
+        for &view in &args.view {
+            for &lod in &args.lod {
+                for &occlusion in &args.occlusion {
+                    for &mode in &args.modes {
+                        let case = Case {
+                            instances,
+                            mode,
+                            lod,
+                            occlusion,
+                            view,
+                        };
+                        let run = measure(&ctx, args, model, case, &mut capture)?;
+                        log_run(&run);
+                        runs.push(run);
+                    }
+                }
+            }
         }
     }
     ctx.wait_idle()?;
@@ -156,14 +191,41 @@ pub fn run(args: &BenchArgs, model: &Model) -> Result<Report, AppError> {
     })
 }
 
+fn log_run(run: &Run) {
+    let passes: Vec<String> = run
+        .gpu_ms
+        .iter()
+        .map(|(p, ms)| format!("{p} {ms:.3}"))
+        .collect();
+    log::info!(
+        "{:>6} instances, {:<6} LOD {:<3} occlusion {:<3} {:<8}: cpu {:7.3} ms, frame {:8.3} ms, gpu [{}] ms, {} visible, {:.0} triangles",
+        run.instances,
+        run.mode.name(),
+        if run.lod == Switch::On { "on" } else { "off" },
+        if run.occlusion == Switch::On { "on" } else { "off" },
+        if run.view == View::Street { "street" } else { "overview" },
+        run.cpu_ms,
+        run.frame_ms,
+        passes.join(", "),
+        run.visible,
+        run.triangles
+    );
+}
+
 fn measure(
     ctx: &Context,
     args: &BenchArgs,
     model: &Model,
-    instances: u32,
-    mode: Mode,
+    case: Case,
     capture: &mut FrameCapture,
 ) -> Result<Run, AppError> {
+    let Case {
+        instances,
+        mode,
+        lod,
+        occlusion,
+        view,
+    } = case;
     let extent = vk::Extent2D {
         width: args.width,
         height: args.height,
@@ -181,9 +243,13 @@ fn measure(
     let aspect = args.width as f32 / args.height as f32;
     let mut scene = Scene {
         model,
-        camera: OrbitCamera::framing(crowd.outline(), aspect, instances > 1),
+        camera: view.camera(&crowd, aspect),
         crowd,
-        view: ViewOptions::default(),
+        view: ViewOptions {
+            lod_threshold: (lod == Switch::On).then_some(args.lod_bias),
+            occlusion: occlusion == Switch::On,
+            ..ViewOptions::default()
+        },
         aspect,
         time: 0.0,
     };
@@ -191,6 +257,7 @@ fn measure(
     let mut cpu_ms = Vec::with_capacity(args.frames as usize);
     let mut frame_ms = Vec::with_capacity(args.frames as usize);
     let mut visible = 0;
+    let mut triangles = Vec::with_capacity(args.frames as usize);
     let mut gpu_ms: BTreeMap<&'static str, Vec<f64>> = BTreeMap::new();
     let mut last_done: Option<Instant> = None;
     for index in 0..WARMUP_FRAMES + args.frames {
@@ -200,7 +267,10 @@ fn measure(
         let done = Instant::now();
         let timed = index >= WARMUP_FRAMES;
         if timed && index >= WARMUP_FRAMES + FRAMES_IN_FLIGHT as u32 {
-            visible = report.visible.unwrap_or(visible);
+            if let Some(counts) = report.visible {
+                visible = counts.total();
+                triangles.push(counts.triangles(&renderer.model.model.lod_triangles) as f64);
+            }
             let finished = report.finished.into_iter();
             for measured in finished {
                 cpu_ms.push(measured.cpu.as_secs_f64() * 1e3);
@@ -223,6 +293,9 @@ fn measure(
     Ok(Run {
         instances,
         mode,
+        lod,
+        occlusion,
+        view,
         cpu_ms: median(&mut cpu_ms),
         frame_ms,
         gpu_ms: gpu_ms
@@ -230,6 +303,7 @@ fn measure(
             .map(|(pass, mut ms)| (pass, median(&mut ms)))
             .collect(),
         visible,
+        triangles: median(&mut triangles),
         vertices_per_s: f64::from(visible) * vertices as f64 / (frame_ms / 1e3),
     })
 }
@@ -240,7 +314,7 @@ fn median(samples: &mut [f64]) -> f64 {
     }
     samples.sort_by(f64::total_cmp);
     let middle = samples.len() / 2;
-    if samples.len() % 2 == 0 {
+    if samples.len().is_multiple_of(2) {
         (samples[middle - 1] + samples[middle]) / 2.0
     } else {
         samples[middle]
@@ -249,10 +323,10 @@ fn median(samples: &mut [f64]) -> f64 {
 
 /// Frame time (log scale) against crowd size (log scale), one line per mode.
 pub fn svg_plot(report: &Report) -> String {
-    const W: f64 = 640.0;
+    const W: f64 = 700.0;
     const H: f64 = 400.0;
     const LEFT: f64 = 70.0;
-    const RIGHT: f64 = 130.0;
+    const RIGHT: f64 = 190.0;
     const TOP: f64 = 30.0;
     const BOTTOM: f64 = 50.0;
     let (xs, ys): (Vec<f64>, Vec<f64>) = report
@@ -307,15 +381,23 @@ pub fn svg_plot(report: &Report) -> String {
         (px(x0) + px(x1)) / 2.0,
         H - 12.0
     );
-    for (i, (mode, colour)) in Mode::ALL
-        .iter()
-        .zip(["#d62728", "#1f77b4", "#2ca02c"])
-        .enumerate()
-    {
+    // One line per combination of mode, level of detail and view.
+    let mut lines: Vec<(Mode, Switch, Switch, View)> = Vec::new();
+    for run in &report.runs {
+        let line = (run.mode, run.lod, run.occlusion, run.view);
+        if !lines.contains(&line) {
+            lines.push(line);
+        }
+    }
+    let colours = [
+        "#d62728", "#1f77b4", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b",
+    ];
+    for (i, &(mode, lod, occlusion, view)) in lines.iter().enumerate() {
+        let colour = colours[i % colours.len()];
         let points: Vec<String> = report
             .runs
             .iter()
-            .filter(|r| r.mode == *mode)
+            .filter(|r| (r.mode, r.lod, r.occlusion, r.view) == (mode, lod, occlusion, view))
             .map(|r| {
                 format!(
                     "{:.1},{:.1}",
@@ -324,13 +406,22 @@ pub fn svg_plot(report: &Report) -> String {
                 )
             })
             .collect();
+        let mut label = mode.name().to_owned();
+        if lod == Switch::Off {
+            label += ", LOD off";
+        }
+        if occlusion == Switch::Off {
+            label += ", occl. off";
+        }
+        if view == View::Street {
+            label += ", street";
+        }
         svg += &format!(
             "<polyline fill=\"none\" stroke=\"{colour}\" stroke-width=\"2\" points=\"{}\"/>\n\
-             <text x=\"{}\" y=\"{}\" fill=\"{colour}\">{}</text>\n",
+             <text x=\"{}\" y=\"{}\" fill=\"{colour}\">{label}</text>\n",
             points.join(" "),
             W - RIGHT + 10.0,
             TOP + 20.0 + 18.0 * i as f64,
-            mode.name()
         );
     }
     svg + "</svg>\n"

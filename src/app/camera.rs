@@ -38,6 +38,36 @@ impl OrbitCamera {
         camera
     }
 
+    /// The street view: the eye at a character's eye height just in front
+    /// of the crowd (the characters face +X), looking across it at a slant
+    /// to its far side, so that the grid's rows and columns overlap and
+    /// most characters hide behind the ones in front.
+    pub fn street(points: impl IntoIterator<Item = Vec3>) -> OrbitCamera {
+        let (min, max) = points
+            .into_iter()
+            .fold((Vec3::MAX, Vec3::MIN), |(lo, hi), p| (lo.min(p), hi.max(p)));
+        if min.x > max.x {
+            return OrbitCamera::framing([], 1.0, false);
+        }
+        let height = (max.z - min.z).max(1e-2);
+        let across = max.y - min.y;
+        let eye = Vec3::new(
+            max.x + 0.5 * height,
+            min.y + 0.3 * across,
+            min.z + 0.9 * height,
+        );
+        let target = Vec3::new(min.x, max.y - 0.2 * across, min.z + 0.5 * height);
+        let offset = eye - target;
+        let distance = offset.length();
+        OrbitCamera {
+            target,
+            yaw: offset.y.atan2(offset.x),
+            pitch: (offset.z / distance).asin(),
+            distance,
+            fov_y: 40f32.to_radians(),
+        }
+    }
+
     /// Keeps the view direction and moves the eye to where `points` just
     /// fit the view (to [`FRAME_FILL`]), centred. Without points the camera
     /// stays as it is.

@@ -22,6 +22,9 @@ Window controls:
   K                     skeleton overlay
   L                     linear / dual quaternion skinning
   F                     wireframe (where the GPU supports it)
+  O                     level of detail on / off
+  T                     tint instances by their level of detail
+  C                     occlusion culling on / off
   R                     reset the camera (frame the crowd)
   F12                   capture the next frame (when run under RenderDoc)
   Esc                   quit";
@@ -40,6 +43,9 @@ pub enum Action {
     Skeleton,
     Skinning,
     Wireframe,
+    LevelOfDetail,
+    ShowLod,
+    Occlusion,
     ResetCamera,
     Capture,
 }
@@ -58,6 +64,9 @@ pub fn action_for(key: &Key) -> Option<Action> {
             "k" => Some(Action::Skeleton),
             "l" => Some(Action::Skinning),
             "f" => Some(Action::Wireframe),
+            "o" => Some(Action::LevelOfDetail),
+            "t" => Some(Action::ShowLod),
+            "c" => Some(Action::Occlusion),
             "r" => Some(Action::ResetCamera),
             digit => match digit.parse::<u32>() {
                 Ok(n @ 1..=9) => Some(Action::Clip(n - 1)),

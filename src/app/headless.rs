@@ -8,8 +8,8 @@ use std::sync::Arc;
 use ash::vk;
 use gpu_allocator::MemoryLocation;
 
-use super::camera::OrbitCamera;
 use super::crowd_state::CrowdSpec;
+use super::render_args::Switch;
 use super::scene::Scene;
 use super::{build_crowd, log_summary, validation, validation_counts, AppError, RenderArgs};
 use crate::gpu::capture::FrameCapture;
@@ -55,12 +55,15 @@ pub fn run(
     let aspect = args.width as f32 / args.height as f32;
     let mut scene = Scene {
         model,
-        camera: OrbitCamera::framing(crowd.outline(), aspect, crowd.instances.len() > 1),
+        camera: args.view.camera(&crowd, aspect),
         crowd,
         view: ViewOptions {
             skinning: args.skinning.into(),
             show_skeleton: args.skeleton,
             wireframe: args.wireframe,
+            lod_threshold: args.lod_threshold(),
+            show_lod: args.show_lod,
+            occlusion: args.occlusion == Switch::On,
         },
         aspect,
         time: 0.0,

@@ -3,6 +3,8 @@
 
 use std::path::PathBuf;
 
+use super::camera::OrbitCamera;
+use super::crowd_state::CrowdState;
 use crate::gpu::crowd_resources::Animation;
 use crate::skin::{InfluenceLimit, SkinningMethod};
 
@@ -89,6 +91,25 @@ pub struct RenderArgs {
     /// Draw triangle edges only (needs the GPU's fillModeNonSolid feature).
     #[arg(long)]
     pub wireframe: bool,
+    /// Draw each instance at the coarsest level of detail whose error
+    /// stays under a pixel (times --lod-bias); off: always the full mesh.
+    #[arg(long, value_enum, default_value_t = Switch::On)]
+    pub lod: Switch,
+    /// Scales the error, in pixels, a level of detail may show: 2 picks
+    /// coarser levels sooner, 0.5 later.
+    #[arg(long, value_name = "FACTOR", default_value_t = 1.0, value_parser = positive, allow_negative_numbers = true)]
+    pub lod_bias: f32,
+    /// Tint each instance by its level of detail (white = full mesh).
+    #[arg(long)]
+    pub show_lod: bool,
+    /// Two-phase occlusion culling against a depth pyramid: instances
+    /// hidden behind others are not drawn (the image stays the same).
+    #[arg(long, value_enum, default_value_t = Switch::On)]
+    pub occlusion: Switch,
+    /// Where the camera starts: above the crowd framing all of it, or at
+    /// eye height at its front edge looking across it.
+    #[arg(long, value_enum, default_value_t = View::Overview)]
+    pub view: View,
     /// Joint influences kept per vertex.
     #[arg(long, value_enum, default_value_t = Influences::Four)]
     pub influences: Influences,
@@ -122,6 +143,11 @@ impl RenderArgs {
         self.memory_budget_mib.map(|mib| mib << 20)
     }
 
+    /// The error a level of detail may show, in pixels; `None`: LOD off.
+    pub fn lod_threshold(&self) -> Option<f32> {
+        (self.lod == Switch::On).then_some(self.lod_bias)
+    }
+
     /// CPU skinning starts from CPU-animated poses.
     pub fn animation(&self) -> Animation {
         match (self.cpu_skinning, self.animate) {
@@ -148,6 +174,35 @@ impl From<Skinning> for SkinningMethod {
             Skinning::Dqs => SkinningMethod::DualQuaternion,
         }
     }
+}
+
+/// `--view`: where the camera starts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum View {
+    /// From above, framing the whole crowd.
+    Overview,
+    /// At eye height at the crowd's front edge, looking across it.
+    Street,
+}
+
+impl View {
+    pub fn camera(self, crowd: &CrowdState, aspect: f32) -> OrbitCamera {
+        match self {
+            View::Overview => {
+                OrbitCamera::framing(crowd.outline(), aspect, crowd.instances.len() > 1)
+            }
+            View::Street => OrbitCamera::street(crowd.outline()),
+        }
+    }
+}
+
+/// An `on` / `off` option.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Switch {
+    On,
+    Off,
 }
 
 /// `--animate`: who poses the crowd.
@@ -194,6 +249,11 @@ fn seconds(text: &str) -> Result<f32, String> {
 
 /// A finite, positive length.
 fn distance(text: &str) -> Result<f32, String> {
+    positive(text)
+}
+
+/// A finite, positive number.
+pub(super) fn positive(text: &str) -> Result<f32, String> {
     match text.parse::<f32>() {
         Ok(value) if value.is_finite() && value > 0.0 => Ok(value),
         _ => Err("expected a positive number".into()),

@@ -16,16 +16,16 @@ use winit::event::{ElementState, MouseButton, MouseScrollDelta, WindowEvent};
 use winit::event_loop::{ActiveEventLoop, ControlFlow, EventLoop};
 use winit::window::{Window, WindowId};
 
-use super::camera::OrbitCamera;
 use super::controls::{self, Action, FlyKeys};
 use super::crowd_state::{CrowdSpec, CrowdState};
 use super::headless::{save_png, screenshot_readback};
+use super::render_args::Switch;
 use super::scene::Scene;
 use super::title::{self, FrameMeter, TitleStats};
 use super::{build_crowd, log_summary, validation, validation_counts, AppError, RenderArgs};
 use crate::gpu::capture::FrameCapture;
 use crate::gpu::debug::MessageCounts;
-use crate::gpu::frame_loop::{Destination, ViewOptions};
+use crate::gpu::frame_loop::{Destination, ViewOptions, VisibleCounts};
 use crate::gpu::guard::Destroy;
 use crate::gpu::renderer::Renderer;
 use crate::gpu::resources::Buffer;
@@ -100,8 +100,8 @@ struct Live<'m> {
     fly: FlyKeys,
     exercise: Option<Exercise>,
     capture: FrameCapture,
-    /// Instances the cull pass kept in the last finished frame.
-    visible: u32,
+    /// Instances the cull pass kept in the last finished frame, per level.
+    visible: Option<VisibleCounts>,
     meter: FrameMeter,
 }
 
@@ -288,7 +288,16 @@ impl App<'_> {
                 "no wireframe: {} lacks the fillModeNonSolid feature",
                 live.ctx.device_name
             ),
-            Action::ResetCamera => live.frame_crowd(),
+            Action::LevelOfDetail => {
+                let view = &mut live.scene.view;
+                view.lod_threshold = match view.lod_threshold {
+                    Some(_) => None,
+                    None => Some(self.args.lod_bias),
+                };
+            }
+            Action::ShowLod => live.scene.view.show_lod = !live.scene.view.show_lod,
+            Action::Occlusion => live.scene.view.occlusion = !live.scene.view.occlusion,
+            Action::ResetCamera => live.frame_crowd(self.args),
             Action::Capture => live.capture.request_next_frame(),
         }
         if let (Some(live), false) = (&self.live, action == Action::Quit) {
@@ -333,12 +342,15 @@ impl<'m> Live<'m> {
         let scene = Scene {
             model,
             // Fitted again to the swapchain's aspect before the first frame.
-            camera: OrbitCamera::framing(crowd.outline(), 1.0, crowd.instances.len() > 1),
+            camera: args.view.camera(&crowd, 1.0),
             crowd,
             view: ViewOptions {
                 skinning: args.skinning.into(),
                 show_skeleton: args.skeleton,
                 wireframe: args.wireframe && ctx.wireframe,
+                lod_threshold: args.lod_threshold(),
+                show_lod: args.show_lod,
+                occlusion: args.occlusion == Switch::On,
             },
             aspect: 1.0,
             time: 0.0,
@@ -358,7 +370,7 @@ impl<'m> Live<'m> {
             fly: FlyKeys::default(),
             exercise: args.exercise_window.then(Exercise::default),
             capture,
-            visible: spec.instances,
+            visible: None,
             meter: FrameMeter::new(Instant::now()),
             ctx,
         })
@@ -371,6 +383,9 @@ impl<'m> Live<'m> {
             (self.paused, ", paused"),
             (view.show_skeleton, ", skeleton"),
             (view.wireframe, ", wireframe"),
+            (view.lod_threshold.is_none(), ", LOD off"),
+            (view.show_lod, ", LOD tint"),
+            (!view.occlusion, ", occlusion off"),
         ];
         let crowd = &self.scene.crowd;
         log::info!(
@@ -391,11 +406,9 @@ impl<'m> Live<'m> {
         extent.width as f32 / extent.height as f32
     }
 
-    /// The start view, fitted to the crowd.
-    fn frame_crowd(&mut self) {
-        let crowd = &self.scene.crowd;
-        self.scene.camera =
-            OrbitCamera::framing(crowd.outline(), self.aspect(), crowd.instances.len() > 1);
+    /// The start view (`--view`), fitted to the crowd.
+    fn frame_crowd(&mut self, args: &RenderArgs) {
+        self.scene.camera = args.view.camera(&self.scene.crowd, self.aspect());
     }
 
     /// A crowd of `count`: the renderer rebuilds only its crowd-sized
@@ -427,7 +440,7 @@ impl<'m> Live<'m> {
             return refused(error);
         }
         self.scene.crowd = crowd;
-        self.visible = count;
+        self.visible = None;
         // Same view direction, the new crowd in view.
         self.scene
             .camera
@@ -481,7 +494,7 @@ impl<'m> Live<'m> {
             }
         }
         if self.frames_drawn == 0 {
-            self.frame_crowd();
+            self.frame_crowd(args);
         }
         self.swapchain_stale = false;
         Ok(true)
@@ -518,7 +531,7 @@ impl<'m> Live<'m> {
         )?;
         self.swapchain_stale |= report.swapchain_stale;
         if let Some(visible) = report.visible {
-            self.visible = visible;
+            self.visible = Some(visible);
         }
         if let Some(measured) = &report.finished {
             if args.print_timings {
@@ -540,7 +553,7 @@ impl<'m> Live<'m> {
         };
         let crowd = &self.scene.crowd;
         let total = crowd.instances.len() as u32;
-        let visible = self.visible;
+        let visible = self.visible.unwrap_or_default();
         let clip = crowd
             .instances
             .first()
@@ -550,9 +563,9 @@ impl<'m> Live<'m> {
             fps: averages.fps,
             cpu_ms: averages.cpu_ms,
             gpu: averages.gpu,
-            visible_instances: visible,
+            visible_instances: visible.total(),
             total_instances: total,
-            triangles: u64::from(visible) * model.triangle_count() as u64,
+            triangles: visible.triangles(&self.renderer.model.model.lod_triangles),
             clip,
             skinning: title::skinning_label(self.scene.view.skinning, crowd.spec.animation),
         }));

@@ -1,7 +1,9 @@
-//! Frustum culling, CPU reference of `cull.comp`: an instance is kept when its
-//! bounding sphere is not entirely outside any of the six frustum planes.
-//! Conservative by construction: it can keep an invisible instance near a
-//! frustum corner, never drop a visible one.
+//! Frustum culling and level-of-detail choice, CPU reference of `cull.comp`:
+//! an instance is kept when its bounding sphere is not entirely outside any
+//! of the six frustum planes (conservative by construction: it can keep an
+//! invisible instance near a frustum corner, never drop a visible one), and
+//! drawn at the coarsest level whose error projects to at most a threshold
+//! of pixels at the sphere's nearest point.
 
 use glam::{Mat4, Vec3, Vec4, Vec4Swizzles};
 
@@ -47,6 +49,60 @@ impl Frustum {
             .iter()
             .all(|p| p.xyz().dot(sphere.centre) + p.w >= -sphere.radius)
     }
+}
+
+/// What turns a level's error into pixels: `FrameUniforms::lod_params`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LodParams {
+    /// Pixels one model unit covers at clip w = 1: `P[1][1] * height / 2`.
+    pub pixels_per_unit: f32,
+    /// The projected error a level may have, in pixels; 0 keeps level 0.
+    pub threshold: f32,
+    /// The near plane's distance (clip w at depth 1).
+    pub near: f32,
+}
+
+impl LodParams {
+    /// For `view_projection`, an infinite reverse-Z perspective as the
+    /// camera builds it, drawn `height` pixels high. Its row 1 is P[1][1]
+    /// times the view's unit up row, and its row 2 is (0, 0, 0, near).
+    /// `threshold`: `None` turns level of detail off.
+    pub fn new(view_projection: Mat4, height: u32, threshold: Option<f32>) -> LodParams {
+        LodParams {
+            pixels_per_unit: view_projection.row(1).xyz().length() * height as f32 / 2.0,
+            threshold: threshold.unwrap_or(0.0).max(0.0),
+            near: view_projection.row(2).w,
+        }
+    }
+
+    pub fn to_vec4(self) -> Vec4 {
+        Vec4::new(self.pixels_per_unit, self.threshold, self.near, 0.0)
+    }
+}
+
+/// The level cull.comp draws an instance whose sphere is `sphere` at:
+/// the coarsest whose error (`errors[l]`, model units, level 0's 0) seen at
+/// the sphere's nearest point projects to at most `params.threshold`
+/// pixels. A sphere reaching the near plane gets level 0.
+pub fn select_lod(
+    view_projection: Mat4,
+    sphere: BoundingSphere,
+    params: LodParams,
+    errors: &[f32],
+) -> u32 {
+    let w = view_projection.row(3).dot(sphere.centre.extend(1.0));
+    let nearest = w - sphere.radius;
+    if nearest <= params.near {
+        return 0;
+    }
+    let mut lod = 0;
+    for (level, error) in errors.iter().enumerate().skip(1) {
+        if error * params.pixels_per_unit > params.threshold * nearest {
+            break;
+        }
+        lod = level as u32;
+    }
+    lod
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -110,6 +166,28 @@ pub fn instance_sphere(
         centre: instance.position + Vec3::new(c.x * cos - c.y * sin, c.x * sin + c.y * cos, c.z),
         radius: local.radius,
     }
+}
+
+/// The corners, in the world, of the box around an instance's clip (and,
+/// while fading, the previous clip) as placed and turned: the occlusion
+/// test's bound, tighter than the sphere. `clip_bounds[c]` is clip c's
+/// box in model space; `fallback` stands for clips past them.
+pub fn instance_box(instance: &Instance, clip_bounds: &[Bounds], fallback: Bounds) -> [Vec3; 8] {
+    let bounds_of = |clip: u32| clip_bounds.get(clip as usize).copied().unwrap_or(fallback);
+    let mut local = bounds_of(instance.clip);
+    if instance.previous_clip != instance.clip {
+        local = local.union(bounds_of(instance.previous_clip));
+    }
+    let (sin, cos) = instance.yaw.sin_cos();
+    std::array::from_fn(|i| {
+        let pick = |bit: usize, low: f32, high: f32| if i & bit != 0 { high } else { low };
+        let c = Vec3::new(
+            pick(1, local.min.x, local.max.x),
+            pick(2, local.min.y, local.max.y),
+            pick(4, local.min.z, local.max.z),
+        );
+        instance.position + Vec3::new(c.x * cos - c.y * sin, c.x * sin + c.y * cos, c.z)
+    })
 }
 
 #[cfg(test)]
@@ -192,5 +270,68 @@ mod tests {
             }),
             a
         );
+    }
+
+    fn camera(eye: Vec3, fov_y: f32, near: f32) -> Mat4 {
+        let view = Mat4::look_at_rh(eye, Vec3::ZERO, Vec3::Z);
+        let mut projection = Mat4::perspective_infinite_reverse_rh(fov_y, 16.0 / 9.0, near);
+        projection.y_axis.y = -projection.y_axis.y;
+        projection * view
+    }
+
+    #[test]
+    fn lod_params_come_from_the_view_projection() {
+        let vp = camera(Vec3::new(-300.0, 40.0, 90.0), 1.0, 2.5);
+        let params = LodParams::new(vp, 720, Some(1.5));
+        let focal = 1.0 / (0.5f32).tan();
+        assert!(
+            (params.pixels_per_unit - focal * 360.0).abs() < 1e-2,
+            "{params:?}"
+        );
+        assert!((params.near - 2.5).abs() < 1e-6);
+        assert_eq!(params.threshold, 1.5);
+        assert_eq!(LodParams::new(vp, 720, None).threshold, 0.0);
+    }
+
+    #[test]
+    fn farther_spheres_get_coarser_levels() {
+        let errors = [0.0, 0.5, 2.0, 8.0];
+        let vp = camera(Vec3::new(-10.0, 0.0, 0.0), 1.0, 0.1);
+        let params = LodParams::new(vp, 720, Some(1.0));
+        let at = |x: f32| BoundingSphere {
+            centre: Vec3::new(x, 0.0, 0.0),
+            radius: 1.0,
+        };
+        let levels: Vec<u32> = [0.0, 500.0, 2000.0, 8000.0, 1e6]
+            .iter()
+            .map(|&x| select_lod(vp, at(x), params, &errors))
+            .collect();
+        assert!(levels.windows(2).all(|w| w[0] <= w[1]), "{levels:?}");
+        assert_eq!(levels[0], 0);
+        assert_eq!(*levels.last().unwrap(), 3);
+        // Exactly where level 1's error projects to the threshold.
+        let nearest = 0.5 * params.pixels_per_unit / params.threshold;
+        let boundary = |offset: f32| at(-10.0 + nearest + 1.0 + offset);
+        assert_eq!(select_lod(vp, boundary(-1.0), params, &errors), 0);
+        assert_eq!(select_lod(vp, boundary(1.0), params, &errors), 1);
+    }
+
+    #[test]
+    fn level_of_detail_off_and_the_near_plane_keep_level_0() {
+        let errors = [0.0, 0.5, 2.0];
+        let vp = camera(Vec3::new(-10.0, 0.0, 0.0), 1.0, 0.1);
+        let far = BoundingSphere {
+            centre: Vec3::new(1e5, 0.0, 0.0),
+            radius: 1.0,
+        };
+        let off = LodParams::new(vp, 720, None);
+        assert_eq!(select_lod(vp, far, off, &errors), 0);
+        // A huge sphere around the camera crosses the near plane.
+        let around = BoundingSphere {
+            centre: Vec3::new(1e4, 0.0, 0.0),
+            radius: 2e4,
+        };
+        let on = LodParams::new(vp, 720, Some(1.0));
+        assert_eq!(select_lod(vp, around, on, &errors), 0);
     }
 }

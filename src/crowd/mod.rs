@@ -4,8 +4,12 @@
 
 mod animate;
 mod cull;
+mod occlusion;
 mod spawn;
 
 pub use animate::{animate_crowd, animate_instance};
-pub use cull::{clip_spheres, instance_sphere, BoundingSphere, Frustum};
+pub use cull::{
+    clip_spheres, instance_box, instance_sphere, select_lod, BoundingSphere, Frustum, LodParams,
+};
+pub use occlusion::{pyramid_levels, screen_rect, DepthPyramid, PyramidLevel, MAX_PYRAMID_LEVELS};
 pub use spawn::{spawn_crowd, CrowdLayout, Instance, SplitMix64};

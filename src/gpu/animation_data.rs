@@ -34,6 +34,7 @@ pub fn upload_animation_data(ctx: &Context, model: &Model) -> Result<AnimationDa
     let joints = model.skeleton.joint_count();
     let (spheres, bind_sphere) = clip_spheres(model);
     let sphere = |s: BoundingSphere| s.centre.extend(s.radius).to_array();
+    let corner = |p: glam::Vec3| p.extend(0.0).to_array();
 
     let mut poses: Vec<GpuJointPose> = Vec::new();
     let mut clips: Vec<ClipInfo> = Vec::with_capacity(model.clips.len().max(1));
@@ -44,12 +45,16 @@ pub fn upload_animation_data(ctx: &Context, model: &Model) -> Result<AnimationDa
             frame_rate: clip.frame_rate,
             looping: clip.looping.into(),
             bounding_sphere: sphere(*clip_sphere),
+            bounds_min: corner(clip.bounds_union().min),
+            bounds_max: corner(clip.bounds_union().max),
         });
         poses.extend(clip.frames.iter().flatten().map(|&p| GpuJointPose::from(p)));
     }
     if clips.is_empty() {
         clips.push(ClipInfo {
             bounding_sphere: sphere(bind_sphere),
+            bounds_min: corner(model.bind_pose_bounds().min),
+            bounds_max: corner(model.bind_pose_bounds().max),
             ..ClipInfo::default()
         });
     }

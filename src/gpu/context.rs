@@ -388,7 +388,7 @@ fn choose_physical_device(
             Ok((chosen, score)) => {
                 if best
                     .as_ref()
-                    .map_or(true, |(_, best_score)| score > *best_score)
+                    .is_none_or(|(_, best_score)| score > *best_score)
                 {
                     best = Some((chosen, score));
                 }

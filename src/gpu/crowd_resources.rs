@@ -17,6 +17,7 @@ use super::resources::{self, Buffer};
 use super::shader_types::{CrowdInstance, InstanceAnimation, SkinningTransform, SurfaceVertex};
 use super::{Context, GpuError};
 use crate::model::Model;
+use crate::skin::MAX_LODS;
 
 /// Who poses the crowd; fixed when its buffers are made, since it decides
 /// which buffers exist and where they live.
@@ -44,8 +45,13 @@ pub enum CrowdBuffer {
     InstanceAnimation,
     /// A quaternion and a translation per instance and joint.
     SkinningTransforms,
-    /// cull.comp's output: the count, then the ids of the visible instances.
+    /// cull.comp's output: the counts, then the ids of the visible
+    /// instances, a region per level of detail.
     VisibleInstances,
+    /// Per instance, whether it was visible at the end of the last frame:
+    /// the early phase of occlusion culling draws those. One copy, as each
+    /// frame reads what the one before wrote.
+    Visibility,
     /// CPU skinning: identity transforms, as the vertices arrive skinned.
     IdentityTransforms,
     /// CPU skinning: the visible list holding every instance in order.
@@ -95,17 +101,22 @@ pub struct CrowdShape {
     pub joint_count: u32,
     /// Vertices of all drawn meshes: the stride of CPU-skinned data.
     pub vertex_count: u32,
+    /// Levels of detail: the visible lists hold a region per level.
+    pub lod_count: u32,
     pub animation: Animation,
 }
 
 impl CrowdShape {
     pub fn of(model: &Model, animation: Animation) -> CrowdShape {
-        let vertices: usize = gpu_model::drawn_meshes(model)
-            .map(|m| m.vertex_count())
-            .sum();
+        let meshes = || gpu_model::drawn_meshes(model);
         CrowdShape {
             joint_count: model.skeleton.joint_count() as u32,
-            vertex_count: vertices as u32,
+            vertex_count: meshes().map(|m| m.vertex_count()).sum::<usize>() as u32,
+            lod_count: meshes()
+                .map(|m| m.lods.len())
+                .max()
+                .unwrap_or(1)
+                .clamp(1, MAX_LODS) as u32,
             animation,
         }
     }
@@ -157,17 +168,26 @@ pub fn crowd_buffers(shape: &CrowdShape) -> Vec<CrowdBufferDesc> {
                 MemoryLocation::GpuOnly
             },
         ),
+        // A count per level, then a region of instance_count ids per level.
         CrowdBufferDesc {
-            header_bytes: size_of::<u32>() as u64,
+            header_bytes: VISIBLE_HEADER_BYTES,
             ..desc(
                 CrowdBuffer::VisibleInstances,
                 "visible instances",
-                size_of::<u32>(),
+                size_of::<u32>() * shape.lod_count as usize,
                 true,
                 storage | Usage::TRANSFER_DST | Usage::TRANSFER_SRC,
                 MemoryLocation::GpuOnly,
             )
         },
+        desc(
+            CrowdBuffer::Visibility,
+            "visibility (last frame)",
+            size_of::<u32>(),
+            false,
+            storage | Usage::TRANSFER_DST | Usage::TRANSFER_SRC,
+            MemoryLocation::GpuOnly,
+        ),
     ];
     if shape.animation == Animation::CpuSkinned {
         let vertices = shape.vertex_count as usize * size_of::<SurfaceVertex>();
@@ -181,7 +201,7 @@ pub fn crowd_buffers(shape: &CrowdShape) -> Vec<CrowdBufferDesc> {
                 MemoryLocation::GpuOnly,
             ),
             CrowdBufferDesc {
-                header_bytes: size_of::<u32>() as u64,
+                header_bytes: VISIBLE_HEADER_BYTES,
                 ..desc(
                     CrowdBuffer::AllInstances,
                     "visible instances (all)",
@@ -203,6 +223,10 @@ pub fn crowd_buffers(shape: &CrowdShape) -> Vec<CrowdBufferDesc> {
     }
     buffers
 }
+
+/// The visible lists' counts, one per level, and the early phase's
+/// (`lod_counts`, `early_counts` in scene.glsl).
+pub const VISIBLE_HEADER_BYTES: u64 = (2 * MAX_LODS * size_of::<u32>()) as u64;
 
 /// Device memory a crowd of `instances` takes, every copy counted.
 pub fn crowd_bytes(shape: &CrowdShape, instances: u32) -> u64 {
@@ -379,6 +403,7 @@ impl CrowdResources {
         let shape = CrowdShape {
             joint_count: model.model.joint_count,
             vertex_count: model.model.vertex_count,
+            lod_count: model.model.lod_count,
             animation,
         };
         let instance_count = placements.len() as u32;
@@ -413,10 +438,16 @@ impl CrowdResources {
             ];
             resources::upload_to_buffer(ctx, b.0.name, &b.1[0], bytemuck::cast_slice(&identity))?;
         }
+        if let Some(b) = find(CrowdBuffer::Visibility) {
+            // Nobody was visible before the first frame: it draws everyone late.
+            let nobody = vec![0u32; instance_count.max(1) as usize];
+            resources::upload_to_buffer(ctx, b.0.name, &b.1[0], bytemuck::cast_slice(&nobody))?;
+        }
         if let Some(b) = find(CrowdBuffer::AllInstances) {
-            let all: Vec<u32> = std::iter::once(instance_count)
-                .chain(0..instance_count)
-                .collect();
+            // Every instance at level 0, in order.
+            let mut all = vec![0u32; 2 * MAX_LODS];
+            all[0] = instance_count;
+            all.extend(0..instance_count);
             resources::upload_to_buffer(ctx, b.0.name, &b.1[0], bytemuck::cast_slice(&all))?;
         }
 
@@ -470,6 +501,10 @@ impl CrowdResources {
                         Resource::Buffer(crowd(CrowdBuffer::VisibleInstances)),
                     ),
                     ("DrawCommands", Resource::Buffer(&frame.draw_commands)),
+                    (
+                        "Visibility",
+                        Resource::Buffer(crowd(CrowdBuffer::Visibility)),
+                    ),
                     (
                         "SkinningTransforms",
                         Resource::Buffer(crowd(CrowdBuffer::SkinningTransforms)),
@@ -580,6 +615,7 @@ mod tests {
         CrowdShape {
             joint_count,
             vertex_count,
+            lod_count: 1,
             animation,
         }
     }

@@ -85,7 +85,8 @@ pub fn create_pool(
 /// What a binding points at.
 pub enum Resource<'a> {
     Buffer(&'a Buffer),
-    Texture(&'a Image, vk::Sampler),
+    /// An image as it will be laid out when the shader samples it.
+    Texture(&'a Image, vk::Sampler, vk::ImageLayout),
 }
 
 /// A set of `layout` from `pool` (freed with the pool), with every binding
@@ -131,11 +132,11 @@ pub fn create_set(
                     .push([vk::DescriptorBufferInfo::default()
                         .buffer(buffer.handle)
                         .range(vk::WHOLE_SIZE)]),
-                Resource::Texture(image, sampler) => {
+                Resource::Texture(image, sampler, layout) => {
                     image_infos.push([vk::DescriptorImageInfo::default()
                         .sampler(*sampler)
                         .image_view(image.view)
-                        .image_layout(vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL)])
+                        .image_layout(*layout)])
                 }
             }
             (binding, resource)
@@ -159,19 +160,42 @@ pub fn create_set(
     Ok(set)
 }
 
-/// Trilinear, repeating: md5 uvs may run past [0, 1].
-pub fn create_sampler(ctx: &Context) -> Result<vk::Sampler, GpuError> {
+/// How a sampler reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Sampling {
+    /// Trilinear, repeating: md5 uvs may run past [0, 1].
+    Diffuse,
+    /// Nearest, clamped: pyramid.comp fetches depth texels as they are
+    /// (depth formats need not support linear filtering).
+    Depth,
+}
+
+pub fn create_sampler(ctx: &Context, sampling: Sampling) -> Result<vk::Sampler, GpuError> {
+    let (filter, mipmap, address, name) = match sampling {
+        Sampling::Diffuse => (
+            vk::Filter::LINEAR,
+            vk::SamplerMipmapMode::LINEAR,
+            vk::SamplerAddressMode::REPEAT,
+            "diffuse sampler",
+        ),
+        Sampling::Depth => (
+            vk::Filter::NEAREST,
+            vk::SamplerMipmapMode::NEAREST,
+            vk::SamplerAddressMode::CLAMP_TO_EDGE,
+            "depth sampler",
+        ),
+    };
     let info = vk::SamplerCreateInfo::default()
-        .mag_filter(vk::Filter::LINEAR)
-        .min_filter(vk::Filter::LINEAR)
-        .mipmap_mode(vk::SamplerMipmapMode::LINEAR)
-        .address_mode_u(vk::SamplerAddressMode::REPEAT)
-        .address_mode_v(vk::SamplerAddressMode::REPEAT)
-        .address_mode_w(vk::SamplerAddressMode::REPEAT)
+        .mag_filter(filter)
+        .min_filter(filter)
+        .mipmap_mode(mipmap)
+        .address_mode_u(address)
+        .address_mode_v(address)
+        .address_mode_w(address)
         .max_lod(vk::LOD_CLAMP_NONE);
     ctx.creation_step("vkCreateSampler")?;
     let sampler =
         unsafe { ctx.device.create_sampler(&info, None) }.map_err(vk_error("vkCreateSampler"))?;
-    debug::set_name(ctx, sampler, "diffuse sampler");
+    debug::set_name(ctx, sampler, name);
     Ok(sampler)
 }

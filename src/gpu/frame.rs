@@ -10,6 +10,7 @@ use super::guard::{guard, Destroy};
 use super::resources::{self, Buffer};
 use super::shader_types::FrameUniforms;
 use super::{debug, vk_error, Context, GpuError};
+use crate::skin::MAX_LODS;
 
 /// Two: the CPU runs at most one frame ahead, which keeps latency at one
 /// frame while never leaving the GPU idle waiting for commands.
@@ -26,16 +27,16 @@ pub struct FrameSlot {
     /// Signalled when the GPU has finished this slot's last submission.
     pub in_flight: vk::Fence,
     pub uniforms: Buffer,
-    /// The indirect draws: one per mesh, then the skeleton overlay's;
-    /// cull.comp counts the visible instances into them.
+    /// The indirect draws: one per mesh and level of detail, then the
+    /// skeleton overlay's; draws.comp fills in their instances.
     pub draw_commands: Buffer,
-    /// The visible count, copied out for statistics.
+    /// The visible count of each level, copied out for statistics.
     pub visible_readback: Buffer,
 }
 
 impl FrameSlot {
-    /// Slot `slot` of a renderer whose draw commands take `draw_commands_size` bytes.
-    pub fn new(ctx: &Context, slot: usize, draw_commands_size: u64) -> Result<FrameSlot, GpuError> {
+    /// Slot `slot` of a renderer whose indirect draws start as `draw_commands`.
+    pub fn new(ctx: &Context, slot: usize, draw_commands: &[u32]) -> Result<FrameSlot, GpuError> {
         let pool_info = vk::CommandPoolCreateInfo::default()
             .flags(vk::CommandPoolCreateFlags::TRANSIENT)
             .queue_family_index(ctx.queue_family);
@@ -67,17 +68,18 @@ impl FrameSlot {
             vk::BufferUsageFlags::UNIFORM_BUFFER,
             MemoryLocation::CpuToGpu,
         )?;
-        let draw_commands = buffer(
-            "draw commands",
-            draw_commands_size,
-            vk::BufferUsageFlags::STORAGE_BUFFER
-                | vk::BufferUsageFlags::INDIRECT_BUFFER
-                | vk::BufferUsageFlags::TRANSFER_DST,
-            MemoryLocation::GpuOnly,
-        )?;
+        let draw_commands = guard(
+            ctx,
+            resources::create_buffer_with_data(
+                ctx,
+                &format!("draw commands, frame {slot}"),
+                vk::BufferUsageFlags::STORAGE_BUFFER | vk::BufferUsageFlags::INDIRECT_BUFFER,
+                bytemuck::cast_slice(draw_commands),
+            )?,
+        );
         let visible_readback = buffer(
-            "visible count readback",
-            size_of::<u32>() as u64,
+            "visible counts readback",
+            (MAX_LODS * size_of::<u32>()) as u64,
             vk::BufferUsageFlags::TRANSFER_DST,
             MemoryLocation::GpuToCpu,
         )?;

@@ -19,7 +19,9 @@ use super::resources::Buffer;
 use super::shader_types::{FrameUniforms, InstanceAnimation, SkinningTransform, SurfaceVertex};
 use super::swapchain::{self, Acquired, Swapchain};
 use super::{output, Context, GpuError};
-use crate::skin::SkinningMethod;
+use crate::crowd::LodParams;
+use crate::skin::{SkinningMethod, MAX_LODS};
+use glam::{Vec2, Vec4};
 
 /// Everything one frame's recording reads.
 pub struct FrameInput<'a> {
@@ -64,12 +66,53 @@ impl Posed<'_> {
 }
 
 /// Per-frame switches that cost no rebuild.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ViewOptions {
     pub skinning: SkinningMethod,
     pub show_skeleton: bool,
     /// Triangle edges only, where [`Context::wireframe`] allows.
     pub wireframe: bool,
+    /// The projected error, in pixels, a level of detail may have (`None`:
+    /// every instance at level 0).
+    pub lod_threshold: Option<f32>,
+    /// Tint instances by their level of detail.
+    pub show_lod: bool,
+    /// Two-phase occlusion culling against a depth pyramid; leaves the
+    /// image as it is, draws fewer instances where some hide others.
+    pub occlusion: bool,
+}
+
+impl Default for ViewOptions {
+    /// Level of detail on at a one-pixel error, the rest off.
+    fn default() -> ViewOptions {
+        ViewOptions {
+            skinning: SkinningMethod::Linear,
+            show_skeleton: false,
+            wireframe: false,
+            lod_threshold: Some(1.0),
+            show_lod: false,
+            occlusion: true,
+        }
+    }
+}
+
+/// How many instances the cull pass kept at each level of detail.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct VisibleCounts(pub [u32; MAX_LODS]);
+
+impl VisibleCounts {
+    pub fn total(&self) -> u32 {
+        self.0.iter().sum()
+    }
+
+    /// Triangles drawn, given each level's triangles for one instance.
+    pub fn triangles(&self, per_level: &[u64]) -> u64 {
+        self.0
+            .iter()
+            .zip(per_level)
+            .map(|(&count, &triangles)| u64::from(count) * triangles)
+            .sum()
+    }
 }
 
 /// The caller's side of a frame.
@@ -97,8 +140,9 @@ pub struct FrameReport {
     /// The frame that last used this slot, measured, once its timings are
     /// in (every frame when the device has timestamps).
     pub finished: Option<MeasuredFrame>,
-    /// Instances the cull pass kept in that frame (none after a crowd rebuild).
-    pub visible: Option<u32>,
+    /// Instances the cull pass kept in that frame, per level of detail
+    /// (none after a crowd rebuild).
+    pub visible: Option<VisibleCounts>,
 }
 
 /// One finished frame's costs.
@@ -215,8 +259,11 @@ impl Renderer {
 
     /// How many instances the cull pass kept in the frame that last used
     /// `slot`; call once that frame is done.
-    pub fn visible_count(&self, slot: usize) -> u32 {
-        bytemuck::pod_read_unaligned(&self.slots[slot].visible_readback.read()[..4])
+    pub fn visible_count(&self, slot: usize) -> VisibleCounts {
+        let bytes = &self.slots[slot].visible_readback.read()[..size_of::<VisibleCounts>()];
+        VisibleCounts(std::array::from_fn(|lod| {
+            bytemuck::pod_read_unaligned(&bytes[4 * lod..4 * lod + 4])
+        }))
     }
 
     /// The measurements of the frame that last used `slot`, whose fence
@@ -225,7 +272,7 @@ impl Renderer {
         &mut self,
         ctx: &Context,
         slot: usize,
-    ) -> Result<(Option<MeasuredFrame>, Option<u32>), GpuError> {
+    ) -> Result<(Option<MeasuredFrame>, Option<VisibleCounts>), GpuError> {
         let Some(last) = self.in_flight[slot].take() else {
             return Ok((None, None));
         };
@@ -245,7 +292,22 @@ impl Renderer {
         let vertex_count = self.model.model.vertex_count as usize;
         // A model without clips has one entry standing for its bind pose.
         let clip_table_len = self.model.animation.clip_count.max(1);
-        self.slots[slot].uniforms.write(&[input.uniforms]);
+        let mut uniforms = input.uniforms;
+        let errors = &self.model.model.lod_errors;
+        uniforms.lod_errors = std::array::from_fn(|i| {
+            Vec4::from_array(std::array::from_fn(|j| {
+                errors.get(4 * i + j).copied().unwrap_or(0.0)
+            }))
+        });
+        let extent = self.targets.color.extent;
+        uniforms.lod_params = LodParams::new(
+            uniforms.view_projection,
+            extent.height,
+            input.view.lod_threshold,
+        )
+        .to_vec4();
+        uniforms.viewport_size = Vec2::new(extent.width as f32, extent.height as f32);
+        self.slots[slot].uniforms.write(&[uniforms]);
         let crowd = self
             .crowd
             .as_mut()

@@ -1,6 +1,7 @@
 //! A [`Model`]'s static data on the GPU: vertex streams, indices, diffuse
 //! textures and the skeleton as a line mesh. All meshes share one buffer
-//! per stream; each mesh is a range of it ([`MeshDraw`]).
+//! per stream; each mesh is a range of it ([`MeshDraw`]), and each of its
+//! levels of detail a range of the index buffer over the same vertices.
 //!
 //! Vertex streams are split by how often they change: `surface` (position,
 //! normal) is the only data the CPU-skinning yardstick replaces per frame;
@@ -14,7 +15,7 @@ use super::resources::{self, Buffer, Image};
 use super::shader_types::{ExtraInfluences, SkeletonVertex, SkinVertex, SurfaceVertex};
 use super::{texture, Context, GpuError};
 use crate::model::Model;
-use crate::skin::{InfluenceLimit, SkinnedMesh};
+use crate::skin::{InfluenceLimit, SkinnedMesh, MAX_LODS};
 use ash::vk;
 
 /// One md5 mesh inside the shared buffers.
@@ -23,11 +24,19 @@ pub struct MeshDraw {
     /// `crowd: <md5 shader>`, the draw's command-buffer label: md5 meshes
     /// have no names, their material is what tells them apart.
     pub label: String,
-    pub first_index: u32,
-    pub index_count: u32,
+    /// One per level of the model ([`GpuModel::lod_count`]), LOD 0 first;
+    /// a mesh with fewer levels repeats its coarsest.
+    pub lods: Vec<IndexRange>,
     pub vertex_offset: i32,
     /// Index into [`GpuModel::textures`].
     pub texture: usize,
+}
+
+/// A level of one mesh inside the shared index buffer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct IndexRange {
+    pub first_index: u32,
+    pub index_count: u32,
 }
 
 pub struct GpuModel {
@@ -44,6 +53,13 @@ pub struct GpuModel {
     pub textures: Vec<Image>,
     pub skeleton_lines: Buffer,
     pub skeleton_vertex_count: u32,
+    /// Levels of detail every mesh is drawn with, 1 to [`MAX_LODS`].
+    pub lod_count: u32,
+    /// Per level, the largest error of any mesh's, in model units: what
+    /// cull.comp projects to pick a level.
+    pub lod_errors: Vec<f32>,
+    /// Per level, the triangles of all meshes.
+    pub lod_triangles: Vec<u64>,
 }
 
 pub fn upload_model(ctx: &Context, model: &Model) -> Result<GpuModel, GpuError> {
@@ -52,6 +68,14 @@ pub fn upload_model(ctx: &Context, model: &Model) -> Result<GpuModel, GpuError> 
         return Err(GpuError::EmptyModel(model.mesh_path.display().to_string()));
     }
     let limit = meshes[0].limit;
+    let lod_count = meshes
+        .iter()
+        .map(|m| m.lods.len())
+        .max()
+        .unwrap_or(1)
+        .clamp(1, MAX_LODS);
+    let mut lod_errors = vec![0.0f32; lod_count];
+    let mut lod_triangles = vec![0u64; lod_count];
 
     let mut skin = Vec::new();
     let mut extra = Vec::new();
@@ -73,14 +97,38 @@ pub fn upload_model(ctx: &Context, model: &Model) -> Result<GpuModel, GpuError> 
                 textures.len() - 1
             }
         };
+        // A mesh without a chain has its full index list as its one level;
+        // a mesh with fewer levels than the model repeats its coarsest.
+        let own_levels = mesh.lods.len().max(1);
+        let mut lods: Vec<IndexRange> = Vec::with_capacity(lod_count);
+        for level in 0..lod_count {
+            let (level_indices, error) = mesh
+                .lods
+                .get(level.min(own_levels - 1))
+                .map_or((&mesh.indices[..], 0.0), |lod| {
+                    (&lod.indices[..], lod.error)
+                });
+            let range = match lods.last() {
+                Some(&coarsest) if level >= own_levels => coarsest,
+                _ => {
+                    let range = IndexRange {
+                        first_index: indices.len() as u32,
+                        index_count: level_indices.len() as u32,
+                    };
+                    indices.extend_from_slice(level_indices);
+                    range
+                }
+            };
+            lods.push(range);
+            lod_errors[level] = lod_errors[level].max(error);
+            lod_triangles[level] += level_indices.len() as u64 / 3;
+        }
         draws.push(MeshDraw {
             label: format!("crowd: {}", mesh.shader),
-            first_index: indices.len() as u32,
-            index_count: mesh.indices.len() as u32,
+            lods,
             vertex_offset: vertex_count as i32,
             texture,
         });
-        indices.extend_from_slice(&mesh.indices);
         vertex_count += mesh.vertex_count();
         for v in 0..mesh.vertex_count() {
             let (joints, weights) = (&mesh.joints[v], &mesh.weights[v]);
@@ -148,6 +196,9 @@ pub fn upload_model(ctx: &Context, model: &Model) -> Result<GpuModel, GpuError> 
         textures: textures.keep(),
         skeleton_vertex_count: lines.len() as u32,
         skeleton_lines: skeleton_lines.keep(),
+        lod_count: lod_count as u32,
+        lod_errors,
+        lod_triangles,
     })
 }
 

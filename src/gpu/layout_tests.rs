@@ -72,9 +72,11 @@ fn frame_uniforms() {
                 light_color,
                 ambient_color,
                 frustum_planes,
+                lod_errors,
+                lod_params,
                 time,
                 blend_time,
-                padding
+                viewport_size
             ),
         );
     }
@@ -102,7 +104,9 @@ fn animation_data() {
                 frame_count,
                 frame_rate,
                 looping,
-                bounding_sphere
+                bounding_sphere,
+                bounds_min,
+                bounds_max
             ),
         );
         assert_twin(
@@ -126,7 +130,9 @@ fn animation_data() {
                 instance_count,
                 joint_count,
                 clip_count,
-                draw_command_count
+                lod_count,
+                mesh_count,
+                phase
             ),
         );
     }
@@ -148,7 +154,13 @@ fn draw_constants() {
     assert_twin(
         glsl_struct(spirv::CROWD_VERT, "DrawConstants"),
         size_of::<DrawConstants>(),
-        &offsets!(DrawConstants, joint_count, skinning_mode),
+        &offsets!(
+            DrawConstants,
+            joint_count,
+            skinning_mode,
+            instance_count,
+            show_lod
+        ),
     );
     // The overlay shares the pipeline layout and reads only the first member.
     let overlay = glsl_struct(spirv::SKELETON_VERT, "DrawConstants");

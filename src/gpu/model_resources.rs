@@ -6,15 +6,17 @@
 use ash::vk;
 
 use super::animation_data::{self, AnimationData};
-use super::descriptors::{self, Resource, SetLayout};
+use super::descriptors::{self, Resource, Sampling, SetLayout};
 use super::gpu_model::{self, GpuModel};
 use super::guard::{guard, Destroy};
 use super::passes::animate::{self, Animate};
+use super::passes::crowd_draw::DRAW_COMMAND_SIZE;
 use super::passes::crowd_draw::{self, CrowdDraw};
 use super::passes::cull::{self, Cull};
+use super::passes::draws::{self, Draws};
+use super::passes::pyramid::{self, Pyramid};
 use super::passes::skeleton_overlay::{self, SkeletonOverlay};
 use super::pipeline;
-use super::resources::{self, Buffer};
 use super::shader_types::{CrowdComputeConstants, DrawConstants};
 use super::shaders::spirv;
 use super::targets::TARGET_FORMATS;
@@ -29,20 +31,28 @@ pub struct ModelResources {
     pub scene_layout: SetLayout,
     /// Set 1 of the crowd draw: the mesh's texture.
     pub texture_layout: SetLayout,
-    /// Set 0 of cull.comp and animate.comp.
+    /// Set 0 of cull.comp, draws.comp and animate.comp.
     pub compute_layout: SetLayout,
+    /// Set 1 of the compute passes: the depth target and its pyramid
+    /// (pyramid.comp builds it, cull.comp tests against it).
+    pub pyramid_layout: SetLayout,
+    /// How pyramid.comp reads the depth target.
+    pub depth_sampler: vk::Sampler,
     pub draw_pipeline_layout: vk::PipelineLayout,
     pub compute_pipeline_layout: vk::PipelineLayout,
     pub cull: Cull,
+    pub draws: Draws,
     pub animate: Animate,
+    pub pyramid: Pyramid,
     pub crowd_draw: CrowdDraw,
     pub skeleton_overlay: SkeletonOverlay,
     sampler: vk::Sampler,
     texture_pool: vk::DescriptorPool,
     /// `texture_sets[i]` samples `model.textures[i]`.
     pub texture_sets: Vec<vk::DescriptorSet>,
-    /// What each frame's draw commands are reset to: instance counts of 0.
-    pub draw_command_template: Buffer,
+    /// The indirect draws as each frame slot's buffer starts: draws.comp
+    /// rewrites their instance counts and first instances every frame.
+    pub draw_commands: Vec<u32>,
 }
 
 impl ModelResources {
@@ -81,7 +91,20 @@ impl ModelResources {
                 0,
                 &[
                     ("cull.comp", spirv::CULL_COMP, Stage::COMPUTE),
+                    ("draws.comp", spirv::DRAWS_COMP, Stage::COMPUTE),
                     ("animate.comp", spirv::ANIMATE_COMP, Stage::COMPUTE),
+                ],
+            )?,
+        );
+        let pyramid_layout = guard(
+            ctx,
+            descriptors::create_set_layout(
+                ctx,
+                "depth pyramid set layout",
+                1,
+                &[
+                    ("pyramid.comp", spirv::PYRAMID_COMP, Stage::COMPUTE),
+                    ("cull.comp", spirv::CULL_COMP, Stage::COMPUTE),
                 ],
             )?,
         );
@@ -99,12 +122,15 @@ impl ModelResources {
             pipeline::create_pipeline_layout(
                 ctx,
                 "crowd compute",
-                &[compute_layout.handle],
+                &[compute_layout.handle, pyramid_layout.handle],
+                // pyramid.comp pushes its level into the same range.
                 &[push_constants::<CrowdComputeConstants>(Stage::COMPUTE)],
             )?,
         );
         let cull = guard(ctx, cull::create_cull(ctx, *compute_pipeline_layout)?);
+        let draws = guard(ctx, draws::create_draws(ctx, *compute_pipeline_layout)?);
         let animate = guard(ctx, animate::create_animate(ctx, *compute_pipeline_layout)?);
+        let pyramid = guard(ctx, pyramid::create_pyramid(ctx, *compute_pipeline_layout)?);
         let crowd_draw = guard(
             ctx,
             crowd_draw::create_crowd_draw(
@@ -118,7 +144,8 @@ impl ModelResources {
             ctx,
             skeleton_overlay::create_skeleton_overlay(ctx, *draw_pipeline_layout, TARGET_FORMATS)?,
         );
-        let sampler = guard(ctx, descriptors::create_sampler(ctx)?);
+        let sampler = guard(ctx, descriptors::create_sampler(ctx, Sampling::Diffuse)?);
+        let depth_sampler = guard(ctx, descriptors::create_sampler(ctx, Sampling::Depth)?);
         let texture_count = gpu_model.textures.len() as u32;
         let texture_pool = guard(
             ctx,
@@ -138,38 +165,49 @@ impl ModelResources {
                     *texture_pool,
                     &texture_layout,
                     &format!("texture set {i}"),
-                    &[("diffuse", Resource::Texture(texture, *sampler))],
+                    &[(
+                        "diffuse",
+                        Resource::Texture(
+                            texture,
+                            *sampler,
+                            vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL,
+                        ),
+                    )],
                 )
             })
             .collect::<Result<Vec<_>, _>>()?;
-        let draw_command_template = resources::create_buffer_with_data(
-            ctx,
-            "draw commands (reset values)",
-            vk::BufferUsageFlags::TRANSFER_SRC,
-            bytemuck::cast_slice(&draw_commands(&gpu_model)),
-        )?;
+        let draw_commands = draw_commands(&gpu_model);
         Ok(ModelResources {
+            draw_commands,
             model: gpu_model.keep(),
             animation: animation.keep(),
             scene_layout: scene_layout.keep(),
             texture_layout: texture_layout.keep(),
             compute_layout: compute_layout.keep(),
+            pyramid_layout: pyramid_layout.keep(),
+            depth_sampler: depth_sampler.keep(),
             draw_pipeline_layout: draw_pipeline_layout.keep(),
             compute_pipeline_layout: compute_pipeline_layout.keep(),
             cull: cull.keep(),
+            draws: draws.keep(),
             animate: animate.keep(),
+            pyramid: pyramid.keep(),
             crowd_draw: crowd_draw.keep(),
             skeleton_overlay: skeleton_overlay.keep(),
             sampler: sampler.keep(),
             texture_pool: texture_pool.keep(),
             texture_sets,
-            draw_command_template,
         })
     }
 
-    /// Indirect draw commands: one per mesh, then the skeleton overlay's.
-    pub fn draw_command_count(&self) -> u32 {
-        self.model.draws.len() as u32 + 1
+    /// Byte offset of the indirect draw of `mesh` at level `lod` in
+    /// command set `set` (0: the early phase's, or the only one; 1: the
+    /// late phase's); the skeleton overlay's draws follow the meshes'
+    /// (`mesh` = mesh count).
+    pub fn draw_command_offset(&self, set: usize, mesh: usize, lod: usize) -> u64 {
+        let lods = self.model.lod_count as usize;
+        let per_set = (self.model.draws.len() + 1) * lods;
+        (set * per_set + mesh * lods + lod) as u64 * DRAW_COMMAND_SIZE
     }
 
     /// Device memory in the buffers (textures not counted).
@@ -179,22 +217,24 @@ impl ModelResources {
             + animation.clip_poses.size
             + animation.clips.size
             + animation.skeleton.size
-            + self.draw_command_template.size
     }
 }
 
 impl Destroy for ModelResources {
     fn destroy(self, ctx: &Context) {
-        self.draw_command_template.destroy(ctx);
         // The pool frees the texture sets.
         self.texture_pool.destroy(ctx);
         self.sampler.destroy(ctx);
+        self.depth_sampler.destroy(ctx);
         self.skeleton_overlay.destroy(ctx);
         self.crowd_draw.destroy(ctx);
         self.animate.destroy(ctx);
+        self.pyramid.destroy(ctx);
+        self.draws.destroy(ctx);
         self.cull.destroy(ctx);
         self.compute_pipeline_layout.destroy(ctx);
         self.draw_pipeline_layout.destroy(ctx);
+        self.pyramid_layout.destroy(ctx);
         self.compute_layout.destroy(ctx);
         self.texture_layout.destroy(ctx);
         self.scene_layout.destroy(ctx);
@@ -211,15 +251,25 @@ fn push_constants<T>(stage_flags: vk::ShaderStageFlags) -> vk::PushConstantRange
     }
 }
 
-/// The draw commands with zero instances: one `VkDrawIndexedIndirectCommand`
-/// per mesh, then the skeleton overlay's `VkDrawIndirectCommand`, padded to
-/// the same 5 words so cull.comp finds every instance count at word 1.
+/// The draw commands with zero instances, twice (the early and the late
+/// phase of occlusion culling): a `VkDrawIndexedIndirectCommand` per mesh
+/// and level (mesh-major), then the skeleton overlay's
+/// `VkDrawIndirectCommand` per level, padded to the same 5 words so
+/// draws.comp finds every instance count at word 1.
 fn draw_commands(model: &GpuModel) -> Vec<u32> {
     let mut words: Vec<u32> = model
         .draws
         .iter()
-        .flat_map(|d| [d.index_count, 0, d.first_index, d.vertex_offset as u32, 0])
+        .flat_map(|draw| {
+            draw.lods.iter().flat_map(|range| {
+                let vertex_offset = draw.vertex_offset as u32;
+                [range.index_count, 0, range.first_index, vertex_offset, 0]
+            })
+        })
         .collect();
-    words.extend([model.skeleton_vertex_count, 0, 0, 0, 0]);
+    for _ in 0..model.lod_count {
+        words.extend([model.skeleton_vertex_count, 0, 0, 0, 0]);
+    }
+    words.extend_from_within(..);
     words
 }

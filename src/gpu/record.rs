@@ -1,18 +1,53 @@
-//! One frame's commands, in pass order, with the barriers between passes:
-//! reset the counters, cull, animate (GPU animation only), copy the visible
-//! count out, then the scene: the crowd draw and the skeleton overlay.
+//! One frame's commands, in pass order, with the barriers between passes.
+//! Without occlusion culling: reset the counters, cull, write the draws,
+//! animate (GPU animation only), then the scene. With it, niagara's two
+//! phases: the early cull keeps what was visible last frame, which is
+//! animated and drawn; the depth pyramid is built from that depth; the late
+//! cull tests everything against it, and what newly passed is animated and
+//! drawn over the early image. The skeleton overlay comes last, on top.
 
 use ash::vk;
 
-use super::crowd_resources::{Animation, CrowdBuffer};
+use super::crowd_resources::{Animation, CrowdBuffer, VISIBLE_HEADER_BYTES};
 use super::frame_loop::FrameInput;
-use super::passes::crowd_draw::{self, Surface, DRAW_COMMAND_SIZE};
-use super::passes::{animate, cull, skeleton_overlay};
+use super::passes::crowd_draw::{self, Surface};
+use super::passes::{animate, cull, draws, pyramid, skeleton_overlay};
 use super::renderer::Renderer;
 use super::resources::{memory_barrier, Buffer};
-use super::shader_types::{CrowdComputeConstants, DrawConstants};
-use super::targets::{begin_rendering, end_rendering};
+use super::shader_types::{CrowdComputeConstants, CullPhase, DrawConstants};
+use super::targets::{begin_rendering, end_rendering, Scope};
 use super::{debug, pipeline, Context};
+
+/// The profiler's and RenderDoc's names for a phase's passes.
+struct PhaseNames {
+    cull: &'static str,
+    animate: &'static str,
+    draw: &'static str,
+    scene: &'static str,
+}
+
+fn phase_names(phase: CullPhase) -> PhaseNames {
+    match phase {
+        CullPhase::All => PhaseNames {
+            cull: "cull",
+            animate: "animate",
+            draw: "draw",
+            scene: "scene",
+        },
+        CullPhase::Early => PhaseNames {
+            cull: "cull early",
+            animate: "animate early",
+            draw: "draw early",
+            scene: "scene early",
+        },
+        CullPhase::Late => PhaseNames {
+            cull: "cull late",
+            animate: "animate late",
+            draw: "draw late",
+            scene: "scene late",
+        },
+    }
+}
 
 impl Renderer {
     /// Records the passes of frame slot `slot`, whose buffers hold this
@@ -25,94 +60,37 @@ impl Renderer {
         slot: usize,
         input: &FrameInput,
     ) {
+        use vk::{AccessFlags2 as Access, PipelineStageFlags2 as Stage};
         let model = &self.model;
         let crowd = self.crowd.as_ref().expect("upload checked the crowd");
         let frame = &self.slots[slot];
         let sets = &crowd.slots[slot];
         let animation = crowd.shape.animation;
-        let constants = CrowdComputeConstants {
-            instance_count: crowd.instance_count,
-            joint_count: model.model.joint_count,
-            clip_count: model.animation.clip_count,
-            draw_command_count: model.draw_command_count(),
-        };
         let visible = crowd
             .buffer(CrowdBuffer::VisibleInstances, slot)
             .expect("every crowd has a visible list");
-
-        // Query pools are reset outside any rendering scope, before first use.
-        self.profiler.begin_frame(ctx, cmd, slot);
-        record_reset(
-            ctx,
-            cmd,
-            visible,
-            &frame.draw_commands,
-            &model.draw_command_template,
-        );
-        unsafe {
-            ctx.device.cmd_bind_descriptor_sets(
-                cmd,
-                vk::PipelineBindPoint::COMPUTE,
-                model.compute_pipeline_layout,
-                0,
-                &[sets.compute],
-                &[],
-            );
-        }
-        let layout = model.compute_pipeline_layout;
-        let scope = self.profiler.begin(ctx, cmd, "cull");
-        cull::record_cull(ctx, cmd, &model.cull, layout, constants);
-        self.profiler.end(ctx, cmd, scope);
-        use vk::{AccessFlags2 as Access, PipelineStageFlags2 as Stage};
-        memory_barrier(
-            ctx,
-            cmd,
-            (Stage::COMPUTE_SHADER, Access::SHADER_STORAGE_WRITE),
-            (
-                Stage::COMPUTE_SHADER | Stage::DRAW_INDIRECT | Stage::VERTEX_SHADER | Stage::COPY,
-                Access::SHADER_STORAGE_READ | Access::INDIRECT_COMMAND_READ | Access::TRANSFER_READ,
-            ),
-        );
-        if animation == Animation::Gpu {
-            let scope = self.profiler.begin(ctx, cmd, "animate");
-            animate::record_animate(ctx, cmd, &model.animate, layout, constants);
-            self.profiler.end(ctx, cmd, scope);
-            memory_barrier(
-                ctx,
-                cmd,
-                (Stage::COMPUTE_SHADER, Access::SHADER_STORAGE_WRITE),
-                (Stage::VERTEX_SHADER, Access::SHADER_STORAGE_READ),
-            );
-        }
-        record_visible_count_readback(ctx, cmd, visible, &frame.visible_readback);
-
-        let (crowd_set, surface) = match (
-            sets.identity_scene,
-            crowd.buffer(CrowdBuffer::CpuSkinnedVertices, slot),
-        ) {
-            (Some(identity_set), Some(vertices)) => (
-                identity_set,
-                Surface::CpuSkinned {
-                    vertices: vertices.handle,
-                    instance_count: crowd.instance_count,
-                },
-            ),
-            _ => (
-                sets.scene,
-                Surface::BindPose {
-                    draw_commands: frame.draw_commands.handle,
-                },
-            ),
+        // The CPU-skinning yardstick draws every instance itself.
+        let cpu_skinned = crowd.buffer(CrowdBuffer::CpuSkinnedVertices, slot);
+        let phases: &[CullPhase] = match (input.view.occlusion, cpu_skinned) {
+            (true, None) => &[CullPhase::Early, CullPhase::Late],
+            _ => &[CullPhase::All],
+        };
+        let constants = |phase: CullPhase| CrowdComputeConstants {
+            instance_count: crowd.instance_count,
+            joint_count: model.model.joint_count,
+            clip_count: model.animation.clip_count,
+            lod_count: model.model.lod_count,
+            mesh_count: model.model.draws.len() as u32,
+            phase: phase as u32,
         };
         let skinning = (animation != Animation::BindPose).then_some(input.view.skinning);
-        let draw_constants = DrawConstants::new(model.model.joint_count, skinning);
-
-        let _scene = debug::label(ctx, cmd, "scene");
-        self.profiler.begin_statistics(ctx, cmd);
-        // "draw" includes clearing the targets as the rendering scope opens.
-        let draw = self.profiler.begin(ctx, cmd, "draw");
-        begin_rendering(ctx, cmd, &self.targets.color, &self.targets.depth);
-        pipeline::set_viewport(ctx, cmd, self.targets.color.extent);
+        let draw_constants = DrawConstants::new(
+            model.model.joint_count,
+            skinning,
+            crowd.instance_count,
+            input.view.show_lod,
+        );
+        let layout = model.compute_pipeline_layout;
         let bind_scene_set = |set| unsafe {
             ctx.device.cmd_bind_descriptor_sets(
                 cmd,
@@ -123,65 +101,188 @@ impl Renderer {
                 &[],
             );
         };
-        bind_scene_set(crowd_set);
-        crowd_draw::record_crowd_draw(
-            ctx,
-            cmd,
-            &model.crowd_draw,
-            model.draw_pipeline_layout,
-            &model.model,
-            &model.texture_sets,
-            surface,
-            draw_constants,
-            input.view.wireframe,
-        );
-        self.profiler.end(ctx, cmd, draw);
-        if input.view.show_skeleton && animation != Animation::BindPose {
-            let overlay = self.profiler.begin(ctx, cmd, "overlay");
-            if crowd_set != sets.scene {
-                bind_scene_set(sets.scene);
+
+        // Query pools are reset outside any rendering scope, before first use.
+        self.profiler.begin_frame(ctx, cmd, slot);
+        record_reset(ctx, cmd, visible);
+        unsafe {
+            ctx.device.cmd_bind_descriptor_sets(
+                cmd,
+                vk::PipelineBindPoint::COMPUTE,
+                layout,
+                0,
+                &[sets.compute, self.targets.pyramid_set],
+                &[],
+            );
+        }
+        // The pipeline statistics span the scene; a query begun inside a
+        // dynamic rendering scope crashes lavapipe.
+        self.profiler.begin_statistics(ctx, cmd);
+        for (index, &phase) in phases.iter().enumerate() {
+            let names = phase_names(phase);
+            let last = index + 1 == phases.len();
+            let constants = constants(phase);
+            if phase == CullPhase::Late {
+                // The early draws read the lists, transforms and draws the
+                // late passes append to; the pyramid was just written.
+                memory_barrier(
+                    ctx,
+                    cmd,
+                    (
+                        Stage::DRAW_INDIRECT | Stage::VERTEX_SHADER | Stage::COMPUTE_SHADER,
+                        Access::SHADER_STORAGE_WRITE,
+                    ),
+                    (
+                        Stage::COMPUTE_SHADER,
+                        Access::SHADER_STORAGE_READ | Access::SHADER_STORAGE_WRITE,
+                    ),
+                );
             }
-            skeleton_overlay::record_skeleton_overlay(
+            let scope = self.profiler.begin(ctx, cmd, names.cull);
+            cull::record_cull(ctx, cmd, &model.cull, layout, constants);
+            // The counts and lists are read by draws.comp, animate.comp,
+            // the vertex shaders and the readback copy.
+            memory_barrier(
                 ctx,
                 cmd,
-                &model.skeleton_overlay,
+                (Stage::COMPUTE_SHADER, Access::SHADER_STORAGE_WRITE),
+                (
+                    Stage::COMPUTE_SHADER | Stage::VERTEX_SHADER | Stage::COPY,
+                    Access::SHADER_STORAGE_READ | Access::TRANSFER_READ,
+                ),
+            );
+            draws::record_draws(ctx, cmd, &model.draws, layout, constants);
+            self.profiler.end(ctx, cmd, scope);
+            // Last frame's indirect reads of this slot's draws were waited
+            // for by its fence; this frame's wait for draws.comp (which also
+            // keeps the early counts).
+            memory_barrier(
+                ctx,
+                cmd,
+                (Stage::COMPUTE_SHADER, Access::SHADER_STORAGE_WRITE),
+                (
+                    Stage::DRAW_INDIRECT
+                        | Stage::COMPUTE_SHADER
+                        | Stage::VERTEX_SHADER
+                        | Stage::COPY,
+                    Access::INDIRECT_COMMAND_READ
+                        | Access::SHADER_STORAGE_READ
+                        | Access::TRANSFER_READ,
+                ),
+            );
+            if animation == Animation::Gpu {
+                let scope = self.profiler.begin(ctx, cmd, names.animate);
+                animate::record_animate(ctx, cmd, &model.animate, layout, constants);
+                self.profiler.end(ctx, cmd, scope);
+                memory_barrier(
+                    ctx,
+                    cmd,
+                    (Stage::COMPUTE_SHADER, Access::SHADER_STORAGE_WRITE),
+                    (Stage::VERTEX_SHADER, Access::SHADER_STORAGE_READ),
+                );
+            }
+            if last {
+                record_visible_count_readback(ctx, cmd, visible, &frame.visible_readback);
+            }
+
+            let commands = usize::from(phase == CullPhase::Late);
+            let (crowd_set, surface) = match (sets.identity_scene, cpu_skinned) {
+                (Some(identity_set), Some(vertices)) => (
+                    identity_set,
+                    Surface::CpuSkinned {
+                        vertices: vertices.handle,
+                        instance_count: crowd.instance_count,
+                    },
+                ),
+                _ => (
+                    sets.scene,
+                    Surface::BindPose {
+                        draw_commands: frame.draw_commands.handle,
+                        first_command: model.draw_command_offset(commands, 0, 0),
+                        lod_count: model.model.lod_count,
+                    },
+                ),
+            };
+            let _scene = debug::label(ctx, cmd, names.scene);
+            // "draw" includes clearing the targets as the first scope opens.
+            let draw = self.profiler.begin(ctx, cmd, names.draw);
+            let opening = if index == 0 {
+                Scope::First
+            } else {
+                Scope::Continued
+            };
+            begin_rendering(ctx, cmd, &self.targets, opening);
+            pipeline::set_viewport(ctx, cmd, self.targets.color.extent);
+            bind_scene_set(crowd_set);
+            crowd_draw::record_crowd_draw(
+                ctx,
+                cmd,
+                &model.crowd_draw,
                 model.draw_pipeline_layout,
                 &model.model,
-                (
-                    frame.draw_commands.handle,
-                    model.model.draws.len() as u64 * DRAW_COMMAND_SIZE,
-                ),
+                &model.texture_sets,
+                surface,
                 draw_constants,
+                input.view.wireframe,
             );
-            self.profiler.end(ctx, cmd, overlay);
+            self.profiler.end(ctx, cmd, draw);
+            if last && input.view.show_skeleton && animation != Animation::BindPose {
+                let overlay = self.profiler.begin(ctx, cmd, "overlay");
+                if crowd_set != sets.scene {
+                    bind_scene_set(sets.scene);
+                }
+                let mesh_count = model.model.draws.len();
+                for commands in 0..phases.len() {
+                    skeleton_overlay::record_skeleton_overlay(
+                        ctx,
+                        cmd,
+                        &model.skeleton_overlay,
+                        model.draw_pipeline_layout,
+                        &model.model,
+                        (
+                            frame.draw_commands.handle,
+                            model.draw_command_offset(commands, mesh_count, 0),
+                        ),
+                        draw_constants,
+                    );
+                }
+                self.profiler.end(ctx, cmd, overlay);
+            }
+            end_rendering(ctx, cmd, &self.targets, last);
+            if !last {
+                let scope = self.profiler.begin(ctx, cmd, "depth pyramid");
+                pyramid::record_pyramid(
+                    ctx,
+                    cmd,
+                    &model.pyramid,
+                    layout,
+                    &self.targets.pyramid_levels,
+                );
+                self.profiler.end(ctx, cmd, scope);
+            }
         }
-        end_rendering(ctx, cmd, &self.targets.color);
         self.profiler.end_statistics(ctx, cmd);
     }
 }
 
-/// Zeroes the visible count and the draw commands' instance counts: what
-/// cull.comp accumulates into with atomics.
-fn record_reset(
-    ctx: &Context,
-    cmd: vk::CommandBuffer,
-    visible: &Buffer,
-    draw_commands: &Buffer,
-    template: &Buffer,
-) {
+/// Zeroes the visible counts of every level: what cull.comp accumulates
+/// into with atomics.
+fn record_reset(ctx: &Context, cmd: vk::CommandBuffer, visible: &Buffer) {
     use vk::{AccessFlags2 as Access, PipelineStageFlags2 as Stage};
     let _label = debug::label(ctx, cmd, "reset counts");
     unsafe {
         ctx.device
-            .cmd_fill_buffer(cmd, visible.handle, 0, size_of::<u32>() as u64, 0);
-        let region = vk::BufferCopy::default().size(template.size);
-        ctx.device
-            .cmd_copy_buffer(cmd, template.handle, draw_commands.handle, &[region]);
+            .cmd_fill_buffer(cmd, visible.handle, 0, VISIBLE_HEADER_BYTES, 0);
     }
+    // Also orders this frame's culls after the last frame's late cull,
+    // which wrote the visibility they read.
     memory_barrier(
         ctx,
         cmd,
-        (Stage::CLEAR | Stage::COPY, Access::TRANSFER_WRITE),
+        (
+            Stage::CLEAR | Stage::COPY | Stage::COMPUTE_SHADER,
+            Access::TRANSFER_WRITE | Access::SHADER_STORAGE_WRITE,
+        ),
         (
             Stage::COMPUTE_SHADER,
             Access::SHADER_STORAGE_READ | Access::SHADER_STORAGE_WRITE,
@@ -196,7 +297,8 @@ fn record_visible_count_readback(
     readback: &Buffer,
 ) {
     use vk::{AccessFlags2 as Access, PipelineStageFlags2 as Stage};
-    let region = vk::BufferCopy::default().size(size_of::<u32>() as u64);
+    // The per-level counts: the header's first half.
+    let region = vk::BufferCopy::default().size(VISIBLE_HEADER_BYTES / 2);
     unsafe {
         ctx.device
             .cmd_copy_buffer(cmd, visible.handle, readback.handle, &[region]);

@@ -600,14 +600,12 @@ mod tests {
         }
     }
 
-    /// (binding, kind, name) of every descriptor in `spirv`, all in `set`.
+    /// (binding, kind, name) of every descriptor of set `set` in `spirv`.
     fn bindings_of(spirv: &[u8], set: u32) -> Vec<(u32, DescriptorKind, String)> {
         descriptor_bindings(&words(spirv))
             .into_iter()
-            .map(|d| {
-                assert_eq!(d.set, set, "{d:?}");
-                (d.binding, d.kind, d.name)
-            })
+            .filter(|d| d.set == set)
+            .map(|d| (d.binding, d.kind, d.name))
             .collect()
     }
 
@@ -653,7 +651,18 @@ mod tests {
                 (2, StorageBuffer, "InstanceAnimations"),
                 (3, StorageBuffer, "Clips"),
                 (6, StorageBuffer, "VisibleInstances"),
-                (7, StorageBuffer, "DrawCommands"),
+                (9, StorageBuffer, "Visibility"),
+            ])
+        );
+        assert_eq!(
+            bindings_of(spirv::CULL_COMP, 1),
+            expected(&[(1, StorageBuffer, "DepthPyramid")])
+        );
+        assert_eq!(
+            bindings_of(spirv::PYRAMID_COMP, 1),
+            expected(&[
+                (0, CombinedImageSampler, "depth"),
+                (1, StorageBuffer, "DepthPyramid"),
             ])
         );
         assert_eq!(
@@ -671,13 +680,15 @@ mod tests {
     }
 
     #[test]
-    fn merged_compute_set_is_frame_then_eight_storage_buffers() {
+    fn merged_compute_set_is_frame_then_nine_storage_buffers() {
         let cull = words(spirv::CULL_COMP);
+        let draws = words(spirv::DRAWS_COMP);
         let animate = words(spirv::ANIMATE_COMP);
         let merged = merged_set_bindings(
             0,
             &[
                 ("cull.comp", &cull[..], COMPUTE),
+                ("draws.comp", &draws[..], COMPUTE),
                 ("animate.comp", &animate[..], COMPUTE),
             ],
         )
@@ -687,7 +698,7 @@ mod tests {
             .map(|m| (m.descriptor.binding, m.descriptor.kind, m.stages))
             .collect();
         let mut want = vec![(0, UniformBuffer, COMPUTE)];
-        want.extend((1..=8).map(|binding| (binding, StorageBuffer, COMPUTE)));
+        want.extend((1..=9).map(|binding| (binding, StorageBuffer, COMPUTE)));
         assert_eq!(summary, want);
     }
 

@@ -18,7 +18,9 @@ use super::resources;
 use super::shader_types::{CrowdInstance, SkinningTransform};
 use super::targets::{create_targets, Targets};
 use super::{Context, GpuError};
+use crate::crowd::{DepthPyramid, MAX_PYRAMID_LEVELS};
 use crate::model::Model;
+use crate::skin::MAX_LODS;
 
 pub struct RendererDesc {
     pub extent: vk::Extent2D,
@@ -62,9 +64,9 @@ impl Renderer {
         let model = guard(ctx, ModelResources::new(ctx, model)?);
         let mut slots = guard(ctx, Vec::with_capacity(FRAMES_IN_FLIGHT));
         for slot in 0..FRAMES_IN_FLIGHT {
-            slots.push(FrameSlot::new(ctx, slot, model.draw_command_template.size)?);
+            slots.push(FrameSlot::new(ctx, slot, &model.draw_commands)?);
         }
-        let targets = guard(ctx, create_targets(ctx, desc.extent)?);
+        let targets = guard(ctx, create_targets(ctx, desc.extent, &model)?);
         let profiler = Profiler::new(ctx)?;
         Ok(Renderer {
             animation: desc.animation,
@@ -89,6 +91,7 @@ impl Renderer {
         CrowdShape {
             joint_count: self.model.model.joint_count,
             vertex_count: self.model.model.vertex_count,
+            lod_count: self.model.model.lod_count,
             animation: self.animation,
         }
     }
@@ -148,7 +151,7 @@ impl Renderer {
 
     /// New targets for a new size. The caller makes sure the GPU is idle.
     pub fn resize(&mut self, ctx: &Context, extent: vk::Extent2D) -> Result<(), GpuError> {
-        let targets = create_targets(ctx, extent)?;
+        let targets = create_targets(ctx, extent, &self.model)?;
         std::mem::replace(&mut self.targets, targets).destroy(ctx);
         Ok(())
     }
@@ -177,10 +180,94 @@ impl Renderer {
 
     /// The instance ids frame slot `slot` found visible, in slot order.
     pub fn read_visible_instances(&self, ctx: &Context, slot: usize) -> Result<Vec<u32>, GpuError> {
+        Ok(self.read_visible_by_lod(ctx, slot)?.concat())
+    }
+
+    /// Per level of detail, the instance ids frame slot `slot` drew at it.
+    pub fn read_visible_by_lod(
+        &self,
+        ctx: &Context,
+        slot: usize,
+    ) -> Result<Vec<Vec<u32>>, GpuError> {
         let buffer = self.crowd_buffer(CrowdBuffer::VisibleInstances, slot)?;
         let words: Vec<u32> = resources::read_buffer(ctx, buffer)?;
-        let count = (words[0] as usize).min(words.len() - 1);
-        Ok(words[1..=count].to_vec())
+        let (header, regions) = words.split_at(2 * MAX_LODS);
+        let counts = &header[..MAX_LODS];
+        let stride = self.crowd.as_ref().map_or(0, |c| c.instance_count as usize);
+        Ok((0..self.model.model.lod_count as usize)
+            .map(|lod| {
+                let region = &regions[(lod * stride).min(regions.len())..];
+                region[..(counts[lod] as usize).min(stride).min(region.len())].to_vec()
+            })
+            .collect())
+    }
+
+    /// The depth target as the last frame left it, row by row; call once
+    /// the frames are done. For tests of the depth pyramid.
+    pub fn read_depth(&self, ctx: &Context) -> Result<Vec<f32>, GpuError> {
+        let depth = &self.targets.depth;
+        let size = u64::from(depth.extent.width) * u64::from(depth.extent.height) * 4;
+        let readback = guard(
+            ctx,
+            resources::create_buffer(
+                ctx,
+                "depth readback",
+                size,
+                vk::BufferUsageFlags::TRANSFER_DST,
+                gpu_allocator::MemoryLocation::GpuToCpu,
+            )?,
+        );
+        resources::submit_and_wait(ctx, "read back the depth", |cmd| {
+            use vk::{AccessFlags2 as Access, ImageLayout as Layout, PipelineStageFlags2 as Stage};
+            let depth_stages = Stage::EARLY_FRAGMENT_TESTS | Stage::LATE_FRAGMENT_TESTS;
+            resources::image_barrier(
+                ctx,
+                cmd,
+                &resources::ImageBarrier {
+                    image: depth.handle,
+                    range: resources::subresource_range(depth.format, 0, 1),
+                    src: (depth_stages, Access::DEPTH_STENCIL_ATTACHMENT_WRITE),
+                    dst: (Stage::COPY, Access::TRANSFER_READ),
+                    // The last frame's last scope left it an attachment;
+                    // the next frame's first discards whatever layout it has.
+                    old_layout: Layout::DEPTH_ATTACHMENT_OPTIMAL,
+                    new_layout: Layout::TRANSFER_SRC_OPTIMAL,
+                },
+            );
+            let region = vk::BufferImageCopy::default()
+                .image_subresource(
+                    vk::ImageSubresourceLayers::default()
+                        .aspect_mask(vk::ImageAspectFlags::DEPTH)
+                        .layer_count(1),
+                )
+                .image_extent(depth.extent.into());
+            unsafe {
+                ctx.device.cmd_copy_image_to_buffer(
+                    cmd,
+                    depth.handle,
+                    Layout::TRANSFER_SRC_OPTIMAL,
+                    readback.handle,
+                    &[region],
+                );
+            }
+        })?;
+        Ok(bytemuck::pod_collect_to_vec(readback.read()))
+    }
+
+    /// The depth pyramid the last frame built (with occlusion culling on).
+    pub fn read_depth_pyramid(&self, ctx: &Context) -> Result<DepthPyramid, GpuError> {
+        let words: Vec<u32> = resources::read_buffer(ctx, &self.targets.pyramid)?;
+        let table = MAX_PYRAMID_LEVELS * 4;
+        Ok(DepthPyramid {
+            levels: self.targets.pyramid_levels.clone(),
+            texels: words[table..].iter().map(|&w| f32::from_bits(w)).collect(),
+        })
+    }
+
+    /// Per instance, 1 when the last frame's culling found it visible.
+    pub fn read_visibility(&self, ctx: &Context) -> Result<Vec<u32>, GpuError> {
+        let buffer = self.crowd_buffer(CrowdBuffer::Visibility, 0)?;
+        resources::read_buffer(ctx, buffer)
     }
 
     fn crowd_buffer(

@@ -25,9 +25,16 @@ pub struct FrameUniforms {
     pub ambient_color: Vec4,
     /// Inward unit normal and distance per plane (`crowd::Frustum`).
     pub frustum_planes: [Vec4; 6],
+    /// The model-wide error of each level of detail, in model units:
+    /// level l is `lod_errors[l / 4][l % 4]`.
+    pub lod_errors: [Vec4; 2],
+    /// See [`crate::crowd::LodParams`]: pixels per unit at clip w = 1, the
+    /// pixel threshold, the near plane; w unused.
+    pub lod_params: Vec4,
     pub time: f32,
     pub blend_time: f32,
-    pub padding: [f32; 2],
+    /// Pixels, filled in by the renderer.
+    pub viewport_size: Vec2,
 }
 
 /// Twin of `CrowdInstance` in shaders/scene.glsl.
@@ -76,6 +83,10 @@ pub struct ClipInfo {
     pub looping: u32,
     /// xyz centre, w radius.
     pub bounding_sphere: [f32; 4],
+    /// xyz: the union of the frame bounds as a box, in model space; the
+    /// occlusion test's tighter bound.
+    pub bounds_min: [f32; 4],
+    pub bounds_max: [f32; 4],
 }
 
 /// Twin of `SkeletonJoint` in shaders/animation.glsl.
@@ -121,7 +132,21 @@ pub struct CrowdComputeConstants {
     pub instance_count: u32,
     pub joint_count: u32,
     pub clip_count: u32,
-    pub draw_command_count: u32,
+    pub lod_count: u32,
+    pub mesh_count: u32,
+    /// Which part of a two-phase frame this is: see [`CullPhase`].
+    pub phase: u32,
+}
+
+/// The phases of a frame with occlusion culling (`PHASE_*` in
+/// crowd_compute.glsl): draw what was visible last frame, build the depth
+/// pyramid, then test everything against it and draw what newly passed.
+/// Without occlusion culling one phase does it all.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CullPhase {
+    All = 0,
+    Early = 1,
+    Late = 2,
 }
 
 /// Twin of crowd.vert's `DrawConstants` push constant block.
@@ -130,11 +155,20 @@ pub struct CrowdComputeConstants {
 pub struct DrawConstants {
     pub joint_count: u32,
     pub skinning_mode: u32,
+    /// The stride of the visible lists' regions, one per level of detail.
+    pub instance_count: u32,
+    /// 1: tint each instance by its level of detail.
+    pub show_lod: u32,
 }
 
 impl DrawConstants {
     /// `skinning` `None` draws the bind pose unskinned (the benchmark's ideal).
-    pub fn new(joint_count: u32, skinning: Option<SkinningMethod>) -> DrawConstants {
+    pub fn new(
+        joint_count: u32,
+        skinning: Option<SkinningMethod>,
+        instance_count: u32,
+        show_lod: bool,
+    ) -> DrawConstants {
         // SKINNING_LINEAR / SKINNING_DUAL_QUATERNION / SKINNING_NONE in skinning.glsl.
         let skinning_mode = match skinning {
             Some(SkinningMethod::Linear) => 0,
@@ -144,6 +178,8 @@ impl DrawConstants {
         DrawConstants {
             joint_count,
             skinning_mode,
+            instance_count,
+            show_lod: show_lod.into(),
         }
     }
 }

@@ -41,5 +41,5 @@ pub fn record_animate(
     constants: CrowdComputeConstants,
 ) {
     let _label = debug::label(ctx, cmd, "animate");
-    cull::dispatch(ctx, cmd, pass.pipeline, layout, constants);
+    cull::dispatch_per_instance(ctx, cmd, pass.pipeline, layout, constants);
 }

@@ -16,8 +16,14 @@ use crate::skin::InfluenceLimit;
 /// Where stream 0 (skinned or bind-pose surface vertices) comes from.
 pub enum Surface {
     /// The model's bind pose, skinned by the vertex shader; one indirect
-    /// draw per mesh, `draw_commands[mesh]`, instanced over the visible list.
-    BindPose { draw_commands: vk::Buffer },
+    /// draw per mesh and level of detail, `mesh * lod_count + lod` commands
+    /// past the byte offset `first_command`, instanced over that level's
+    /// visible list.
+    BindPose {
+        draw_commands: vk::Buffer,
+        first_command: u64,
+        lod_count: u32,
+    },
     /// Vertices skinned on the CPU, `instance * model.vertex_count` apart,
     /// one draw per instance and mesh; the set bound at 0 must then hold
     /// identity skinning transforms and the identity visible list.
@@ -201,20 +207,20 @@ pub fn record_crowd_draw(
         );
     };
     match surface {
-        Surface::BindPose { draw_commands } => {
+        Surface::BindPose {
+            draw_commands,
+            first_command,
+            lod_count,
+        } => {
             unsafe { device.cmd_bind_vertex_buffers(cmd, 0, &[model.surface.handle], &[0]) };
+            let lods = u64::from(lod_count);
             for (mesh, draw) in model.draws.iter().enumerate() {
                 let _label = debug::label(ctx, cmd, &draw.label);
                 bind_texture(draw);
-                unsafe {
-                    device.cmd_draw_indexed_indirect(
-                        cmd,
-                        draw_commands,
-                        mesh as u64 * DRAW_COMMAND_SIZE,
-                        1,
-                        0,
-                    )
-                };
+                for lod in 0..lods {
+                    let offset = first_command + (mesh as u64 * lods + lod) * DRAW_COMMAND_SIZE;
+                    unsafe { device.cmd_draw_indexed_indirect(cmd, draw_commands, offset, 1, 0) };
+                }
             }
         }
         // Each instance has its own skinned copy of stream 0, while
@@ -235,11 +241,12 @@ pub fn record_crowd_draw(
                             &[vertices],
                             &[u64::from(instance) * stride],
                         );
+                        // The yardstick draws the full mesh.
                         device.cmd_draw_indexed(
                             cmd,
-                            draw.index_count,
+                            draw.lods[0].index_count,
                             1,
-                            draw.first_index,
+                            draw.lods[0].first_index,
                             draw.vertex_offset,
                             instance,
                         );

@@ -34,8 +34,7 @@ impl Destroy for Cull {
 }
 
 /// One invocation per instance. The compute set (set 0 of `layout`) must be
-/// bound, the visible count zeroed and the draw commands' instance counts
-/// reset before this runs.
+/// bound and the visible counts zeroed before this runs.
 pub fn record_cull(
     ctx: &Context,
     cmd: vk::CommandBuffer,
@@ -44,13 +43,11 @@ pub fn record_cull(
     constants: CrowdComputeConstants,
 ) {
     let _label = debug::label(ctx, cmd, "cull");
-    dispatch(ctx, cmd, pass.pipeline, layout, constants);
+    dispatch_per_instance(ctx, cmd, pass.pipeline, layout, constants);
 }
 
-/// Binds `pipeline`, pushes the constants, and runs one invocation per
-/// instance: the visible count is only known on the GPU, so animate.comp
-/// launches as many and lets the surplus return at once.
-pub(super) fn dispatch(
+/// Binds `pipeline` and pushes the constants the compute passes share.
+pub(super) fn bind_and_push(
     ctx: &Context,
     cmd: vk::CommandBuffer,
     pipeline: vk::Pipeline,
@@ -67,7 +64,19 @@ pub(super) fn dispatch(
             0,
             bytemuck::bytes_of(&constants),
         );
-        ctx.device
-            .cmd_dispatch(cmd, constants.instance_count.div_ceil(WORKGROUP_SIZE), 1, 1);
     }
+}
+
+/// One invocation per instance: the visible count is only known on the
+/// GPU, so animate.comp launches as many and lets the surplus return at once.
+pub(super) fn dispatch_per_instance(
+    ctx: &Context,
+    cmd: vk::CommandBuffer,
+    pipeline: vk::Pipeline,
+    layout: vk::PipelineLayout,
+    constants: CrowdComputeConstants,
+) {
+    bind_and_push(ctx, cmd, pipeline, layout, constants);
+    let groups = constants.instance_count.div_ceil(WORKGROUP_SIZE);
+    unsafe { ctx.device.cmd_dispatch(cmd, groups, 1, 1) };
 }

@@ -5,6 +5,7 @@ use std::mem::{offset_of, size_of};
 
 use ash::vk;
 
+use super::crowd_draw::DRAW_COMMAND_SIZE;
 use crate::gpu::gpu_model::GpuModel;
 use crate::gpu::guard::Destroy;
 use crate::gpu::pipeline::{self, GraphicsPipelineDesc, ShaderStage, TargetFormats};
@@ -85,15 +86,15 @@ impl Destroy for SkeletonOverlay {
 
 /// Records the lines, inside a dynamic rendering scope whose set 0 (scene,
 /// with the real skinning transforms) is already bound with `layout`.
-/// `draw_command` is the `VkDrawIndirectCommand` whose instance count the
-/// cull pass filled with the visible instances.
+/// `draw_commands` locates the first of the model's `lod_count`
+/// `VkDrawIndirectCommand`s (5 words apart), one per level's visible list.
 pub fn record_skeleton_overlay(
     ctx: &Context,
     cmd: vk::CommandBuffer,
     pass: &SkeletonOverlay,
     layout: vk::PipelineLayout,
     model: &GpuModel,
-    draw_command: (vk::Buffer, u64),
+    draw_commands: (vk::Buffer, u64),
     constants: DrawConstants,
 ) {
     let _label = debug::label(ctx, cmd, "skeleton overlay");
@@ -109,7 +110,10 @@ pub fn record_skeleton_overlay(
         );
         ctx.device
             .cmd_bind_vertex_buffers(cmd, 0, &[model.skeleton_lines.handle], &[0]);
-        ctx.device
-            .cmd_draw_indirect(cmd, draw_command.0, draw_command.1, 1, 0);
+        for lod in 0..u64::from(model.lod_count) {
+            let offset = draw_commands.1 + lod * DRAW_COMMAND_SIZE;
+            ctx.device
+                .cmd_draw_indirect(cmd, draw_commands.0, offset, 1, 0);
+        }
     }
 }

@@ -1,0 +1,45 @@
+//! The indirect draws from the cull pass's counts (draws.comp): every mesh
+//! and level of detail gets its level's visible count as instanceCount and
+//! its region of the visible lists as firstInstance; so does each level of
+//! the skeleton overlay. Counting stays one atomic per visible instance.
+
+use ash::vk;
+
+use crate::gpu::guard::Destroy;
+use crate::gpu::pipeline::{self, ShaderStage};
+use crate::gpu::shader_types::CrowdComputeConstants;
+use crate::gpu::shaders::spirv;
+use crate::gpu::{debug, Context, GpuError};
+
+pub struct Draws {
+    pub pipeline: vk::Pipeline,
+}
+
+pub fn create_draws(ctx: &Context, layout: vk::PipelineLayout) -> Result<Draws, GpuError> {
+    let shader = ShaderStage {
+        name: "draws.comp",
+        spirv: spirv::DRAWS_COMP,
+        specialization: None,
+    };
+    let pipeline = pipeline::create_compute_pipeline(ctx, "write draws", layout, &shader)?;
+    Ok(Draws { pipeline })
+}
+
+impl Destroy for Draws {
+    fn destroy(self, ctx: &Context) {
+        self.pipeline.destroy(ctx);
+    }
+}
+
+/// After the cull pass, with the compute set bound: one workgroup.
+pub fn record_draws(
+    ctx: &Context,
+    cmd: vk::CommandBuffer,
+    pass: &Draws,
+    layout: vk::PipelineLayout,
+    constants: CrowdComputeConstants,
+) {
+    let _label = debug::label(ctx, cmd, "write draws");
+    super::cull::bind_and_push(ctx, cmd, pass.pipeline, layout, constants);
+    unsafe { ctx.device.cmd_dispatch(cmd, 1, 1, 1) };
+}

@@ -1,0 +1,142 @@
+//! Levels of detail and occlusion culling as a user sees them: drawn with
+//! LOD on, a crowd looks like the full meshes (at most 1% of the pixels
+//! differ by more than 10%) and draws far fewer triangles (the benchmark's
+//! figure); `--show-lod` tints instances by level; occlusion culling leaves
+//! every pixel as it was; all with validation silent.
+
+mod common;
+
+use common::{differing_pixels, md5crowd_validated, scratch_dir, vulkan_or_skip};
+
+/// The shipped character, 256 instances at 1280x720: the picture.
+fn crowd(dir: &std::path::Path, name: &str, extra: &[&str]) -> image::RgbaImage {
+    let png = dir.join(format!("{name}.png"));
+    let mut args = vec![
+        "--headless",
+        "--width",
+        "1280",
+        "--height",
+        "720",
+        "--time",
+        "1.5",
+        "--screenshot",
+        png.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    if !extra.contains(&"--instances") {
+        args.extend(["--instances", "256"]);
+    }
+    md5crowd_validated(&args);
+    image::open(&png).unwrap().to_rgba8()
+}
+
+#[test]
+fn lod_on_looks_like_lod_off() {
+    if !vulkan_or_skip() {
+        return;
+    }
+    let dir = scratch_dir("lod_on_off");
+    for view in ["overview", "street"] {
+        let on = crowd(
+            &dir,
+            &format!("{view}_on"),
+            &["--view", view, "--lod", "on"],
+        );
+        let off = crowd(
+            &dir,
+            &format!("{view}_off"),
+            &["--view", view, "--lod", "off"],
+        );
+        let differing = differing_pixels(&on, &off, 25);
+        let fraction = differing as f64 / (on.width() * on.height()) as f64;
+        println!(
+            "{view}: {differing} pixels ({:.3}%) differ by more than 10%",
+            fraction * 100.0
+        );
+        assert!(fraction <= 0.01, "{view}: {fraction}");
+    }
+}
+
+#[test]
+fn occlusion_culling_changes_no_pixel() {
+    if !vulkan_or_skip() {
+        return;
+    }
+    let dir = scratch_dir("occlusion_on_off");
+    // Several frames: the early phase then draws what the frames before
+    // found visible, and the late phase what newly shows.
+    for (view, frames) in [("street", "3"), ("overview", "2")] {
+        let common = ["--view", view, "--frames", frames, "--instances", "1024"];
+        let args = |occlusion| [&common[..], &["--occlusion", occlusion]].concat();
+        let on = crowd(&dir, &format!("{view}_on"), &args("on"));
+        let off = crowd(&dir, &format!("{view}_off"), &args("off"));
+        assert_eq!(differing_pixels(&on, &off, 0), 0, "{view}");
+    }
+}
+
+#[test]
+fn show_lod_tints_the_crowd() {
+    if !vulkan_or_skip() {
+        return;
+    }
+    let dir = scratch_dir("show_lod");
+    let plain = crowd(&dir, "plain", &["--view", "street"]);
+    let tinted = crowd(&dir, "tinted", &["--view", "street", "--show-lod"]);
+    // The full-detail characters up front keep their colours; the rest change.
+    let differing = differing_pixels(&plain, &tinted, 25);
+    assert!(differing > 10_000, "{differing}");
+}
+
+#[test]
+fn the_bench_reports_fewer_triangles_with_lod() {
+    if !vulkan_or_skip() {
+        return;
+    }
+    let dir = scratch_dir("bench_lod");
+    let json = dir.join("bench.json");
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_md5crowd"))
+        .args([
+            "bench",
+            "--instances",
+            "64",
+            "--frames",
+            "3",
+            "--width",
+            "320",
+            "--height",
+            "180",
+            "--modes",
+            "static",
+            "--lod",
+            "on,off",
+            "--view",
+            "overview,street",
+            "--json",
+            json.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let runs = report["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 4, "every combination runs once");
+    let triangles = |lod: &str, view: &str| {
+        runs.iter()
+            .find(|r| r["lod"] == lod && r["view"] == view)
+            .and_then(|r| r["triangles"].as_f64())
+            .unwrap_or_else(|| panic!("no {lod} {view} run in {report}"))
+    };
+    for view in ["overview", "street"] {
+        let (on, off) = (triangles("on", view), triangles("off", view));
+        println!("{view}: {on} triangles with LOD, {off} without");
+        assert!(on > 0.0 && on < off * 0.5, "{view}: {on} vs {off}");
+    }
+    assert!(runs
+        .iter()
+        .all(|r| r["mode"] == "static" && r["visible"].as_u64().is_some()));
+}
