@@ -140,3 +140,52 @@ fn the_bench_reports_fewer_triangles_with_lod() {
         .iter()
         .all(|r| r["mode"] == "static" && r["visible"].as_u64().is_some()));
 }
+
+#[test]
+fn occlusion_culling_times_both_phases_and_the_pyramid() {
+    if !vulkan_or_skip() {
+        return;
+    }
+    let output = md5crowd_validated(&[
+        "--headless",
+        "--instances",
+        "16",
+        "--width",
+        "160",
+        "--height",
+        "90",
+        "--frames",
+        "3",
+        "--skeleton",
+        "--print-timings",
+    ]);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let last = stdout.lines().last().expect("a timings line");
+    if last.contains("no GPU timestamps") {
+        return;
+    }
+    let passes: Vec<&str> = last
+        .split_once(" ms (")
+        .and_then(|(_, rest)| rest.split_once(')'))
+        .map(|(passes, _)| {
+            passes
+                .split(", ")
+                .filter_map(|p| p.rsplitn(3, ' ').nth(2))
+                .collect()
+        })
+        .unwrap_or_default();
+    assert_eq!(
+        passes,
+        [
+            "cull early",
+            "animate early",
+            "draw early",
+            "depth pyramid",
+            "cull late",
+            "animate late",
+            "draw late",
+            "overlay"
+        ],
+        "{last}"
+    );
+}

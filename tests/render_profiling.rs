@@ -96,6 +96,12 @@ fn every_frame_reports_its_passes_and_statistics() {
         "--instances",
         &instances,
         "--skeleton",
+        // One culling phase (its passes are checked below) and the full
+        // meshes (whose vertices are counted).
+        "--occlusion",
+        "off",
+        "--lod",
+        "off",
         "--print-timings",
         "--screenshot",
         png.to_str().unwrap(),

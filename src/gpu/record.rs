@@ -91,6 +91,11 @@ impl Renderer {
             input.view.show_lod,
         );
         let layout = model.compute_pipeline_layout;
+        // Without level of detail cull.comp puts everyone at level 0.
+        let drawn_levels = match input.view.lod_threshold {
+            Some(_) => model.model.lod_count,
+            None => 1,
+        };
         let bind_scene_set = |set| unsafe {
             ctx.device.cmd_bind_descriptor_sets(
                 cmd,
@@ -200,6 +205,7 @@ impl Renderer {
                         draw_commands: frame.draw_commands.handle,
                         first_command: model.draw_command_offset(commands, 0, 0),
                         lod_count: model.model.lod_count,
+                        drawn_levels,
                     },
                 ),
             };
@@ -243,6 +249,7 @@ impl Renderer {
                             frame.draw_commands.handle,
                             model.draw_command_offset(commands, mesh_count, 0),
                         ),
+                        drawn_levels,
                         draw_constants,
                     );
                 }

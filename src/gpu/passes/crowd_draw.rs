@@ -18,11 +18,13 @@ pub enum Surface {
     /// The model's bind pose, skinned by the vertex shader; one indirect
     /// draw per mesh and level of detail, `mesh * lod_count + lod` commands
     /// past the byte offset `first_command`, instanced over that level's
-    /// visible list.
+    /// visible list. Only the first `drawn_levels` levels are drawn: with
+    /// level of detail off every instance is at level 0.
     BindPose {
         draw_commands: vk::Buffer,
         first_command: u64,
         lod_count: u32,
+        drawn_levels: u32,
     },
     /// Vertices skinned on the CPU, `instance * model.vertex_count` apart,
     /// one draw per instance and mesh; the set bound at 0 must then hold
@@ -211,13 +213,14 @@ pub fn record_crowd_draw(
             draw_commands,
             first_command,
             lod_count,
+            drawn_levels,
         } => {
             unsafe { device.cmd_bind_vertex_buffers(cmd, 0, &[model.surface.handle], &[0]) };
             let lods = u64::from(lod_count);
             for (mesh, draw) in model.draws.iter().enumerate() {
                 let _label = debug::label(ctx, cmd, &draw.label);
                 bind_texture(draw);
-                for lod in 0..lods {
+                for lod in 0..u64::from(drawn_levels) {
                     let offset = first_command + (mesh as u64 * lods + lod) * DRAW_COMMAND_SIZE;
                     unsafe { device.cmd_draw_indexed_indirect(cmd, draw_commands, offset, 1, 0) };
                 }

@@ -87,7 +87,9 @@ impl Destroy for SkeletonOverlay {
 /// Records the lines, inside a dynamic rendering scope whose set 0 (scene,
 /// with the real skinning transforms) is already bound with `layout`.
 /// `draw_commands` locates the first of the model's `lod_count`
-/// `VkDrawIndirectCommand`s (5 words apart), one per level's visible list.
+/// `VkDrawIndirectCommand`s (5 words apart), one per level's visible list,
+/// of which the first `drawn_levels` are drawn.
+#[allow(clippy::too_many_arguments)]
 pub fn record_skeleton_overlay(
     ctx: &Context,
     cmd: vk::CommandBuffer,
@@ -95,6 +97,7 @@ pub fn record_skeleton_overlay(
     layout: vk::PipelineLayout,
     model: &GpuModel,
     draw_commands: (vk::Buffer, u64),
+    drawn_levels: u32,
     constants: DrawConstants,
 ) {
     let _label = debug::label(ctx, cmd, "skeleton overlay");
@@ -110,7 +113,7 @@ pub fn record_skeleton_overlay(
         );
         ctx.device
             .cmd_bind_vertex_buffers(cmd, 0, &[model.skeleton_lines.handle], &[0]);
-        for lod in 0..u64::from(model.lod_count) {
+        for lod in 0..u64::from(drawn_levels) {
             let offset = draw_commands.1 + lod * DRAW_COMMAND_SIZE;
             ctx.device
                 .cmd_draw_indirect(cmd, draw_commands.0, offset, 1, 0);
