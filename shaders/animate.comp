@@ -1,12 +1,13 @@
 #version 450
-// GPU animation, one invocation per visible instance: sample the instance's
-// clip (and the clip it fades from) at its local time, run the joint
-// hierarchy, and write joint quaternion + translation skinning transforms
-// for crowd.vert. The same jobs, in the same order, as src/crowd/animate.rs.
+// GPU animation, one invocation per instance the cull pass appended this
+// phase (dispatched indirectly, for those only): sample the instance's clip
+// (and the clip it fades from) at its local time, run the joint hierarchy,
+// and write joint quaternion + translation skinning transforms for
+// crowd.vert. The same jobs, in the same order, as src/crowd/animate.rs.
 
 #include "crowd_compute.glsl"
 
-layout(local_size_x = 64) in;
+layout(local_size_x = ANIMATE_WORKGROUP_SIZE) in;
 
 layout(set = 0, binding = 2) readonly buffer InstanceAnimations {
     InstanceAnimation instance_animations[];

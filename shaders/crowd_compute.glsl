@@ -28,4 +28,7 @@ const uint PHASE_ALL = 0u;
 const uint PHASE_EARLY = 1u;
 const uint PHASE_LATE = 2u;
 
+// animate.comp's invocations per workgroup, one instance each.
+const uint ANIMATE_WORKGROUP_SIZE = 64u;
+
 #endif

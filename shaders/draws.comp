@@ -15,7 +15,10 @@ layout(set = 0, binding = 6) buffer VisibleInstances {
 };
 // Per phase (early or all, then late): a VkDrawIndexedIndirectCommand (5
 // words) per mesh and level, mesh-major, then the skeleton overlay's
-// VkDrawIndirectCommand (4 words, padded to 5) per level.
+// VkDrawIndirectCommand (4 words, padded to 5) per level. After both
+// phases' commands, a VkDispatchIndirectCommand per phase (padded to 4
+// words): animate.comp's workgroups, enough for the instances the phase
+// appended.
 layout(set = 0, binding = 7) buffer DrawCommands {
     uint draw_words[];
 };
@@ -32,6 +35,16 @@ void main() {
         draw_words[word + 1u] = lod_counts[lod] - before;
         // firstInstance is word 4 of an indexed command, word 3 of the overlay's.
         draw_words[word + (command < mesh_commands ? 4u : 3u)] = lod * constants.instance_count + before;
+    }
+    if (gl_LocalInvocationID.x == 0u) {
+        uint appended = 0u;
+        for (uint lod = 0u; lod < lods; ++lod) {
+            appended += lod_counts[lod] - (late ? early_counts[lod] : 0u);
+        }
+        uint word = 2u * per_phase * 5u + (late ? 4u : 0u);
+        draw_words[word] = (appended + ANIMATE_WORKGROUP_SIZE - 1u) / ANIMATE_WORKGROUP_SIZE;
+        draw_words[word + 1u] = 1u;
+        draw_words[word + 2u] = 1u;
     }
     // Every invocation has read the counts before the early ones are kept.
     barrier();

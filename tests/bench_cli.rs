@@ -75,3 +75,48 @@ fn bench_reports_every_size_and_mode() {
     assert!(svg.starts_with("<svg"));
     assert_eq!(svg.matches("<polyline").count(), 3, "one line per mode");
 }
+
+#[test]
+fn compute_only_times_the_compute_passes_alone() {
+    if !common::vulkan_or_skip() {
+        return;
+    }
+    let dir = common::scratch_dir("bench_compute_only");
+    let json = dir.join("bench.json");
+    let output = Command::new(env!("CARGO_BIN_EXE_md5crowd"))
+        .args([
+            "bench",
+            "--instances",
+            "40",
+            "--frames",
+            "3",
+            "--compute-only",
+        ])
+        .args(["--modes", "gpu,cpu", "--json"])
+        .arg(&json)
+        .output()
+        .expect("run md5crowd bench");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let report: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    let runs = report["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 2);
+    for run in runs {
+        assert_eq!(run["compute_only"], true, "{run}");
+        assert_eq!(run["visible"], 40, "{run}");
+        let passes: Vec<&str> = run["gpu_ms"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        let expected: &[&str] = match run["mode"].as_str() {
+            Some("gpu") => &["animate", "cull"],
+            _ => &["cull"],
+        };
+        assert_eq!(passes, expected, "nothing is drawn: {run}");
+    }
+}

@@ -65,6 +65,11 @@ pub struct BenchArgs {
     /// Level of detail, comma-separated: on, off or both.
     #[arg(long, value_enum, value_delimiter = ',', default_value = "on")]
     pub lod: Vec<Switch>,
+    /// Record and submit only the per-frame compute work and uploads (gpu:
+    /// cull + animate; cpu: the CPU reference animation, its upload, cull):
+    /// the frame time is then the cost of animating the crowd.
+    #[arg(long)]
+    pub compute_only: bool,
     /// Occlusion culling, comma-separated: on, off or both.
     #[arg(long, value_enum, value_delimiter = ',', default_value = "on")]
     pub occlusion: Vec<Switch>,
@@ -114,6 +119,7 @@ pub struct Run {
     pub lod: Switch,
     pub occlusion: Switch,
     pub view: View,
+    pub compute_only: bool,
     /// Median CPU time per frame spent animating (CPU mode), recording and
     /// submitting: not waiting for the GPU.
     pub cpu_ms: f64,
@@ -248,6 +254,7 @@ fn measure(
         view: ViewOptions {
             lod_threshold: (lod == Switch::On).then_some(args.lod_bias),
             occlusion: occlusion == Switch::On,
+            compute_only: args.compute_only,
             ..ViewOptions::default()
         },
         aspect,
@@ -296,6 +303,7 @@ fn measure(
         lod,
         occlusion,
         view,
+        compute_only: args.compute_only,
         cpu_ms: median(&mut cpu_ms),
         frame_ms,
         gpu_ms: gpu_ms

@@ -64,6 +64,7 @@ pub fn run(
             lod_threshold: args.lod_threshold(),
             show_lod: args.show_lod,
             occlusion: args.occlusion == Switch::On,
+            compute_only: false,
         },
         aspect,
         time: 0.0,

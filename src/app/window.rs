@@ -351,6 +351,7 @@ impl<'m> Live<'m> {
                 lod_threshold: args.lod_threshold(),
                 show_lod: args.show_lod,
                 occlusion: args.occlusion == Switch::On,
+                compute_only: false,
             },
             aspect: 1.0,
             time: 0.0,

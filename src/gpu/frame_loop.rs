@@ -80,6 +80,9 @@ pub struct ViewOptions {
     /// Two-phase occlusion culling against a depth pyramid; leaves the
     /// image as it is, draws fewer instances where some hide others.
     pub occlusion: bool,
+    /// Record the per-frame compute work only (cull, animate) and draw
+    /// nothing: what `bench --compute-only` times.
+    pub compute_only: bool,
 }
 
 impl Default for ViewOptions {
@@ -92,6 +95,7 @@ impl Default for ViewOptions {
             lod_threshold: Some(1.0),
             show_lod: false,
             occlusion: true,
+            compute_only: false,
         }
     }
 }

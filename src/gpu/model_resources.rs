@@ -210,6 +210,12 @@ impl ModelResources {
         (set * per_set + mesh * lods + lod) as u64 * DRAW_COMMAND_SIZE
     }
 
+    /// Byte offset of animate.comp's `VkDispatchIndirectCommand` for
+    /// command set `set`: after both sets of draws.
+    pub fn dispatch_offset(&self, set: usize) -> u64 {
+        self.draw_command_offset(2, 0, 0) + set as u64 * 16
+    }
+
     /// Device memory in the buffers (textures not counted).
     pub fn buffer_bytes(&self) -> u64 {
         let animation = &self.animation;
@@ -271,5 +277,7 @@ fn draw_commands(model: &GpuModel) -> Vec<u32> {
         words.extend([model.skeleton_vertex_count, 0, 0, 0, 0]);
     }
     words.extend_from_within(..);
+    // animate.comp's dispatch per phase, padded to 4 words.
+    words.extend([0, 1, 1, 0, 0, 1, 1, 0]);
     words
 }

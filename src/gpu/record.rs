@@ -71,8 +71,9 @@ impl Renderer {
             .expect("every crowd has a visible list");
         // The CPU-skinning yardstick draws every instance itself.
         let cpu_skinned = crowd.buffer(CrowdBuffer::CpuSkinnedVertices, slot);
-        let phases: &[CullPhase] = match (input.view.occlusion, cpu_skinned) {
-            (true, None) => &[CullPhase::Early, CullPhase::Late],
+        let compute_only = input.view.compute_only;
+        let phases: &[CullPhase] = match (input.view.occlusion, cpu_skinned, compute_only) {
+            (true, None, false) => &[CullPhase::Early, CullPhase::Late],
             _ => &[CullPhase::All],
         };
         let constants = |phase: CullPhase| CrowdComputeConstants {
@@ -127,6 +128,8 @@ impl Renderer {
             let names = phase_names(phase);
             let last = index + 1 == phases.len();
             let constants = constants(phase);
+            // The early phase's (or the only) draws and dispatch, or the late's.
+            let commands = usize::from(phase == CullPhase::Late);
             if phase == CullPhase::Late {
                 // The early draws read the lists, transforms and draws the
                 // late passes append to; the pyramid was just written.
@@ -177,7 +180,8 @@ impl Renderer {
             );
             if animation == Animation::Gpu {
                 let scope = self.profiler.begin(ctx, cmd, names.animate);
-                animate::record_animate(ctx, cmd, &model.animate, layout, constants);
+                let dispatch = (frame.draw_commands.handle, model.dispatch_offset(commands));
+                animate::record_animate(ctx, cmd, &model.animate, layout, constants, dispatch);
                 self.profiler.end(ctx, cmd, scope);
                 memory_barrier(
                     ctx,
@@ -189,8 +193,10 @@ impl Renderer {
             if last {
                 record_visible_count_readback(ctx, cmd, visible, &frame.visible_readback);
             }
+            if compute_only {
+                continue;
+            }
 
-            let commands = usize::from(phase == CullPhase::Late);
             let (crowd_set, surface) = match (sets.identity_scene, cpu_skinned) {
                 (Some(identity_set), Some(vertices)) => (
                     identity_set,

@@ -32,14 +32,22 @@ impl Destroy for Animate {
     }
 }
 
-/// After the cull pass (whose visible list it reads), with the compute set bound.
+/// After the cull pass and the draws pass, with the compute set bound: as
+/// many workgroups as draws.comp wrote into the `VkDispatchIndirectCommand`
+/// at `dispatch` (buffer, offset), enough for the instances this phase
+/// appended and no more.
 pub fn record_animate(
     ctx: &Context,
     cmd: vk::CommandBuffer,
     pass: &Animate,
     layout: vk::PipelineLayout,
     constants: CrowdComputeConstants,
+    dispatch: (vk::Buffer, u64),
 ) {
     let _label = debug::label(ctx, cmd, "animate");
-    cull::dispatch_per_instance(ctx, cmd, pass.pipeline, layout, constants);
+    cull::bind_and_push(ctx, cmd, pass.pipeline, layout, constants);
+    unsafe {
+        ctx.device
+            .cmd_dispatch_indirect(cmd, dispatch.0, dispatch.1)
+    };
 }

@@ -67,8 +67,7 @@ pub(super) fn bind_and_push(
     }
 }
 
-/// One invocation per instance: the visible count is only known on the
-/// GPU, so animate.comp launches as many and lets the surplus return at once.
+/// One invocation per instance of the crowd.
 pub(super) fn dispatch_per_instance(
     ctx: &Context,
     cmd: vk::CommandBuffer,
