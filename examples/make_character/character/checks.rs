@@ -20,7 +20,7 @@ pub fn check_mesh(surfaces: &[Surface], mesh: &Md5Mesh) {
     for (index, joint) in mesh.joints.iter().enumerate() {
         assert_w_recoverable(joint.orientation, &joint.name);
         assert!(
-            joint.parent.map_or(true, |p| (p as usize) < index),
+            joint.parent.is_none_or(|p| (p as usize) < index),
             "{} comes before its parent",
             joint.name
         );

@@ -215,7 +215,7 @@ fn head_color(x: u32, y: u32, around: f64, down: f64) -> Rgb<u8> {
         return SKIN[1];
     }
     // A faint grid shows how the texture stretches over the head.
-    if x % 16 == 0 || y % 16 == 0 {
+    if x.is_multiple_of(16) || y.is_multiple_of(16) {
         return Rgb([222, 176, 138]);
     }
     SKIN[0]
