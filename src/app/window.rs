@@ -481,12 +481,15 @@ impl<'m> Live<'m> {
         // Frames in flight still read the swapchain images and targets.
         self.ctx.wait_idle()?;
         let old = self.swapchain.take();
-        self.swapchain = Some(swapchain::create_swapchain(
-            &self.ctx,
-            extent,
-            !args.no_vsync,
-            old,
-        )?);
+        // Sized by the surface as it is now, which may differ from the
+        // window size read above: X11 reports resizes late.
+        let Some(swapchain) =
+            swapchain::create_swapchain(&self.ctx, window_extent, !args.no_vsync, old)?
+        else {
+            return Ok(false);
+        };
+        let extent = swapchain.extent;
+        self.swapchain = Some(swapchain);
         if extent != self.renderer.extent() {
             self.renderer.resize(&self.ctx, extent)?;
             // A screenshot readback is sized to the image.

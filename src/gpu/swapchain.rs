@@ -37,12 +37,18 @@ pub fn surface_extent(
     ctx: &Context,
     window_extent: vk::Extent2D,
 ) -> Result<vk::Extent2D, GpuError> {
-    let capabilities = surface_capabilities(ctx)?;
+    Ok(extent_for(&surface_capabilities(ctx)?, window_extent))
+}
+
+fn extent_for(
+    capabilities: &vk::SurfaceCapabilitiesKHR,
+    window_extent: vk::Extent2D,
+) -> vk::Extent2D {
     // u32::MAX means the window system lets the swapchain decide the size.
     if capabilities.current_extent.width != u32::MAX {
-        return Ok(capabilities.current_extent);
+        return capabilities.current_extent;
     }
-    Ok(vk::Extent2D {
+    vk::Extent2D {
         width: window_extent.width.clamp(
             capabilities.min_image_extent.width,
             capabilities.max_image_extent.width,
@@ -51,22 +57,24 @@ pub fn surface_extent(
             capabilities.min_image_extent.height,
             capabilities.max_image_extent.height,
         ),
-    })
+    }
 }
 
-/// `extent` comes from [`surface_extent`] and must not be zero. `old` is
-/// retired (and destroyed) in favour of the new swapchain.
+/// A swapchain for a window of `window_extent`, sized by the surface as it
+/// is at the last moment: a window resized meanwhile (X11 reports sizes
+/// late) would otherwise get a swapchain of a size the surface no longer
+/// has. `None` when the surface has no area now. `old` is retired (and
+/// destroyed) either way.
 pub fn create_swapchain(
     ctx: &Context,
-    extent: vk::Extent2D,
+    window_extent: vk::Extent2D,
     vsync: bool,
     old: Option<Swapchain>,
-) -> Result<Swapchain, GpuError> {
+) -> Result<Option<Swapchain>, GpuError> {
     let surface = ctx
         .surface
         .as_ref()
         .expect("a swapchain needs a context created with a window");
-    let capabilities = surface_capabilities(ctx)?;
     let formats = unsafe {
         surface
             .loader
@@ -97,6 +105,15 @@ pub fn create_swapchain(
             result: vk::Result::ERROR_FORMAT_NOT_SUPPORTED,
         })?;
     let present_mode = choose_present_mode(&present_modes, vsync);
+    // From here on every way out destroys what was made: on failure the
+    // old swapchain too, which the caller handed over. The capabilities are
+    // queried last, just before the swapchain is made for them.
+    let old = old.map(|old| guard(ctx, old));
+    let capabilities = surface_capabilities(ctx)?;
+    let extent = extent_for(&capabilities, window_extent);
+    if extent.width == 0 || extent.height == 0 {
+        return Ok(None);
+    }
     // One more than the minimum so acquiring rarely waits on the compositor.
     let mut image_count = capabilities.min_image_count + 1;
     if capabilities.max_image_count != 0 {
@@ -128,9 +145,6 @@ pub fn create_swapchain(
         .present_mode(present_mode)
         .clipped(true)
         .old_swapchain(old.as_ref().map_or(vk::SwapchainKHR::null(), |s| s.handle));
-    // From here on every way out destroys what was made: on failure the
-    // old swapchain too, which the caller handed over.
-    let old = old.map(|old| guard(ctx, old));
     ctx.creation_step("vkCreateSwapchainKHR")?;
     let handle = unsafe { loader.create_swapchain(&info, None) }
         .map_err(vk_error("vkCreateSwapchainKHR"))?;
@@ -174,7 +188,7 @@ pub fn create_swapchain(
         present_mode,
         swapchain.images.len()
     );
-    Ok(swapchain.keep())
+    Ok(Some(swapchain.keep()))
 }
 
 impl Destroy for Swapchain {
