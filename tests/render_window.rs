@@ -4,71 +4,15 @@
 
 mod common;
 
-use std::path::Path;
-use std::process::{Child, Command, Stdio};
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{assert_validated, assets, vulkan_or_skip};
-
-/// An Xvfb server on a display of its own, stopped when dropped.
-struct VirtualDisplay {
-    server: Child,
-    display: String,
-}
-
-impl VirtualDisplay {
-    /// `None` when Xvfb is not installed.
-    fn start() -> Option<VirtualDisplay> {
-        // Display numbers whose lock file is absent are free; start high to
-        // stay clear of real sessions, and offset by pid and by a counter so
-        // parallel test runs, and parallel tests in one run, pick different
-        // ones (a lock file only appears once the server is up).
-        static STARTED: AtomicU32 = AtomicU32::new(0);
-        let first = 90 + std::process::id() % 100 + 100 * STARTED.fetch_add(1, Ordering::Relaxed);
-        let number =
-            (first..first + 100).find(|n| !Path::new(&format!("/tmp/.X{n}-lock")).exists())?;
-        let display = format!(":{number}");
-        let server = Command::new("Xvfb")
-            .args([
-                display.as_str(),
-                "-screen",
-                "0",
-                "1280x1024x24",
-                "-nolisten",
-                "tcp",
-            ])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .ok()?;
-        let socket = format!("/tmp/.X11-unix/X{number}");
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while !Path::new(&socket).exists() {
-            assert!(Instant::now() < deadline, "Xvfb did not start on {display}");
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        Some(VirtualDisplay { server, display })
-    }
-}
-
-impl Drop for VirtualDisplay {
-    fn drop(&mut self) {
-        let _ = self.server.kill();
-        let _ = self.server.wait();
-    }
-}
+use common::{assert_validated, assets, window_or_skip, wireframe_or_skip};
 
 #[test]
 fn window_survives_resizes_and_minimising() {
-    if !vulkan_or_skip() {
-        return;
-    }
-    let Some(x) = VirtualDisplay::start() else {
-        if std::env::var("MD5CROWD_REQUIRE_VULKAN").as_deref() == Ok("1") {
-            panic!("MD5CROWD_REQUIRE_VULKAN=1 but Xvfb is not installed");
-        }
-        println!("skipped: no Xvfb");
+    // Vulkan and Xvfb, or skip (CI: fail).
+    let Some(x) = window_or_skip(false) else {
         return;
     };
     let mesh = assets().join("crowdling.md5mesh");
@@ -118,29 +62,14 @@ fn window_survives_resizes_and_minimising() {
     assert!(wakeups < 50, "{wakeups} wakeups while minimised");
 }
 
-/// Runs `xdotool ARGS` against the virtual display.
-fn xdotool(x: &VirtualDisplay, args: &[&str]) -> std::process::Output {
-    Command::new("xdotool")
-        .args(args)
-        .env("DISPLAY", &x.display)
-        .output()
-        .expect("run xdotool")
-}
-
 #[test]
 fn keys_switch_clips_resize_the_crowd_and_toggle_views() {
-    if !vulkan_or_skip() {
-        return;
-    }
-    let Some(x) = VirtualDisplay::start() else {
-        println!("skipped: no Xvfb");
+    // Vulkan, Xvfb and xdotool, or skip (CI: fail); F below expects a
+    // wireframe, so the device must have fillModeNonSolid too.
+    let Some(x) = window_or_skip(true) else {
         return;
     };
-    if Command::new("xdotool").arg("version").output().is_err() {
-        if std::env::var("MD5CROWD_REQUIRE_VULKAN").as_deref() == Ok("1") {
-            panic!("MD5CROWD_REQUIRE_VULKAN=1 but xdotool is not installed");
-        }
-        println!("skipped: no xdotool");
+    if !wireframe_or_skip() {
         return;
     }
     let mut app = Command::new(env!("CARGO_BIN_EXE_md5crowd"))
@@ -159,14 +88,14 @@ fn keys_switch_clips_resize_the_crowd_and_toggle_views() {
         .stderr(Stdio::piped())
         .spawn()
         .expect("run md5crowd");
-    let found = xdotool(&x, &["search", "--sync", "--name", "md5crowd"]);
+    let found = x.xdotool(&["search", "--sync", "--name", "md5crowd"]);
     let window = String::from_utf8_lossy(&found.stdout)
         .lines()
         .next()
         .expect("the window appears")
         .to_owned();
     // No window manager: give the window the focus, then type (XTEST).
-    xdotool(&x, &["windowfocus", "--sync", &window]);
+    x.xdotool(&["windowfocus", "--sync", &window]);
     let keys = [
         "bracketright", // next clip: run (the first character played idle)
         "4",            // wave
@@ -182,7 +111,7 @@ fn keys_switch_clips_resize_the_crowd_and_toggle_views() {
         "Escape",
     ];
     for key in keys {
-        xdotool(&x, &["key", "--delay", "150", key]);
+        x.xdotool(&["key", "--delay", "150", key]);
     }
     let deadline = Instant::now() + Duration::from_secs(60);
     while app.try_wait().unwrap().is_none() {

@@ -1,14 +1,38 @@
-//! Helpers shared by the render tests: whether Vulkan is there, running the
-//! binary with validation, and comparing PNGs.
+//! Helpers shared by the render tests: whether Vulkan, a device feature, a
+//! virtual X server and xdotool are there (and what to do when they are
+//! not), running the binary with validation, and comparing PNGs.
 // Each test crate uses its own subset of these.
 #![allow(dead_code)]
 
+pub mod many_joints;
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::{Child, Command, Output, Stdio};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::{Duration, Instant};
 
 use image::RgbaImage;
 use md5crowd::gpu::context::Validation;
 use md5crowd::gpu::{Context, ContextDesc};
+
+/// Whether CI asked for every Vulkan, window and device-feature test to
+/// run: `MD5CROWD_REQUIRE_VULKAN=1`.
+pub fn vulkan_required() -> bool {
+    std::env::var("MD5CROWD_REQUIRE_VULKAN").as_deref() == Ok("1")
+}
+
+/// The one place that decides what a test does when something it needs is
+/// missing (`what` completes "MD5CROWD_REQUIRE_VULKAN=1 but ..." and
+/// "skipped: ..."): with `MD5CROWD_REQUIRE_VULKAN=1` (CI) it fails the test,
+/// otherwise it prints why and returns false, so that callers write
+/// `if !required_or_skip(..) { return; }` or use the `*_or_skip` helpers.
+pub fn required_or_skip(what: &str) -> bool {
+    if vulkan_required() {
+        panic!("MD5CROWD_REQUIRE_VULKAN=1 but {what}");
+    }
+    println!("skipped: {what}");
+    false
+}
 
 /// False (after printing why) when the test should skip: no Vulkan loader
 /// or no usable device. With `MD5CROWD_REQUIRE_VULKAN=1` (CI) a missing
@@ -21,13 +45,168 @@ pub fn vulkan_or_skip() -> bool {
     });
     match probe {
         Ok(_) => true,
-        Err(error) if std::env::var("MD5CROWD_REQUIRE_VULKAN").as_deref() == Ok("1") => {
-            panic!("MD5CROWD_REQUIRE_VULKAN=1 but no Vulkan device: {error}")
+        Err(error) => required_or_skip(&format!("no Vulkan device ({error})")),
+    }
+}
+
+/// [`vulkan_or_skip`], then whether the device draws wireframes
+/// (`fillModeNonSolid`); missing, it skips or (CI) fails like Vulkan.
+pub fn wireframe_or_skip() -> bool {
+    if !vulkan_or_skip() {
+        return false;
+    }
+    let probe = Context::new(&ContextDesc {
+        validation: Validation::Off,
+        gpu_index: None,
+        window: None,
+    })
+    .expect("a device");
+    probe.wireframe || required_or_skip(&format!("{} has no fillModeNonSolid", probe.device_name))
+}
+
+/// Whether `xdotool` is installed (it can be started: `xdotool version`
+/// itself fails without a display); missing, it skips or (CI) fails like
+/// Vulkan.
+pub fn xdotool_or_skip() -> bool {
+    let installed = Command::new("xdotool")
+        .arg("version")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok();
+    installed || required_or_skip("xdotool is not installed")
+}
+
+/// A virtual X server for a window test, after checking for Vulkan (and,
+/// with `xdotool`, for xdotool): `None` when the test should skip; with
+/// `MD5CROWD_REQUIRE_VULKAN=1` anything missing fails the test instead.
+pub fn window_or_skip(xdotool: bool) -> Option<VirtualDisplay> {
+    if !vulkan_or_skip() {
+        return None;
+    }
+    let display = match VirtualDisplay::start() {
+        Ok(display) => display,
+        Err(why) => {
+            required_or_skip(&why);
+            return None;
         }
-        Err(error) => {
-            println!("skipped: no Vulkan device ({error})");
-            false
+    };
+    if xdotool && !xdotool_or_skip() {
+        return None;
+    }
+    Some(display)
+}
+
+/// An Xvfb server on a display of its own, stopped when dropped.
+pub struct VirtualDisplay {
+    server: Child,
+    /// `:N`, for `DISPLAY`.
+    pub display: String,
+}
+
+impl VirtualDisplay {
+    /// A fresh 1280x1024 server; the error says why there is none (Xvfb is
+    /// not installed, no display number is free).
+    pub fn start() -> Result<VirtualDisplay, String> {
+        // Display numbers whose lock file is absent are free; start high to
+        // stay clear of real sessions, and offset by pid and by a counter so
+        // parallel test runs, and parallel tests in one run, pick different
+        // ones (a lock file only appears once the server is up).
+        static STARTED: AtomicU32 = AtomicU32::new(0);
+        let first = 90 + std::process::id() % 100 + 100 * STARTED.fetch_add(1, Ordering::Relaxed);
+        let mut number = first;
+        let mut failures = Vec::new();
+        while failures.len() < 5 {
+            number = (number..first + 100)
+                .find(|n| !Path::new(&format!("/tmp/.X{n}-lock")).exists())
+                .ok_or_else(|| format!("no free X display in :{first}..:{}", first + 99))?;
+            let display = format!(":{number}");
+            let server = Command::new("Xvfb")
+                .args([
+                    display.as_str(),
+                    "-screen",
+                    "0",
+                    "1280x1024x24",
+                    "-nolisten",
+                    "tcp",
+                ])
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .map_err(|e| format!("Xvfb is not installed ({e})"))?;
+            // Stopped on drop, whatever happens next.
+            let mut x = VirtualDisplay { server, display };
+            let socket = format!("/tmp/.X11-unix/X{number}");
+            let deadline = Instant::now() + Duration::from_secs(10);
+            loop {
+                if let Some(status) = x.server.try_wait().ok().flatten() {
+                    // Another server took the number between the check and
+                    // the start: try the next one.
+                    failures.push(format!("{}: Xvfb exited ({status})", x.display));
+                    break;
+                }
+                if Path::new(&socket).exists() {
+                    return Ok(x);
+                }
+                if Instant::now() > deadline {
+                    failures.push(format!("{}: no socket after 10 s", x.display));
+                    break;
+                }
+                std::thread::sleep(Duration::from_millis(50));
+            }
+            number += 1;
         }
+        panic!("Xvfb did not start: {}", failures.join("; "));
+    }
+
+    /// Runs `xdotool ARGS` against this display, failing the test if it has
+    /// not finished after `timeout` (`search --sync` waits for ever for a
+    /// window that never appears).
+    pub fn xdotool_within(&self, args: &[&str], timeout: Duration) -> Output {
+        let mut child = Command::new("xdotool")
+            .args(args)
+            .env("DISPLAY", &self.display)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("run xdotool");
+        let deadline = Instant::now() + timeout;
+        while child.try_wait().expect("wait for xdotool").is_none() {
+            if Instant::now() > deadline {
+                let _ = child.kill();
+                let _ = child.wait();
+                panic!("xdotool {args:?} did not finish within {timeout:?}");
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        child.wait_with_output().expect("xdotool output")
+    }
+
+    /// [`Self::xdotool_within`] 60 s.
+    pub fn xdotool(&self, args: &[&str]) -> Output {
+        self.xdotool_within(args, Duration::from_secs(60))
+    }
+}
+
+impl Drop for VirtualDisplay {
+    /// SIGTERM first, so that the server removes its lock file and socket
+    /// (SIGKILL leaves both, and the number looks taken for ever after).
+    fn drop(&mut self) {
+        if let Ok(pid) = i32::try_from(self.server.id()) {
+            // SAFETY: kill(2) on our own child's pid has no memory effects.
+            unsafe {
+                libc::kill(pid, libc::SIGTERM);
+            }
+            let deadline = Instant::now() + Duration::from_secs(3);
+            while Instant::now() < deadline {
+                if self.server.try_wait().ok().flatten().is_some() {
+                    return;
+                }
+                std::thread::sleep(Duration::from_millis(20));
+            }
+        }
+        let _ = self.server.kill();
+        let _ = self.server.wait();
     }
 }
 

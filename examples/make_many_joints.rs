@@ -1,0 +1,54 @@
+//! Writes the many-joint test subject (tests/common/many_joints.rs): a mesh
+//! of JOINTS joints (default 110) whose vertices take up to 8 weights, and
+//! two clips that bend every chain, for benches and manual soak runs.
+//!
+//! ```text
+//! cargo run --release --example make_many_joints -- OUT_DIR [JOINTS]
+//! cargo run --release -- OUT_DIR --influences 8 --skinning dqs
+//! ```
+
+#[path = "../tests/common/many_joints.rs"]
+mod many_joints;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let mut args = std::env::args_os().skip(1);
+    let (Some(dir), joints, None) = (args.next(), args.next(), args.next()) else {
+        eprintln!("usage: make_many_joints OUT_DIR [JOINTS]");
+        return ExitCode::from(2);
+    };
+    let dir = PathBuf::from(dir);
+    let joints = match joints.map(|j| j.to_string_lossy().parse::<usize>()) {
+        None => many_joints::DEFAULT_JOINTS,
+        Some(Ok(joints)) if joints >= 1 => joints,
+        Some(_) => {
+            eprintln!("make_many_joints: JOINTS must be a whole number, at least 1");
+            return ExitCode::from(2);
+        }
+    };
+    match many_joints::write_many_joints(&dir, joints) {
+        Ok(written) => {
+            let subject = many_joints::many_joints(joints);
+            eprintln!(
+                "{} joints, {} deep, {} vertices, {} triangles",
+                subject.mesh.joints.len(),
+                many_joints::depth(&subject.mesh),
+                subject.mesh.meshes[0].verts.len(),
+                subject.mesh.meshes[0].tris.len(),
+            );
+            for path in std::iter::once(&written.mesh).chain(&written.anims) {
+                println!("{}", path.display());
+            }
+            ExitCode::SUCCESS
+        }
+        Err(error) => {
+            eprintln!(
+                "make_many_joints: cannot write into {}: {error}",
+                dir.display()
+            );
+            ExitCode::FAILURE
+        }
+    }
+}

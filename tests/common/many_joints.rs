@@ -1,0 +1,601 @@
+//! A synthetic md5 character with many joints and up to 8 influences per
+//! vertex: the test subject for skeletons far larger than the crowdling's.
+//!
+//! The skeleton is a root with six chains of tubes ("tentacles"): a spine
+//! going up, two legs and a tail from the root, two arms from high on the
+//! spine. With the default 110 joints the spine is 32 joints long and the
+//! arms hang off its 24th joint, so the deepest joint has 41 ancestors.
+//! Every bone is a tube of two 8-vertex rings; each ring's vertices take 1
+//! to 8 weights (half of them 5-8) from the ring's joint, the bone's other
+//! end and the joint's ancestors, with linear falloff, summing to 1. The
+//! material names no texture file (the renderer warns once and uses grey).
+//!
+//! Two clips bend every chain: `sway` (a travelling wave about each joint's
+//! local Y, the root bobbing and turning; the tail holds still, so its
+//! joints have no animated components) and `curl` (tips curling about local
+//! Z and rolling, the spine stretching: translations animated too). Bounds
+//! are the skinned mesh's box at each frame.
+//!
+//! Used by the tests (`common::many_joints`) and by
+//! `cargo run --release --example make_many_joints -- OUT_DIR [JOINTS]`.
+//! Deterministic: the same joint count gives the same files.
+
+use std::f32::consts::TAU;
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+
+use glam::{Quat, Vec2, Vec3};
+use md5crowd::bounds::Bounds;
+use md5crowd::md5::{
+    quat_from_xyz, write_anim, write_mesh, BaseJoint, HierarchyJoint, Md5Anim, Md5Mesh, Mesh,
+    MeshJoint, Vert, Weight,
+};
+
+/// The joint count the tests use.
+pub const DEFAULT_JOINTS: usize = 110;
+/// Most weights a vertex gets.
+pub const MAX_INFLUENCES: usize = 8;
+pub const MESH_FILE: &str = "many_joints.md5mesh";
+/// The material: no file of that name exists, so the renderer uses grey.
+pub const SHADER: &str = "textures/none/many_joints_untextured";
+/// Vertices per ring.
+const RING: usize = 8;
+/// Frame 0 repeated as the last frame, Doom 3's looping convention.
+const SWAY_FRAMES: usize = 9;
+const CURL_FRAMES: usize = 7;
+
+/// The character in memory: the mesh and its clips, by name.
+pub struct ManyJoints {
+    pub mesh: Md5Mesh,
+    pub clips: Vec<(String, Md5Anim)>,
+}
+
+/// The files [`write_many_joints`] wrote.
+pub struct WrittenSubject {
+    pub mesh: PathBuf,
+    /// One per clip, in [`ManyJoints::clips`] order.
+    pub anims: Vec<PathBuf>,
+}
+
+/// Writes `many_joints.md5mesh`, `sway.md5anim` and `curl.md5anim` for a
+/// character of `joints` joints (at least 1) into `dir`, creating it.
+pub fn write_many_joints(dir: &Path, joints: usize) -> io::Result<WrittenSubject> {
+    let subject = many_joints(joints);
+    fs::create_dir_all(dir)?;
+    let mesh = dir.join(MESH_FILE);
+    fs::write(&mesh, write_mesh(&subject.mesh))?;
+    let mut anims = Vec::new();
+    for (name, anim) in &subject.clips {
+        let path = dir.join(format!("{name}.md5anim"));
+        fs::write(&path, write_anim(anim))?;
+        anims.push(path);
+    }
+    Ok(WrittenSubject { mesh, anims })
+}
+
+/// How many joints the longest root-to-tip path holds.
+pub fn depth(mesh: &Md5Mesh) -> usize {
+    let mut depths: Vec<usize> = Vec::with_capacity(mesh.joints.len());
+    for joint in &mesh.joints {
+        let depth = joint.parent.map_or(1, |p| depths[p as usize] + 1);
+        depths.push(depth);
+    }
+    depths.into_iter().max().unwrap_or(0)
+}
+
+/// One chain of the skeleton.
+struct ChainSpec {
+    name: &'static str,
+    /// Share of the non-root joints.
+    share: f32,
+    /// Where it hangs: `None` the root, `Some(f)` the spine joint at fraction `f`.
+    on_spine: Option<f32>,
+    /// Model-space direction of its first bone.
+    direction: Vec3,
+    /// Length of the whole chain.
+    length: f32,
+    /// Bind-pose bend per joint about local Z (radians).
+    curl: f32,
+    radius: f32,
+}
+
+const CHAINS: [ChainSpec; 6] = [
+    ChainSpec {
+        name: "spine",
+        share: 0.3,
+        on_spine: None,
+        direction: Vec3::Z,
+        length: 1.3,
+        curl: 0.01,
+        radius: 0.13,
+    },
+    ChainSpec {
+        name: "leg_l",
+        share: 0.14,
+        on_spine: None,
+        direction: Vec3::new(0.25, 0.05, -1.0),
+        length: 1.1,
+        curl: -0.015,
+        radius: 0.1,
+    },
+    ChainSpec {
+        name: "leg_r",
+        share: 0.14,
+        on_spine: None,
+        direction: Vec3::new(-0.25, 0.05, -1.0),
+        length: 1.1,
+        curl: 0.015,
+        radius: 0.1,
+    },
+    ChainSpec {
+        name: "tail",
+        share: 0.14,
+        on_spine: None,
+        direction: Vec3::new(0.0, -1.0, -0.2),
+        length: 1.0,
+        curl: 0.04,
+        radius: 0.075,
+    },
+    ChainSpec {
+        name: "arm_l",
+        share: 0.14,
+        on_spine: Some(0.75),
+        direction: Vec3::new(1.0, 0.1, 0.1),
+        length: 0.9,
+        curl: -0.03,
+        radius: 0.075,
+    },
+    ChainSpec {
+        name: "arm_r",
+        share: 0.14,
+        on_spine: Some(0.75),
+        direction: Vec3::new(-1.0, 0.1, 0.1),
+        length: 0.9,
+        curl: 0.03,
+        radius: 0.075,
+    },
+];
+
+/// A rigid transform, rotation then translation. The generator keeps its
+/// own (rather than the runtime's `JointPose`) so that it depends on the
+/// file format's types only.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Pose {
+    rotation: Quat,
+    translation: Vec3,
+}
+
+impl Pose {
+    const fn new(rotation: Quat, translation: Vec3) -> Pose {
+        Pose {
+            rotation,
+            translation,
+        }
+    }
+
+    /// `self` applied after `child` (a pose in `self`'s frame).
+    fn then(self, child: Pose) -> Pose {
+        Pose::new(
+            (self.rotation * child.rotation).normalize(),
+            self.rotation * child.translation + self.translation,
+        )
+    }
+
+    fn inverse(self) -> Pose {
+        let rotation = self.rotation.inverse();
+        Pose::new(rotation, -(rotation * self.translation))
+    }
+
+    fn transform_point(self, point: Vec3) -> Vec3 {
+        self.rotation * point + self.translation
+    }
+}
+
+/// Model-space poses from local ones (parents precede children).
+fn to_model(parents: &[Option<usize>], locals: &[Pose]) -> Vec<Pose> {
+    let mut model: Vec<Pose> = Vec::with_capacity(locals.len());
+    for (parent, &local) in parents.iter().zip(locals) {
+        let pose = parent.map_or(local, |p| model[p].then(local));
+        model.push(pose);
+    }
+    model
+}
+
+/// Normalized and in the hemisphere the format reconstructs (`w <= 0`), so
+/// that what is kept in memory is what a reader gets back.
+fn md5_quat(q: Quat) -> Quat {
+    let q = q.normalize();
+    if q.w > 0.0 {
+        -q
+    } else {
+        q
+    }
+}
+
+/// A joint as the generator knows it.
+struct Joint {
+    name: String,
+    parent: Option<usize>,
+    /// Which chain (index into [`CHAINS`]); `None` for the root.
+    chain: Option<usize>,
+    /// Position along its chain, 0 for the first joint.
+    index: usize,
+    /// Joints in its chain.
+    chain_len: usize,
+    bind_local: Pose,
+}
+
+/// Builds the character of `joints` joints (clamped to at least 1).
+pub fn many_joints(joints: usize) -> ManyJoints {
+    let skeleton = skeleton(joints.max(1));
+    let parents: Vec<Option<usize>> = skeleton.iter().map(|j| j.parent).collect();
+    let locals: Vec<Pose> = skeleton.iter().map(|j| j.bind_local).collect();
+    let bind = to_model(&parents, &locals);
+
+    let mesh = Md5Mesh {
+        commandline: format!(
+            "md5crowd tests/common/many_joints.rs: {} joints",
+            skeleton.len()
+        ),
+        joints: skeleton
+            .iter()
+            .zip(&bind)
+            .map(|(joint, pose)| MeshJoint {
+                name: joint.name.clone(),
+                parent: joint.parent.map(|p| p as u32),
+                position: pose.translation,
+                orientation: md5_quat(pose.rotation),
+            })
+            .collect(),
+        meshes: vec![tubes(&skeleton, &bind)],
+    };
+    let clips = vec![
+        (
+            "sway".to_owned(),
+            anim(&skeleton, &parents, &mesh, "sway", 8.0, SWAY_FRAMES, sway),
+        ),
+        (
+            "curl".to_owned(),
+            anim(&skeleton, &parents, &mesh, "curl", 6.0, CURL_FRAMES, curl),
+        ),
+    ];
+    ManyJoints { mesh, clips }
+}
+
+fn skeleton(joints: usize) -> Vec<Joint> {
+    let mut out = vec![Joint {
+        name: "root".to_owned(),
+        parent: None,
+        chain: None,
+        index: 0,
+        chain_len: 0,
+        bind_local: Pose::new(Quat::IDENTITY, Vec3::new(0.0, 0.0, 1.2)),
+    }];
+    // Shares of the non-root joints; the remainder goes to the first chains.
+    let rest = joints - 1;
+    let mut counts: Vec<usize> = CHAINS
+        .iter()
+        .map(|c| (c.share * rest as f32).floor() as usize)
+        .collect();
+    let left = rest - counts.iter().sum::<usize>();
+    for i in 0..left {
+        counts[i % CHAINS.len()] += 1;
+    }
+
+    // Model-space bind rotations so far, to aim each chain's first bone.
+    let mut model_rotation = vec![Quat::IDENTITY];
+    let mut spine: Vec<usize> = Vec::new();
+    for (chain, (spec, &count)) in CHAINS.iter().zip(&counts).enumerate() {
+        if count == 0 {
+            continue;
+        }
+        let attach = match spec.on_spine {
+            Some(fraction) if !spine.is_empty() => {
+                spine[((spine.len() - 1) as f32 * fraction).round() as usize]
+            }
+            _ => 0,
+        };
+        let segment = spec.length / count as f32;
+        for index in 0..count {
+            let parent = if index == 0 { attach } else { out.len() - 1 };
+            let parent_rotation = model_rotation[parent];
+            let bind_local = if index == 0 {
+                // Turn the parent's frame so that local +X runs along `direction`.
+                let aim = Quat::from_rotation_arc(Vec3::X, spec.direction.normalize());
+                let rotation = (parent_rotation.inverse() * aim).normalize();
+                let offset = parent_rotation.inverse() * (spec.direction.normalize() * segment);
+                Pose::new(rotation, offset)
+            } else {
+                Pose::new(
+                    Quat::from_rotation_z(spec.curl),
+                    Vec3::new(segment, 0.0, 0.0),
+                )
+            };
+            model_rotation.push((parent_rotation * bind_local.rotation).normalize());
+            if chain == 0 {
+                spine.push(out.len());
+            }
+            out.push(Joint {
+                name: format!("{}_{index:02}", spec.name),
+                parent: Some(parent),
+                chain: Some(chain),
+                index,
+                chain_len: count,
+                bind_local,
+            });
+        }
+    }
+    out
+}
+
+/// One tube per bone: a ring of [`RING`] vertices at each end, skinned to
+/// up to [`MAX_INFLUENCES`] joints around it.
+fn tubes(skeleton: &[Joint], bind: &[Pose]) -> Mesh {
+    let mut verts = Vec::new();
+    let mut tris = Vec::new();
+    let mut weights = Vec::new();
+    let bones = skeleton.len() - 1;
+    for (bone, (joint_index, joint)) in skeleton.iter().enumerate().skip(1).enumerate() {
+        let parent = joint.parent.expect("only the root has no parent");
+        let spec = &CHAINS[joint.chain.expect("a chain joint")];
+        let (start, end) = (bind[parent].translation, bind[joint_index].translation);
+        let axis = (end - start).normalize();
+        // u x w = axis, so the rings run counter-clockwise about the bone.
+        let u = axis.any_orthonormal_vector();
+        let w = axis.cross(u);
+        let taper = |i: usize| spec.radius * (1.0 - 0.6 * i as f32 / joint.chain_len as f32);
+        let first = verts.len() as u32;
+        for (ring, (center, at, other, radius)) in [
+            (start, parent, joint_index, taper(joint.index)),
+            (end, joint_index, parent, taper(joint.index + 1)),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let influences = influence_joints(skeleton, at, other);
+            for k in 0..RING {
+                let angle = TAU * k as f32 / RING as f32;
+                let position = center + radius * (angle.cos() * u + angle.sin() * w);
+                // Every count from 1 to 8 on each ring (5 is odd, so k * 5
+                // runs through all residues mod 8).
+                let wanted = 1 + (bone * 7 + ring * 3 + k * 5) % MAX_INFLUENCES;
+                let count = wanted.min(influences.len());
+                verts.push(Vert {
+                    uv: Vec2::new(
+                        k as f32 / RING as f32,
+                        (bone + ring) as f32 / (bones + 1) as f32,
+                    ),
+                    start_weight: weights.len() as u32,
+                    weight_count: count as u32,
+                });
+                // Linear falloff: biases count, count-1, ..., 1 over their sum.
+                let total = (count * (count + 1) / 2) as f32;
+                let mut sum = 0.0f32;
+                for (i, &influence) in influences[..count].iter().enumerate() {
+                    let bias = if i + 1 == count {
+                        1.0 - sum
+                    } else {
+                        (count - i) as f32 / total
+                    };
+                    sum += bias;
+                    weights.push(Weight {
+                        joint: influence as u32,
+                        bias,
+                        position: bind[influence].inverse().transform_point(position),
+                    });
+                }
+            }
+        }
+        // Clockwise seen from outside, as Doom 3 winds them.
+        for k in 0..RING as u32 {
+            let next = (k + 1) % RING as u32;
+            let (a, a_next) = (first + k, first + next);
+            let (b, b_next) = (first + RING as u32 + k, first + RING as u32 + next);
+            tris.push([a, b, a_next]);
+            tris.push([a_next, b, b_next]);
+        }
+    }
+    Mesh {
+        shader: SHADER.to_owned(),
+        verts,
+        tris,
+        weights,
+    }
+}
+
+/// Up to [`MAX_INFLUENCES`] distinct joints for a vertex at joint `at` on
+/// the bone to `other`: `at`, `other`, then `at`'s ancestors, then the
+/// joints that follow `at` down its chain.
+fn influence_joints(skeleton: &[Joint], at: usize, other: usize) -> Vec<usize> {
+    let mut out = vec![at];
+    let push = |joint: usize, out: &mut Vec<usize>| {
+        if out.len() < MAX_INFLUENCES && !out.contains(&joint) {
+            out.push(joint);
+        }
+    };
+    push(other, &mut out);
+    let mut ancestor = skeleton[at].parent;
+    while let Some(joint) = ancestor {
+        push(joint, &mut out);
+        ancestor = skeleton[joint].parent;
+    }
+    let mut child = at;
+    while let Some(next) = skeleton
+        .iter()
+        .position(|j| j.parent == Some(child) && j.chain == skeleton[child].chain)
+    {
+        push(next, &mut out);
+        child = next;
+    }
+    out
+}
+
+/// A clip's local pose of one joint at `phase` in [0, 1): `None` keeps the
+/// bind pose (the joint is not animated).
+type PoseFn = fn(&Joint, f32) -> Option<Pose>;
+
+fn sway(joint: &Joint, phase: f32) -> Option<Pose> {
+    let bind = joint.bind_local;
+    let wave = TAU * phase;
+    match joint.chain {
+        None => Some(Pose::new(
+            Quat::from_rotation_z(0.25 * wave.sin()) * bind.rotation,
+            bind.translation + Vec3::new(0.0, 0.0, 0.06 * wave.sin()),
+        )),
+        Some(3) => None,
+        Some(chain) => {
+            let angle = 0.12 * (wave + chain as f32 + 0.35 * joint.index as f32).sin();
+            Some(Pose::new(
+                bind.rotation * Quat::from_rotation_y(angle),
+                bind.translation,
+            ))
+        }
+    }
+}
+
+fn curl(joint: &Joint, phase: f32) -> Option<Pose> {
+    let bind = joint.bind_local;
+    let amount = 0.5 - 0.5 * (TAU * phase).cos();
+    let chain = joint.chain?;
+    let along = (joint.index + 1) as f32 / joint.chain_len as f32;
+    let rotation = bind.rotation
+        * Quat::from_rotation_z(0.25 * amount * along)
+        * Quat::from_rotation_x(0.3 * amount);
+    let translation = if chain == 0 && joint.index > 0 {
+        bind.translation * (1.0 + 0.1 * amount)
+    } else {
+        bind.translation
+    };
+    Some(Pose::new(rotation, translation))
+}
+
+fn anim(
+    skeleton: &[Joint],
+    parents: &[Option<usize>],
+    mesh: &Md5Mesh,
+    name: &str,
+    frame_rate: f32,
+    frame_count: usize,
+    pose: PoseFn,
+) -> Md5Anim {
+    // Poses of the distinct frames; the last frame repeats the first.
+    let cycle = frame_count - 1;
+    let poses: Vec<Vec<Option<Pose>>> = (0..frame_count)
+        .map(|f| {
+            let phase = (f % cycle) as f32 / cycle as f32;
+            skeleton.iter().map(|j| pose(j, phase)).collect()
+        })
+        .collect();
+    let mut hierarchy = Vec::with_capacity(skeleton.len());
+    let mut start_index = 0;
+    for (index, joint) in skeleton.iter().enumerate() {
+        let flags = match poses[0][index] {
+            None => 0,
+            Some(_) if joint.chain.is_none() || (name == "curl" && joint.chain == Some(0)) => 0x3f,
+            Some(_) => 0x38,
+        };
+        hierarchy.push(HierarchyJoint {
+            name: joint.name.clone(),
+            parent: joint.parent.map(|p| p as u32),
+            flags,
+            start_index,
+        });
+        start_index += u32::from(flags).count_ones();
+    }
+    let frames = poses
+        .iter()
+        .map(|frame| {
+            let mut values = Vec::with_capacity(start_index as usize);
+            for (joint, pose) in hierarchy.iter().zip(frame) {
+                let Some(pose) = pose else { continue };
+                let q = md5_quat(pose.rotation);
+                let components = [
+                    pose.translation.x,
+                    pose.translation.y,
+                    pose.translation.z,
+                    q.x,
+                    q.y,
+                    q.z,
+                ];
+                for (bit, value) in components.into_iter().enumerate() {
+                    if joint.flags & (1 << bit) != 0 {
+                        values.push(value);
+                    }
+                }
+            }
+            values
+        })
+        .collect();
+    let mut anim = Md5Anim {
+        commandline: format!("md5crowd tests/common/many_joints.rs: {name}"),
+        frame_rate,
+        num_animated_components: start_index,
+        hierarchy,
+        bounds: Vec::new(),
+        baseframe: skeleton
+            .iter()
+            .map(|j| BaseJoint {
+                position: j.bind_local.translation,
+                orientation: md5_quat(j.bind_local.rotation),
+            })
+            .collect(),
+        frames,
+    };
+    // Bounds from the frames as a reader decodes them, skinned on the CPU.
+    anim.bounds = (0..anim.frames.len())
+        .map(|frame| {
+            let model = to_model(parents, &decode_frame(&anim, frame));
+            // The joints too, so that a mesh without vertices (1 joint)
+            // still has a box.
+            let mut bounds = model.iter().fold(Bounds::EMPTY, |b, pose| {
+                b.union(Bounds::point(pose.translation))
+            });
+            for m in &mesh.meshes {
+                for vert in &m.verts {
+                    let first = vert.start_weight as usize;
+                    let position: Vec3 = m.weights[first..first + vert.weight_count as usize]
+                        .iter()
+                        .map(|w| w.bias * model[w.joint as usize].transform_point(w.position))
+                        .sum();
+                    bounds = bounds.union(Bounds::point(position));
+                }
+            }
+            // A little slack for rounding on the way through the files.
+            Bounds {
+                min: bounds.min - Vec3::splat(1e-3),
+                max: bounds.max + Vec3::splat(1e-3),
+            }
+        })
+        .collect();
+    anim
+}
+
+/// A frame's local poses as a reader rebuilds them: the baseframe with the
+/// flagged components (Tx Ty Tz Qx Qy Qz) replaced, in order.
+fn decode_frame(anim: &Md5Anim, frame: usize) -> Vec<Pose> {
+    anim.hierarchy
+        .iter()
+        .zip(&anim.baseframe)
+        .map(|(joint, base)| {
+            let q = base.orientation;
+            let mut values = [
+                base.position.x,
+                base.position.y,
+                base.position.z,
+                q.x,
+                q.y,
+                q.z,
+            ];
+            let mut next = joint.start_index as usize;
+            for (bit, value) in values.iter_mut().enumerate() {
+                if joint.flags & (1 << bit) != 0 {
+                    *value = anim.frames[frame][next];
+                    next += 1;
+                }
+            }
+            let [tx, ty, tz, qx, qy, qz] = values;
+            Pose::new(quat_from_xyz(qx, qy, qz), Vec3::new(tx, ty, tz))
+        })
+        .collect()
+}
