@@ -10,8 +10,8 @@ use glam::{Vec2, Vec3};
 use md5crowd::md5;
 use md5crowd::model::{skeleton_from_md5, skinned_mesh_from_md5, Model};
 use md5crowd::skin::{
-    coarsest_target, lod_chain, InfluenceLimit, LodLevel, SkinnedMesh, TruncationReport,
-    MAX_INFLUENCES, MAX_LODS,
+    coarsest_target, lod_chain, point_triangle_distance_squared, InfluenceLimit, LodLevel,
+    SkinnedMesh, TruncationReport, MAX_INFLUENCES, MAX_LODS,
 };
 
 fn shipped_mesh() -> PathBuf {
@@ -377,45 +377,12 @@ fn farthest(samples: &[Vec3], positions: &[Vec3], indices: &[u32]) -> f32 {
             indices
                 .chunks_exact(3)
                 .map(|t| {
-                    let [a, b, c] = [0, 1, 2].map(|i| positions[t[i] as usize]);
-                    point_triangle_distance(p, a, b, c)
+                    let corners = [0, 1, 2].map(|i| positions[t[i] as usize]);
+                    point_triangle_distance_squared(p, &corners).sqrt()
                 })
                 .fold(f32::MAX, f32::min)
         })
         .fold(0.0, f32::max)
-}
-
-/// Ericson, Real-Time Collision Detection, 5.1.5.
-fn point_triangle_distance(p: Vec3, a: Vec3, b: Vec3, c: Vec3) -> f32 {
-    let (ab, ac, ap) = (b - a, c - a, p - a);
-    let (d1, d2) = (ab.dot(ap), ac.dot(ap));
-    if d1 <= 0.0 && d2 <= 0.0 {
-        return p.distance(a);
-    }
-    let bp = p - b;
-    let (d3, d4) = (ab.dot(bp), ac.dot(bp));
-    if d3 >= 0.0 && d4 <= d3 {
-        return p.distance(b);
-    }
-    let vc = d1 * d4 - d3 * d2;
-    if vc <= 0.0 && d1 >= 0.0 && d3 <= 0.0 {
-        return p.distance(a + ab * (d1 / (d1 - d3)));
-    }
-    let cp = p - c;
-    let (d5, d6) = (ab.dot(cp), ac.dot(cp));
-    if d6 >= 0.0 && d5 <= d6 {
-        return p.distance(c);
-    }
-    let vb = d5 * d2 - d1 * d6;
-    if vb <= 0.0 && d2 >= 0.0 && d6 <= 0.0 {
-        return p.distance(a + ac * (d2 / (d2 - d6)));
-    }
-    let va = d3 * d6 - d5 * d4;
-    if va <= 0.0 && d4 - d3 >= 0.0 && d5 - d6 >= 0.0 {
-        return p.distance(b + (c - b) * ((d4 - d3) / ((d4 - d3) + (d5 - d6))));
-    }
-    let denom = 1.0 / (va + vb + vc);
-    p.distance(a + ab * (vb * denom) + ac * (vc * denom))
 }
 
 #[test]

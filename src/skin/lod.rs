@@ -234,7 +234,7 @@ fn surface_distance(positions: &[Vec3], full: &[u32], coarse: &[u32]) -> f32 {
 
 /// Squared distance from `p` to the nearest point of triangle `t` (Ericson,
 /// Real-Time Collision Detection, 5.1.5).
-fn point_triangle_distance_squared(p: Vec3, [a, b, c]: &[Vec3; 3]) -> f32 {
+pub fn point_triangle_distance_squared(p: Vec3, [a, b, c]: &[Vec3; 3]) -> f32 {
     let (a, b, c) = (*a, *b, *c);
     let (ab, ac, ap) = (b - a, c - a, p - a);
     let (d1, d2) = (ab.dot(ap), ac.dot(ap));

@@ -14,5 +14,7 @@ mod skinned_mesh;
 
 pub use cpu_skinning::{skin_vertices, SkinningMethod};
 pub use influences::{select_influences, InfluenceLimit, TruncationReport, MAX_INFLUENCES};
-pub use lod::{coarsest_target, level_ratio, lod_chain, LodLevel, MAX_LODS};
+pub use lod::{
+    coarsest_target, level_ratio, lod_chain, point_triangle_distance_squared, LodLevel, MAX_LODS,
+};
 pub use skinned_mesh::{smooth_normals, tangents, SkinnedMesh};

@@ -26,11 +26,13 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 use glam::{Quat, Vec2, Vec3};
+use md5crowd::anim::{local_to_model, JointPose, Skeleton};
 use md5crowd::bounds::Bounds;
 use md5crowd::md5::{
-    quat_from_xyz, write_anim, write_mesh, BaseJoint, HierarchyJoint, Md5Anim, Md5Mesh, Mesh,
-    MeshJoint, Vert, Weight,
+    write_anim, write_mesh, BaseJoint, HierarchyJoint, Md5Anim, Md5Mesh, Mesh, MeshJoint, Vert,
+    Weight,
 };
+use md5crowd::model::clip_from_md5;
 
 /// The joint count the tests use.
 pub const DEFAULT_JOINTS: usize = 110;
@@ -157,53 +159,14 @@ const CHAINS: [ChainSpec; 6] = [
     },
 ];
 
-/// A rigid transform, rotation then translation. The generator keeps its
-/// own (rather than the runtime's `JointPose`) so that it depends on the
-/// file format's types only.
-#[derive(Clone, Copy, Debug, PartialEq)]
-struct Pose {
-    rotation: Quat,
-    translation: Vec3,
-}
-
-impl Pose {
-    const fn new(rotation: Quat, translation: Vec3) -> Pose {
-        Pose {
-            rotation,
-            translation,
-        }
-    }
-
-    /// `self` applied after `child` (a pose in `self`'s frame).
-    fn then(self, child: Pose) -> Pose {
-        Pose::new(
-            (self.rotation * child.rotation).normalize(),
-            self.rotation * child.translation + self.translation,
-        )
-    }
-
-    fn inverse(self) -> Pose {
-        let rotation = self.rotation.inverse();
-        Pose::new(rotation, -(rotation * self.translation))
-    }
-
-    fn transform_point(self, point: Vec3) -> Vec3 {
-        self.rotation * point + self.translation
-    }
-}
-
-/// Model-space poses from local ones (parents precede children).
-fn to_model(parents: &[Option<usize>], locals: &[Pose]) -> Vec<Pose> {
-    let mut model: Vec<Pose> = Vec::with_capacity(locals.len());
-    for (parent, &local) in parents.iter().zip(locals) {
-        let pose = parent.map_or(local, |p| model[p].then(local));
-        model.push(pose);
-    }
-    model
-}
-
-/// Normalized and in the hemisphere the format reconstructs (`w <= 0`), so
-/// that what is kept in memory is what a reader gets back.
+/// Normalized and in the hemisphere the format reconstructs (`w <= 0`).
+/// The library has the reader's side only (`md5::quat_from_xyz`), and the
+/// writer flips just the orientations it prints as quaternions (mesh joints,
+/// baseframe). A frame's components are plain floats it prints as they are,
+/// so their x, y, z must come from the `w <= 0` quaternion already, or a
+/// reader rebuilds a different rotation. Applied to the mesh joints and the
+/// baseframe too, so that what is kept in memory is what a reader gets back
+/// (and the bounds, decoded from memory, are those of the files).
 fn md5_quat(q: Quat) -> Quat {
     let q = q.normalize();
     if q.w > 0.0 {
@@ -223,15 +186,25 @@ struct Joint {
     index: usize,
     /// Joints in its chain.
     chain_len: usize,
-    bind_local: Pose,
+    bind_local: JointPose,
 }
 
-/// Builds the character of `joints` joints (clamped to at least 1).
+/// Builds the character of `joints` joints (clamped to at least 1; at most
+/// [`Skeleton::MAX_JOINTS`], as joint indices are 16-bit in the runtime).
 pub fn many_joints(joints: usize) -> ManyJoints {
+    assert!(
+        joints <= Skeleton::MAX_JOINTS,
+        "{joints} joints: at most {} (16-bit joint indices)",
+        Skeleton::MAX_JOINTS
+    );
     let skeleton = skeleton(joints.max(1));
-    let parents: Vec<Option<usize>> = skeleton.iter().map(|j| j.parent).collect();
-    let locals: Vec<Pose> = skeleton.iter().map(|j| j.bind_local).collect();
-    let bind = to_model(&parents, &locals);
+    let parents: Vec<Option<u16>> = skeleton
+        .iter()
+        .map(|j| j.parent.map(|p| p as u16))
+        .collect();
+    let locals: Vec<JointPose> = skeleton.iter().map(|j| j.bind_local).collect();
+    let mut bind = vec![JointPose::IDENTITY; locals.len()];
+    local_to_model(&parents, &locals, &mut bind);
 
     let mesh = Md5Mesh {
         commandline: format!(
@@ -270,7 +243,7 @@ fn skeleton(joints: usize) -> Vec<Joint> {
         chain: None,
         index: 0,
         chain_len: 0,
-        bind_local: Pose::new(Quat::IDENTITY, Vec3::new(0.0, 0.0, 1.2)),
+        bind_local: JointPose::new(Quat::IDENTITY, Vec3::new(0.0, 0.0, 1.2)),
     }];
     // Shares of the non-root joints; the remainder goes to the first chains.
     let rest = joints - 1;
@@ -305,9 +278,9 @@ fn skeleton(joints: usize) -> Vec<Joint> {
                 let aim = Quat::from_rotation_arc(Vec3::X, spec.direction.normalize());
                 let rotation = (parent_rotation.inverse() * aim).normalize();
                 let offset = parent_rotation.inverse() * (spec.direction.normalize() * segment);
-                Pose::new(rotation, offset)
+                JointPose::new(rotation, offset)
             } else {
-                Pose::new(
+                JointPose::new(
                     Quat::from_rotation_z(spec.curl),
                     Vec3::new(segment, 0.0, 0.0),
                 )
@@ -331,7 +304,7 @@ fn skeleton(joints: usize) -> Vec<Joint> {
 
 /// One tube per bone: a ring of [`RING`] vertices at each end, skinned to
 /// up to [`MAX_INFLUENCES`] joints around it.
-fn tubes(skeleton: &[Joint], bind: &[Pose]) -> Mesh {
+fn tubes(skeleton: &[Joint], bind: &[JointPose]) -> Mesh {
     let mut verts = Vec::new();
     let mut tris = Vec::new();
     let mut weights = Vec::new();
@@ -433,20 +406,20 @@ fn influence_joints(skeleton: &[Joint], at: usize, other: usize) -> Vec<usize> {
 
 /// A clip's local pose of one joint at `phase` in [0, 1): `None` keeps the
 /// bind pose (the joint is not animated).
-type PoseFn = fn(&Joint, f32) -> Option<Pose>;
+type PoseFn = fn(&Joint, f32) -> Option<JointPose>;
 
-fn sway(joint: &Joint, phase: f32) -> Option<Pose> {
+fn sway(joint: &Joint, phase: f32) -> Option<JointPose> {
     let bind = joint.bind_local;
     let wave = TAU * phase;
     match joint.chain {
-        None => Some(Pose::new(
+        None => Some(JointPose::new(
             Quat::from_rotation_z(0.25 * wave.sin()) * bind.rotation,
             bind.translation + Vec3::new(0.0, 0.0, 0.06 * wave.sin()),
         )),
         Some(3) => None,
         Some(chain) => {
             let angle = 0.12 * (wave + chain as f32 + 0.35 * joint.index as f32).sin();
-            Some(Pose::new(
+            Some(JointPose::new(
                 bind.rotation * Quat::from_rotation_y(angle),
                 bind.translation,
             ))
@@ -454,7 +427,7 @@ fn sway(joint: &Joint, phase: f32) -> Option<Pose> {
     }
 }
 
-fn curl(joint: &Joint, phase: f32) -> Option<Pose> {
+fn curl(joint: &Joint, phase: f32) -> Option<JointPose> {
     let bind = joint.bind_local;
     let amount = 0.5 - 0.5 * (TAU * phase).cos();
     let chain = joint.chain?;
@@ -467,12 +440,12 @@ fn curl(joint: &Joint, phase: f32) -> Option<Pose> {
     } else {
         bind.translation
     };
-    Some(Pose::new(rotation, translation))
+    Some(JointPose::new(rotation, translation))
 }
 
 fn anim(
     skeleton: &[Joint],
-    parents: &[Option<usize>],
+    parents: &[Option<u16>],
     mesh: &Md5Mesh,
     name: &str,
     frame_rate: f32,
@@ -481,7 +454,7 @@ fn anim(
 ) -> Md5Anim {
     // Poses of the distinct frames; the last frame repeats the first.
     let cycle = frame_count - 1;
-    let poses: Vec<Vec<Option<Pose>>> = (0..frame_count)
+    let poses: Vec<Vec<Option<JointPose>>> = (0..frame_count)
         .map(|f| {
             let phase = (f % cycle) as f32 / cycle as f32;
             skeleton.iter().map(|j| pose(j, phase)).collect()
@@ -543,9 +516,13 @@ fn anim(
         frames,
     };
     // Bounds from the frames as a reader decodes them, skinned on the CPU.
-    anim.bounds = (0..anim.frames.len())
-        .map(|frame| {
-            let model = to_model(parents, &decode_frame(&anim, frame));
+    let clip = clip_from_md5(name, &anim);
+    let mut model = vec![JointPose::IDENTITY; skeleton.len()];
+    anim.bounds = clip
+        .frames
+        .iter()
+        .map(|locals| {
+            local_to_model(parents, locals, &mut model);
             // The joints too, so that a mesh without vertices (1 joint)
             // still has a box.
             let mut bounds = model.iter().fold(Bounds::EMPTY, |b, pose| {
@@ -569,33 +546,4 @@ fn anim(
         })
         .collect();
     anim
-}
-
-/// A frame's local poses as a reader rebuilds them: the baseframe with the
-/// flagged components (Tx Ty Tz Qx Qy Qz) replaced, in order.
-fn decode_frame(anim: &Md5Anim, frame: usize) -> Vec<Pose> {
-    anim.hierarchy
-        .iter()
-        .zip(&anim.baseframe)
-        .map(|(joint, base)| {
-            let q = base.orientation;
-            let mut values = [
-                base.position.x,
-                base.position.y,
-                base.position.z,
-                q.x,
-                q.y,
-                q.z,
-            ];
-            let mut next = joint.start_index as usize;
-            for (bit, value) in values.iter_mut().enumerate() {
-                if joint.flags & (1 << bit) != 0 {
-                    *value = anim.frames[frame][next];
-                    next += 1;
-                }
-            }
-            let [tx, ty, tz, qx, qy, qz] = values;
-            Pose::new(quat_from_xyz(qx, qy, qz), Vec3::new(tx, ty, tz))
-        })
-        .collect()
 }
