@@ -245,14 +245,16 @@ fn resizing_the_crowd_rebuilds_only_the_crowd() {
     let ctx = validated_context();
     let model = model(InfluenceLimit::Four);
     let mut renderer = build(&ctx, &model, &placements(3), &desc(Animation::Gpu)).unwrap();
-    let pipeline = renderer.model.crowd_draw.pipeline;
-    let textures: Vec<vk::Image> = renderer
-        .model
-        .model
-        .textures
-        .iter()
-        .map(|t| t.handle)
-        .collect();
+    let textures = |renderer: &Renderer| -> Vec<vk::Image> {
+        renderer
+            .model
+            .model
+            .textures
+            .iter()
+            .map(|t| t.handle)
+            .collect()
+    };
+    let (pipeline, before) = (renderer.model.crowd_draw.pipeline, textures(&renderer));
     let mut input = Input::new(&model, 3, Animation::Gpu);
     draw(&ctx, &mut renderer, &mut input).unwrap();
     for count in [12, 2, 40] {
@@ -265,14 +267,7 @@ fn resizing_the_crowd_rebuilds_only_the_crowd() {
         renderer.model.crowd_draw.pipeline, pipeline,
         "no pipeline rebuild"
     );
-    let after: Vec<vk::Image> = renderer
-        .model
-        .model
-        .textures
-        .iter()
-        .map(|t| t.handle)
-        .collect();
-    assert_eq!(after, textures, "no texture re-upload");
+    assert_eq!(textures(&renderer), before, "no texture re-upload");
     renderer.destroy(&ctx);
     assert_eq!(validation_after(ctx), (0, 0));
 }
