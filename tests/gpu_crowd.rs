@@ -105,6 +105,10 @@ impl FrameSource for Frame<'_> {
 
 impl Harness {
     fn new(instances: usize, time: f32) -> Harness {
+        Harness::with_model(shipped_model(), instances, time)
+    }
+
+    fn with_model(model: Model, instances: usize, time: f32) -> Harness {
         // Validation messages go to the log: show them when a test fails.
         let _ = env_logger::builder().is_test(true).try_init();
         let ctx = Context::new(&ContextDesc {
@@ -113,7 +117,6 @@ impl Harness {
             window: None,
         })
         .unwrap();
-        let model = shipped_model();
         let crowd = crowd_at(&model, instances, time);
         let placements: Vec<CrowdInstance> = crowd.iter().map(CrowdInstance::from).collect();
         let mut renderer = Renderer::new(
@@ -227,6 +230,14 @@ fn gpu_joint_buffer_equals_the_cpu_reference() {
     let visible = harness.render(overview, time);
     assert_eq!(visible.len(), 300, "the overview sees the whole crowd");
 
+    let worst = assert_animation_matches_the_cpu(&harness, &visible, time);
+    println!("largest GPU/CPU difference over 300 instances: {worst:e}");
+    harness.finish();
+}
+
+/// The skinning transforms the GPU wrote for `visible` against
+/// `crowd::animate_instance`, within 1e-4; returns the largest difference.
+fn assert_animation_matches_the_cpu(harness: &Harness, visible: &[u32], time: f32) -> f32 {
     let renderer = harness.renderer.as_ref().unwrap();
     let gpu = renderer
         .read_skinning_transforms(&harness.ctx, harness.last_slot)
@@ -234,7 +245,7 @@ fn gpu_joint_buffer_equals_the_cpu_reference() {
     let joints = harness.model.skeleton.joint_count();
     let mut cpu = vec![SkinningTransform::default(); joints];
     let mut worst = 0.0f32;
-    for &id in &visible {
+    for &id in visible {
         let instance = &harness.crowd[id as usize];
         crowd::animate_instance(
             &harness.model.skeleton,
@@ -262,8 +273,33 @@ fn gpu_joint_buffer_equals_the_cpu_reference() {
             );
         }
     }
-    println!("largest GPU/CPU difference over 300 instances: {worst:e}");
-    harness.finish();
+    worst
+}
+
+#[test]
+fn gpu_animation_matches_the_cpu_for_skeletons_of_any_size() {
+    if !common::vulkan_or_skip() {
+        return;
+    }
+    let time = 0.9;
+    // The generator needs two joints for a tube: one joint has no triangles.
+    for joints in [2, 23, 110, 300] {
+        let dir = common::scratch_dir(&format!("animation_{joints}_joints"));
+        let written = common::many_joints::write_many_joints(&dir, joints).unwrap();
+        let model = Model::load(&written.mesh, &written.anims, InfluenceLimit::Eight).unwrap();
+        let depth =
+            common::many_joints::depth(&md5crowd::md5::read_mesh_file(&written.mesh).unwrap());
+        let mut harness = Harness::with_model(model, 60, time);
+        let overview = view_projection(Vec3::new(-1500.0, 0.0, 2500.0), Vec3::ZERO, 1.0);
+        let visible = harness.render(overview, time);
+        assert_eq!(visible.len(), 60, "{joints} joints: everyone in view");
+        let worst = assert_animation_matches_the_cpu(&harness, &visible, time);
+        println!("{joints} joints, {depth} deep: largest GPU/CPU difference {worst:e}");
+        if joints == 300 {
+            assert!(depth >= 64, "a deep chain: {depth}");
+        }
+        harness.finish();
+    }
 }
 
 #[test]
