@@ -28,6 +28,10 @@ layout(set = 0, binding = 6) readonly buffer VisibleInstances {
 };
 // [instance * joint_count + joint]. Holds model-space poses after the first
 // loop, skinning transforms after the second: parents are read back from it.
+// Instances showing a shared pose (animation level of detail) are skipped.
+layout(set = 0, binding = 10) readonly buffer PoseSources {
+    uint pose_sources[];
+};
 layout(set = 0, binding = 8) buffer SkinningTransforms {
     SkinningTransform skinning_transforms[];
 };
@@ -61,6 +65,9 @@ void main() {
         return;
     }
     uint instance = visible_instances[lod * constants.instance_count + slot];
+    if ((pose_sources[instance] & SHARED_POSE) != 0u) {
+        return;
+    }
     uint first = instance * constants.joint_count;
     if (constants.clip_count == 0u) {
         for (uint joint = 0u; joint < constants.joint_count; ++joint) {

@@ -18,6 +18,11 @@ struct ClipInfo {
     uint frame_count;
     float frame_rate;
     uint looping;
+    // Animation LOD: the clip's shared poses, one per SHARED_POSE_RATE-th of
+    // a second of clip time, start at shared_poses[shared_first].
+    uint shared_first;
+    uint shared_count;
+    uint padding[2];
     vec4 bounding_sphere;  // xyz centre, w radius: around the union of the frame bounds
     vec4 bounds_min;       // xyz: the union of the frame bounds as a box, model space
     vec4 bounds_max;
@@ -83,6 +88,22 @@ FramePair frame_pair(ClipInfo clip, float time, uint joint_count) {
     return FramePair(clip.first_pose + frame * joint_count,
                      clip.first_pose + next * joint_count,
                      clamp(position - float(frame), 0.0, 1.0));
+}
+
+// Shared poses per second of clip time: distant instances move at this rate.
+const float SHARED_POSE_RATE = 30.0;
+
+// crowd::shared_pose: which of `clip`'s shared poses an instance at clip
+// time `time` shows (the time wrapped or clamped as the clip plays it).
+uint shared_pose_index(ClipInfo clip, float time) {
+    uint last = clip.frame_count > 0u ? clip.frame_count - 1u : 0u;
+    float duration = float(last) / clip.frame_rate;
+    if (duration > 0.0) {
+        time = clip.looping != 0u ? time - duration * floor(time / duration) : clamp(time, 0.0, duration);
+    } else {
+        time = 0.0;
+    }
+    return min(uint(floor(time * SHARED_POSE_RATE)), clip.shared_count - 1u);
 }
 
 // crowd::Instance::blend_weight.

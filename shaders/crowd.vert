@@ -1,7 +1,7 @@
 #version 450
 // Skins one vertex of one crowd instance and places it in the world.
 
-#include "skinning.glsl"
+#include "poses.glsl"
 #include "scene.glsl"
 
 // Pipeline variant: 8 influences per vertex read a second joints/weights
@@ -19,9 +19,6 @@ layout(location = 4) in vec4 in_weights0; // unorm8, sum 1 with in_weights1
 layout(location = 5) in uvec4 in_joints1;
 layout(location = 6) in vec4 in_weights1;
 
-layout(set = 0, binding = 0) readonly buffer SkinningTransforms {
-    SkinningTransform skinning_transforms[]; // [instance * joint_count + joint]
-};
 layout(set = 0, binding = 1) readonly buffer Instances {
     CrowdInstance instances[];
 };
@@ -55,7 +52,6 @@ layout(location = 2) flat out vec3 out_tint;
 void main() {
     // Instanced over the visible list that cull.comp compacted.
     uint instance = visible_instances[gl_InstanceIndex];
-    uint first = instance * draw.joint_count;
     uint joints[8] = uint[8](in_joints0.x, in_joints0.y, in_joints0.z, in_joints0.w,
                              in_joints1.x, in_joints1.y, in_joints1.z, in_joints1.w);
     float weights[8] = float[8](in_weights0.x, in_weights0.y, in_weights0.z, in_weights0.w,
@@ -66,16 +62,16 @@ void main() {
     if (draw.skinning_mode == SKINNING_NONE) {
         skinned = SkinnedPoint(in_position, in_normal);
     } else if (draw.skinning_mode == SKINNING_DUAL_QUATERNION) {
-        vec4 pivot = skinning_transforms[first + joints[0]].rotation;
+        vec4 pivot = joint_transform(instance, joints[0]).rotation;
         DualQuaternion blend = DualQuaternion(vec4(0.0), vec4(0.0));
         for (uint i = 0u; i < influences; ++i) {
-            dual_quaternion_add(blend, skinning_transforms[first + joints[i]], weights[i], pivot);
+            dual_quaternion_add(blend, joint_transform(instance, joints[i]), weights[i], pivot);
         }
         skinned = dual_quaternion_apply(blend, in_position, in_normal);
     } else {
         skinned = SkinnedPoint(vec3(0.0), vec3(0.0));
         for (uint i = 0u; i < influences; ++i) {
-            linear_blend_add(skinned, skinning_transforms[first + joints[i]], weights[i], in_position, in_normal);
+            linear_blend_add(skinned, joint_transform(instance, joints[i]), weights[i], in_position, in_normal);
         }
     }
 

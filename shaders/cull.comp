@@ -30,6 +30,10 @@ layout(set = 0, binding = 6) buffer VisibleInstances {
 layout(set = 0, binding = 9) buffer Visibility {
     uint visible_last_frame[];
 };
+// Per instance, where its skinning transforms are (see poses.glsl).
+layout(set = 0, binding = 10) buffer PoseSources {
+    uint pose_sources[];
+};
 layout(set = 1, binding = 1) readonly buffer DepthPyramid {
     PYRAMID_BLOCK
 };
@@ -131,6 +135,24 @@ void main() {
     }
     CrowdInstance placed = instances[instance];
     vec3 centre = place_instance(placed, sphere.xyz);
+
+    // Animation level of detail (crowd::shared_pose), decided alike in
+    // every phase: a distant instance not crossfading shows its clip's
+    // shared pose for the moment, and animate.comp skips it.
+    uint source = instance * constants.joint_count;
+    vec4 w_row = vec4(frame.view_projection[0].w, frame.view_projection[1].w,
+                      frame.view_projection[2].w, frame.view_projection[3].w);
+    float w = dot(vec4(centre, 1.0), w_row);
+    if (constants.clip_count > 0u && frame.lod_params.w > 0.0
+        && crossfade_weight(animation, frame.time, frame.blend_time) >= 1.0
+        && w - sphere.w > frame.lod_params.z
+        && sphere.w * frame.lod_params.x <= frame.lod_params.w * w) {
+        ClipInfo clip = clips[animation.clip];
+        float clip_time = frame.time * animation.rate + animation.phase;
+        source = SHARED_POSE
+            | (clip.shared_first + shared_pose_index(clip, clip_time) * constants.joint_count);
+    }
+    pose_sources[instance] = source;
 
     for (uint i = 0u; i < 6u; ++i) {
         vec4 plane = frame.frustum_planes[i];

@@ -4,15 +4,12 @@
 // skinned 100% to that joint, which lands it where the joint is posed
 // (skinning transform = pose * inverse bind pose).
 
-#include "skinning.glsl"
+#include "poses.glsl"
 #include "scene.glsl"
 
 layout(location = 0) in vec3 in_bind_position; // model space
 layout(location = 1) in uint in_joint;
 
-layout(set = 0, binding = 0) readonly buffer SkinningTransforms {
-    SkinningTransform skinning_transforms[];
-};
 layout(set = 0, binding = 1) readonly buffer Instances {
     CrowdInstance instances[];
 };
@@ -26,13 +23,9 @@ layout(set = 0, binding = 3) readonly buffer VisibleInstances {
     VISIBLE_INSTANCES_BLOCK
 };
 
-layout(push_constant) uniform DrawConstants {
-    uint joint_count; // the first member of crowd.vert's DrawConstants
-} draw;
-
 void main() {
     uint instance = visible_instances[gl_InstanceIndex];
-    SkinningTransform t = skinning_transforms[instance * draw.joint_count + in_joint];
+    SkinningTransform t = joint_transform(instance, in_joint);
     vec3 posed = quat_rotate(t.rotation, in_bind_position) + t.translation.xyz;
     gl_Position = frame.view_projection * vec4(place_instance(instances[instance], posed), 1.0);
 }

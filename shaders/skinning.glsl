@@ -16,6 +16,10 @@ struct SkinningTransform {
     vec4 translation; // xyz, w unused
 };
 
+// Marks a pose source (poses.glsl, cull.comp) as an index into the shared
+// poses of animation level of detail rather than into SkinningTransforms.
+const uint SHARED_POSE = 0x80000000u;
+
 const uint SKINNING_LINEAR = 0u;
 const uint SKINNING_DUAL_QUATERNION = 1u;
 // The bind pose, unskinned: the ideal the benchmark compares skinning against.

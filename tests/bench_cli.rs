@@ -92,7 +92,7 @@ fn compute_only_times_the_compute_passes_alone() {
             "3",
             "--compute-only",
         ])
-        .args(["--modes", "gpu,cpu", "--json"])
+        .args(["--modes", "gpu,cpu", "--anim-lod", "off", "--json"])
         .arg(&json)
         .output()
         .expect("run md5crowd bench");
@@ -106,6 +106,7 @@ fn compute_only_times_the_compute_passes_alone() {
     assert_eq!(runs.len(), 2);
     for run in runs {
         assert_eq!(run["compute_only"], true, "{run}");
+        assert_eq!(run["anim_lod"], "off", "{run}");
         assert_eq!(run["visible"], 40, "{run}");
         let passes: Vec<&str> = run["gpu_ms"]
             .as_object()

@@ -8,15 +8,17 @@ use glam::{Mat4, Vec3};
 use md5crowd::anim::{JointPose, SkinningTransform};
 use md5crowd::crowd::{
     self, select_lod, spawn_crowd, BoundingSphere, CrowdLayout, DepthPyramid, Frustum, Instance,
-    LodParams, SplitMix64,
+    LodParams, SharedPoses, SplitMix64, SHARED_POSE_RATE,
 };
 use md5crowd::gpu::capture::FrameCapture;
 use md5crowd::gpu::context::Validation;
 use md5crowd::gpu::crowd_resources::Animation;
-use md5crowd::gpu::frame_loop::{Destination, FrameInput, FrameSource, Posed, ViewOptions};
+use md5crowd::gpu::frame_loop::{
+    Destination, FrameInput, FrameSource, Posed, ViewOptions, ANIM_LOD_RADIUS,
+};
 use md5crowd::gpu::guard::Destroy;
 use md5crowd::gpu::renderer::{Renderer, RendererDesc};
-use md5crowd::gpu::shader_types::{CrowdInstance, FrameUniforms, InstanceAnimation};
+use md5crowd::gpu::shader_types::{CrowdInstance, FrameUniforms, InstanceAnimation, SHARED_POSE};
 use md5crowd::gpu::{Context, ContextDesc};
 use md5crowd::model::Model;
 use md5crowd::skin::InfluenceLimit;
@@ -78,6 +80,8 @@ struct Harness {
     last_slot: usize,
     /// Occlusion culling; off, the visible set is the frustum's.
     occlusion: bool,
+    /// Animation level of detail; off, every visible instance is animated.
+    anim_lod: bool,
 }
 
 /// What the harness's next frame draws.
@@ -85,6 +89,7 @@ struct Frame<'a> {
     animation: &'a [InstanceAnimation],
     uniforms: FrameUniforms,
     occlusion: bool,
+    anim_lod: bool,
 }
 
 impl FrameSource for Frame<'_> {
@@ -97,6 +102,7 @@ impl FrameSource for Frame<'_> {
             view: ViewOptions {
                 show_skeleton: true,
                 occlusion: self.occlusion,
+                anim_lod: self.anim_lod,
                 ..ViewOptions::default()
             },
         }
@@ -143,6 +149,7 @@ impl Harness {
             animation,
             last_slot: 0,
             occlusion: false,
+            anim_lod: false,
         }
     }
 
@@ -160,6 +167,7 @@ impl Harness {
             animation: &self.animation,
             uniforms,
             occlusion: self.occlusion,
+            anim_lod: self.anim_lod,
         };
         renderer
             .draw_frame(
@@ -549,5 +557,74 @@ fn occlusion_culling_matches_the_cpu_reference() {
         occluded > 100,
         "the cameras see crowds hiding each other: {occluded}"
     );
+    harness.finish();
+}
+
+#[test]
+fn animation_lod_matches_the_cpu_reference() {
+    if !common::vulkan_or_skip() {
+        return;
+    }
+    let time = 2.3;
+    let mut harness = Harness::new(900, time);
+    harness.anim_lod = true;
+    let shared = SharedPoses::sample(&harness.model.skeleton, &harness.model.clips);
+    let joints = harness.model.skeleton.joint_count() as u32;
+    let mut random = SplitMix64(11);
+    let (mut sharing, mut own) = (0, 0);
+    for camera in 0..8 {
+        let distance = 300.0 * 20f32.powf(random.unit());
+        let angle = random.unit() * std::f32::consts::TAU;
+        let eye = Vec3::new(angle.cos(), angle.sin(), 0.5) * distance;
+        let vp = view_projection(eye, Vec3::ZERO, 0.8);
+        let visible = harness.render(vp, time);
+        let renderer = harness.renderer.as_ref().unwrap();
+        let sources = renderer
+            .read_pose_sources(&harness.ctx, harness.last_slot)
+            .unwrap();
+        let params = LodParams::new(vp, HEIGHT, Some(1.0));
+        for &id in &visible {
+            let instance = &harness.crowd[id as usize];
+            let sphere = harness.sphere(id as usize);
+            // Within a hair of the radius threshold or of a pose's start the
+            // two float paths may round either way.
+            let w = vp.row(3).dot(sphere.centre.extend(1.0));
+            let radius_px = sphere.radius * params.pixels_per_unit / w;
+            let clip = &harness.model.clips[instance.clip as usize];
+            let moment = instance.local_time(time).rem_euclid(clip.duration()) * SHARED_POSE_RATE;
+            if (radius_px - ANIM_LOD_RADIUS).abs() < 1e-3 || (moment - moment.round()).abs() < 1e-3
+            {
+                continue;
+            }
+            let cpu = crowd::shared_pose(
+                instance,
+                &harness.model.clips,
+                time,
+                BLEND_TIME,
+                vp,
+                sphere,
+                params,
+                ANIM_LOD_RADIUS,
+            );
+            let expected = match cpu {
+                Some(pose) => {
+                    sharing += 1;
+                    let (first, count) = shared.clips[instance.clip as usize];
+                    assert!(pose < count);
+                    SHARED_POSE | (first + pose * joints)
+                }
+                None => {
+                    own += 1;
+                    id * joints
+                }
+            };
+            assert_eq!(
+                sources[id as usize], expected,
+                "camera {camera}: instance {id}"
+            );
+        }
+    }
+    println!("{sharing} instances shared a pose, {own} had their own");
+    assert!(sharing > 500 && own > 500, "{sharing} shared, {own} own");
     harness.finish();
 }

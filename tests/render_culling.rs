@@ -17,14 +17,15 @@ fn crowd(dir: &std::path::Path, name: &str, extra: &[&str]) -> image::RgbaImage 
         "1280",
         "--height",
         "720",
-        "--time",
-        "1.5",
         "--screenshot",
         png.to_str().unwrap(),
     ];
     args.extend_from_slice(extra);
     if !extra.contains(&"--instances") {
         args.extend(["--instances", "256"]);
+    }
+    if !extra.contains(&"--time") {
+        args.extend(["--time", "1.5"]);
     }
     md5crowd_validated(&args);
     image::open(&png).unwrap().to_rgba8()
@@ -188,4 +189,34 @@ fn occlusion_culling_times_both_phases_and_the_pyramid() {
         ],
         "{last}"
     );
+}
+
+#[test]
+fn animation_lod_looks_like_each_pose_animated() {
+    if !vulkan_or_skip() {
+        return;
+    }
+    let dir = scratch_dir("anim_lod_on_off");
+    // The picture (256 instances) and a crowd where most share.
+    for instances in ["256", "4096"] {
+        let args = |anim_lod| {
+            [
+                "--time",
+                "3",
+                "--instances",
+                instances,
+                "--anim-lod",
+                anim_lod,
+            ]
+        };
+        let on = crowd(&dir, &format!("{instances}_on"), &args("on"));
+        let off = crowd(&dir, &format!("{instances}_off"), &args("off"));
+        let differing = differing_pixels(&on, &off, 25);
+        let fraction = differing as f64 / (on.width() * on.height()) as f64;
+        println!(
+            "{instances} instances: {:.3}% of pixels differ by more than 10%",
+            fraction * 100.0
+        );
+        assert!(fraction <= 0.02, "{instances}: {fraction}");
+    }
 }

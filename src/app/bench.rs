@@ -70,6 +70,9 @@ pub struct BenchArgs {
     /// the frame time is then the cost of animating the crowd.
     #[arg(long)]
     pub compute_only: bool,
+    /// Animation level of detail (gpu mode), comma-separated: on, off or both.
+    #[arg(long, value_enum, value_delimiter = ',', default_value = "on")]
+    pub anim_lod: Vec<Switch>,
     /// Occlusion culling, comma-separated: on, off or both.
     #[arg(long, value_enum, value_delimiter = ',', default_value = "on")]
     pub occlusion: Vec<Switch>,
@@ -118,6 +121,7 @@ pub struct Run {
     pub mode: Mode,
     pub lod: Switch,
     pub occlusion: Switch,
+    pub anim_lod: Switch,
     pub view: View,
     pub compute_only: bool,
     /// Median CPU time per frame spent animating (CPU mode), recording and
@@ -142,6 +146,7 @@ struct Case {
     mode: Mode,
     lod: Switch,
     occlusion: Switch,
+    anim_lod: Switch,
     view: View,
 }
 
@@ -171,17 +176,20 @@ pub fn run(args: &BenchArgs, model: &Model) -> Result<Report, AppError> {
         for &view in &args.view {
             for &lod in &args.lod {
                 for &occlusion in &args.occlusion {
-                    for &mode in &args.modes {
-                        let case = Case {
-                            instances,
-                            mode,
-                            lod,
-                            occlusion,
-                            view,
-                        };
-                        let run = measure(&ctx, args, model, case, &mut capture)?;
-                        log_run(&run);
-                        runs.push(run);
+                    for &anim_lod in &args.anim_lod {
+                        for &mode in &args.modes {
+                            let case = Case {
+                                instances,
+                                mode,
+                                lod,
+                                occlusion,
+                                anim_lod,
+                                view,
+                            };
+                            let run = measure(&ctx, args, model, case, &mut capture)?;
+                            log_run(&run);
+                            runs.push(run);
+                        }
                     }
                 }
             }
@@ -204,11 +212,12 @@ fn log_run(run: &Run) {
         .map(|(p, ms)| format!("{p} {ms:.3}"))
         .collect();
     log::info!(
-        "{:>6} instances, {:<6} LOD {:<3} occlusion {:<3} {:<8}: cpu {:7.3} ms, frame {:8.3} ms, gpu [{}] ms, {} visible, {:.0} triangles",
+        "{:>6} instances, {:<6} LOD {:<3} occlusion {:<3} anim LOD {:<3} {:<8}: cpu {:7.3} ms, frame {:8.3} ms, gpu [{}] ms, {} visible, {:.0} triangles",
         run.instances,
         run.mode.name(),
         if run.lod == Switch::On { "on" } else { "off" },
         if run.occlusion == Switch::On { "on" } else { "off" },
+        if run.anim_lod == Switch::On { "on" } else { "off" },
         if run.view == View::Street { "street" } else { "overview" },
         run.cpu_ms,
         run.frame_ms,
@@ -230,6 +239,7 @@ fn measure(
         mode,
         lod,
         occlusion,
+        anim_lod,
         view,
     } = case;
     let extent = vk::Extent2D {
@@ -255,6 +265,7 @@ fn measure(
             lod_threshold: (lod == Switch::On).then_some(args.lod_bias),
             occlusion: occlusion == Switch::On,
             compute_only: args.compute_only,
+            anim_lod: anim_lod == Switch::On,
             ..ViewOptions::default()
         },
         aspect,
@@ -302,6 +313,7 @@ fn measure(
         mode,
         lod,
         occlusion,
+        anim_lod,
         view,
         compute_only: args.compute_only,
         cpu_ms: median(&mut cpu_ms),

@@ -65,6 +65,7 @@ pub fn run(
             show_lod: args.show_lod,
             occlusion: args.occlusion == Switch::On,
             compute_only: false,
+            anim_lod: args.anim_lod == Switch::On,
         },
         aspect,
         time: 0.0,

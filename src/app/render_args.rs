@@ -106,6 +106,11 @@ pub struct RenderArgs {
     /// hidden behind others are not drawn (the image stays the same).
     #[arg(long, value_enum, default_value_t = Switch::On)]
     pub occlusion: Switch,
+    /// Animation level of detail (GPU animation): characters under about 30
+    /// pixels tall show a pose shared by all at that moment of their clip
+    /// (30 poses a second), and are not animated one by one.
+    #[arg(long, value_enum, default_value_t = Switch::On)]
+    pub anim_lod: Switch,
     /// Where the camera starts: above the crowd framing all of it, or at
     /// eye height at its front edge looking across it.
     #[arg(long, value_enum, default_value_t = View::Overview)]

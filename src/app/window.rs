@@ -352,6 +352,7 @@ impl<'m> Live<'m> {
                 show_lod: args.show_lod,
                 occlusion: args.occlusion == Switch::On,
                 compute_only: false,
+                anim_lod: args.anim_lod == Switch::On,
             },
             aspect: 1.0,
             time: 0.0,

@@ -2,11 +2,15 @@
 //! the CPU path that animates everyone (the reference for the GPU `animate`
 //! pass, and `--animate cpu`).
 
+mod anim_lod;
 mod animate;
 mod cull;
 mod occlusion;
 mod spawn;
 
+pub use anim_lod::{
+    shared_pose, shared_pose_count, shared_pose_index, SharedPoses, SHARED_POSE_RATE,
+};
 pub use animate::{animate_crowd, animate_instance};
 pub use cull::{
     clip_spheres, instance_box, instance_sphere, select_lod, BoundingSphere, Frustum, LodParams,

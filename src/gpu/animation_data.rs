@@ -5,9 +5,9 @@
 
 use super::guard::{guard, Destroy};
 use super::resources::{self, Buffer};
-use super::shader_types::{ClipInfo, GpuJointPose, SkeletonJoint};
+use super::shader_types::{ClipInfo, GpuJointPose, SkeletonJoint, SkinningTransform};
 use super::{Context, GpuError};
-use crate::crowd::{self, BoundingSphere};
+use crate::crowd::{self, BoundingSphere, SharedPoses};
 use crate::model::Model;
 use ash::vk;
 
@@ -17,6 +17,8 @@ pub struct AnimationData {
     /// bind pose, so culling always finds a bounding sphere.
     pub clips: Buffer,
     pub skeleton: Buffer,
+    /// Animation LOD: every clip's shared poses ([`SharedPoses`]).
+    pub shared_poses: Buffer,
     /// Real clips (0 when the model has none).
     pub clip_count: u32,
 }
@@ -36,10 +38,16 @@ pub fn upload_animation_data(ctx: &Context, model: &Model) -> Result<AnimationDa
     let sphere = |s: BoundingSphere| s.centre.extend(s.radius).to_array();
     let corner = |p: glam::Vec3| p.extend(0.0).to_array();
 
+    let shared = SharedPoses::sample(&model.skeleton, &model.clips);
     let mut poses: Vec<GpuJointPose> = Vec::new();
     let mut clips: Vec<ClipInfo> = Vec::with_capacity(model.clips.len().max(1));
-    for (clip, clip_sphere) in model.clips.iter().zip(&spheres) {
+    for ((clip, clip_sphere), &(shared_first, shared_count)) in
+        model.clips.iter().zip(&spheres).zip(&shared.clips)
+    {
         clips.push(ClipInfo {
+            shared_first,
+            shared_count,
+            padding: [0; 2],
             first_pose: poses.len() as u32,
             frame_count: clip.frames.len() as u32,
             frame_rate: clip.frame_rate,
@@ -55,6 +63,8 @@ pub fn upload_animation_data(ctx: &Context, model: &Model) -> Result<AnimationDa
             bounding_sphere: sphere(bind_sphere),
             bounds_min: corner(model.bind_pose_bounds().min),
             bounds_max: corner(model.bind_pose_bounds().max),
+            // Never read: without clips nothing shares a pose.
+            shared_count: 1,
             ..ClipInfo::default()
         });
     }
@@ -77,7 +87,14 @@ pub fn upload_animation_data(ctx: &Context, model: &Model) -> Result<AnimationDa
     let clip_poses = upload("clip frames", bytemuck::cast_slice(&poses))?;
     let clips = upload("clips", bytemuck::cast_slice(&clips))?;
     let skeleton = upload("skeleton", bytemuck::cast_slice(&skeleton))?;
+    let mut shared_transforms = shared.transforms;
+    if shared_transforms.is_empty() {
+        // Vulkan buffers cannot be empty; nothing reads this one.
+        shared_transforms.push(SkinningTransform::default());
+    }
+    let shared_poses = upload("shared poses", bytemuck::cast_slice(&shared_transforms))?;
     Ok(AnimationData {
+        shared_poses: shared_poses.keep(),
         clip_poses: clip_poses.keep(),
         clips: clips.keep(),
         skeleton: skeleton.keep(),
@@ -90,5 +107,6 @@ impl Destroy for AnimationData {
         self.clip_poses.destroy(ctx);
         self.clips.destroy(ctx);
         self.skeleton.destroy(ctx);
+        self.shared_poses.destroy(ctx);
     }
 }

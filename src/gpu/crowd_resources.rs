@@ -48,6 +48,9 @@ pub enum CrowdBuffer {
     /// cull.comp's output: the counts, then the ids of the visible
     /// instances, a region per level of detail.
     VisibleInstances,
+    /// Per instance, where its skinning transforms are: its own rows, or a
+    /// shared pose (animation level of detail); written by cull.comp.
+    PoseSources,
     /// Per instance, whether it was visible at the end of the last frame:
     /// the early phase of occlusion culling draws those. One copy, as each
     /// frame reads what the one before wrote.
@@ -180,6 +183,15 @@ pub fn crowd_buffers(shape: &CrowdShape) -> Vec<CrowdBufferDesc> {
                 MemoryLocation::GpuOnly,
             )
         },
+        desc(
+            CrowdBuffer::PoseSources,
+            "pose sources",
+            size_of::<u32>(),
+            true,
+            // A transfer source for the tests that read it back.
+            storage | Usage::TRANSFER_SRC,
+            MemoryLocation::GpuOnly,
+        ),
         desc(
             CrowdBuffer::Visibility,
             "visibility (last frame)",
@@ -506,6 +518,10 @@ impl CrowdResources {
                         Resource::Buffer(crowd(CrowdBuffer::Visibility)),
                     ),
                     (
+                        "PoseSources",
+                        Resource::Buffer(crowd(CrowdBuffer::PoseSources)),
+                    ),
+                    (
                         "SkinningTransforms",
                         Resource::Buffer(crowd(CrowdBuffer::SkinningTransforms)),
                     ),
@@ -525,6 +541,14 @@ impl CrowdResources {
                         ),
                         ("Frame", Resource::Buffer(&frame.uniforms)),
                         ("VisibleInstances", Resource::Buffer(visible)),
+                        (
+                            "PoseSources",
+                            Resource::Buffer(crowd(CrowdBuffer::PoseSources)),
+                        ),
+                        (
+                            "SharedPoses",
+                            Resource::Buffer(&model.animation.shared_poses),
+                        ),
                     ],
                 )
             };

@@ -264,6 +264,13 @@ impl Renderer {
         })
     }
 
+    /// Per instance, where frame slot `slot` found its skinning transforms
+    /// (`SHARED_POSE` set: a shared pose of animation level of detail).
+    pub fn read_pose_sources(&self, ctx: &Context, slot: usize) -> Result<Vec<u32>, GpuError> {
+        let buffer = self.crowd_buffer(CrowdBuffer::PoseSources, slot)?;
+        resources::read_buffer(ctx, buffer)
+    }
+
     /// Per instance, 1 when the last frame's culling found it visible.
     pub fn read_visibility(&self, ctx: &Context) -> Result<Vec<u32>, GpuError> {
         let buffer = self.crowd_buffer(CrowdBuffer::Visibility, 0)?;

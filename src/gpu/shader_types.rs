@@ -81,6 +81,11 @@ pub struct ClipInfo {
     pub frame_count: u32,
     pub frame_rate: f32,
     pub looping: u32,
+    /// Animation LOD: the clip's shared poses start at this transform in
+    /// the shared-poses buffer, one per 1 / `SHARED_POSE_RATE` s of clip time.
+    pub shared_first: u32,
+    pub shared_count: u32,
+    pub padding: [u32; 2],
     /// xyz centre, w radius.
     pub bounding_sphere: [f32; 4],
     /// xyz: the union of the frame bounds as a box, in model space; the
@@ -123,6 +128,10 @@ impl From<&Instance> for InstanceAnimation {
         }
     }
 }
+
+/// Twin of `SHARED_POSE` in shaders/skinning.glsl: a pose source with this
+/// bit is an index into the shared poses of animation level of detail.
+pub const SHARED_POSE: u32 = 0x8000_0000;
 
 /// Twin of `CrowdComputeConstants` in shaders/crowd_compute.glsl, pushed for
 /// both cull.comp and animate.comp.

@@ -1,0 +1,31 @@
+// Where a drawn instance's skinning transforms are, as cull.comp decided:
+// its own rows of SkinningTransforms (written by animate.comp or the CPU),
+// or, with animation level of detail, a pose shared by every distant
+// instance playing the same clip at the same moment (computed once, at load).
+// Set 0 of the draws.
+#ifndef POSES_GLSL
+#define POSES_GLSL
+
+#include "skinning.glsl"
+
+layout(set = 0, binding = 0) readonly buffer SkinningTransforms {
+    SkinningTransform skinning_transforms[]; // [instance * joint_count + joint]
+};
+// Per instance: the first of its joints' transforms, in SkinningTransforms,
+// or (with SHARED_POSE set) in SharedPoses.
+layout(set = 0, binding = 4) readonly buffer PoseSources {
+    uint pose_sources[];
+};
+layout(set = 0, binding = 5) readonly buffer SharedPoses {
+    SkinningTransform shared_poses[];
+};
+
+SkinningTransform joint_transform(uint instance, uint joint) {
+    uint source = pose_sources[instance];
+    if ((source & SHARED_POSE) != 0u) {
+        return shared_poses[(source & ~SHARED_POSE) + joint];
+    }
+    return skinning_transforms[source + joint];
+}
+
+#endif

@@ -1,0 +1,194 @@
+//! Animation level of detail, CPU reference of cull.comp's choice: a
+//! distant instance (its bounding sphere projects to at most a few pixels of
+//! radius, the measure the mesh levels use) that is not crossfading shows a
+//! pose shared by every such instance of its clip at the same moment,
+//! instead of its own. Each clip's shared poses are sampled at load, one per
+//! 1 / [`SHARED_POSE_RATE`] s of clip time: a distant character moves at
+//! 30 poses a second and costs nothing to animate. Near instances stay exact.
+
+use glam::{Mat4, Vec3, Vec4};
+
+use crate::anim::{Clip, Skeleton, SkinningTransform};
+
+use super::{animate_instance, BoundingSphere, Instance, LodParams};
+
+/// Shared poses per second of clip time (`SHARED_POSE_RATE` in animation.glsl).
+pub const SHARED_POSE_RATE: f32 = 30.0;
+
+/// Every clip's shared poses, as the GPU holds them.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SharedPoses {
+    /// `count` poses of `joint_count` transforms per clip, clip after clip.
+    pub transforms: Vec<SkinningTransform>,
+    /// Per clip: the index of its first transform and how many poses.
+    pub clips: Vec<(u32, u32)>,
+}
+
+/// Poses for `clip` at clip times 0, 1 / rate, 2 / rate, ... its duration.
+pub fn shared_pose_count(clip: &Clip) -> u32 {
+    (clip.duration() * SHARED_POSE_RATE).floor() as u32 + 1
+}
+
+impl SharedPoses {
+    pub fn sample(skeleton: &Skeleton, clips: &[Clip]) -> SharedPoses {
+        let joints = skeleton.joint_count();
+        let mut transforms = Vec::new();
+        let mut table = Vec::with_capacity(clips.len());
+        for (index, clip) in clips.iter().enumerate() {
+            let count = shared_pose_count(clip);
+            table.push((transforms.len() as u32, count));
+            let mut pose = vec![SkinningTransform::default(); joints];
+            for k in 0..count {
+                let moment = Instance {
+                    position: Vec3::ZERO,
+                    yaw: 0.0,
+                    clip: index as u32,
+                    previous_clip: index as u32,
+                    blend_start: 0.0,
+                    phase: k as f32 / SHARED_POSE_RATE,
+                    rate: 1.0,
+                    tint: Vec4::ONE,
+                };
+                animate_instance(skeleton, clips, &moment, 0.0, 0.0, &mut pose);
+                transforms.extend_from_slice(&pose);
+            }
+        }
+        SharedPoses {
+            transforms,
+            clips: table,
+        }
+    }
+}
+
+/// Which of `clip`'s shared poses shows clip time `time`, wrapped or
+/// clamped as the clip plays it.
+pub fn shared_pose_index(clip: &Clip, time: f32) -> u32 {
+    let duration = clip.duration();
+    let time = match (duration > 0.0, clip.looping) {
+        (false, _) => 0.0,
+        (true, true) => time.rem_euclid(duration),
+        (true, false) => time.clamp(0.0, duration),
+    };
+    ((time * SHARED_POSE_RATE).floor() as u32).min(shared_pose_count(clip) - 1)
+}
+
+/// cull.comp's choice for an instance whose world-space sphere is `sphere`:
+/// `Some(pose)`, the index of the shared pose of its clip it shows, or
+/// `None` when it is posed on its own (near, crossfading, or animation LOD
+/// off: `max_radius` 0). `max_radius` is the largest projected radius, in
+/// pixels, that shares.
+#[allow(clippy::too_many_arguments)]
+pub fn shared_pose(
+    instance: &Instance,
+    clips: &[Clip],
+    time: f32,
+    blend_time: f32,
+    view_projection: Mat4,
+    sphere: BoundingSphere,
+    params: LodParams,
+    max_radius: f32,
+) -> Option<u32> {
+    let clip = clips.get(instance.clip as usize)?;
+    if instance.blend_weight(time, blend_time) < 1.0 {
+        return None;
+    }
+    let w = view_projection.row(3).dot(sphere.centre.extend(1.0));
+    if w - sphere.radius <= params.near || sphere.radius * params.pixels_per_unit > max_radius * w {
+        return None;
+    }
+    Some(shared_pose_index(clip, instance.local_time(time)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::anim::JointPose;
+    use crate::bounds::Bounds;
+
+    /// A one-joint clip of `frames` frames at 24 fps.
+    fn clip(frames: usize, looping: bool) -> Clip {
+        Clip {
+            name: "test".into(),
+            frame_rate: 24.0,
+            looping,
+            frames: vec![vec![JointPose::IDENTITY]; frames],
+            bounds: vec![Bounds::point(Vec3::ZERO); frames],
+        }
+    }
+
+    #[test]
+    fn shared_poses_cover_the_clip_at_the_rate() {
+        // 25 frames at 24 fps: one second, 31 poses (0 to 30 / 30 s).
+        let second = clip(25, true);
+        assert_eq!(shared_pose_count(&second), 31);
+        assert_eq!(shared_pose_index(&second, 0.0), 0);
+        assert_eq!(shared_pose_index(&second, 0.51), 15);
+        // Looping wraps; a one-off clip holds its last pose.
+        assert_eq!(shared_pose_index(&second, 1.51), 15);
+        assert_eq!(shared_pose_index(&clip(25, false), 7.0), 30);
+        assert_eq!(shared_pose_index(&clip(1, true), 3.0), 0);
+    }
+
+    #[test]
+    fn only_small_settled_instances_share() {
+        let clips = [clip(25, true), clip(25, true)];
+        let view = Mat4::look_at_rh(Vec3::new(-10.0, 0.0, 0.0), Vec3::ZERO, Vec3::Z);
+        let mut projection = Mat4::perspective_infinite_reverse_rh(1.0, 1.0, 0.1);
+        projection.y_axis.y = -projection.y_axis.y;
+        let vp = projection * view;
+        let params = LodParams::new(vp, 720, Some(1.0));
+        let at = |x: f32| BoundingSphere {
+            centre: Vec3::new(x, 0.0, 0.0),
+            radius: 1.0,
+        };
+        let instance = Instance {
+            position: Vec3::ZERO,
+            yaw: 0.0,
+            clip: 1,
+            previous_clip: 1,
+            blend_start: 0.0,
+            phase: 0.25,
+            rate: 1.0,
+            tint: Vec4::ONE,
+        };
+        let choose = |instance: &Instance, sphere| {
+            shared_pose(instance, &clips, 1.0, 0.25, vp, sphere, params, 16.0)
+        };
+        assert_eq!(choose(&instance, at(0.0)), None, "near: its own pose");
+        assert_eq!(
+            choose(&instance, at(1000.0)),
+            Some(7),
+            "far: 1.25 s wraps to 0.25 s"
+        );
+        let fading = Instance {
+            previous_clip: 0,
+            blend_start: 0.9,
+            ..instance
+        };
+        assert_eq!(
+            choose(&fading, at(1000.0)),
+            None,
+            "crossfading: its own pose"
+        );
+        let off = shared_pose(&instance, &clips, 1.0, 0.25, vp, at(1000.0), params, 0.0);
+        assert_eq!(off, None, "animation LOD off");
+    }
+
+    #[test]
+    fn a_shared_pose_is_the_reference_pose_of_its_moment() {
+        let skeleton = Skeleton {
+            names: vec!["root".into()],
+            parents: vec![None],
+            bind_pose: vec![JointPose::IDENTITY],
+            inverse_bind_pose: vec![JointPose::IDENTITY],
+        };
+        let mut moving = clip(25, true);
+        for (i, frame) in moving.frames.iter_mut().enumerate() {
+            frame[0] = JointPose::new(glam::Quat::IDENTITY, Vec3::new(i as f32, 0.0, 0.0));
+        }
+        let shared = SharedPoses::sample(&skeleton, &[moving]);
+        assert_eq!(shared.clips, [(0, 31)]);
+        // Pose 15 is clip time 0.5 s: frame 12 of 24 fps.
+        assert!((shared.transforms[15].translation[0] - 12.0).abs() < 1e-4);
+    }
+}
