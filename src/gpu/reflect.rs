@@ -624,6 +624,8 @@ mod tests {
             (1, StorageBuffer, "Instances"),
             (2, UniformBuffer, "Frame"),
             (3, StorageBuffer, "VisibleInstances"),
+            (4, StorageBuffer, "PoseSources"),
+            (5, StorageBuffer, "SharedPoses"),
         ]);
         assert_eq!(bindings_of(spirv::CROWD_VERT, 0), scene);
         assert_eq!(bindings_of(spirv::SKELETON_VERT, 0), scene);
@@ -652,6 +654,7 @@ mod tests {
                 (3, StorageBuffer, "Clips"),
                 (6, StorageBuffer, "VisibleInstances"),
                 (9, StorageBuffer, "Visibility"),
+                (10, StorageBuffer, "PoseSources"),
             ])
         );
         assert_eq!(
@@ -675,12 +678,13 @@ mod tests {
                 (5, StorageBuffer, "Skeleton"),
                 (6, StorageBuffer, "VisibleInstances"),
                 (8, StorageBuffer, "SkinningTransforms"),
+                (10, StorageBuffer, "PoseSources"),
             ])
         );
     }
 
     #[test]
-    fn merged_compute_set_is_frame_then_nine_storage_buffers() {
+    fn merged_compute_set_is_frame_then_ten_storage_buffers() {
         let cull = words(spirv::CULL_COMP);
         let draws = words(spirv::DRAWS_COMP);
         let animate = words(spirv::ANIMATE_COMP);
@@ -698,7 +702,7 @@ mod tests {
             .map(|m| (m.descriptor.binding, m.descriptor.kind, m.stages))
             .collect();
         let mut want = vec![(0, UniformBuffer, COMPUTE)];
-        want.extend((1..=9).map(|binding| (binding, StorageBuffer, COMPUTE)));
+        want.extend((1..=10).map(|binding| (binding, StorageBuffer, COMPUTE)));
         assert_eq!(summary, want);
     }
 
@@ -730,6 +734,8 @@ mod tests {
                 (1, StorageBuffer, "Instances", VERTEX),
                 (2, UniformBuffer, "Frame", VERTEX | FRAGMENT),
                 (3, StorageBuffer, "VisibleInstances", VERTEX),
+                (4, StorageBuffer, "PoseSources", VERTEX),
+                (5, StorageBuffer, "SharedPoses", VERTEX),
             ]
         );
         let frame = scene[2].layout_binding();
