@@ -3,7 +3,25 @@
 
 mod common;
 
+use std::path::Path;
 use std::process::Command;
+
+/// Runs `md5crowd bench ARGS --json JSON`, which must succeed, and returns the report.
+fn bench(args: &[&str], json: &Path) -> serde_json::Value {
+    let output = Command::new(env!("CARGO_BIN_EXE_md5crowd"))
+        .arg("bench")
+        .args(args)
+        .arg("--json")
+        .arg(json)
+        .output()
+        .expect("run md5crowd bench");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_slice(&std::fs::read(json).unwrap()).unwrap()
+}
 
 #[test]
 fn bench_reports_every_size_and_mode() {
@@ -12,9 +30,8 @@ fn bench_reports_every_size_and_mode() {
     }
     let dir = common::scratch_dir("bench");
     let (json, plot) = (dir.join("bench.json"), dir.join("bench.svg"));
-    let output = Command::new(env!("CARGO_BIN_EXE_md5crowd"))
-        .args([
-            "bench",
+    let report = bench(
+        &[
             "--instances",
             "3,12",
             "--frames",
@@ -27,20 +44,11 @@ fn bench_reports_every_size_and_mode() {
             // checks the two-phase frame).
             "--occlusion",
             "off",
-        ])
-        .arg("--json")
-        .arg(&json)
-        .arg("--plot")
-        .arg(&plot)
-        .output()
-        .expect("run md5crowd bench");
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
+            "--plot",
+            plot.to_str().unwrap(),
+        ],
+        &json,
     );
-
-    let report: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
     assert!(!report["device"].as_str().unwrap().is_empty());
     let runs = report["runs"].as_array().unwrap();
     assert_eq!(runs.len(), 6, "2 sizes x 3 modes");
@@ -83,25 +91,20 @@ fn compute_only_times_the_compute_passes_alone() {
     }
     let dir = common::scratch_dir("bench_compute_only");
     let json = dir.join("bench.json");
-    let output = Command::new(env!("CARGO_BIN_EXE_md5crowd"))
-        .args([
-            "bench",
+    let report = bench(
+        &[
             "--instances",
             "40",
             "--frames",
             "3",
             "--compute-only",
-        ])
-        .args(["--modes", "gpu,cpu", "--anim-lod", "off", "--json"])
-        .arg(&json)
-        .output()
-        .expect("run md5crowd bench");
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
+            "--modes",
+            "gpu,cpu",
+            "--anim-lod",
+            "off",
+        ],
+        &json,
     );
-    let report: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
     let runs = report["runs"].as_array().unwrap();
     assert_eq!(runs.len(), 2);
     for run in runs {

@@ -117,12 +117,9 @@ impl Mode {
 
 #[derive(Clone, Debug, Serialize)]
 pub struct Run {
-    pub instances: u32,
-    pub mode: Mode,
-    pub lod: Switch,
-    pub occlusion: Switch,
-    pub anim_lod: Switch,
-    pub view: View,
+    /// What was measured: its keys sit in the run's JSON object itself.
+    #[serde(flatten)]
+    pub case: Case,
     pub compute_only: bool,
     /// Median CPU time per frame spent animating (CPU mode), recording and
     /// submitting: not waiting for the GPU.
@@ -140,14 +137,14 @@ pub struct Run {
 }
 
 /// One combination of the options a run measures.
-#[derive(Clone, Copy, Debug)]
-struct Case {
-    instances: u32,
-    mode: Mode,
-    lod: Switch,
-    occlusion: Switch,
-    anim_lod: Switch,
-    view: View,
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Case {
+    pub instances: u32,
+    pub mode: Mode,
+    pub lod: Switch,
+    pub occlusion: Switch,
+    pub anim_lod: Switch,
+    pub view: View,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -213,12 +210,12 @@ fn log_run(run: &Run) {
         .collect();
     log::info!(
         "{:>6} instances, {:<6} LOD {:<3} occlusion {:<3} anim LOD {:<3} {:<8}: cpu {:7.3} ms, frame {:8.3} ms, gpu [{}] ms, {} visible, {:.0} triangles",
-        run.instances,
-        run.mode.name(),
-        if run.lod == Switch::On { "on" } else { "off" },
-        if run.occlusion == Switch::On { "on" } else { "off" },
-        if run.anim_lod == Switch::On { "on" } else { "off" },
-        if run.view == View::Street { "street" } else { "overview" },
+        run.case.instances,
+        run.case.mode.name(),
+        if run.case.lod == Switch::On { "on" } else { "off" },
+        if run.case.occlusion == Switch::On { "on" } else { "off" },
+        if run.case.anim_lod == Switch::On { "on" } else { "off" },
+        if run.case.view == View::Street { "street" } else { "overview" },
         run.cpu_ms,
         run.frame_ms,
         passes.join(", "),
@@ -309,12 +306,7 @@ fn measure(
         .map(|m| m.vertex_count())
         .sum();
     Ok(Run {
-        instances,
-        mode,
-        lod,
-        occlusion,
-        anim_lod,
-        view,
+        case,
         compute_only: args.compute_only,
         cpu_ms: median(&mut cpu_ms),
         frame_ms,
@@ -352,7 +344,12 @@ pub fn svg_plot(report: &Report) -> String {
     let (xs, ys): (Vec<f64>, Vec<f64>) = report
         .runs
         .iter()
-        .map(|r| (f64::from(r.instances).log10(), r.frame_ms.max(1e-3).log10()))
+        .map(|r| {
+            (
+                f64::from(r.case.instances).log10(),
+                r.frame_ms.max(1e-3).log10(),
+            )
+        })
         .unzip();
     let range = |v: &[f64]| {
         let (lo, hi) = v
@@ -404,7 +401,12 @@ pub fn svg_plot(report: &Report) -> String {
     // One line per combination of mode, level of detail and view.
     let mut lines: Vec<(Mode, Switch, Switch, View)> = Vec::new();
     for run in &report.runs {
-        let line = (run.mode, run.lod, run.occlusion, run.view);
+        let line = (
+            run.case.mode,
+            run.case.lod,
+            run.case.occlusion,
+            run.case.view,
+        );
         if !lines.contains(&line) {
             lines.push(line);
         }
@@ -417,11 +419,14 @@ pub fn svg_plot(report: &Report) -> String {
         let points: Vec<String> = report
             .runs
             .iter()
-            .filter(|r| (r.mode, r.lod, r.occlusion, r.view) == (mode, lod, occlusion, view))
+            .filter(|r| {
+                let c = &r.case;
+                (c.mode, c.lod, c.occlusion, c.view) == (mode, lod, occlusion, view)
+            })
             .map(|r| {
                 format!(
                     "{:.1},{:.1}",
-                    px(f64::from(r.instances).log10()),
+                    px(f64::from(r.case.instances).log10()),
                     py(r.frame_ms.max(1e-3).log10())
                 )
             })
