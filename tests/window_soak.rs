@@ -23,6 +23,7 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use common::{assets, many_joints, scratch_dir, window_or_skip, VirtualDisplay};
+use md5crowd::crowd::SplitMix64;
 
 /// Input time of the shipped character's soak unless `MD5CROWD_SOAK_SECONDS`.
 const DEFAULT_SOAK_SECONDS: f64 = 60.0;
@@ -114,35 +115,31 @@ fn seed() -> u64 {
                 .duration_since(std::time::UNIX_EPOCH)
                 .unwrap_or_default();
             // Mixed, so that two tests started together differ.
-            SplitMix64(now.as_nanos() as u64 ^ u64::from(std::process::id()) << 32).next()
+            SplitMix64(now.as_nanos() as u64 ^ u64::from(std::process::id()) << 32).next_u64()
         }
     }
 }
 
-/// SplitMix64: small, seedable, good enough to pick inputs.
-struct SplitMix64(u64);
-
-impl SplitMix64 {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
+/// Choices over the library's seeded generator.
+trait Choices {
     /// Uniform in `low..=high`.
+    fn between(&mut self, low: i64, high: i64) -> i64;
+    fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T;
+    /// True with probability `p`.
+    fn chance(&mut self, p: f64) -> bool;
+}
+
+impl Choices for SplitMix64 {
     fn between(&mut self, low: i64, high: i64) -> i64 {
-        low + (self.next() % (high - low + 1) as u64) as i64
+        low + (self.next_u64() % (high - low + 1) as u64) as i64
     }
 
     fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
-        &items[self.next() as usize % items.len()]
+        &items[self.next_u64() as usize % items.len()]
     }
 
-    /// True with probability `p`.
     fn chance(&mut self, p: f64) -> bool {
-        (self.next() >> 11) as f64 / (1u64 << 53) as f64 > 1.0 - p
+        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64 > 1.0 - p
     }
 }
 
