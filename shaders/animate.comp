@@ -1,7 +1,8 @@
 #version 450
 // GPU animation, one invocation per instance the cull pass appended this
 // phase (dispatched indirectly, for those only): sample the instance's clip
-// (and the clip it fades from) at its local time, run the joint hierarchy,
+// (and, while it fades in, the fade's starting clips) at their local times,
+// blend, run the joint hierarchy,
 // and write joint quaternion + translation skinning transforms for
 // crowd.vert. The same jobs, in the same order, as src/crowd/animate.rs.
 
@@ -77,16 +78,24 @@ void main() {
     }
 
     InstanceAnimation animation = instance_animations[instance];
-    float local_time = frame.time * animation.rate + animation.phase;
+    float scaled_time = frame.time * animation.rate;
     float weight = crossfade_weight(animation, frame.time, frame.blend_time);
-    FramePair current = frame_pair(clips[animation.clip], local_time, constants.joint_count);
-    FramePair previous = frame_pair(clips[animation.previous_clip], local_time, constants.joint_count);
+    FramePair current = frame_pair(clips[animation.clip], scaled_time + animation.phase,
+                                   constants.joint_count);
+    FramePair previous = frame_pair(clips[animation.previous_clip],
+                                    scaled_time + animation.previous_phase, constants.joint_count);
+    FramePair older = frame_pair(clips[animation.older_clip], scaled_time + animation.older_phase,
+                                 constants.joint_count);
 
     // Sampling, blending and local-to-model in one walk: parents come first.
     for (uint joint = 0u; joint < constants.joint_count; ++joint) {
         JointPose local = sample_joint(current, joint);
         if (weight < 1.0) {
-            local = blend_pose(sample_joint(previous, joint), local, weight);
+            JointPose from = sample_joint(previous, joint);
+            if (animation.from_weight < 1.0) {
+                from = blend_pose(sample_joint(older, joint), from, animation.from_weight);
+            }
+            local = blend_pose(from, local, weight);
         }
         int parent = skeleton[joint].parent;
         JointPose model = parent >= 0 ? pose_then(stored_pose(first + uint(parent)), local) : local;

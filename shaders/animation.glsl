@@ -35,12 +35,19 @@ struct SkeletonJoint {
     uint padding[3];
 };
 
-// Twin of Rust's gpu::animation_data::InstanceAnimation (crowd::Instance).
+// Twin of Rust's gpu::shader_types::InstanceAnimation (crowd::Instance).
+// Each clip slot has its own phase: its local time is time * rate + phase.
+// Shown: blend(from, clip, crossfade_weight), where the fade's starting
+// pose from = blend(older_clip, previous_clip, from_weight).
 struct InstanceAnimation {
     uint clip;
-    uint previous_clip;    // the clip being faded out; == clip when none is
+    uint previous_clip;    // == clip when the instance never switched
+    uint older_clip;
     float blend_start;     // global time the fade began
-    float phase;           // local time = time * rate + phase
+    float phase;
+    float previous_phase;
+    float older_phase;
+    float from_weight;     // 1: the fade starts from previous_clip alone
     float rate;
     uint padding[3];
 };

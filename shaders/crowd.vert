@@ -11,6 +11,7 @@ layout(constant_id = 0) const bool INFLUENCES_8 = false;
 // Binding 0, rewritten per frame by the CPU-skinning yardstick.
 layout(location = 0) in vec3 in_position; // bind pose, model space
 layout(location = 1) in vec3 in_normal;
+layout(location = 7) in vec4 in_tangent;  // xyz along +u, w handedness
 // Binding 1, static.
 layout(location = 2) in vec2 in_uv;
 layout(location = 3) in uvec4 in_joints0;
@@ -48,6 +49,8 @@ const vec3 LOD_TINTS[MAX_LODS] = vec3[MAX_LODS](
 layout(location = 0) out vec3 out_normal; // world space
 layout(location = 1) out vec2 out_uv;
 layout(location = 2) flat out vec3 out_tint;
+layout(location = 3) out vec4 out_tangent; // world space xyz, w handedness
+layout(location = 4) out vec3 out_world_position;
 
 void main() {
     // Instanced over the visible list that cull.comp compacted.
@@ -58,26 +61,30 @@ void main() {
                                 in_weights1.x, in_weights1.y, in_weights1.z, in_weights1.w);
     uint influences = INFLUENCES_8 ? 8u : 4u;
 
+    SkinnedPoint bind = SkinnedPoint(in_position, in_normal, in_tangent.xyz);
     SkinnedPoint skinned;
     if (draw.skinning_mode == SKINNING_NONE) {
-        skinned = SkinnedPoint(in_position, in_normal);
+        skinned = bind;
     } else if (draw.skinning_mode == SKINNING_DUAL_QUATERNION) {
         vec4 pivot = joint_transform(instance, joints[0]).rotation;
         DualQuaternion blend = DualQuaternion(vec4(0.0), vec4(0.0));
         for (uint i = 0u; i < influences; ++i) {
             dual_quaternion_add(blend, joint_transform(instance, joints[i]), weights[i], pivot);
         }
-        skinned = dual_quaternion_apply(blend, in_position, in_normal);
+        skinned = dual_quaternion_apply(blend, bind);
     } else {
-        skinned = SkinnedPoint(vec3(0.0), vec3(0.0));
+        skinned = SkinnedPoint(vec3(0.0), vec3(0.0), vec3(0.0));
         for (uint i = 0u; i < influences; ++i) {
-            linear_blend_add(skinned, joint_transform(instance, joints[i]), weights[i], in_position, in_normal);
+            linear_blend_add(skinned, joint_transform(instance, joints[i]), weights[i], bind);
         }
     }
 
     CrowdInstance placed = instances[instance];
-    gl_Position = frame.view_projection * vec4(place_instance(placed, skinned.position), 1.0);
+    vec3 world_position = place_instance(placed, skinned.position);
+    gl_Position = frame.view_projection * vec4(world_position, 1.0);
     out_normal = rotate_yaw(placed.placement.w, skinned.normal);
+    out_tangent = vec4(rotate_yaw(placed.placement.w, skinned.tangent), in_tangent.w);
+    out_world_position = world_position;
     out_uv = in_uv;
     uint lod = min(uint(gl_InstanceIndex) / max(draw.instance_count, 1u), MAX_LODS - 1u);
     out_tint = draw.show_lod != 0u ? LOD_TINTS[lod] : placed.tint.rgb;

@@ -127,11 +127,14 @@ void main() {
     if (instance >= constants.instance_count) {
         return;
     }
-    // cull::instance_sphere. Without clips, clips[0] holds the bind pose's sphere.
+    // cull::instance_sphere: every clip the instance's pose can come from.
+    // Without clips, clips[0] holds the bind pose's sphere.
     InstanceAnimation animation = instance_animations[instance];
+    bool switched = animation.previous_clip != animation.clip;
     vec4 sphere = clips[animation.clip].bounding_sphere;
-    if (animation.previous_clip != animation.clip) {
+    if (switched) {
         sphere = sphere_union(sphere, clips[animation.previous_clip].bounding_sphere);
+        sphere = sphere_union(sphere, clips[animation.older_clip].bounding_sphere);
     }
     CrowdInstance placed = instances[instance];
     vec3 centre = place_instance(placed, sphere.xyz);
@@ -170,9 +173,11 @@ void main() {
     } else if (constants.phase == PHASE_LATE) {
         vec3 bounds_min = clips[animation.clip].bounds_min.xyz;
         vec3 bounds_max = clips[animation.clip].bounds_max.xyz;
-        if (animation.previous_clip != animation.clip) {
-            bounds_min = min(bounds_min, clips[animation.previous_clip].bounds_min.xyz);
-            bounds_max = max(bounds_max, clips[animation.previous_clip].bounds_max.xyz);
+        if (switched) {
+            bounds_min = min(bounds_min, min(clips[animation.previous_clip].bounds_min.xyz,
+                                             clips[animation.older_clip].bounds_min.xyz));
+            bounds_max = max(bounds_max, max(clips[animation.previous_clip].bounds_max.xyz,
+                                             clips[animation.older_clip].bounds_max.xyz));
         }
         bool visible = !occluded(bounds_min, bounds_max, placed);
         visible_last_frame[instance] = visible ? 1u : 0u;

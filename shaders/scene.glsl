@@ -20,6 +20,7 @@ struct FrameUniforms {
     vec4 light_direction;  // xyz: unit vector towards the light
     vec4 light_color;      // rgb, linear
     vec4 ambient_color;    // rgb, linear
+    vec4 camera_position;  // xyz: the eye in world space, for specular highlights
     // The view frustum as six planes (xyz: inward unit normal, w: distance),
     // extracted on the CPU from view_projection for cull.comp.
     vec4 frustum_planes[6];

@@ -25,15 +25,26 @@ const uint SKINNING_DUAL_QUATERNION = 1u;
 // The bind pose, unskinned: the ideal the benchmark compares skinning against.
 const uint SKINNING_NONE = 2u;
 
+// A vertex's surface: its point and the directions normal mapping needs.
+// Directions turn with the joints' rotations and ignore translations.
 struct SkinnedPoint {
     vec3 position;
     vec3 normal;
+    vec3 tangent; // along +u; the handedness (crowd.vert's in_tangent.w) is unchanged
 };
 
-// LBS, one influence at a time; start from SkinnedPoint(vec3(0), vec3(0)).
-void linear_blend_add(inout SkinnedPoint sum, SkinningTransform t, float weight, vec3 position, vec3 normal) {
-    sum.position += weight * (quat_rotate(t.rotation, position) + t.translation.xyz);
-    sum.normal += weight * quat_rotate(t.rotation, normal);
+SkinnedPoint rigid_transform(vec4 rotation, vec3 translation, SkinnedPoint bind) {
+    return SkinnedPoint(quat_rotate(rotation, bind.position) + translation,
+                        quat_rotate(rotation, bind.normal),
+                        quat_rotate(rotation, bind.tangent));
+}
+
+// LBS, one influence at a time; start from a SkinnedPoint of zeros.
+void linear_blend_add(inout SkinnedPoint sum, SkinningTransform t, float weight, SkinnedPoint bind) {
+    SkinnedPoint moved = rigid_transform(t.rotation, t.translation.xyz, bind);
+    sum.position += weight * moved.position;
+    sum.normal += weight * moved.normal;
+    sum.tangent += weight * moved.tangent;
 }
 
 // real = rotation, dual = 0.5 * translation * rotation (translation as a pure
@@ -59,13 +70,13 @@ void dual_quaternion_add(inout DualQuaternion sum, SkinningTransform t, float we
 
 // Normalises the blend (its real part is a unit quaternion only before
 // blending) and applies it.
-SkinnedPoint dual_quaternion_apply(DualQuaternion blend, vec3 position, vec3 normal) {
+SkinnedPoint dual_quaternion_apply(DualQuaternion blend, SkinnedPoint bind) {
     float len = length(blend.real);
     vec4 real = blend.real / len;
     vec4 dual = blend.dual / len;
     // translation = 2 * dual * conjugate(real), vector part.
     vec3 translation = 2.0 * (real.w * dual.xyz - dual.w * real.xyz + cross(real.xyz, dual.xyz));
-    return SkinnedPoint(quat_rotate(real, position) + translation, quat_rotate(real, normal));
+    return rigid_transform(real, translation, bind);
 }
 
 #endif

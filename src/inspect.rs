@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use serde::Serialize;
 
 use crate::md5::{self, Md5Anim, Md5Error, Md5Mesh};
-use crate::model::{skeleton_from_md5, skinned_mesh_from_md5};
+use crate::model::{clip_from_md5, clip_name, skeleton_from_md5, skinned_mesh_from_md5};
 use crate::skin::{InfluenceLimit, SkinnedMesh};
 
 #[derive(Clone, Debug, Serialize)]
@@ -61,6 +61,9 @@ pub struct AnimReport {
     pub frame_rate: f32,
     pub duration: f32,
     pub animated_components: u32,
+    /// Whether the clip loops or plays once, by `anim::loops_by_rule` (the
+    /// renderer's `--loop` / `--once` can say otherwise).
+    pub loops: bool,
     /// Against the first mesh named in the same call: joint names that differ
     /// (bound by index, as the loader does).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -86,7 +89,13 @@ pub fn inspect_files(paths: &[PathBuf]) -> Result<Vec<FileReport>, Md5Error> {
                 }
                 None => None,
             };
-            reports.push(FileReport::Anim(anim_report(file, &anim, name_mismatches)));
+            let loops = clip_from_md5(&clip_name(path), &anim).looping;
+            reports.push(FileReport::Anim(anim_report(
+                file,
+                &anim,
+                loops,
+                name_mismatches,
+            )));
         } else {
             let mesh = md5::read_mesh_file(path)?;
             reports.push(FileReport::Mesh(mesh_report(file.clone(), &mesh)));
@@ -167,7 +176,12 @@ pub fn summed_lods(meshes: &[SkinnedMesh]) -> Vec<LodReport> {
         .collect()
 }
 
-fn anim_report(file: String, anim: &Md5Anim, name_mismatches: Option<Vec<String>>) -> AnimReport {
+fn anim_report(
+    file: String,
+    anim: &Md5Anim,
+    loops: bool,
+    name_mismatches: Option<Vec<String>>,
+) -> AnimReport {
     AnimReport {
         file,
         joints: anim.hierarchy.len(),
@@ -175,6 +189,7 @@ fn anim_report(file: String, anim: &Md5Anim, name_mismatches: Option<Vec<String>
         frame_rate: anim.frame_rate,
         duration: anim.frames.len().saturating_sub(1) as f32 / anim.frame_rate,
         animated_components: anim.num_animated_components,
+        loops,
         name_mismatches,
     }
 }
@@ -229,8 +244,13 @@ pub fn to_text(reports: &[FileReport]) -> String {
                 writeln!(out, "{} (md5anim)", a.file).unwrap();
                 writeln!(
                     out,
-                    "  joints: {}, frames: {} at {} fps ({:.3} s), animated components: {}",
-                    a.joints, a.frames, a.frame_rate, a.duration, a.animated_components
+                    "  joints: {}, frames: {} at {} fps ({:.3} s, {}), animated components: {}",
+                    a.joints,
+                    a.frames,
+                    a.frame_rate,
+                    a.duration,
+                    if a.loops { "loops" } else { "plays once" },
+                    a.animated_components
                 )
                 .unwrap();
                 match &a.name_mismatches {

@@ -11,6 +11,7 @@ pub mod bounds;
 pub mod crowd;
 pub mod gpu;
 pub mod inspect;
+pub mod material;
 pub mod md5;
 pub mod model;
 pub mod skin;

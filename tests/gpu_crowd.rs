@@ -44,19 +44,40 @@ fn shipped_model() -> Model {
     .unwrap()
 }
 
-/// A seeded crowd where every third instance is a third of the way through
-/// a crossfade at `time`.
+/// A seeded crowd at `time`, in every state a crossfade can be in: every
+/// third instance a third of the way through a fade, some in a fade that
+/// began during another (the starting pose a blend of two clips), some
+/// after a third switch that had to drop a clip, some holding the last pose
+/// of a one-shot they switched to long ago; the rest play their loop.
 fn crowd_at(model: &Model, instances: usize, time: f32) -> Vec<Instance> {
-    let durations: Vec<f32> = model.clips.iter().map(|c| c.duration()).collect();
     let layout = CrowdLayout {
         instances,
         spacing: 60.0,
         seed: 7,
     };
-    let mut crowd = spawn_crowd(&layout, model.clips.len(), &durations);
-    for instance in crowd.iter_mut().step_by(3) {
-        let next = (instance.clip + 1) % model.clips.len() as u32;
-        instance.switch_clip(next, time - BLEND_TIME / 3.0);
+    let mut crowd = spawn_crowd(&layout, &model.clips);
+    let count = model.clips.len() as u32;
+    let one_shot = model.clips.iter().position(|c| !c.looping);
+    let switch = |instance: &mut Instance, clip: u32, seconds_ago: f32| {
+        let looping = model.clips[clip as usize].looping;
+        instance.switch_clip(clip, looping, time - seconds_ago, BLEND_TIME);
+    };
+    for (i, instance) in crowd.iter_mut().enumerate() {
+        // In blend times before `time`.
+        let fades: &[f32] = match (i % 9, one_shot) {
+            (0 | 3 | 6, _) => &[1.0 / 3.0],
+            (1, _) => &[2.0 / 3.0, 1.0 / 3.0],
+            (4, _) => &[0.9, 0.6, 0.3],
+            (7, Some(one_shot)) => {
+                switch(instance, one_shot as u32, 10.0);
+                &[]
+            }
+            _ => &[],
+        };
+        for &ago in fades {
+            let next = (instance.clip + 1) % count;
+            switch(instance, next, ago * BLEND_TIME);
+        }
     }
     crowd
 }
@@ -76,6 +97,8 @@ struct Harness {
     capture: FrameCapture,
     crowd: Vec<Instance>,
     animation: Vec<InstanceAnimation>,
+    /// Changes with `crowd`, so that the frame loop uploads it again.
+    instances_version: u64,
     /// The frame slot `render` last used.
     last_slot: usize,
     /// Occlusion culling; off, the visible set is the frustum's.
@@ -87,6 +110,7 @@ struct Harness {
 /// What the harness's next frame draws.
 struct Frame<'a> {
     animation: &'a [InstanceAnimation],
+    instances_version: u64,
     uniforms: FrameUniforms,
     occlusion: bool,
     anim_lod: bool,
@@ -97,7 +121,7 @@ impl FrameSource for Frame<'_> {
         FrameInput {
             uniforms: self.uniforms,
             instances: self.animation,
-            instances_version: 0,
+            instances_version: self.instances_version,
             posed: Posed::OnGpu,
             view: ViewOptions {
                 show_skeleton: true,
@@ -147,6 +171,7 @@ impl Harness {
             capture: FrameCapture::new(None),
             crowd,
             animation,
+            instances_version: 0,
             last_slot: 0,
             occlusion: false,
             anim_lod: false,
@@ -165,6 +190,7 @@ impl Harness {
         };
         let mut frame = Frame {
             animation: &self.animation,
+            instances_version: self.instances_version,
             uniforms,
             occlusion: self.occlusion,
             anim_lod: self.anim_lod,
@@ -188,6 +214,21 @@ impl Harness {
         );
         self.last_slot = slot;
         visible
+    }
+
+    /// Gives the instances new animation states (same placements).
+    fn set_crowd(&mut self, crowd: Vec<Instance>) {
+        self.animation = crowd.iter().map(InstanceAnimation::from).collect();
+        self.crowd = crowd;
+        self.instances_version += 1;
+    }
+
+    /// The skinning transforms the last frame wrote.
+    fn gpu_transforms(&self) -> Vec<SkinningTransform> {
+        let renderer = self.renderer.as_ref().unwrap();
+        renderer
+            .read_skinning_transforms(&self.ctx, self.last_slot)
+            .unwrap()
     }
 
     /// Instance `id`'s bounding sphere in the world, as cull.comp builds it.
@@ -246,10 +287,7 @@ fn gpu_joint_buffer_equals_the_cpu_reference() {
 /// The skinning transforms the GPU wrote for `visible` against
 /// `crowd::animate_instance`, within 1e-4; returns the largest difference.
 fn assert_animation_matches_the_cpu(harness: &Harness, visible: &[u32], time: f32) -> f32 {
-    let renderer = harness.renderer.as_ref().unwrap();
-    let gpu = renderer
-        .read_skinning_transforms(&harness.ctx, harness.last_slot)
-        .unwrap();
+    let gpu = harness.gpu_transforms();
     let joints = harness.model.skeleton.joint_count();
     let mut cpu = vec![SkinningTransform::default(); joints];
     let mut worst = 0.0f32;
@@ -264,24 +302,34 @@ fn assert_animation_matches_the_cpu(harness: &Harness, visible: &[u32], time: f3
             &mut cpu,
         );
         let rows = &gpu[id as usize * joints..][..joints];
-        for (joint, (g, c)) in rows.iter().zip(&cpu).enumerate() {
-            let (g, c) = (JointPose::from(*g), JointPose::from(*c));
-            // q and -q are the same rotation.
-            let (gq, cq) = (glam::Vec4::from(g.rotation), glam::Vec4::from(c.rotation));
-            let rotation = (gq - cq)
-                .abs()
-                .max_element()
-                .min((gq + cq).abs().max_element());
-            let translation = (g.translation - c.translation).abs().max_element()
-                / c.translation.length().max(1.0);
-            worst = worst.max(rotation).max(translation);
-            assert!(
-                rotation < 1e-4 && translation < 1e-4,
-                "instance {id} joint {joint}: GPU {g:?} vs CPU {c:?}"
-            );
-        }
+        let difference = pose_difference(rows, &cpu);
+        worst = worst.max(difference);
+        assert!(
+            difference < 1e-4,
+            "instance {id} ({instance:?}): GPU and CPU differ by {difference}"
+        );
     }
     worst
+}
+
+/// The largest difference between two instances' skinning transforms: in
+/// quaternion components (q and -q are the same rotation), and in
+/// translation relative to its length (or absolute, under 1 unit).
+fn pose_difference(a: &[SkinningTransform], b: &[SkinningTransform]) -> f32 {
+    a.iter()
+        .zip(b)
+        .map(|(a, b)| {
+            let (a, b) = (JointPose::from(*a), JointPose::from(*b));
+            let (aq, bq) = (glam::Vec4::from(a.rotation), glam::Vec4::from(b.rotation));
+            let rotation = (aq - bq)
+                .abs()
+                .max_element()
+                .min((aq + bq).abs().max_element());
+            let translation = (a.translation - b.translation).abs().max_element()
+                / b.translation.length().max(1.0);
+            rotation.max(translation)
+        })
+        .fold(0.0, f32::max)
 }
 
 #[test]
@@ -627,4 +675,164 @@ fn animation_lod_matches_the_cpu_reference() {
     println!("{sharing} instances shared a pose, {own} had their own");
     assert!(sharing > 500 && own > 500, "{sharing} shared, {own} own");
     harness.finish();
+}
+
+#[test]
+fn a_switch_mid_fade_continues_from_the_pose_shown_on_the_gpu() {
+    if !common::vulkan_or_skip() {
+        return;
+    }
+    let time = 1.37;
+    let mut harness = Harness::new(300, time);
+    let overview = view_projection(Vec3::new(-1500.0, 0.0, 2500.0), Vec3::ZERO, 1.0);
+    let visible = harness.render(overview, time);
+    assert_eq!(visible.len(), 300, "the overview sees the whole crowd");
+    let before = harness.gpu_transforms();
+
+    // Everyone switches at `time`: the settled, the fading, the nested.
+    let count = harness.model.clips.len() as u32;
+    let clips = &harness.model.clips;
+    let switched: Vec<Instance> = harness
+        .crowd
+        .iter()
+        .map(|instance| {
+            let mut instance = *instance;
+            let next = (instance.clip + 2) % count;
+            instance.switch_clip(next, clips[next as usize].looping, time, BLEND_TIME);
+            instance
+        })
+        .collect();
+    let exact: Vec<bool> = harness
+        .crowd
+        .iter()
+        .map(|i| i.blend_weight(time, BLEND_TIME) >= 1.0 || i.from_weight >= 1.0)
+        .collect();
+    let nested = switched.iter().filter(|i| i.from_weight < 1.0).count();
+    harness.set_crowd(switched);
+    harness.render(overview, time);
+    let worst_cpu = assert_animation_matches_the_cpu(&harness, &visible, time);
+    let after = harness.gpu_transforms();
+
+    // Just before the switch and just after it, at the same moment: the
+    // same pose, unless the fade switched from had to drop a clip.
+    let joints = harness.model.skeleton.joint_count();
+    let mut worst_jump = 0.0f32;
+    for id in (0..300).filter(|&id| exact[id]) {
+        let rows = id * joints..(id + 1) * joints;
+        let jump = pose_difference(&before[rows.clone()], &after[rows]);
+        worst_jump = worst_jump.max(jump);
+        assert!(jump < 1e-4, "instance {id} jumps by {jump}");
+    }
+    println!(
+        "{nested} switches started from a blend; largest jump {worst_jump:e}, GPU/CPU {worst_cpu:e}"
+    );
+    assert!(nested > 50, "{nested} nested fades");
+    harness.finish();
+}
+
+#[test]
+fn a_one_shot_holds_its_last_pose_on_the_gpu_while_a_loop_moves_on() {
+    if !common::vulkan_or_skip() {
+        return;
+    }
+    let mut harness = Harness::new(60, 0.0);
+    let clips = &harness.model.clips;
+    let one_shot = clips
+        .iter()
+        .position(|c| !c.looping)
+        .expect("wave plays once") as u32;
+    let walk = clips.iter().position(|c| c.name == "walk").unwrap() as u32;
+    // Even instances switch to the one-shot at 1 s, odd ones walk.
+    let crowd: Vec<Instance> = harness
+        .crowd
+        .iter()
+        .enumerate()
+        .map(|(id, instance)| {
+            let mut instance = *instance;
+            if id % 2 == 0 {
+                instance.switch_clip(one_shot, false, 1.0, BLEND_TIME);
+            } else {
+                instance.switch_clip(walk, true, 1.0, BLEND_TIME);
+            }
+            instance
+        })
+        .collect();
+    harness.set_crowd(crowd);
+    let overview = view_projection(Vec3::new(-1500.0, 0.0, 2500.0), Vec3::ZERO, 1.0);
+    let mut frames = Vec::new();
+    // The one-shot (3 s at 0.8 to 1.2 times the speed) is over by 4.75 s.
+    // Later times would test float precision instead: at 20 s one ulp of
+    // time moves the walk's pose by 4e-5, and the two paths' clip times
+    // may differ by a few.
+    for time in [5.0, 5.1, 9.0] {
+        let visible = harness.render(overview, time);
+        assert_eq!(visible.len(), 60);
+        assert_animation_matches_the_cpu(&harness, &visible, time);
+        frames.push(harness.gpu_transforms());
+    }
+    let joints = harness.model.skeleton.joint_count();
+    for id in 0..60 {
+        let rows = id * joints..(id + 1) * joints;
+        let (a, b, c) = (
+            &frames[0][rows.clone()],
+            &frames[1][rows.clone()],
+            &frames[2][rows],
+        );
+        if id % 2 == 0 {
+            assert!(
+                a == b && b == c,
+                "instance {id}: the one-shot's last pose, held"
+            );
+        } else {
+            assert!(pose_difference(a, b) > 1e-3, "instance {id}: walking on");
+        }
+    }
+    harness.finish();
+}
+
+/// The shipped character with its walk alone, the md5anim's bounds
+/// replaced by `bounds` in every frame.
+fn walk_with_bounds(test: &str, bounds: md5crowd::bounds::Bounds) -> Model {
+    let assets = common::assets();
+    let mut anim = md5crowd::md5::read_anim_file(&assets.join("walk.md5anim")).unwrap();
+    anim.bounds = vec![bounds; anim.frames.len()];
+    let path = common::scratch_dir(test).join("walk.md5anim");
+    std::fs::write(&path, md5crowd::md5::write_anim(&anim)).unwrap();
+    Model::load(
+        &assets.join("crowdling.md5mesh"),
+        &[path],
+        InfluenceLimit::Four,
+    )
+    .unwrap()
+}
+
+#[test]
+fn a_clip_with_wrong_bounds_does_not_cull_a_character_in_view() {
+    if !common::vulkan_or_skip() {
+        return;
+    }
+    let time = 0.3;
+    let zero = md5crowd::bounds::Bounds::point(Vec3::ZERO);
+    let far_away = md5crowd::bounds::Bounds {
+        min: Vec3::splat(900.0),
+        max: Vec3::splat(900.01),
+    };
+    for (name, bounds) in [("zero", zero), ("garbage", far_away)] {
+        let model = walk_with_bounds(&format!("wrong_bounds_{name}"), bounds);
+        let body = model.bind_pose_bounds();
+        let chest = Vec3::new(0.0, 0.0, body.min.z + 0.75 * (body.max.z - body.min.z));
+        let mut harness = Harness::with_model(model, 1, time);
+        // Close on the chest with a narrow lens: the feet (where a zero
+        // box sits) and the far-away box are out of the picture.
+        let vp = view_projection(chest - Vec3::X * 150.0, chest, 0.3);
+        let file_sphere = BoundingSphere::around(bounds);
+        let placed = crowd::instance_sphere(&harness.crowd[0], &[file_sphere], file_sphere);
+        assert!(
+            !Frustum::from_view_projection(vp).intersects_sphere(placed),
+            "{name}: the file's bounds alone would cull it"
+        );
+        let visible = harness.render(vp, time);
+        assert_eq!(visible, [0], "{name}: drawn");
+        harness.finish();
+    }
 }

@@ -249,9 +249,10 @@ fn resizing_the_crowd_rebuilds_only_the_crowd() {
         renderer
             .model
             .model
-            .textures
+            .materials
+            .images
             .iter()
-            .map(|t| t.handle)
+            .map(|image| image.handle)
             .collect()
     };
     let (pipeline, before) = (renderer.model.crowd_draw.pipeline, textures(&renderer));

@@ -109,6 +109,8 @@ fn json_reports_every_key() {
     assert_eq!(anim["frame_rate"], 24.0);
     assert!((anim["duration"].as_f64().unwrap() - 2.0 / 24.0).abs() < 1e-6);
     assert_eq!(anim["animated_components"], 1);
+    // A gesture, by its name: it plays once.
+    assert_eq!(anim["loops"], false);
     // "hand" vs the mesh's "arm": bound by index, reported.
     assert_eq!(anim["name_mismatches"].as_array().unwrap().len(), 1);
 }
@@ -190,7 +192,37 @@ fn every_shipped_file_passes_inspect() {
     );
     for anim in &reports[1..] {
         assert_eq!(anim["name_mismatches"].as_array().map(Vec::len), Some(0));
+        // The locomotion loops; the wave (raise, wave, lower) plays once.
+        let file = anim["file"].as_str().unwrap();
+        assert_eq!(anim["loops"], !file.ends_with("wave.md5anim"), "{file}");
     }
+}
+
+#[test]
+fn anims_say_whether_they_loop_by_name_or_by_their_poses() {
+    // Neither name is in the rule's lists: the poses decide. ANIM's last
+    // frame repeats its first; the other ends turned.
+    let back = fixture("sway.md5anim", ANIM);
+    let away = fixture(
+        "tilt.md5anim",
+        &ANIM.replace("frame 2 { 0.7071068 }", "frame 2 { 0.5 }"),
+    );
+    let death = fixture("death_2.md5anim", ANIM);
+    let out = inspect(&[
+        "--json".as_ref(),
+        back.as_os_str(),
+        away.as_os_str(),
+        death.as_os_str(),
+    ]);
+    assert!(out.status.success());
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let loops: Vec<&serde_json::Value> = (0..3).map(|i| &json[i]["loops"]).collect();
+    assert_eq!(loops, [true, false, false]);
+
+    let out = inspect(&[back.as_os_str(), away.as_os_str()]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("(0.083 s, loops)"), "{text}");
+    assert!(text.contains("(0.083 s, plays once)"), "{text}");
 }
 
 #[test]

@@ -137,7 +137,13 @@ fn a_headless_capture_holds_labels_names_and_the_instanced_draw() {
     }
     assert!(named("Buffer", &|n| n.starts_with("vertices: crowdling")));
     assert!(named("Buffer", &|n| n == "indices: crowdling"));
-    assert!(named("Texture", &|n| n.starts_with("texture: ")));
+    for map in ["diffuse", "normal", "specular"] {
+        let prefix = format!("{map} map: ");
+        assert!(
+            named("Texture", &|n| n.starts_with(&prefix)),
+            "no {map} map"
+        );
+    }
     assert!(named("Texture", &|n| n == "color target"));
     assert!(named("PipelineState", &|n| n == "crowd draw (4 influences)"));
     assert!(named("PipelineState", &|n| n == "skeleton overlay"));

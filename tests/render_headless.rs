@@ -208,9 +208,12 @@ fn a_missing_texture_gives_one_warning_and_a_grey_material() {
             .filter(|l| l.contains(&format!("\"{shader}\"")))
             .collect();
         assert_eq!(warnings.len(), 1, "{stderr}");
+        // It says what was looked for, and where.
+        let file_name = shader.rsplit('/').next().unwrap();
         assert!(
-            warnings[0].contains("crowdling_body.png")
-                || warnings[0].contains("crowdling_head.png")
+            warnings[0].contains(file_name) && warnings[0].contains(dir.to_str().unwrap()),
+            "{}",
+            warnings[0]
         );
     }
 }

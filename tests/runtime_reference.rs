@@ -8,7 +8,7 @@ use md5crowd::anim::{
 use md5crowd::bounds::Bounds;
 use md5crowd::md5::{BaseJoint, HierarchyJoint, Md5Anim, Md5Mesh, Mesh, MeshJoint, Vert, Weight};
 use md5crowd::model::{clip_from_md5, skeleton_from_md5, skinned_mesh_from_md5};
-use md5crowd::skin::{skin_vertices, InfluenceLimit, SkinningMethod};
+use md5crowd::skin::{skin_vertices, InfluenceLimit, SkinningMethod, SurfaceVertex};
 
 /// Two joints: `root` at the origin, `arm` at (0, 0, 10) rotated 90 degrees
 /// about Z (so its local +X points along model +Y).
@@ -114,14 +114,10 @@ fn identity_animation_leaves_the_bind_pose() {
         &skeleton.inverse_bind_pose,
         &mut transforms,
     );
-    let (mut positions, mut normals) = (vec![Vec3::ZERO; 3], vec![Vec3::ZERO; 3]);
-    skin_vertices(
-        &mesh,
-        &transforms,
-        SkinningMethod::Linear,
-        &mut positions,
-        &mut normals,
-    );
+    let mut skinned = vec![SurfaceVertex::default(); 3];
+    skin_vertices(&mesh, &transforms, SkinningMethod::Linear, &mut skinned);
+    let positions: Vec<Vec3> = skinned.iter().map(|v| v.position).collect();
+    let normals: Vec<Vec3> = skinned.iter().map(|v| v.normal).collect();
     for (skinned, bind) in positions.iter().zip(&mesh.positions) {
         assert!(skinned.abs_diff_eq(*bind, 1e-5), "{skinned} != {bind}");
     }
@@ -151,14 +147,9 @@ fn bending_the_arm_moves_only_its_vertices() {
     local_to_model(&skeleton.parents, &bent, &mut model);
     let mut transforms = [SkinningTransform::default(); 2];
     skinning_transforms(&model, &skeleton.inverse_bind_pose, &mut transforms);
-    let (mut positions, mut normals) = (vec![Vec3::ZERO; 3], vec![Vec3::ZERO; 3]);
-    skin_vertices(
-        &mesh,
-        &transforms,
-        SkinningMethod::Linear,
-        &mut positions,
-        &mut normals,
-    );
+    let mut skinned = vec![SurfaceVertex::default(); 3];
+    skin_vertices(&mesh, &transforms, SkinningMethod::Linear, &mut skinned);
+    let positions: Vec<Vec3> = skinned.iter().map(|v| v.position).collect();
     // The arm now points along model -X: its vertex moves from (0,2,10) to (-2,0,10).
     assert!(
         positions[0].abs_diff_eq(Vec3::new(-2.0, 0.0, 10.0), 1e-4),

@@ -11,10 +11,15 @@ pub struct Clip {
     pub frame_rate: f32,
     /// `frames[f][j]`: joint `j`'s pose relative to its parent at frame `f`.
     pub frames: Vec<Vec<JointPose>>,
-    /// Model-space bounds of the animated mesh, one box per frame.
+    /// Model-space bounds of the animated mesh, one box per frame: the
+    /// md5anim's, grown at load to hold the mesh skinned by each frame's pose
+    /// (`crate::skin::clip_pose_bounds`), so wrong bounds in a file never
+    /// cull a visible character.
     pub bounds: Vec<Bounds>,
-    /// Doom 3's convention: a looping clip's last frame repeats its first, so
-    /// wrapping at `duration()` is seamless.
+    /// Whether time wraps at `duration()` (Doom 3's convention: a looping
+    /// clip's last frame repeats its first, so the wrap is seamless) or the
+    /// clip holds its last pose once over. Decided by `loops_by_rule` and
+    /// `LoopOverrides`.
     pub looping: bool,
 }
 

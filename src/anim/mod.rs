@@ -12,6 +12,7 @@
 mod clip;
 mod joint_pose;
 mod local_to_model;
+mod looping;
 mod sampling;
 mod skeleton;
 mod skinning_transform;
@@ -19,6 +20,7 @@ mod skinning_transform;
 pub use clip::Clip;
 pub use joint_pose::JointPose;
 pub use local_to_model::local_to_model;
+pub use looping::{loops_by_rule, LoopOverrides, LOOPING_WORDS, ONE_SHOT_WORDS};
 pub use sampling::{blend_poses, nlerp_shortest, sample_clip};
 pub use skeleton::Skeleton;
 pub use skinning_transform::{skinning_transforms, SkinningTransform};

@@ -12,7 +12,7 @@ use serde::Serialize;
 
 use super::crowd_state::CrowdSpec;
 use super::headless::FIXED_STEP;
-use super::render_args::{Switch, View};
+use super::render_args::{LoadArgs, Switch, View};
 use super::scene::Scene;
 use super::AppError;
 use crate::gpu::capture::FrameCapture;
@@ -32,6 +32,8 @@ pub struct BenchArgs {
     pub mesh: Option<PathBuf>,
     #[arg(value_name = "ANIM.md5anim")]
     pub anims: Vec<PathBuf>,
+    #[command(flatten)]
+    pub load: LoadArgs,
     /// Crowd sizes, comma-separated.
     #[arg(long, value_delimiter = ',', default_value = "16,256,4096",
           value_parser = clap::value_parser!(u32).range(1..=1_000_000))]

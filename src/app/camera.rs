@@ -199,6 +199,7 @@ pub fn frame_uniforms(camera: &OrbitCamera, aspect: f32) -> FrameUniforms {
         light_direction: Vec3::new(0.6, 0.45, 0.65).normalize().extend(0.0),
         light_color: Vec4::new(0.95, 0.92, 0.85, 0.0),
         ambient_color: Vec4::new(0.22, 0.24, 0.28, 0.0),
+        camera_position: camera.eye().extend(1.0),
         frustum_planes: Frustum::from_view_projection(view_projection).planes,
         ..FrameUniforms::default()
     }

@@ -3,7 +3,7 @@
 //! transforms from the reference jobs ([`crate::crowd::animate_crowd`]) and
 //! for the yardstick path the vertices skinned on the CPU too.
 
-use glam::{Vec3, Vec4};
+use glam::Vec3;
 
 use crate::bounds::Bounds;
 use crate::crowd::{self, CrowdLayout, Instance};
@@ -45,12 +45,17 @@ pub struct CrowdState {
     skinning_transforms: Vec<SkinningTransform>,
     /// Skinned surface vertices of every instance (CPU skinning only).
     pub cpu_skinned: Option<Vec<SurfaceVertex>>,
-    /// Per clip, the box its poses stay in (md5anim `bounds`), and the
-    /// bind pose's for a model without clips.
+    /// Per clip, the box its poses stay in (md5anim `bounds` grown to the
+    /// skinned poses'), and the bind pose's for a model without clips.
     clip_bounds: Vec<Bounds>,
     bind_pose_bounds: Bounds,
-    skinned_positions: Vec<Vec3>,
-    skinned_normals: Vec<Vec3>,
+    /// Per clip: whether it loops, and its duration.
+    clip_loops: Vec<bool>,
+    clip_durations: Vec<f32>,
+    /// Per instance, the looping clip it fades back to once the one-shot
+    /// it plays is over (a one-shot picked in the window); `None`: it
+    /// carries on, or holds a one-shot's last pose.
+    return_clips: Vec<Option<u32>>,
 }
 
 impl CrowdState {
@@ -71,23 +76,20 @@ impl CrowdState {
             spacing: spec.spacing.unwrap_or(1.5 * size.x.max(size.y)),
             seed: spec.seed,
         };
-        let durations: Vec<f32> = model.clips.iter().map(|c| c.duration()).collect();
-        let mut instances = crowd::spawn_crowd(&layout, model.clips.len(), &durations);
+        let mut instances = crowd::spawn_crowd(&layout, &model.clips);
         if let Some(first) = instances.first_mut() {
             *first = Instance {
-                yaw: 0.0,
-                clip: 0,
-                previous_clip: 0,
-                phase: 0.0,
-                rate: 1.0,
-                tint: Vec4::ONE,
-                ..*first
+                position: first.position,
+                ..Instance::settled(0, 0.0)
             };
         }
         if let Some(clip) = spec.clip {
+            // A one-shot starts from its first frame at time 0 everywhere
+            // (and holds its last pose); a loop keeps the seeded phases.
+            let looping = model.clips.get(clip as usize).is_some_and(|c| c.looping);
             for instance in &mut instances {
-                instance.clip = clip;
-                instance.previous_clip = clip;
+                let phase = if looping { instance.loop_phase } else { 0.0 };
+                instance.settle(clip, phase);
             }
         }
         let placements = instances.iter().map(CrowdInstance::from).collect();
@@ -108,11 +110,12 @@ impl CrowdState {
             skinning_transforms: vec![SkinningTransform::default(); transform_count],
             cpu_skinned: (spec.animation == Animation::CpuSkinned)
                 .then(|| vec![SurfaceVertex::default(); instances.len() * vertex_count]),
+            return_clips: vec![None; instances.len()],
             instances,
             clip_bounds,
             bind_pose_bounds,
-            skinned_positions: Vec::new(),
-            skinned_normals: Vec::new(),
+            clip_loops: model.clips.iter().map(|c| c.looping).collect(),
+            clip_durations: model.clips.iter().map(|c| c.duration()).collect(),
         }
     }
 
@@ -123,12 +126,50 @@ impl CrowdState {
     }
 
     /// Everyone crossfades to `clip` from global `time` on (instances
-    /// already playing it carry on undisturbed).
+    /// already playing it carry on undisturbed). A one-shot plays once, then
+    /// each instance fades back to the looping clip it played before (see
+    /// [`CrowdState::animate`]).
     pub fn play_everywhere(&mut self, clip: u32, time: f32) {
+        let looping = self.clip_loops.get(clip as usize).copied().unwrap_or(true);
         self.spec.clip = Some(clip);
-        for instance in self.instances.iter_mut().filter(|i| i.clip != clip) {
-            instance.switch_clip(clip, time);
+        for (instance, back) in self.instances.iter_mut().zip(&mut self.return_clips) {
+            if instance.clip == clip {
+                continue;
+            }
+            if looping {
+                *back = None;
+            } else if self.clip_loops.get(instance.clip as usize) == Some(&true) {
+                *back = Some(instance.clip);
+            }
+            instance.switch_clip(clip, looping, time, self.spec.blend_time);
         }
+        self.instances_changed();
+    }
+
+    /// Instances whose one-shot is over at `time` fade back to the looping
+    /// clip they played before it.
+    fn return_from_one_shots(&mut self, time: f32) {
+        let mut switched = false;
+        for (instance, back) in self.instances.iter_mut().zip(&mut self.return_clips) {
+            let Some(clip) = *back else {
+                continue;
+            };
+            let duration = self.clip_durations.get(instance.clip as usize);
+            if duration.is_none_or(|&d| instance.local_time(time) >= d) {
+                instance.switch_clip(clip, true, time, self.spec.blend_time);
+                *back = None;
+                switched = true;
+            }
+        }
+        if switched {
+            let first = self.instances.first().map(|i| i.clip);
+            self.spec.clip = first.filter(|&c| self.instances.iter().all(|i| i.clip == c));
+            self.instances_changed();
+        }
+    }
+
+    /// The GPU's copy of the instances' animation state follows them.
+    fn instances_changed(&mut self) {
         self.instance_animation = self.instances.iter().map(InstanceAnimation::from).collect();
         self.instances_version += 1;
     }
@@ -161,11 +202,13 @@ impl CrowdState {
         })
     }
 
-    /// Moves the crowd to global `time`; with CPU animation, poses every
-    /// instance (GPU animation does that in animate.comp), and with CPU
-    /// skinning skins every instance with `skinning`.
+    /// Moves the crowd to global `time` (instances whose one-shot is over
+    /// fade back to their loop); with CPU animation, poses every instance
+    /// (GPU animation does that in animate.comp), and with CPU skinning
+    /// skins every instance with `skinning`.
     pub fn animate(&mut self, model: &Model, time: f32, skinning: SkinningMethod) {
         self.time = time;
+        self.return_from_one_shots(time);
         if !matches!(self.spec.animation, Animation::Cpu | Animation::CpuSkinned) {
             return;
         }
@@ -183,21 +226,7 @@ impl CrowdState {
             for transforms in self.skinning_transforms.chunks_exact(joint_count) {
                 for mesh in gpu_model::drawn_meshes(model) {
                     let count = mesh.vertex_count();
-                    self.skinned_positions.resize(count, Vec3::ZERO);
-                    self.skinned_normals.resize(count, Vec3::ZERO);
-                    skin::skin_vertices(
-                        mesh,
-                        transforms,
-                        skinning,
-                        &mut self.skinned_positions,
-                        &mut self.skinned_normals,
-                    );
-                    let skinned = self.skinned_positions.iter().zip(&self.skinned_normals);
-                    for (vertex, (&position, &normal)) in
-                        out[next..next + count].iter_mut().zip(skinned)
-                    {
-                        *vertex = SurfaceVertex { position, normal };
-                    }
+                    skin::skin_vertices(mesh, transforms, skinning, &mut out[next..next + count]);
                     next += count;
                 }
             }
@@ -242,4 +271,100 @@ fn corners(bounds: &Bounds) -> [Vec3; 8] {
             if i & 4 == 0 { low.z } else { high.z },
         )
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::anim::{Clip, JointPose, Skeleton};
+
+    /// One joint, no mesh; clips of `seconds` at 10 fps, looping or not.
+    fn model(clips: &[(&str, f32, bool)]) -> Model {
+        Model {
+            mesh_path: "test.md5mesh".into(),
+            skeleton: Skeleton {
+                names: vec!["root".into()],
+                parents: vec![None],
+                bind_pose: vec![JointPose::IDENTITY],
+                inverse_bind_pose: vec![JointPose::IDENTITY],
+            },
+            meshes: Vec::new(),
+            clips: clips
+                .iter()
+                .map(|&(name, seconds, looping)| {
+                    let frames = (seconds * 10.0) as usize + 1;
+                    Clip {
+                        name: name.into(),
+                        frame_rate: 10.0,
+                        frames: vec![vec![JointPose::IDENTITY]; frames],
+                        bounds: vec![Bounds::point(Vec3::ZERO); frames],
+                        looping,
+                    }
+                })
+                .collect(),
+            texture_folder: None,
+        }
+    }
+
+    fn spec(clip: Option<u32>) -> CrowdSpec {
+        CrowdSpec {
+            instances: 20,
+            seed: 5,
+            spacing: None,
+            clip,
+            blend_time: 0.25,
+            animation: Animation::Gpu,
+        }
+    }
+
+    #[test]
+    fn a_one_shot_picked_plays_once_then_everyone_returns_to_their_loop() {
+        let model = model(&[
+            ("idle", 2.0, true),
+            ("walk", 1.0, true),
+            ("wave", 1.0, false),
+        ]);
+        let mut crowd = CrowdState::new(&model, spec(None));
+        let before: Vec<u32> = crowd.instances.iter().map(|i| i.clip).collect();
+        assert!(before.iter().all(|&c| c < 2), "the mix loops: {before:?}");
+        crowd.play_everywhere(2, 3.0);
+        let version = crowd.instances_version;
+        assert!(crowd
+            .instances
+            .iter()
+            .all(|i| i.clip == 2 && i.local_time(3.0) == 0.0));
+        // Rates are 0.8 to 1.2: by 3.8 s nobody is done, by 4.3 s everyone.
+        crowd.animate(&model, 3.8, SkinningMethod::Linear);
+        assert_eq!(crowd.instances_version, version, "nobody is done yet");
+        crowd.animate(&model, 4.3, SkinningMethod::Linear);
+        let after: Vec<u32> = crowd.instances.iter().map(|i| i.clip).collect();
+        assert_eq!(after, before, "back to the loop each played");
+        assert!(crowd.instances_version > version, "the GPU hears of it");
+        assert!(crowd.instances.iter().all(|i| i.phase == i.loop_phase));
+        assert_eq!(crowd.spec.clip, None, "a mix again");
+        // Settled: nothing more happens.
+        let version = crowd.instances_version;
+        crowd.animate(&model, 9.0, SkinningMethod::Linear);
+        assert_eq!(crowd.instances_version, version);
+    }
+
+    #[test]
+    fn a_one_shot_everyone_starts_with_holds() {
+        let model = model(&[("idle", 2.0, true), ("die", 1.0, false)]);
+        let mut crowd = CrowdState::new(&model, spec(Some(1)));
+        assert!(crowd
+            .instances
+            .iter()
+            .all(|i| i.clip == 1 && i.local_time(0.0) == 0.0));
+        let version = crowd.instances_version;
+        crowd.animate(&model, 30.0, SkinningMethod::Linear);
+        assert!(crowd.instances.iter().all(|i| i.clip == 1));
+        assert_eq!(crowd.instances_version, version);
+        // A loop picked now and a one-shot after it: back to that loop.
+        crowd.play_everywhere(0, 31.0);
+        crowd.play_everywhere(1, 32.0);
+        crowd.animate(&model, 34.0, SkinningMethod::Linear);
+        assert!(crowd.instances.iter().all(|i| i.clip == 0));
+        assert_eq!(crowd.spec.clip, Some(0));
+    }
 }

@@ -17,16 +17,17 @@ use std::sync::Arc;
 
 use ash::vk;
 
+use crate::anim::LoopOverrides;
 use crate::gpu::context::Validation;
 use crate::gpu::debug::MessageCounts;
 use crate::gpu::guard::guard;
 use crate::gpu::renderer::{Renderer, RendererDesc};
 use crate::gpu::{Context, GpuError};
 use crate::md5::Md5Error;
-use crate::model::Model;
+use crate::model::{self, LoadOptions, Model};
 use crate::skin::InfluenceLimit;
 use crowd_state::{CrowdSpec, CrowdState};
-pub use render_args::RenderArgs;
+pub use render_args::{LoadArgs, RenderArgs};
 
 #[derive(Debug, thiserror::Error)]
 pub enum AppError {
@@ -74,9 +75,7 @@ impl AppError {
     pub fn exit_code(&self) -> u8 {
         match self {
             AppError::Load(_) | AppError::Arguments(_) => 2,
-            AppError::Gpu(
-                GpuError::Texture { .. } | GpuError::EmptyModel(_) | GpuError::GpuIndex { .. },
-            ) => 2,
+            AppError::Gpu(GpuError::EmptyModel(_) | GpuError::GpuIndex { .. }) => 2,
             AppError::Gpu(_)
             | AppError::DeviceLost { .. }
             | AppError::Unsupported(_)
@@ -124,6 +123,7 @@ pub fn run(args: &RenderArgs) -> Result<(), AppError> {
         args.model.as_deref(),
         &args.anims,
         args.mesh.as_deref(),
+        &args.load,
         args.influences.into(),
     )?;
     let spec = CrowdSpec {
@@ -148,6 +148,7 @@ pub fn run_bench(args: &bench::BenchArgs) -> Result<(), AppError> {
         args.mesh.as_deref(),
         &args.anims,
         None,
+        &args.load,
         InfluenceLimit::Four,
     )?;
     let report = bench::run(args, &model)?;
@@ -169,15 +170,37 @@ pub fn run_bench(args: &bench::BenchArgs) -> Result<(), AppError> {
     Ok(())
 }
 
-/// The model the command line names (see [`model_args::resolve`]).
+/// The model the command line names (see [`model_args::resolve`]), loaded
+/// as `load` says; its options are checked before any file is read.
 fn load_model(
     model: Option<&Path>,
     anims: &[PathBuf],
     mesh_name: Option<&str>,
+    load: &LoadArgs,
     limit: InfluenceLimit,
 ) -> Result<Model, AppError> {
     let files = model_args::resolve(model, anims, mesh_name)?;
-    Ok(Model::load(&files.mesh, &files.anims, limit)?)
+    if let Some(folder) = load.textures.as_deref().filter(|f| !f.is_dir()) {
+        return Err(AppError::Arguments(format!(
+            "--textures {}: no such directory (the game's base folder, holding materials/)",
+            folder.display()
+        )));
+    }
+    let loop_overrides = LoopOverrides {
+        looping: load.looping.clone(),
+        once: load.once.clone(),
+    };
+    let clip_names: Vec<String> = files.anims.iter().map(|a| model::clip_name(a)).collect();
+    let clip_names: Vec<&str> = clip_names.iter().map(String::as_str).collect();
+    loop_overrides
+        .check(&clip_names)
+        .map_err(AppError::Arguments)?;
+    let options = LoadOptions {
+        influences: limit,
+        loop_overrides,
+        texture_folder: load.textures.clone(),
+    };
+    Ok(Model::load_with(&files.mesh, &files.anims, &options)?)
 }
 
 /// `--clip NAME` as an index into the model's clips.

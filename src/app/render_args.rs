@@ -34,6 +34,8 @@ pub struct RenderArgs {
     /// Seconds a clip switch crossfades over.
     #[arg(long, value_name = "SECONDS", default_value_t = 0.25, value_parser = seconds, allow_negative_numbers = true)]
     pub blend_time: f32,
+    #[command(flatten)]
+    pub load: LoadArgs,
     /// Render offscreen without a window (needs --screenshot to keep the result).
     #[arg(long)]
     pub headless: bool,
@@ -133,6 +135,28 @@ pub struct RenderArgs {
     /// Test hook: drive the window through resizes and a minimisation.
     #[arg(long, hide = true)]
     pub exercise_window: bool,
+}
+
+/// How the model is loaded, for drawing and for the benchmark alike.
+#[derive(clap::Args, Clone, Debug, Default, PartialEq)]
+pub struct LoadArgs {
+    /// Clips that loop, by name, comma-separated, whatever the rule says.
+    /// The rule: a clip named for dying, pain, attacking, firing, jumping,
+    /// reloading, raising or lowering a weapon or a gesture (die, death,
+    /// pain, attack, fire, jump, reload, raise, lower, wave, ...) plays
+    /// once and holds its last pose, and so does one whose last frame
+    /// differs from its first; the others loop.
+    #[arg(long = "loop", value_name = "NAME,...", value_delimiter = ',')]
+    pub looping: Vec<String>,
+    /// Clips that play once and hold their last pose, by name,
+    /// comma-separated, whatever the rule (see --loop) says.
+    #[arg(long, value_name = "NAME,...", value_delimiter = ',')]
+    pub once: Vec<String>,
+    /// The game's base folder: where materials/*.mtr and images are looked
+    /// up [default: the nearest ancestor of the mesh holding materials/, or
+    /// the parent of the models/ folder the mesh path goes through]
+    #[arg(long, value_name = "DIR")]
+    pub textures: Option<PathBuf>,
 }
 
 impl RenderArgs {

@@ -6,7 +6,7 @@
 //! 1 / [`SHARED_POSE_RATE`] s of clip time: a distant character moves at
 //! 30 poses a second and costs nothing to animate. Near instances stay exact.
 
-use glam::{Mat4, Vec3, Vec4};
+use glam::Mat4;
 
 use crate::anim::{Clip, Skeleton, SkinningTransform};
 
@@ -39,16 +39,7 @@ impl SharedPoses {
             table.push((transforms.len() as u32, count));
             let mut pose = vec![SkinningTransform::default(); joints];
             for k in 0..count {
-                let moment = Instance {
-                    position: Vec3::ZERO,
-                    yaw: 0.0,
-                    clip: index as u32,
-                    previous_clip: index as u32,
-                    blend_start: 0.0,
-                    phase: k as f32 / SHARED_POSE_RATE,
-                    rate: 1.0,
-                    tint: Vec4::ONE,
-                };
+                let moment = Instance::settled(index as u32, k as f32 / SHARED_POSE_RATE);
                 animate_instance(skeleton, clips, &moment, 0.0, 0.0, &mut pose);
                 transforms.extend_from_slice(&pose);
             }
@@ -104,6 +95,7 @@ mod tests {
     use super::*;
     use crate::anim::JointPose;
     use crate::bounds::Bounds;
+    use glam::Vec3;
 
     /// A one-joint clip of `frames` frames at 24 fps.
     fn clip(frames: usize, looping: bool) -> Clip {
@@ -141,16 +133,7 @@ mod tests {
             centre: Vec3::new(x, 0.0, 0.0),
             radius: 1.0,
         };
-        let instance = Instance {
-            position: Vec3::ZERO,
-            yaw: 0.0,
-            clip: 1,
-            previous_clip: 1,
-            blend_start: 0.0,
-            phase: 0.25,
-            rate: 1.0,
-            tint: Vec4::ONE,
-        };
+        let instance = Instance::settled(1, 0.25);
         let choose = |instance: &Instance, sphere| {
             shared_pose(instance, &clips, 1.0, 0.25, vp, sphere, params, 16.0)
         };
@@ -160,11 +143,8 @@ mod tests {
             Some(7),
             "far: 1.25 s wraps to 0.25 s"
         );
-        let fading = Instance {
-            previous_clip: 0,
-            blend_start: 0.9,
-            ..instance
-        };
+        let mut fading = instance;
+        fading.switch_clip(0, true, 0.9, 0.25);
         assert_eq!(
             choose(&fading, at(1000.0)),
             None,

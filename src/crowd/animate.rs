@@ -10,6 +10,7 @@ use super::Instance;
 struct Scratch {
     current: Vec<JointPose>,
     previous: Vec<JointPose>,
+    older: Vec<JointPose>,
     model: Vec<JointPose>,
 }
 
@@ -18,14 +19,17 @@ impl Scratch {
         Scratch {
             current: vec![JointPose::IDENTITY; joints],
             previous: vec![JointPose::IDENTITY; joints],
+            older: vec![JointPose::IDENTITY; joints],
             model: vec![JointPose::IDENTITY; joints],
         }
     }
 }
 
-/// One instance's skinning transforms at global `time`: sample its clip (and
-/// the clip it is fading from), blend, run the hierarchy, apply the inverse
-/// bind pose. The same steps as the GPU `animate` pass, in the same order.
+/// One instance's skinning transforms at global `time`: sample its clip
+/// and, while it fades in, the fade's starting pose (the previous clip, or
+/// the older clip blended towards it), blend, run the hierarchy, apply the
+/// inverse bind pose. The same steps as the GPU `animate` pass, in the
+/// same order.
 pub fn animate_instance(
     skeleton: &Skeleton,
     clips: &[Clip],
@@ -54,20 +58,32 @@ fn animate_with(
     blend_time: f32,
     out: &mut [SkinningTransform],
 ) {
-    let local_time = instance.local_time(time);
     let weight = instance.blend_weight(time, blend_time);
     let local = match clips.get(instance.clip as usize) {
         Some(clip) => {
-            sample_clip(clip, local_time, &mut scratch.current);
+            sample_clip(clip, instance.local_time(time), &mut scratch.current);
             if weight < 1.0 {
                 if let Some(previous) = clips.get(instance.previous_clip as usize) {
-                    sample_clip(previous, local_time, &mut scratch.previous);
-                    blend_poses(
-                        &scratch.previous,
-                        &scratch.current,
-                        weight,
-                        &mut scratch.model,
+                    let from = &mut scratch.previous;
+                    sample_clip(
+                        previous,
+                        instance.clip_time(time, instance.previous_phase),
+                        from,
                     );
+                    if instance.from_weight < 1.0 {
+                        if let Some(older) = clips.get(instance.older_clip as usize) {
+                            let older_time = instance.clip_time(time, instance.older_phase);
+                            sample_clip(older, older_time, &mut scratch.older);
+                            blend_poses(
+                                &scratch.older,
+                                from,
+                                instance.from_weight,
+                                &mut scratch.model,
+                            );
+                            from.copy_from_slice(&scratch.model);
+                        }
+                    }
+                    blend_poses(from, &scratch.current, weight, &mut scratch.model);
                     scratch.current.copy_from_slice(&scratch.model);
                 }
             }
@@ -192,9 +208,9 @@ mod tests {
             spacing: 3.0,
             seed: 42,
         };
-        let mut crowd = spawn_crowd(&layout, clips.len(), &[0.2, 0.2]);
+        let mut crowd = spawn_crowd(&layout, &clips);
         let fading = 1 - crowd[5].clip;
-        crowd[5].switch_clip(fading, 0.9);
+        crowd[5].switch_clip(fading, true, 0.9, 0.25);
         let mut all = vec![SkinningTransform::default(); crowd.len() * 3];
         animate_crowd(&skeleton, &clips, &crowd, 1.0, 0.25, &mut all);
         for (instance, transforms) in crowd.iter().zip(all.chunks(3)) {
@@ -204,8 +220,12 @@ mod tests {
         }
         // Mid-crossfade instance differs from both of its clips alone.
         let mut alone = [SkinningTransform::default(); 3];
-        let mut settled = crowd[5];
-        settled.previous_clip = settled.clip;
+        let settled = Instance {
+            position: crowd[5].position,
+            yaw: crowd[5].yaw,
+            rate: crowd[5].rate,
+            ..Instance::settled(crowd[5].clip, crowd[5].phase)
+        };
         animate_instance(&skeleton, &clips, &settled, 1.0, 0.25, &mut alone);
         assert_ne!(&all[15..18], &alone[..]);
     }
@@ -219,7 +239,6 @@ mod tests {
                 spacing: 1.0,
                 seed: 1,
             },
-            0,
             &[],
         );
         let mut out = vec![SkinningTransform::default(); 6];
@@ -229,5 +248,121 @@ mod tests {
             assert!(pose.rotation.abs_diff_eq(Quat::IDENTITY, 1e-5), "{pose:?}");
             assert!(pose.translation.abs_diff_eq(Vec3::ZERO, 1e-4), "{pose:?}");
         }
+    }
+
+    /// The largest difference between two sets of skinning transforms:
+    /// quaternion components (q and -q alike) and translations.
+    fn difference(a: &[SkinningTransform], b: &[SkinningTransform]) -> f32 {
+        a.iter()
+            .zip(b)
+            .map(|(a, b)| {
+                let (a, b) = (JointPose::from(*a), JointPose::from(*b));
+                let rotation = (a.rotation - b.rotation)
+                    .length()
+                    .min((a.rotation + b.rotation).length());
+                rotation.max(a.translation.distance(b.translation))
+            })
+            .fold(0.0, f32::max)
+    }
+
+    fn pose(
+        skeleton: &Skeleton,
+        clips: &[Clip],
+        instance: &Instance,
+        time: f32,
+    ) -> Vec<SkinningTransform> {
+        let mut out = vec![SkinningTransform::default(); skeleton.joint_count()];
+        animate_instance(skeleton, clips, instance, time, 0.25, &mut out);
+        out
+    }
+
+    #[test]
+    fn a_switch_during_a_fade_continues_from_the_pose_shown() {
+        let skeleton = skeleton();
+        let clips = vec![clip(0.1), clip(-0.2), clip(0.35)];
+        let mut instance = Instance {
+            rate: 1.1,
+            ..Instance::settled(0, 0.05)
+        };
+        instance.switch_clip(1, true, 1.0, 0.25);
+        for at in [1.0, 1.05, 1.2, 1.3] {
+            // The pose at the switch, with the old state and the new.
+            let before = pose(&skeleton, &clips, &instance, at);
+            let mut switched = instance;
+            switched.switch_clip(2, false, at, 0.25);
+            let after = pose(&skeleton, &clips, &switched, at);
+            let jump = difference(&before, &after);
+            assert!(jump < 1e-5, "switch at {at}: {jump}");
+            // A millisecond later it has moved about as far as it would have
+            // without the switch: no jump spread over a few frames either.
+            let later = pose(&skeleton, &clips, &switched, at + 1e-3);
+            let unswitched = pose(&skeleton, &clips, &instance, at + 1e-3);
+            let (moved, would_have) =
+                (difference(&after, &later), difference(&before, &unswitched));
+            assert!(
+                moved < 2.0 * would_have + 1e-4,
+                "switch at {at}: {moved} vs {would_have}"
+            );
+        }
+        // Mid-fade the starting pose blends two clips: it differs from both.
+        let mut nested = instance;
+        nested.switch_clip(2, false, 1.1, 0.25);
+        let blended = pose(&skeleton, &clips, &nested, 1.15);
+        for alone in [0, 1] {
+            let settled = Instance {
+                rate: 1.1,
+                ..Instance::settled(alone, 0.05)
+            };
+            assert!(difference(&blended, &pose(&skeleton, &clips, &settled, 1.15)) > 1e-3);
+        }
+    }
+
+    #[test]
+    fn a_switch_in_a_nested_fade_jumps_by_at_most_the_dropped_share() {
+        let skeleton = skeleton();
+        let clips = vec![clip(0.1), clip(-0.2), clip(0.35), clip(-0.4)];
+        let mut instance = Instance::settled(0, 0.0);
+        instance.switch_clip(1, true, 1.0, 0.25);
+        instance.switch_clip(2, true, 1.1, 0.25);
+        let at = 1.2;
+        let before = pose(&skeleton, &clips, &instance, at);
+        let mut switched = instance;
+        switched.switch_clip(3, true, at, 0.25);
+        let jump = difference(&before, &pose(&skeleton, &clips, &switched, at));
+        // Clip 1, the least weighted, is dropped: 0.4 * (1 - 0.4) = 0.24 of
+        // the pose shown, so the jump is about that share of the distance
+        // from clip 1's pose to the others'.
+        let alone =
+            |clip: u32, phase: f32| pose(&skeleton, &clips, &Instance::settled(clip, phase), at);
+        let dropped = alone(1, instance.previous_phase);
+        let spread = difference(&dropped, &alone(0, instance.older_phase))
+            .max(difference(&dropped, &alone(2, instance.phase)));
+        assert!(
+            jump > 1e-4 && jump < 0.24 * spread * 1.5,
+            "{jump} vs {spread}"
+        );
+    }
+
+    #[test]
+    fn a_one_shot_holds_its_last_pose_and_a_loop_moves_on() {
+        let skeleton = skeleton();
+        let mut once = clip(0.3);
+        once.looping = false;
+        let clips = vec![clip(0.1), once];
+        let mut dying = Instance::settled(0, 0.0);
+        dying.switch_clip(1, false, 2.0, 0.25);
+        let (late, later) = (
+            pose(&skeleton, &clips, &dying, 9.0),
+            pose(&skeleton, &clips, &dying, 60.0),
+        );
+        assert_eq!(late, later, "frames long after the end are identical");
+        let mut last = Instance::settled(1, 0.0);
+        last.phase = 10.0;
+        assert_eq!(late, pose(&skeleton, &clips, &last, 0.0), "the last frame");
+        let walking = Instance::settled(0, 0.0);
+        assert_ne!(
+            pose(&skeleton, &clips, &walking, 9.0),
+            pose(&skeleton, &clips, &walking, 9.05)
+        );
     }
 }

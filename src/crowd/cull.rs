@@ -139,8 +139,9 @@ impl BoundingSphere {
     }
 }
 
-/// Per clip, the sphere around the union of its per-frame bounds (md5anim
-/// `bounds`): animated limbs stay inside it, unlike the bind pose's box.
+/// Per clip, the sphere around the union of its per-frame bounds (the
+/// md5anim's grown to the skinned poses'): animated limbs stay inside it,
+/// unlike the bind pose's box.
 pub fn clip_spheres(clips: &[Clip]) -> Vec<BoundingSphere> {
     clips
         .iter()
@@ -148,18 +149,32 @@ pub fn clip_spheres(clips: &[Clip]) -> Vec<BoundingSphere> {
         .collect()
 }
 
-/// An instance's sphere in the world: its clip's (and, while fading, the
-/// previous clip's) sphere turned by its yaw and moved to its position.
+/// The clips whose poses an instance can show: its clip and, once it has
+/// switched, the fade's starting clips (whether or not the fade is over, so
+/// the bound needs no clock).
+fn contributing_clips(instance: &Instance) -> impl Iterator<Item = u32> {
+    let fading = instance.previous_clip != instance.clip;
+    [instance.clip].into_iter().chain(
+        fading
+            .then_some([instance.previous_clip, instance.older_clip])
+            .into_iter()
+            .flatten(),
+    )
+}
+
+/// An instance's sphere in the world: the union of its contributing clips'
+/// spheres (clip, then previous and older once it has switched), turned by
+/// its yaw and moved to its position.
 pub fn instance_sphere(
     instance: &Instance,
     clip_spheres: &[BoundingSphere],
     fallback: BoundingSphere,
 ) -> BoundingSphere {
     let sphere_of = |clip: u32| clip_spheres.get(clip as usize).copied().unwrap_or(fallback);
-    let mut local = sphere_of(instance.clip);
-    if instance.previous_clip != instance.clip {
-        local = local.union(sphere_of(instance.previous_clip));
-    }
+    let local = contributing_clips(instance)
+        .map(sphere_of)
+        .reduce(BoundingSphere::union)
+        .unwrap_or(fallback);
     let (sin, cos) = instance.yaw.sin_cos();
     let c = local.centre;
     BoundingSphere {
@@ -168,16 +183,15 @@ pub fn instance_sphere(
     }
 }
 
-/// The corners, in the world, of the box around an instance's clip (and,
-/// while fading, the previous clip) as placed and turned: the occlusion
-/// test's bound, tighter than the sphere. `clip_bounds[c]` is clip c's
-/// box in model space; `fallback` stands for clips past them.
+/// The corners, in the world, of the box around an instance's contributing
+/// clips (as for [`instance_sphere`]) as placed and turned: the occlusion
+/// test's bound, tighter than the sphere. `clip_bounds[c]` is clip c's box
+/// in model space; `fallback` stands for clips past them.
 pub fn instance_box(instance: &Instance, clip_bounds: &[Bounds], fallback: Bounds) -> [Vec3; 8] {
     let bounds_of = |clip: u32| clip_bounds.get(clip as usize).copied().unwrap_or(fallback);
-    let mut local = bounds_of(instance.clip);
-    if instance.previous_clip != instance.clip {
-        local = local.union(bounds_of(instance.previous_clip));
-    }
+    let local = contributing_clips(instance)
+        .map(bounds_of)
+        .fold(Bounds::EMPTY, Bounds::union);
     let (sin, cos) = instance.yaw.sin_cos();
     std::array::from_fn(|i| {
         let pick = |bit: usize, low: f32, high: f32| if i & bit != 0 { high } else { low };
@@ -270,6 +284,34 @@ mod tests {
             }),
             a
         );
+    }
+
+    #[test]
+    fn an_instance_bound_covers_every_clip_it_can_show() {
+        let at = |x: f32, radius: f32| BoundingSphere {
+            centre: Vec3::new(x, 0.0, 0.0),
+            radius,
+        };
+        let spheres = [at(0.0, 1.0), at(10.0, 1.0), at(-10.0, 2.0)];
+        let boxes = spheres.map(|s| Bounds {
+            min: s.centre - Vec3::splat(s.radius),
+            max: s.centre + Vec3::splat(s.radius),
+        });
+        let mut instance = Instance::settled(0, 0.0);
+        let alone = instance_sphere(&instance, &spheres, spheres[0]);
+        assert_eq!(alone, spheres[0]);
+        // 0, then 1 during the fade to 1: the fade to 2 starts from a blend.
+        instance.switch_clip(1, true, 1.0, 1.0);
+        instance.switch_clip(2, true, 1.5, 1.0);
+        let sphere = instance_sphere(&instance, &spheres, spheres[0]);
+        for s in spheres {
+            assert!(sphere.centre.distance(s.centre) + s.radius <= sphere.radius + 1e-5);
+        }
+        let corners = instance_box(&instance, &boxes, boxes[0]);
+        let low = corners.iter().fold(Vec3::MAX, |a, &c| a.min(c));
+        let high = corners.iter().fold(Vec3::MIN, |a, &c| a.max(c));
+        assert!(low.abs_diff_eq(Vec3::new(-12.0, -2.0, -2.0), 1e-5), "{low}");
+        assert!(high.abs_diff_eq(Vec3::new(11.0, 2.0, 2.0), 1e-5), "{high}");
     }
 
     fn camera(eye: Vec3, fov_y: f32, near: f32) -> Mat4 {

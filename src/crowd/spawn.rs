@@ -1,5 +1,7 @@
 use glam::{Vec3, Vec4};
 
+use crate::anim::Clip;
+
 /// How a crowd is laid out and varied. Everything random derives from `seed`,
 /// so a crowd is reproducible across runs, machines and the CPU/GPU paths.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -10,26 +12,77 @@ pub struct CrowdLayout {
     pub seed: u64,
 }
 
-/// One character of the crowd. Its local animation time is
-/// `time * rate + phase`; while `blend_weight(time) < 1` it crossfades from
-/// `previous_clip` to `clip` at that same local time.
+/// One character of the crowd, and the crossfade it is in. Each clip slot
+/// has its own phase: the clip's local time is `time * rate + phase`, so a
+/// one-shot starts at its first frame and a clip being faded out carries on
+/// where it was.
+///
+/// What shows at global `time`, with `w = blend_weight(time)`:
+/// `blend(from, sample(clip), w)` where the fade's starting pose is itself a
+/// blend, `from = blend(sample(older_clip), sample(previous_clip),
+/// from_weight)`: a switch during a fade starts from what is on screen.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Instance {
     pub position: Vec3,
     /// Rotation about +Z, radians.
     pub yaw: f32,
+    /// The clip fading in, or playing alone once the fade is over.
     pub clip: u32,
+    pub phase: f32,
+    /// The fade's starting pose: `older_clip` blended towards
+    /// `previous_clip` by `from_weight` (1: `previous_clip` alone). All
+    /// three clips equal: no fade since the crowd was made.
     pub previous_clip: u32,
+    pub previous_phase: f32,
+    pub older_clip: u32,
+    pub older_phase: f32,
+    pub from_weight: f32,
     /// Global time at which the switch to `clip` began.
     pub blend_start: f32,
-    pub phase: f32,
     pub rate: f32,
+    /// The seeded phase looping clips play at (CPU side only): kept while a
+    /// one-shot plays, so the crowd is out of step again after it.
+    pub loop_phase: f32,
     pub tint: Vec4,
 }
 
 impl Instance {
+    /// At the origin, facing +X, untinted, at normal speed, playing `clip`
+    /// alone at phase `phase` (also its looping phase).
+    pub fn settled(clip: u32, phase: f32) -> Instance {
+        Instance {
+            position: Vec3::ZERO,
+            yaw: 0.0,
+            clip,
+            phase,
+            previous_clip: clip,
+            previous_phase: phase,
+            older_clip: clip,
+            older_phase: phase,
+            from_weight: 1.0,
+            blend_start: 0.0,
+            rate: 1.0,
+            loop_phase: phase,
+            tint: Vec4::ONE,
+        }
+    }
+
+    /// Plays `clip` alone at `phase` from now on, with no fade behind it;
+    /// placement, rate, tint and looping phase stay.
+    pub fn settle(&mut self, clip: u32, phase: f32) {
+        (self.clip, self.previous_clip, self.older_clip) = (clip, clip, clip);
+        (self.phase, self.previous_phase, self.older_phase) = (phase, phase, phase);
+        self.from_weight = 1.0;
+    }
+
+    /// `clip`'s local time.
     pub fn local_time(&self, time: f32) -> f32 {
-        time * self.rate + self.phase
+        self.clip_time(time, self.phase)
+    }
+
+    /// The local time of a clip slot with `phase`.
+    pub fn clip_time(&self, time: f32, phase: f32) -> f32 {
+        time * self.rate + phase
     }
 
     /// 0 at the start of a crossfade, 1 once it is over (or when there is none).
@@ -41,21 +94,69 @@ impl Instance {
         }
     }
 
-    /// Starts a crossfade to `clip` at `time` from whatever is showing now.
-    pub fn switch_clip(&mut self, clip: u32, time: f32) {
-        self.previous_clip = self.clip;
+    /// Starts a crossfade to `clip` at `time` from what shows now: a
+    /// one-shot (`looping` false) from its first frame, a looping clip at
+    /// the seeded `loop_phase`. Nothing happens when `clip` already fades
+    /// in.
+    ///
+    /// A switch during a fade whose starting pose is a single clip keeps
+    /// every contributor: the old fade becomes the new starting pose, and
+    /// the pose at `time` is the same before and after. A switch during a
+    /// fade that itself started during a fade would need four clips; the
+    /// least weighted of the three showing is dropped instead (the others'
+    /// weights renormalized), a jump of at most that weight's share.
+    pub fn switch_clip(&mut self, clip: u32, looping: bool, time: f32, blend_time: f32) {
+        if clip == self.clip {
+            return;
+        }
+        let weight = self.blend_weight(time, blend_time);
+        let current = (self.clip, self.phase);
+        let previous = (self.previous_clip, self.previous_phase);
+        let older = (self.older_clip, self.older_phase);
+        let (older, previous, from_weight) = if weight >= 1.0 {
+            (current, current, 1.0)
+        } else if self.from_weight >= 1.0 {
+            (previous, current, weight)
+        } else {
+            let older_share = (1.0 - self.from_weight) * (1.0 - weight);
+            let previous_share = self.from_weight * (1.0 - weight);
+            // Dropping the clip fading in keeps the starting pose as it is,
+            // unless the new clip is the one that pose fades towards (then
+            // the fade would have no start: `clip == previous_clip`).
+            if weight <= older_share.min(previous_share) && clip != self.previous_clip {
+                (older, previous, self.from_weight)
+            } else if older_share <= previous_share {
+                (previous, current, weight / (previous_share + weight))
+            } else {
+                (older, current, weight / (older_share + weight))
+            }
+        };
+        (self.older_clip, self.older_phase) = older;
+        (self.previous_clip, self.previous_phase) = previous;
+        self.from_weight = from_weight;
         self.clip = clip;
+        self.phase = if looping {
+            self.loop_phase
+        } else {
+            -time * self.rate
+        };
         self.blend_start = time;
     }
 }
 
 /// A square grid centred on the origin, each instance with a seeded yaw,
-/// clip, start phase, playback rate (within +-20%) and tint.
-pub fn spawn_crowd(
-    layout: &CrowdLayout,
-    clip_count: usize,
-    clip_durations: &[f32],
-) -> Vec<Instance> {
+/// clip, start phase, playback rate (within +-20%) and tint. The clips are
+/// drawn from the looping ones (a one-shot in a background crowd would
+/// freeze after a few seconds), or from all when none loops.
+pub fn spawn_crowd(layout: &CrowdLayout, clips: &[Clip]) -> Vec<Instance> {
+    let looping: Vec<u32> = (0..clips.len() as u32)
+        .filter(|&c| clips[c as usize].looping)
+        .collect();
+    let candidates: Vec<u32> = if looping.is_empty() {
+        (0..clips.len() as u32).collect()
+    } else {
+        looping
+    };
     let columns = (layout.instances as f64).sqrt().ceil().max(1.0) as usize;
     let rows = layout.instances.div_ceil(columns);
     let centre = Vec3::new((columns - 1) as f32, (rows.max(1) - 1) as f32, 0.0) * 0.5;
@@ -63,19 +164,17 @@ pub fn spawn_crowd(
     (0..layout.instances)
         .map(|i| {
             let cell = Vec3::new((i % columns) as f32, (i / columns) as f32, 0.0);
-            let clip = if clip_count == 0 {
+            let clip = if candidates.is_empty() {
                 0
             } else {
-                random.below(clip_count as u32)
+                candidates[random.below(candidates.len() as u32) as usize]
             };
-            let duration = clip_durations.get(clip as usize).copied().unwrap_or(0.0);
+            let duration = clips.get(clip as usize).map_or(0.0, Clip::duration);
+            let yaw = random.unit() * std::f32::consts::TAU;
+            let phase = random.unit() * duration;
             Instance {
                 position: (cell - centre) * layout.spacing,
-                yaw: random.unit() * std::f32::consts::TAU,
-                clip,
-                previous_clip: clip,
-                blend_start: 0.0,
-                phase: random.unit() * duration,
+                yaw,
                 rate: 0.8 + 0.4 * random.unit(),
                 tint: Vec4::new(
                     0.6 + 0.4 * random.unit(),
@@ -83,6 +182,7 @@ pub fn spawn_crowd(
                     0.6 + 0.4 * random.unit(),
                     1.0,
                 ),
+                ..Instance::settled(clip, phase)
             }
         })
         .collect()
@@ -117,6 +217,20 @@ impl SplitMix64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::anim::JointPose;
+    use crate::bounds::Bounds;
+
+    /// A one-joint clip lasting `duration` seconds at 10 fps.
+    fn clip(duration: f32, looping: bool) -> Clip {
+        let frames = (duration * 10.0) as usize + 1;
+        Clip {
+            name: "test".into(),
+            frame_rate: 10.0,
+            frames: vec![vec![JointPose::IDENTITY]; frames],
+            bounds: vec![Bounds::point(Vec3::ZERO); frames],
+            looping,
+        }
+    }
 
     #[test]
     fn grid_is_centred_and_seeded() {
@@ -125,14 +239,11 @@ mod tests {
             spacing: 2.0,
             seed: 7,
         };
-        let crowd = spawn_crowd(&layout, 3, &[1.0, 2.0, 3.0]);
+        let clips = [clip(1.0, true), clip(2.0, true), clip(3.0, true)];
+        let crowd = spawn_crowd(&layout, &clips);
         assert_eq!(crowd.len(), 10);
-        assert_eq!(
-            crowd,
-            spawn_crowd(&layout, 3, &[1.0, 2.0, 3.0]),
-            "same seed, same crowd"
-        );
-        let other = spawn_crowd(&CrowdLayout { seed: 8, ..layout }, 3, &[1.0, 2.0, 3.0]);
+        assert_eq!(crowd, spawn_crowd(&layout, &clips), "same seed, same crowd");
+        let other = spawn_crowd(&CrowdLayout { seed: 8, ..layout }, &clips);
         assert_ne!(crowd, other);
         // 4 columns x 3 rows, centred: x in -3..3, y in -2..2.
         assert_eq!(crowd[0].position, Vec3::new(-3.0, -2.0, 0.0));
@@ -140,24 +251,118 @@ mod tests {
         for i in &crowd {
             assert!(i.clip < 3 && (0.8..1.2).contains(&i.rate));
             assert!(i.phase >= 0.0 && i.phase < 3.0);
+            assert_eq!(i.loop_phase, i.phase);
         }
         let clips: std::collections::BTreeSet<u32> = crowd.iter().map(|i| i.clip).collect();
         assert!(clips.len() > 1, "clips vary");
     }
 
     #[test]
-    fn crossfade_weight_ramps() {
+    fn the_seeded_mix_draws_looping_clips_only() {
         let layout = CrowdLayout {
-            instances: 1,
+            instances: 50,
             spacing: 1.0,
-            seed: 1,
+            seed: 3,
         };
-        let mut i = spawn_crowd(&layout, 2, &[1.0, 1.0])[0];
+        let clips = [
+            clip(1.0, false),
+            clip(1.0, true),
+            clip(1.0, false),
+            clip(1.0, true),
+        ];
+        let drawn: std::collections::BTreeSet<u32> = spawn_crowd(&layout, &clips)
+            .iter()
+            .map(|i| i.clip)
+            .collect();
+        assert_eq!(drawn, [1, 3].into());
+        // Nothing loops: everything may be drawn.
+        let once = [clip(1.0, false), clip(1.0, false)];
+        let drawn: std::collections::BTreeSet<u32> =
+            spawn_crowd(&layout, &once).iter().map(|i| i.clip).collect();
+        assert_eq!(drawn, [0, 1].into());
+    }
+
+    #[test]
+    fn crossfade_weight_ramps() {
+        let mut i = Instance::settled(0, 0.3);
         assert_eq!(i.blend_weight(5.0, 0.25), 1.0);
-        let next = 1 - i.clip;
-        i.switch_clip(next, 5.0);
+        i.switch_clip(1, true, 5.0, 0.25);
         assert_eq!(i.blend_weight(5.0, 0.25), 0.0);
         assert!((i.blend_weight(5.125, 0.25) - 0.5).abs() < 1e-5);
         assert_eq!(i.blend_weight(6.0, 0.25), 1.0);
+        // Switching to the clip already fading in changes nothing.
+        let before = i;
+        i.switch_clip(1, true, 5.1, 0.25);
+        assert_eq!(i, before);
+    }
+
+    #[test]
+    fn each_clip_slot_keeps_its_own_time() {
+        let mut i = Instance {
+            rate: 1.5,
+            ..Instance::settled(0, 0.4)
+        };
+        // A one-shot starts at its first frame.
+        i.switch_clip(2, false, 10.0, 0.25);
+        assert_eq!(i.local_time(10.0), 0.0);
+        // The clip fading out carries on where it was.
+        assert_eq!((i.previous_clip, i.previous_phase), (0, 0.4));
+        assert_eq!(i.from_weight, 1.0);
+        // Back to a loop, long after: the seeded phase again.
+        i.switch_clip(1, true, 20.0, 0.25);
+        assert_eq!(i.phase, 0.4);
+        assert_eq!((i.previous_clip, i.previous_phase), (2, -15.0));
+    }
+
+    #[test]
+    fn a_switch_during_a_fade_starts_from_the_blend_shown() {
+        let mut i = Instance::settled(0, 0.0);
+        i.switch_clip(1, true, 1.0, 1.0);
+        // Halfway from 0 to 1: the new fade starts from that blend.
+        i.switch_clip(2, true, 1.5, 1.0);
+        assert_eq!((i.older_clip, i.previous_clip, i.clip), (0, 1, 2));
+        assert_eq!(i.from_weight, 0.5);
+        assert_eq!(i.blend_weight(1.5, 1.0), 0.0);
+        // Again, while that fade runs: the least weighted clip goes. Shares
+        // at 1.75 s: clip 0 (1 - 0.5) * 0.75, clip 1 0.5 * 0.75, clip 2 0.25.
+        let mut dropping_the_newest = i;
+        dropping_the_newest.switch_clip(3, true, 1.75, 1.0);
+        assert_eq!(
+            (
+                dropping_the_newest.older_clip,
+                dropping_the_newest.previous_clip,
+                dropping_the_newest.clip
+            ),
+            (0, 1, 3)
+        );
+        assert_eq!(dropping_the_newest.from_weight, 0.5);
+        // At 2.2 s clip 2 weighs 0.7, clips 0 and 1 0.15 each: 0 goes.
+        let mut dropping_the_oldest = i;
+        dropping_the_oldest.switch_clip(3, true, 2.2, 1.0);
+        assert_eq!(
+            (
+                dropping_the_oldest.older_clip,
+                dropping_the_oldest.previous_clip,
+                dropping_the_oldest.clip
+            ),
+            (1, 2, 3)
+        );
+        assert!((dropping_the_oldest.from_weight - 0.7 / 0.85).abs() < 1e-6);
+        // Back to the clip the starting pose fades towards: it cannot be
+        // both, so the starting pose gives up a clip instead.
+        let mut back = i;
+        back.switch_clip(1, true, 1.75, 1.0);
+        assert_ne!(back.previous_clip, back.clip);
+        // After the fade, a switch starts from the clip alone.
+        let mut settled = i;
+        settled.switch_clip(0, true, 5.0, 1.0);
+        assert_eq!(
+            (
+                settled.older_clip,
+                settled.previous_clip,
+                settled.from_weight
+            ),
+            (2, 2, 1.0)
+        );
     }
 }

@@ -657,10 +657,12 @@ mod tests {
 
     #[test]
     fn the_buffer_size_caps_vertex_buffers() {
-        // 43690 vertices of 24 bytes: 1 MiB per instance of CPU-skinned data.
-        let cpu = shape(23, (1 << 20) / 24, Animation::CpuSkinned);
+        // 26214 vertices of 40 bytes: 1 MiB per instance of CPU-skinned data.
+        let vertex = size_of::<SurfaceVertex>() as u64;
+        assert_eq!(vertex, 40, "position, normal, tangent");
+        let cpu = shape(23, (1 << 20) / vertex as u32, Animation::CpuSkinned);
         let (fits, reason) = instances_that_fit(&cpu, &LIMITS, 0);
-        assert_eq!(fits, (4u64 << 30) / (24 * ((1 << 20) / 24)));
+        assert_eq!(fits, (4u64 << 30) / (vertex * ((1 << 20) / vertex)));
         assert!(reason.contains("maxBufferSize is 4096 MiB"), "{reason}");
         // Without maintenance4 no buffer size is stated: bindings and the heap cap.
         let unstated = BufferLimits {

@@ -352,7 +352,7 @@ impl Renderer {
             let bad_clip = input
                 .instances
                 .iter()
-                .position(|i| i.clip.max(i.previous_clip) >= clip_table_len);
+                .position(|i| i.clip.max(i.previous_clip).max(i.older_clip) >= clip_table_len);
             if let Some(instance) = bad_clip {
                 return Err(GpuError::FrameMismatch(format!(
                     "instance {instance} plays a clip past the {clip_table_len} the model has"

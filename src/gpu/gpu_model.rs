@@ -1,19 +1,21 @@
-//! A [`Model`]'s static data on the GPU: vertex streams, indices, diffuse
+//! A [`Model`]'s static data on the GPU: vertex streams, indices, material
 //! textures and the skeleton as a line mesh. All meshes share one buffer
 //! per stream; each mesh is a range of it ([`MeshDraw`]), and each of its
 //! levels of detail a range of the index buffer over the same vertices.
 //!
 //! Vertex streams are split by how often they change: `surface` (position,
-//! normal) is the only data the CPU-skinning yardstick replaces per frame;
+//! normal, tangent) is the only data the CPU-skinning yardstick replaces per frame;
 //! `skin` (uv, first four influences) and `extra_influences` (influences
 //! 5-8, only with [`InfluenceLimit::Eight`]) never change.
 
 use std::collections::HashMap;
 
 use super::guard::{guard, Destroy};
-use super::resources::{self, Buffer, Image};
+use super::resources::{self, Buffer};
 use super::shader_types::{ExtraInfluences, SkeletonVertex, SkinVertex, SurfaceVertex};
-use super::{texture, Context, GpuError};
+use super::texture::MaterialTextures;
+use super::{Context, GpuError};
+use crate::material::MaterialLibrary;
 use crate::model::Model;
 use crate::skin::{InfluenceLimit, SkinnedMesh, MAX_LODS};
 use ash::vk;
@@ -28,8 +30,8 @@ pub struct MeshDraw {
     /// a mesh with fewer levels repeats its coarsest.
     pub lods: Vec<IndexRange>,
     pub vertex_offset: i32,
-    /// Index into [`GpuModel::textures`].
-    pub texture: usize,
+    /// Index into [`GpuModel::materials`].
+    pub material: usize,
 }
 
 /// A level of one mesh inside the shared index buffer.
@@ -49,8 +51,9 @@ pub struct GpuModel {
     pub vertex_count: u32,
     pub joint_count: u32,
     pub limit: InfluenceLimit,
-    /// One per distinct md5 shader string.
-    pub textures: Vec<Image>,
+    /// One material per distinct md5 shader string: its diffuse, normal
+    /// and specular maps, as `crate::material` finds them.
+    pub materials: MaterialTextures,
     pub skeleton_lines: Buffer,
     pub skeleton_vertex_count: u32,
     /// Levels of detail every mesh is drawn with, 1 to [`MAX_LODS`].
@@ -81,20 +84,18 @@ pub fn upload_model(ctx: &Context, model: &Model) -> Result<GpuModel, GpuError> 
     let mut extra = Vec::new();
     let mut indices = Vec::new();
     let mut draws = Vec::new();
-    let mut texture_of_shader: HashMap<&str, usize> = HashMap::new();
-    let mut textures = guard(ctx, Vec::new());
+    let library = MaterialLibrary::for_mesh(&model.mesh_path, model.texture_folder.as_deref());
+    let mut material_of_shader: HashMap<&str, usize> = HashMap::new();
+    let mut materials = guard(ctx, MaterialTextures::default());
     let mut vertex_count = 0usize;
     for mesh in &meshes {
-        let texture = match texture_of_shader.get(mesh.shader.as_str()) {
+        let material = match material_of_shader.get(mesh.shader.as_str()) {
             Some(&index) => index,
             None => {
-                textures.push(texture::load_material_texture(
-                    ctx,
-                    &model.mesh_path,
-                    &mesh.shader,
-                )?);
-                texture_of_shader.insert(&mesh.shader, textures.len() - 1);
-                textures.len() - 1
+                let images = library.resolve(&mesh.shader, &model.mesh_path);
+                let index = materials.add(ctx, &images)?;
+                material_of_shader.insert(&mesh.shader, index);
+                index
             }
         };
         // A mesh without a chain has its full index list as its one level;
@@ -127,7 +128,7 @@ pub fn upload_model(ctx: &Context, model: &Model) -> Result<GpuModel, GpuError> 
             label: format!("crowd: {}", mesh.shader),
             lods,
             vertex_offset: vertex_count as i32,
-            texture,
+            material,
         });
         vertex_count += mesh.vertex_count();
         for v in 0..mesh.vertex_count() {
@@ -156,7 +157,7 @@ pub fn upload_model(ctx: &Context, model: &Model) -> Result<GpuModel, GpuError> 
         resources::create_buffer_with_data(ctx, &name, usage, bytes).map(|b| guard(ctx, b))
     };
     let surface = upload(
-        format!("vertices: {model_name} (position, normal)"),
+        format!("vertices: {model_name} (position, normal, tangent)"),
         vertex,
         bytemuck::cast_slice(&surface_vertices(&meshes)),
     )?;
@@ -193,7 +194,7 @@ pub fn upload_model(ctx: &Context, model: &Model) -> Result<GpuModel, GpuError> 
         vertex_count: vertex_count as u32,
         joint_count: model.skeleton.joint_count() as u32,
         limit,
-        textures: textures.keep(),
+        materials: materials.keep(),
         skeleton_vertex_count: lines.len() as u32,
         skeleton_lines: skeleton_lines.keep(),
         lod_count: lod_count as u32,
@@ -217,7 +218,7 @@ impl Destroy for GpuModel {
         self.extra_influences.destroy(ctx);
         self.indices.destroy(ctx);
         self.skeleton_lines.destroy(ctx);
-        self.textures.destroy(ctx);
+        self.materials.destroy(ctx);
     }
 }
 
@@ -231,8 +232,7 @@ pub fn drawn_meshes(model: &Model) -> impl Iterator<Item = &SkinnedMesh> {
 pub fn surface_vertices(meshes: &[&SkinnedMesh]) -> Vec<SurfaceVertex> {
     meshes
         .iter()
-        .flat_map(|m| m.positions.iter().zip(&m.normals))
-        .map(|(&position, &normal)| SurfaceVertex { position, normal })
+        .flat_map(|m| (0..m.vertex_count()).map(|v| SurfaceVertex::bind_pose(m, v)))
         .collect()
 }
 

@@ -97,11 +97,6 @@ pub enum GpuError {
     /// What a frame was given does not match what its crowd was built for.
     #[error("frame input: {0}")]
     FrameMismatch(String),
-    #[error("texture {path}: {source}")]
-    Texture {
-        path: String,
-        source: image::ImageError,
-    },
 }
 
 /// `result.map_err(vk_error("vkCreateBuffer"))`: names the failing call.

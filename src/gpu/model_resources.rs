@@ -20,6 +20,7 @@ use super::pipeline;
 use super::shader_types::{CrowdComputeConstants, DrawConstants};
 use super::shaders::spirv;
 use super::targets::TARGET_FORMATS;
+use super::texture::MapKind;
 use super::{Context, GpuError};
 use crate::model::Model;
 
@@ -29,8 +30,8 @@ pub struct ModelResources {
     /// Set 0 of the draws: skinning transforms, instances, frame uniforms,
     /// visible list (crowd.vert/frag, skeleton.vert/frag).
     pub scene_layout: SetLayout,
-    /// Set 1 of the crowd draw: the mesh's texture.
-    pub texture_layout: SetLayout,
+    /// Set 1 of the crowd draw: the mesh's material (diffuse, normal and specular maps).
+    pub material_layout: SetLayout,
     /// Set 0 of cull.comp, draws.comp and animate.comp.
     pub compute_layout: SetLayout,
     /// Set 1 of the compute passes: the depth target and its pyramid
@@ -47,9 +48,9 @@ pub struct ModelResources {
     pub crowd_draw: CrowdDraw,
     pub skeleton_overlay: SkeletonOverlay,
     sampler: vk::Sampler,
-    texture_pool: vk::DescriptorPool,
-    /// `texture_sets[i]` samples `model.textures[i]`.
-    pub texture_sets: Vec<vk::DescriptorSet>,
+    material_pool: vk::DescriptorPool,
+    /// `material_sets[i]` samples the maps of `model.materials[i]`.
+    pub material_sets: Vec<vk::DescriptorSet>,
     /// The indirect draws as each frame slot's buffer starts: draws.comp
     /// rewrites their instance counts and first instances every frame.
     pub draw_commands: Vec<u32>,
@@ -74,11 +75,11 @@ impl ModelResources {
                 ],
             )?,
         );
-        let texture_layout = guard(
+        let material_layout = guard(
             ctx,
             descriptors::create_set_layout(
                 ctx,
-                "texture set layout",
+                "material set layout",
                 1,
                 &[("crowd.frag", spirv::CROWD_FRAG, Stage::FRAGMENT)],
             )?,
@@ -112,8 +113,8 @@ impl ModelResources {
             ctx,
             pipeline::create_pipeline_layout(
                 ctx,
-                "scene + texture",
-                &[scene_layout.handle, texture_layout.handle],
+                "scene + material",
+                &[scene_layout.handle, material_layout.handle],
                 &[push_constants::<DrawConstants>(Stage::VERTEX)],
             )?,
         );
@@ -146,33 +147,30 @@ impl ModelResources {
         );
         let sampler = guard(ctx, descriptors::create_sampler(ctx, Sampling::Diffuse)?);
         let depth_sampler = guard(ctx, descriptors::create_sampler(ctx, Sampling::Depth)?);
-        let texture_count = gpu_model.textures.len() as u32;
-        let texture_pool = guard(
+        let material_count = gpu_model.materials.materials.len() as u32;
+        let material_pool = guard(
             ctx,
             descriptors::create_pool(
                 ctx,
-                "texture descriptor pool",
-                &[(&texture_layout, texture_count)],
+                "material descriptor pool",
+                &[(&material_layout, material_count)],
             )?,
         );
-        let texture_sets = gpu_model
-            .textures
-            .iter()
-            .enumerate()
-            .map(|(i, texture)| {
+        let sampled =
+            |image| Resource::Texture(image, *sampler, vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL);
+        let material_sets = (0..gpu_model.materials.materials.len())
+            .map(|i| {
+                let map = |kind| sampled(gpu_model.materials.map(i, kind));
                 descriptors::create_set(
                     ctx,
-                    *texture_pool,
-                    &texture_layout,
-                    &format!("texture set {i}"),
-                    &[(
-                        "diffuse",
-                        Resource::Texture(
-                            texture,
-                            *sampler,
-                            vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL,
-                        ),
-                    )],
+                    *material_pool,
+                    &material_layout,
+                    &format!("material set {i}"),
+                    &[
+                        ("diffuse_map", map(MapKind::Diffuse)),
+                        ("normal_map", map(MapKind::Normal)),
+                        ("specular_map", map(MapKind::Specular)),
+                    ],
                 )
             })
             .collect::<Result<Vec<_>, _>>()?;
@@ -182,7 +180,7 @@ impl ModelResources {
             model: gpu_model.keep(),
             animation: animation.keep(),
             scene_layout: scene_layout.keep(),
-            texture_layout: texture_layout.keep(),
+            material_layout: material_layout.keep(),
             compute_layout: compute_layout.keep(),
             pyramid_layout: pyramid_layout.keep(),
             depth_sampler: depth_sampler.keep(),
@@ -195,8 +193,8 @@ impl ModelResources {
             crowd_draw: crowd_draw.keep(),
             skeleton_overlay: skeleton_overlay.keep(),
             sampler: sampler.keep(),
-            texture_pool: texture_pool.keep(),
-            texture_sets,
+            material_pool: material_pool.keep(),
+            material_sets,
         })
     }
 
@@ -229,7 +227,7 @@ impl ModelResources {
 impl Destroy for ModelResources {
     fn destroy(self, ctx: &Context) {
         // The pool frees the texture sets.
-        self.texture_pool.destroy(ctx);
+        self.material_pool.destroy(ctx);
         self.sampler.destroy(ctx);
         self.depth_sampler.destroy(ctx);
         self.skeleton_overlay.destroy(ctx);
@@ -242,7 +240,7 @@ impl Destroy for ModelResources {
         self.draw_pipeline_layout.destroy(ctx);
         self.pyramid_layout.destroy(ctx);
         self.compute_layout.destroy(ctx);
-        self.texture_layout.destroy(ctx);
+        self.material_layout.destroy(ctx);
         self.scene_layout.destroy(ctx);
         self.animation.destroy(ctx);
         self.model.destroy(ctx);

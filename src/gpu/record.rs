@@ -232,7 +232,7 @@ impl Renderer {
                 &model.crowd_draw,
                 model.draw_pipeline_layout,
                 &model.model,
-                &model.texture_sets,
+                &model.material_sets,
                 surface,
                 draw_constants,
                 input.view.wireframe,

@@ -632,12 +632,14 @@ mod tests {
     }
 
     #[test]
-    fn crowd_frag_declares_frame_and_the_diffuse_sampler() {
+    fn crowd_frag_declares_frame_and_the_material_samplers() {
         assert_eq!(
             descriptor_bindings(&words(spirv::CROWD_FRAG)),
             [
                 descriptor(0, 2, UniformBuffer, "Frame"),
-                descriptor(1, 0, CombinedImageSampler, "diffuse"),
+                descriptor(1, 0, CombinedImageSampler, "diffuse_map"),
+                descriptor(1, 1, CombinedImageSampler, "normal_map"),
+                descriptor(1, 2, CombinedImageSampler, "specular_map"),
             ]
         );
         assert_eq!(descriptor_bindings(&words(spirv::SKELETON_FRAG)), []);
@@ -751,10 +753,14 @@ mod tests {
 
         assert_eq!(
             merged_set_bindings(1, &stages).unwrap(),
-            [MergedBinding {
-                descriptor: descriptor(1, 0, CombinedImageSampler, "diffuse"),
-                stages: FRAGMENT,
-            }]
+            ["diffuse_map", "normal_map", "specular_map"]
+                .into_iter()
+                .enumerate()
+                .map(|(binding, name)| MergedBinding {
+                    descriptor: descriptor(1, binding as u32, CombinedImageSampler, name),
+                    stages: FRAGMENT,
+                })
+                .collect::<Vec<_>>()
         );
         assert_eq!(merged_set_bindings(2, &stages).unwrap(), []);
     }

@@ -23,6 +23,8 @@ pub struct FrameUniforms {
     pub light_direction: Vec4,
     pub light_color: Vec4,
     pub ambient_color: Vec4,
+    /// xyz: the eye, world space (specular highlights); w unused.
+    pub camera_position: Vec4,
     /// Inward unit normal and distance per plane (`crowd::Frustum`).
     pub frustum_planes: [Vec4; 6],
     /// The model-wide error of each level of detail, in model units:
@@ -104,14 +106,20 @@ pub struct SkeletonJoint {
     pub padding: [u32; 3],
 }
 
-/// Twin of `InstanceAnimation` in shaders/animation.glsl.
+/// Twin of `InstanceAnimation` in shaders/animation.glsl: a
+/// [`crowd::Instance`](Instance)'s clips and crossfade (48 bytes, three
+/// 16-byte rows).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
 pub struct InstanceAnimation {
     pub clip: u32,
     pub previous_clip: u32,
+    pub older_clip: u32,
     pub blend_start: f32,
     pub phase: f32,
+    pub previous_phase: f32,
+    pub older_phase: f32,
+    pub from_weight: f32,
     pub rate: f32,
     pub padding: [u32; 3],
 }
@@ -121,8 +129,12 @@ impl From<&Instance> for InstanceAnimation {
         InstanceAnimation {
             clip: i.clip,
             previous_clip: i.previous_clip,
+            older_clip: i.older_clip,
             blend_start: i.blend_start,
             phase: i.phase,
+            previous_phase: i.previous_phase,
+            older_phase: i.older_phase,
+            from_weight: i.from_weight,
             rate: i.rate,
             padding: [0; 3],
         }
@@ -193,13 +205,10 @@ impl DrawConstants {
     }
 }
 
-/// Stream 0: `in_position`, `in_normal` of crowd.vert.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
-pub struct SurfaceVertex {
-    pub position: Vec3,
-    pub normal: Vec3,
-}
+/// Stream 0 (`in_position`, `in_normal`, `in_tangent` of crowd.vert) is the
+/// CPU skinning reference's output type: the yardstick path uploads what it
+/// skinned as it is.
+pub use crate::skin::SurfaceVertex;
 
 /// Stream 1: `in_uv`, `in_joints0` (u16, read as uvec4), `in_weights0`
 /// (unorm8, read as vec4: the weights are already multiples of 1/255).

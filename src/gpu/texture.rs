@@ -1,147 +1,152 @@
-//! Diffuse textures: finding the file an md5 `shader` names, decoding it
-//! (PNG, TGA, JPEG) and uploading it as a mipmapped sRGB image.
-
-use std::path::{Path, PathBuf};
+//! Material textures: a shader's diffuse, normal and specular images
+//! (found by [`crate::material::MaterialLibrary`], decoded on the CPU by
+//! [`decode_map`]) uploaded as mipmapped images, colour maps as sRGB and
+//! data maps (normals, specular) as UNORM. A missing or unreadable map is
+//! its kind's 1x1 default; only Vulkan failures are errors.
 
 use ash::vk;
 
+use super::guard::{guard, Destroy};
 use super::resources::{self, Image, ImageBarrier, ImageDesc};
 use super::{Context, GpuError};
+use crate::material::{ImageSource, MaterialImages};
 
-const EXTENSIONS: [&str; 3] = ["png", "tga", "jpg"];
-const FORMAT: vk::Format = vk::Format::R8G8B8A8_SRGB;
+pub use crate::material::{decode_image, decode_map, DecodedImage, MapKind};
 
-/// The files tried for an md5 `shader` string, in order: the string as a
-/// path relative to the mesh file, then with each of [`EXTENSIONS`]
-/// appended; then its file name alone in the mesh's folder, bare and with
-/// each extension (md5 shaders are often engine paths such as
-/// `models/characters/marine/marine` that only exist in the game tree).
-pub fn texture_candidates(mesh_path: &Path, shader: &str) -> Vec<PathBuf> {
-    let folder = mesh_path.parent().unwrap_or(Path::new(""));
-    let mut candidates = Vec::new();
-    let mut add_with_extensions = |base: PathBuf| {
-        let with_extensions = EXTENSIONS.iter().map(|ext| {
-            let mut name = base.clone().into_os_string();
-            name.push(".");
-            name.push(ext);
-            PathBuf::from(name)
-        });
-        for candidate in std::iter::once(base.clone()).chain(with_extensions) {
-            if !candidates.contains(&candidate) {
-                candidates.push(candidate);
-            }
-        }
-    };
-    if shader.is_empty() {
-        return candidates;
+/// Diffuse maps hold colours (sampled with the sRGB decode); normal and
+/// specular maps hold data, read back as stored.
+pub fn format_for(kind: MapKind) -> vk::Format {
+    match kind {
+        MapKind::Diffuse => vk::Format::R8G8B8A8_SRGB,
+        MapKind::Normal | MapKind::Specular => vk::Format::R8G8B8A8_UNORM,
     }
-    add_with_extensions(folder.join(shader));
-    if let Some(file_name) = Path::new(shader).file_name() {
-        add_with_extensions(folder.join(file_name));
-    }
-    candidates
 }
 
-/// The texture for `shader`, or a neutral mid-grey one and a single warning
-/// naming every path tried when no file exists.
-pub fn load_material_texture(
-    ctx: &Context,
-    mesh_path: &Path,
-    shader: &str,
-) -> Result<Image, GpuError> {
-    let candidates = texture_candidates(mesh_path, shader);
-    match candidates.iter().find(|path| path.is_file()) {
-        Some(path) => load_texture(ctx, path),
-        None => {
-            let tried: Vec<String> = candidates.iter().map(|p| p.display().to_string()).collect();
-            log::warn!(
-                "no texture for shader \"{shader}\" (tried: {}); using a neutral grey material",
-                if tried.is_empty() {
-                    "nothing, the name is empty".to_owned()
-                } else {
-                    tried.join(", ")
+/// The images a model's materials sample, each decoded and uploaded once:
+/// materials share images (and the default textures), and a file that
+/// cannot be read is one warning, however many materials name it.
+#[derive(Default)]
+pub struct MaterialTextures {
+    pub images: Vec<Image>,
+    /// Per material, the index into `images` of each map, in
+    /// [`MapKind::ALL`] order.
+    pub materials: Vec<[usize; 3]>,
+    /// What each image was made from, for finding it again.
+    sources: Vec<(MapKind, Option<ImageSource>)>,
+}
+
+impl MaterialTextures {
+    /// Adds a material, uploading the maps not seen before; returns its
+    /// index. An image's debug name is its map kind and its file, not a
+    /// material's name: materials share images.
+    pub fn add(&mut self, ctx: &Context, material: &MaterialImages) -> Result<usize, GpuError> {
+        let max_dimension = max_image_dimension(ctx);
+        let mut maps = [0; 3];
+        for (slot, kind) in maps.iter_mut().zip(MapKind::ALL) {
+            let key = (kind, material.get(kind).cloned());
+            *slot = match self.sources.iter().position(|known| *known == key) {
+                Some(index) => index,
+                None => {
+                    let image = load_map(ctx, key.1.as_ref(), kind, max_dimension)?;
+                    self.images.push(image);
+                    self.sources.push(key);
+                    self.images.len() - 1
                 }
-            );
-            create_solid_texture(
-                ctx,
-                &format!("texture: neutral grey for \"{shader}\""),
-                [128, 128, 128, 255],
-            )
+            };
         }
+        self.materials.push(maps);
+        Ok(self.materials.len() - 1)
+    }
+
+    /// Material `material`'s map of `kind`.
+    pub fn map(&self, material: usize, kind: MapKind) -> &Image {
+        let slot = MapKind::ALL
+            .iter()
+            .position(|&k| k == kind)
+            .expect("ALL lists every kind");
+        &self.images[self.materials[material][slot]]
     }
 }
 
-pub fn load_texture(ctx: &Context, path: &Path) -> Result<Image, GpuError> {
-    let decoded = image::open(path).map_err(|source| GpuError::Texture {
-        path: path.display().to_string(),
-        source,
-    })?;
-    let rgba = decoded.to_rgba8();
-    let extent = vk::Extent2D {
-        width: rgba.width(),
-        height: rgba.height(),
-    };
-    upload_texture(
-        ctx,
-        &format!("texture: {}", path.display()),
-        extent,
-        rgba.as_raw(),
-    )
+impl Destroy for MaterialTextures {
+    fn destroy(self, ctx: &Context) {
+        self.images.destroy(ctx);
+    }
 }
 
-pub fn create_solid_texture(ctx: &Context, name: &str, rgba: [u8; 4]) -> Result<Image, GpuError> {
-    upload_texture(
-        ctx,
-        name,
-        vk::Extent2D {
-            width: 1,
-            height: 1,
-        },
-        &rgba,
-    )
+/// The largest side a 2D image may have on this device.
+pub fn max_image_dimension(ctx: &Context) -> u32 {
+    let properties = unsafe {
+        ctx.instance
+            .get_physical_device_properties(ctx.physical_device)
+    };
+    properties.limits.max_image_dimension2_d
+}
+
+/// One map, or `kind`'s default texture when `source` is `None` or cannot
+/// be decoded.
+pub fn load_map(
+    ctx: &Context,
+    source: Option<&ImageSource>,
+    kind: MapKind,
+    max_dimension: u32,
+) -> Result<Image, GpuError> {
+    let decoded = decode_map(source, kind, max_dimension);
+    let name = match source {
+        Some(source) if !decoded.is_default => {
+            format!("{kind} map: {}", source.path().display())
+        }
+        Some(source) => format!(
+            "{kind} map: default ({} unreadable)",
+            source.path().display()
+        ),
+        None => format!("{kind} map: default"),
+    };
+    upload_texture(ctx, &name, &decoded, format_for(kind))
 }
 
 fn upload_texture(
     ctx: &Context,
     name: &str,
-    extent: vk::Extent2D,
-    rgba: &[u8],
+    decoded: &DecodedImage,
+    format: vk::Format,
 ) -> Result<Image, GpuError> {
-    let mip_levels = if can_blit_mips(ctx) {
+    let extent = vk::Extent2D {
+        width: decoded.width,
+        height: decoded.height,
+    };
+    let mip_levels = if can_blit_mips(ctx, format) {
         32 - extent.width.max(extent.height).leading_zeros()
     } else {
         1
     };
-    let image = resources::create_image(
+    let image = guard(
         ctx,
-        name,
-        &ImageDesc {
-            extent,
-            format: FORMAT,
-            usage: vk::ImageUsageFlags::SAMPLED
-                | vk::ImageUsageFlags::TRANSFER_DST
-                | vk::ImageUsageFlags::TRANSFER_SRC,
-            mip_levels,
-        },
-    )?;
-    let uploaded = resources::upload_with_staging(ctx, name, rgba, |cmd, staging| {
+        resources::create_image(
+            ctx,
+            name,
+            &ImageDesc {
+                extent,
+                format,
+                usage: vk::ImageUsageFlags::SAMPLED
+                    | vk::ImageUsageFlags::TRANSFER_DST
+                    | vk::ImageUsageFlags::TRANSFER_SRC,
+                mip_levels,
+            },
+        )?,
+    );
+    resources::upload_with_staging(ctx, name, &decoded.rgba, |cmd, staging| {
         record_upload_and_mips(ctx, cmd, staging, &image);
-    });
-    match uploaded {
-        Ok(()) => Ok(image),
-        Err(error) => {
-            resources::destroy_image(ctx, image);
-            Err(error)
-        }
-    }
+    })?;
+    Ok(image.keep())
 }
 
 /// Mips come from linear blits of the level above, which needs the format
 /// to support blitting and linear filtering with optimal tiling.
-fn can_blit_mips(ctx: &Context) -> bool {
+fn can_blit_mips(ctx: &Context, format: vk::Format) -> bool {
     let properties = unsafe {
         ctx.instance
-            .get_physical_device_format_properties(ctx.physical_device, FORMAT)
+            .get_physical_device_format_properties(ctx.physical_device, format)
     };
     properties.optimal_tiling_features.contains(
         vk::FormatFeatureFlags::BLIT_SRC
@@ -265,40 +270,4 @@ fn layers(mip_level: u32) -> vk::ImageSubresourceLayers {
         .aspect_mask(vk::ImageAspectFlags::COLOR)
         .mip_level(mip_level)
         .layer_count(1)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn candidates_follow_the_documented_order() {
-        let candidates =
-            texture_candidates(Path::new("models/hero/hero.md5mesh"), "textures/hero/skin");
-        let expected = [
-            "models/hero/textures/hero/skin",
-            "models/hero/textures/hero/skin.png",
-            "models/hero/textures/hero/skin.tga",
-            "models/hero/textures/hero/skin.jpg",
-            "models/hero/skin",
-            "models/hero/skin.png",
-            "models/hero/skin.tga",
-            "models/hero/skin.jpg",
-        ];
-        assert_eq!(candidates, expected.map(PathBuf::from));
-    }
-
-    #[test]
-    fn a_bare_name_is_tried_once() {
-        let candidates = texture_candidates(Path::new("hero.md5mesh"), "skin.tga");
-        assert_eq!(
-            candidates,
-            ["skin.tga", "skin.tga.png", "skin.tga.tga", "skin.tga.jpg"].map(PathBuf::from)
-        );
-    }
-
-    #[test]
-    fn an_empty_shader_names_no_file() {
-        assert!(texture_candidates(Path::new("hero.md5mesh"), "").is_empty());
-    }
 }

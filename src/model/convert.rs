@@ -4,7 +4,7 @@
 
 use glam::{Vec2, Vec3};
 
-use crate::anim::{Clip, JointPose, Skeleton};
+use crate::anim::{loops_by_rule, Clip, JointPose, Skeleton};
 use crate::md5::{self, quat_from_xyz, Md5Anim, Md5Mesh};
 use crate::skin::{
     select_influences, smooth_normals, tangents, InfluenceLimit, LodLevel, SkinnedMesh,
@@ -34,9 +34,11 @@ pub fn skeleton_from_md5(mesh: &Md5Mesh) -> Skeleton {
 
 /// Applies each frame's animated components over the base frame, in the
 /// order the flags list them (Tx Ty Tz Qx Qy Qz). The parser has already
-/// checked that every joint's components lie inside each frame.
+/// checked that every joint's components lie inside each frame. Whether the
+/// clip loops follows [`loops_by_rule`]; `bounds` are the file's
+/// (`Model::load` grows them to the skinned poses').
 pub fn clip_from_md5(name: &str, anim: &Md5Anim) -> Clip {
-    let frames = anim
+    let frames: Vec<Vec<JointPose>> = anim
         .frames
         .iter()
         .map(|components| {
@@ -65,12 +67,13 @@ pub fn clip_from_md5(name: &str, anim: &Md5Anim) -> Clip {
                 .collect()
         })
         .collect();
+    let roots: Vec<bool> = anim.hierarchy.iter().map(|j| j.parent.is_none()).collect();
     Clip {
         name: name.to_owned(),
         frame_rate: anim.frame_rate,
+        looping: loops_by_rule(name, &frames, &roots),
         frames,
         bounds: anim.bounds.clone(),
-        looping: true,
     }
 }
 

@@ -9,10 +9,10 @@ use std::path::{Path, PathBuf};
 
 pub use convert::{clip_from_md5, skeleton_from_md5, skinned_mesh_from_md5};
 
-use crate::anim::{Clip, Skeleton};
+use crate::anim::{Clip, LoopOverrides, Skeleton};
 use crate::bounds::Bounds;
 use crate::md5::{self, Md5Error};
-use crate::skin::{InfluenceLimit, SkinnedMesh};
+use crate::skin::{clip_pose_bounds, InfluenceLimit, SkinnedMesh};
 
 #[derive(Clone, Debug)]
 pub struct Model {
@@ -21,18 +21,49 @@ pub struct Model {
     /// Every mesh of the file, empty ones included (drawing skips those).
     pub meshes: Vec<SkinnedMesh>,
     pub clips: Vec<Clip>,
+    /// The game's base folder, where materials/*.mtr and images are looked
+    /// up (`--textures`); `None`: found from the mesh's path.
+    pub texture_folder: Option<PathBuf>,
+}
+
+/// How [`Model::load_with`] loads, beyond which files.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct LoadOptions {
+    /// Joint influences kept per vertex.
+    pub influences: InfluenceLimit,
+    /// Clips that loop or play once whatever `anim::loops_by_rule` says
+    /// (names matching no clip are ignored: check them with
+    /// [`LoopOverrides::check`] against [`clip_name`]s first).
+    pub loop_overrides: LoopOverrides,
+    pub texture_folder: Option<PathBuf>,
 }
 
 impl Model {
-    /// Loads a mesh and the clips that animate it. Anims whose joint names
-    /// differ from the mesh's (same count and parents) bind by index with a
-    /// warning, as real exporters rename joints. Each mesh gets its LOD chain
-    /// and is then ordered for the GPU (`SkinnedMesh::build_lods`,
-    /// `optimize_for_gpu`): vertex order differs from the file's.
+    /// [`Model::load_with`] with `limit` influences and nothing else asked.
     pub fn load(
         mesh_path: &Path,
         anim_paths: &[PathBuf],
         limit: InfluenceLimit,
+    ) -> Result<Model, Md5Error> {
+        let options = LoadOptions {
+            influences: limit,
+            ..LoadOptions::default()
+        };
+        Model::load_with(mesh_path, anim_paths, &options)
+    }
+
+    /// Loads a mesh and the clips that animate it. Anims whose joint names
+    /// differ from the mesh's (same count and parents) bind by index with a
+    /// warning, as real exporters rename joints. Each mesh gets its LOD chain
+    /// and is then ordered for the GPU (`SkinnedMesh::build_lods`,
+    /// `optimize_for_gpu`): vertex order differs from the file's. Each clip
+    /// loops or plays once by `anim::loops_by_rule` unless the options say,
+    /// and its per-frame bounds grow to hold the mesh skinned by the frame's
+    /// pose (`skin::clip_pose_bounds`): culling never trusts the file alone.
+    pub fn load_with(
+        mesh_path: &Path,
+        anim_paths: &[PathBuf],
+        options: &LoadOptions,
     ) -> Result<Model, Md5Error> {
         let mesh_file = mesh_path.display().to_string();
         let mesh = md5::read_mesh_file(mesh_path)?;
@@ -57,21 +88,32 @@ impl Model {
             }
             clips.push(clip_from_md5(&clip_name(anim_path), &anim));
         }
-        let meshes = mesh
+        let meshes: Vec<SkinnedMesh> = mesh
             .meshes
             .iter()
             .map(|m| {
-                let mut mesh = skinned_mesh_from_md5(m, &skeleton, limit);
+                let mut mesh = skinned_mesh_from_md5(m, &skeleton, options.influences);
                 mesh.build_lods();
                 mesh.optimize_for_gpu();
                 mesh
             })
             .collect();
+        for clip in &mut clips {
+            if let Some(looping) = options.loop_overrides.loops(&clip.name) {
+                clip.looping = looping;
+            }
+            let posed = clip_pose_bounds(&skeleton, clip, &meshes);
+            clip.bounds.resize(posed.len(), Bounds::EMPTY);
+            for (bounds, posed) in clip.bounds.iter_mut().zip(posed) {
+                *bounds = bounds.union(posed);
+            }
+        }
         Ok(Model {
             mesh_path: mesh_path.to_owned(),
             skeleton,
             meshes,
             clips,
+            texture_folder: options.texture_folder.clone(),
         })
     }
 
@@ -93,7 +135,7 @@ impl Model {
 }
 
 /// A clip is named after its file: `walk.md5anim` plays as "walk".
-fn clip_name(path: &Path) -> String {
+pub fn clip_name(path: &Path) -> String {
     path.file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_else(|| path.display().to_string())

@@ -1,3 +1,4 @@
+use bytemuck::{Pod, Zeroable};
 use glam::{Quat, Vec3, Vec4};
 
 use crate::anim::SkinningTransform;
@@ -27,27 +28,44 @@ impl SkinningMethod {
     }
 }
 
+/// A skinned vertex's surface: what the CPU reference writes and what the
+/// vertex shader's stream 0 holds (`in_position`, `in_normal`, `in_tangent`
+/// of crowd.vert; `gpu::shader_types` re-exports it as that stream's twin).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct SurfaceVertex {
+    pub position: Vec3,
+    pub normal: Vec3,
+    /// xyz along +u, w the handedness of the (tangent, bitangent, normal)
+    /// frame: an array, not a `Vec4`, so the struct has no padding.
+    pub tangent: [f32; 4],
+}
+
+impl SurfaceVertex {
+    /// Vertex `v` of `mesh` in its bind pose.
+    pub fn bind_pose(mesh: &SkinnedMesh, v: usize) -> SurfaceVertex {
+        SurfaceVertex {
+            position: mesh.positions[v],
+            normal: mesh.normals[v],
+            tangent: mesh.tangents[v].to_array(),
+        }
+    }
+}
+
 /// Skins every vertex of `mesh` with `method`: the reference the GPU vertex
-/// shader is tested against. Normals use the rotations alone.
+/// shader is tested against. Normals and tangents use the rotations alone;
+/// the tangent's handedness is kept.
 ///
 /// `transforms` holds one skinning transform per skeleton joint.
 pub fn skin_vertices(
     mesh: &SkinnedMesh,
     transforms: &[SkinningTransform],
     method: SkinningMethod,
-    out_positions: &mut [Vec3],
-    out_normals: &mut [Vec3],
+    out: &mut [SurfaceVertex],
 ) {
-    assert!(
-        out_positions.len() == mesh.vertex_count() && out_normals.len() == mesh.vertex_count(),
-        "one output position and normal per vertex"
-    );
+    assert_eq!(out.len(), mesh.vertex_count(), "one output per vertex");
     let influences = mesh.limit.count();
-    for (v, (out_position, out_normal)) in out_positions
-        .iter_mut()
-        .zip(out_normals.iter_mut())
-        .enumerate()
-    {
+    for (v, out) in out.iter_mut().enumerate() {
         let weighted = (0..influences)
             .map(|slot| {
                 (
@@ -56,16 +74,24 @@ pub fn skin_vertices(
                 )
             })
             .filter(|(weight, _)| *weight != 0.0);
-        let (position, normal) = (mesh.positions[v], mesh.normals[v]);
-        let (skinned_position, skinned_normal) = match method {
-            SkinningMethod::Linear => linear_blend(weighted, position, normal),
+        let bind = SurfaceVertex::bind_pose(mesh, v);
+        let tangent = Vec4::from_array(bind.tangent);
+        let skinned = match method {
+            SkinningMethod::Linear => linear_blend(weighted, bind),
             SkinningMethod::DualQuaternion => {
                 let pivot = rigid(&transforms[mesh.joints[v][0] as usize]).0;
-                dual_quaternion_blend(weighted, pivot, position, normal)
+                dual_quaternion_blend(weighted, pivot, bind)
             }
         };
-        *out_position = skinned_position;
-        *out_normal = skinned_normal.try_normalize().unwrap_or(normal);
+        *out = SurfaceVertex {
+            position: skinned.position,
+            normal: skinned.normal.try_normalize().unwrap_or(bind.normal),
+            tangent: Vec3::from_slice(&skinned.tangent)
+                .try_normalize()
+                .unwrap_or(tangent.truncate())
+                .extend(tangent.w)
+                .to_array(),
+        };
     }
 }
 
@@ -76,20 +102,32 @@ fn rigid(transform: &SkinningTransform) -> (Quat, Vec3) {
     )
 }
 
+/// Moves a bind-pose vertex by one rigid transform: the point rotated and
+/// translated, its directions rotated.
+fn transformed(rotation: Quat, translation: Vec3, bind: SurfaceVertex) -> (Vec3, Vec3, Vec3) {
+    (
+        rotation * bind.position + translation,
+        rotation * bind.normal,
+        rotation * Vec3::from_slice(&bind.tangent),
+    )
+}
+
 fn linear_blend(
     influences: impl Iterator<Item = (f32, (Quat, Vec3))>,
-    position: Vec3,
-    normal: Vec3,
-) -> (Vec3, Vec3) {
-    influences.fold(
-        (Vec3::ZERO, Vec3::ZERO),
-        |(p, n), (weight, (rotation, translation))| {
-            (
-                p + weight * (rotation * position + translation),
-                n + weight * (rotation * normal),
-            )
+    bind: SurfaceVertex,
+) -> SurfaceVertex {
+    let (position, normal, tangent) = influences.fold(
+        (Vec3::ZERO, Vec3::ZERO, Vec3::ZERO),
+        |(p, n, t), (weight, (rotation, translation))| {
+            let (tp, tn, tt) = transformed(rotation, translation, bind);
+            (p + weight * tp, n + weight * tn, t + weight * tt)
         },
-    )
+    );
+    SurfaceVertex {
+        position,
+        normal,
+        tangent: tangent.extend(bind.tangent[3]).to_array(),
+    }
 }
 
 /// As skinning.glsl: each transform becomes the dual quaternion (r, ½ t r);
@@ -99,9 +137,8 @@ fn linear_blend(
 fn dual_quaternion_blend(
     influences: impl Iterator<Item = (f32, (Quat, Vec3))>,
     pivot: Quat,
-    position: Vec3,
-    normal: Vec3,
-) -> (Vec3, Vec3) {
+    bind: SurfaceVertex,
+) -> SurfaceVertex {
     let (real, dual) = influences.fold(
         (Vec4::ZERO, Vec4::ZERO),
         |(real, dual), (weight, (rotation, translation))| {
@@ -118,15 +155,19 @@ fn dual_quaternion_blend(
     );
     let length = real.length();
     if length == 0.0 {
-        return (Vec3::ZERO, Vec3::ZERO);
+        return SurfaceVertex::default();
     }
     let (real, dual) = (real / length, dual / length);
     // translation = 2 * dual * conjugate(real), the vector part.
     let translation = 2.0
         * (real.w * dual.truncate() - dual.w * real.truncate()
             + real.truncate().cross(dual.truncate()));
-    let rotation = Quat::from_vec4(real);
-    (rotation * position + translation, rotation * normal)
+    let (position, normal, tangent) = transformed(Quat::from_vec4(real), translation, bind);
+    SurfaceVertex {
+        position,
+        normal,
+        tangent: tangent.extend(bind.tangent[3]).to_array(),
+    }
 }
 
 #[cfg(test)]
@@ -140,6 +181,7 @@ mod tests {
         let mut mesh = SkinnedMesh::empty_for_tests(InfluenceLimit::Four);
         mesh.positions = vec![position];
         mesh.normals = vec![Vec3::Z];
+        mesh.tangents = vec![Vec4::new(1.0, 0.0, 0.0, -1.0)];
         mesh.joints = vec![[0, 1, 0, 0, 0, 0, 0, 0]];
         mesh.weights = vec![[weights[0], weights[1], 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]];
         mesh
@@ -149,10 +191,10 @@ mod tests {
         mesh: &SkinnedMesh,
         transforms: &[SkinningTransform],
         method: SkinningMethod,
-    ) -> (Vec3, Vec3) {
-        let (mut p, mut n) = (vec![Vec3::ZERO], vec![Vec3::ZERO]);
-        skin_vertices(mesh, transforms, method, &mut p, &mut n);
-        (p[0], n[0])
+    ) -> SurfaceVertex {
+        let mut out = [SurfaceVertex::default()];
+        skin_vertices(mesh, transforms, method, &mut out);
+        out[0]
     }
 
     #[test]
@@ -162,11 +204,30 @@ mod tests {
         let transforms = [SkinningTransform::from(pose), SkinningTransform::default()];
         let expected = pose.rotation * Vec3::new(4.0, -1.0, 2.0) + pose.translation;
         for method in [SkinningMethod::Linear, SkinningMethod::DualQuaternion] {
-            let (p, _) = skin(&mesh, &transforms, method);
+            let p = skin(&mesh, &transforms, method).position;
             assert!(
                 (p - expected).length() < 1e-5,
                 "{method:?}: {p} vs {expected}"
             );
+        }
+    }
+
+    #[test]
+    fn directions_turn_with_the_joint_and_the_handedness_stays() {
+        let pose = JointPose::new(Quat::from_rotation_z(0.7), Vec3::new(1.0, 2.0, 3.0));
+        let mesh = two_joint_vertex(Vec3::new(4.0, -1.0, 2.0), [1.0, 0.0]);
+        let transforms = [SkinningTransform::from(pose), SkinningTransform::default()];
+        for method in [SkinningMethod::Linear, SkinningMethod::DualQuaternion] {
+            let skinned = skin(&mesh, &transforms, method);
+            let tangent = Vec4::from_array(skinned.tangent);
+            assert!(
+                tangent
+                    .truncate()
+                    .abs_diff_eq(pose.rotation * Vec3::X, 1e-5),
+                "{method:?}: {tangent}"
+            );
+            assert_eq!(tangent.w, -1.0, "{method:?}");
+            assert!(skinned.normal.abs_diff_eq(Vec3::Z, 1e-5), "{method:?}");
         }
     }
 
@@ -181,8 +242,8 @@ mod tests {
             SkinningTransform::from(twist),
         ];
         let mesh = two_joint_vertex(Vec3::new(5.0, 1.0, 0.0), [0.5, 0.5]);
-        let (lbs, _) = skin(&mesh, &transforms, SkinningMethod::Linear);
-        let (dqs, _) = skin(&mesh, &transforms, SkinningMethod::DualQuaternion);
+        let lbs = skin(&mesh, &transforms, SkinningMethod::Linear).position;
+        let dqs = skin(&mesh, &transforms, SkinningMethod::DualQuaternion).position;
         assert!(lbs.y.hypot(lbs.z) < 1e-5, "LBS collapses: {lbs}");
         assert!(
             (dqs.y.hypot(dqs.z) - 1.0).abs() < 1e-5,
@@ -197,7 +258,7 @@ mod tests {
         let b = JointPose::new(Quat::IDENTITY, Vec3::new(0.0, 4.0, 0.0));
         let transforms = [SkinningTransform::from(a), SkinningTransform::from(b)];
         let mesh = two_joint_vertex(Vec3::ZERO, [0.25, 0.75]);
-        let (dqs, _) = skin(&mesh, &transforms, SkinningMethod::DualQuaternion);
+        let dqs = skin(&mesh, &transforms, SkinningMethod::DualQuaternion).position;
         assert!((dqs - Vec3::new(0.5, 3.0, 0.0)).length() < 1e-5, "{dqs}");
     }
 
@@ -210,8 +271,8 @@ mod tests {
         let mesh = two_joint_vertex(Vec3::new(1.0, 2.0, 3.0), [0.5, 0.5]);
         let same = [SkinningTransform::from(pose); 2];
         let mixed = [SkinningTransform::from(pose), flipped];
-        let (a, _) = skin(&mesh, &same, SkinningMethod::DualQuaternion);
-        let (b, _) = skin(&mesh, &mixed, SkinningMethod::DualQuaternion);
+        let a = skin(&mesh, &same, SkinningMethod::DualQuaternion).position;
+        let b = skin(&mesh, &mixed, SkinningMethod::DualQuaternion).position;
         assert!((a - b).length() < 1e-5, "{a} vs {b}");
     }
 }

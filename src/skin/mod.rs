@@ -10,11 +10,13 @@
 mod cpu_skinning;
 mod influences;
 mod lod;
+mod pose_bounds;
 mod skinned_mesh;
 
-pub use cpu_skinning::{skin_vertices, SkinningMethod};
+pub use cpu_skinning::{skin_vertices, SkinningMethod, SurfaceVertex};
 pub use influences::{select_influences, InfluenceLimit, TruncationReport, MAX_INFLUENCES};
 pub use lod::{
     coarsest_target, level_ratio, lod_chain, point_triangle_distance_squared, LodLevel, MAX_LODS,
 };
+pub use pose_bounds::{clip_pose_bounds, skinned_bounds};
 pub use skinned_mesh::{smooth_normals, tangents, SkinnedMesh};

@@ -1,11 +1,12 @@
-//! The two textures, painted procedurally. Every atlas region is a checker of
+//! The two materials, painted procedurally. Every atlas region is a checker of
 //! numbered cells (limb cells also carry L or R), so a wrong uv, a mirrored
 //! lookup or a part skinned to the wrong side is visible at a glance; the
 //! head wears a face, hair with a parting on its left, and L/R ears.
 
 use std::path::{Path, PathBuf};
 
-use image::{ImageFormat, ImageResult, Rgb, RgbImage};
+use image::{GrayImage, ImageFormat, ImageResult, Luma, Rgb, RgbImage};
+use md5crowd::material::normal_map_from_height;
 
 use super::atlas::{self, Texels};
 use super::curves::smoothstep;
@@ -25,22 +26,137 @@ const EYE_WHITE: Rgb<u8> = Rgb([245, 245, 240]);
 const IRIS: Rgb<u8> = Rgb([40, 70, 130]);
 const LIPS: Rgb<u8> = Rgb([168, 62, 60]);
 
-/// Writes each texture where its mesh's shader string points, as a PNG.
+/// How much the height map's 0-255 range tilts the normals it becomes:
+/// enough for seams and raised letters to catch the light, no more.
+const HEIGHT_SCALE: f32 = 3.0;
+
+/// Per mesh: the material name (its md5 `shader`), the diffuse texture and
+/// how each of its texels stands out and shines.
+type Painted = (&'static str, RgbImage, fn(u32, u32, Rgb<u8>) -> Surface);
+
+/// Writes each mesh's maps where its material points: the diffuse texture
+/// (`<shader>.png`), a normal map derived from a painted height map
+/// (`<shader>_local.png`, Doom 3's name for tangent-space normals) and a
+/// specular map (`<shader>_s.png`), plus `materials/crowdling.mtr` tying
+/// them together, one material in each of the two syntaxes Doom 3 accepts.
 /// Returns the written paths, relative to `dir`.
 pub fn write_textures(dir: &Path) -> ImageResult<Vec<PathBuf>> {
     let mut written = Vec::new();
-    for (shader, image) in [
-        (atlas::BODY_SHADER, body_texture()),
-        (atlas::HEAD_SHADER, head_texture()),
-    ] {
-        let file = PathBuf::from(format!("{shader}.png"));
-        if let Some(parent) = dir.join(&file).parent() {
-            std::fs::create_dir_all(parent)?;
+    let painted: [Painted; 2] = [
+        (atlas::BODY_SHADER, body_texture(), body_surface),
+        (atlas::HEAD_SHADER, head_texture(), head_surface),
+    ];
+    for (shader, diffuse, surface) in painted {
+        let (height, specular) = surface_maps(&diffuse, surface);
+        let normal = normal_map_from_height(&height, HEIGHT_SCALE);
+        for (suffix, image) in [("", diffuse), ("_local", normal), ("_s", specular)] {
+            let file = PathBuf::from(format!("{shader}{suffix}.png"));
+            if let Some(parent) = dir.join(&file).parent() {
+                std::fs::create_dir_all(parent)?;
+            }
+            image.save_with_format(dir.join(&file), ImageFormat::Png)?;
+            written.push(file);
         }
-        image.save_with_format(dir.join(&file), ImageFormat::Png)?;
-        written.push(file);
     }
+    let material_file = PathBuf::from("materials/crowdling.mtr");
+    std::fs::create_dir_all(dir.join("materials"))?;
+    std::fs::write(dir.join(&material_file), MATERIALS)?;
+    written.push(material_file);
     Ok(written)
+}
+
+/// The crowdling's materials. Image paths carry no extension (Doom 3
+/// writes `.tga` and finds whatever is there); the body uses the keyword
+/// form, the head the stage form.
+const MATERIALS: &str = "// The crowdling's materials, written by examples/make_character.
+// Doom 3 syntax: md5crowd reads diffusemap, bumpmap and specularmap in
+// either form below and skips every other keyword.
+
+textures/crowdling_body
+{
+\tqer_editorimage\ttextures/crowdling_body
+\tdiffusemap\ttextures/crowdling_body
+\tbumpmap\t\ttextures/crowdling_body_local
+\tspecularmap\ttextures/crowdling_body_s
+}
+
+textures/crowdling_head
+{
+\tqer_editorimage\ttextures/crowdling_head
+\t{
+\t\tblend\tdiffusemap
+\t\tmap\ttextures/crowdling_head
+\t}
+\t{
+\t\tblend\tbumpmap
+\t\tmap\ttextures/crowdling_head_local
+\t}
+\t{
+\t\tblend\tspecularmap
+\t\tmap\ttextures/crowdling_head_s
+\t}
+}
+";
+
+/// A texel's relief and shine.
+#[derive(Clone, Copy)]
+struct Surface {
+    /// 0 (deepest) to 1 (highest); 0.5 is the plain surface.
+    height: f64,
+    /// Specular grey: 0 matte to 255 mirror-like.
+    shine: u8,
+}
+
+/// Paints the height and specular maps texel by texel from the diffuse
+/// texture: each colour of the palette is a material.
+fn surface_maps(
+    diffuse: &RgbImage,
+    surface: fn(u32, u32, Rgb<u8>) -> Surface,
+) -> (GrayImage, RgbImage) {
+    let mut height = GrayImage::new(diffuse.width(), diffuse.height());
+    let mut specular = RgbImage::new(diffuse.width(), diffuse.height());
+    for (x, y, &color) in diffuse.enumerate_pixels() {
+        let Surface { height: h, shine } = surface(x, y, color);
+        height.put_pixel(x, y, Luma([(h.clamp(0.0, 1.0) * 255.0).round() as u8]));
+        specular.put_pixel(x, y, Rgb([shine; 3]));
+    }
+    (height, specular)
+}
+
+/// Cloth is matte, skin a little shiny, leather more; letters stand out of
+/// their cells, and a seam runs round every numbered cell.
+fn body_surface(x: u32, y: u32, color: Rgb<u8>) -> Surface {
+    let shine = match color {
+        c if SHIRT.contains(&c) || TROUSERS.contains(&c) => 16,
+        c if SKIN.contains(&c) => 48,
+        c if SHOE.contains(&c) => 120,
+        BELT => 150,
+        SOLE => 24,
+        _ => 40, // ink
+    };
+    let raised = color == LIGHT_INK || color == DARK_INK || color == BELT;
+    let [left, top, right, bottom] = atlas::NECK_TEXELS;
+    let in_neck = (left..right).contains(&x) && (top..bottom).contains(&y);
+    let seam = !in_neck && [x, y].iter().any(|t| t.is_multiple_of(32) || t % 32 == 31);
+    let height = match (raised, seam) {
+        (_, true) => 0.2,
+        (true, false) => 0.75,
+        (false, false) => 0.5,
+    };
+    Surface { height, shine }
+}
+
+/// Strands of hair, eyes and lips stand out; eyes shine most.
+fn head_surface(_x: u32, _y: u32, color: Rgb<u8>) -> Surface {
+    let (height, shine) = match color {
+        c if c == HAIR[0] => (0.65, 70),
+        c if c == HAIR[1] => (0.45, 50),
+        EYE_WHITE => (0.6, 200),
+        IRIS => (0.62, 255),
+        LIPS => (0.6, 110),
+        _ => (0.5, 40),
+    };
+    Surface { height, shine }
 }
 
 fn body_texture() -> RgbImage {

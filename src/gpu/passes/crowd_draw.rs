@@ -67,7 +67,11 @@ pub fn vertex_input(
             format,
             offset: offset as u32,
         };
-    let (f32x3, f32x2) = (vk::Format::R32G32B32_SFLOAT, vk::Format::R32G32_SFLOAT);
+    let (f32x4, f32x3, f32x2) = (
+        vk::Format::R32G32B32A32_SFLOAT,
+        vk::Format::R32G32B32_SFLOAT,
+        vk::Format::R32G32_SFLOAT,
+    );
     let (u16x4, unorm8x4) = (vk::Format::R16G16B16A16_UINT, vk::Format::R8G8B8A8_UNORM);
     let mut bindings = vec![
         binding(0, size_of::<SurfaceVertex>()),
@@ -93,6 +97,7 @@ pub fn vertex_input(
             ]);
         }
     }
+    attributes.push(attribute(7, 0, f32x4, offset_of!(SurfaceVertex, tangent)));
     (bindings, attributes)
 }
 
@@ -163,8 +168,8 @@ impl Destroy for CrowdDraw {
 }
 
 /// Records the draws, inside a dynamic rendering scope whose set 0 (scene)
-/// is already bound with `layout`. `texture_sets[i]` samples
-/// `model.textures[i]`. `wireframe` draws edges where the device can, and
+/// is already bound with `layout`. `material_sets[i]` samples the maps of
+/// `model.materials[i]`. `wireframe` draws edges where the device can, and
 /// filled triangles where it cannot.
 #[allow(clippy::too_many_arguments)]
 pub fn record_crowd_draw(
@@ -173,7 +178,7 @@ pub fn record_crowd_draw(
     pass: &CrowdDraw,
     layout: vk::PipelineLayout,
     model: &GpuModel,
-    texture_sets: &[vk::DescriptorSet],
+    material_sets: &[vk::DescriptorSet],
     surface: Surface,
     constants: DrawConstants,
     wireframe: bool,
@@ -204,7 +209,7 @@ pub fn record_crowd_draw(
             vk::PipelineBindPoint::GRAPHICS,
             layout,
             1,
-            &[texture_sets[draw.texture]],
+            &[material_sets[draw.material]],
             &[],
         );
     };
