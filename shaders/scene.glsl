@@ -34,6 +34,9 @@ struct FrameUniforms {
     float time;            // seconds, the clock every instance's clip runs on
     float blend_time;      // seconds a crossfade between clips lasts
     vec2 viewport_size;    // pixels: where cull.comp's screen rectangles land
+    // The ground pass (ground.glsl): x the radius of a contact shadow, y the
+    // size of a ground cell (both from the model's size, in model units).
+    vec4 ground;
 };
 
 // Twin of Rust's gpu::shader_types::CrowdInstance.

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
+use crate::anim::{ground_motion, GroundMotion, GroundMotionSource};
 use crate::md5::{self, Md5Anim, Md5Error, Md5Mesh};
 use crate::model::{clip_from_md5, clip_name, skeleton_from_md5, skinned_mesh_from_md5};
 use crate::skin::{InfluenceLimit, SkinnedMesh};
@@ -68,6 +69,13 @@ pub struct AnimReport {
     /// (bound by index, as the loader does).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub name_mismatches: Option<Vec<String>>,
+    /// Model units per second that the clip carries the character over the
+    /// ground, by its root motion or its feet (`anim::ground_motion`).
+    pub ground_speed: f32,
+    /// Direction of travel times `ground_speed`, in the md5's model space.
+    pub ground_velocity: [f32; 3],
+    #[serde(skip)]
+    pub ground_source: GroundMotionSource,
 }
 
 /// Reads every file (kind by extension: `.md5anim` is an anim, anything else
@@ -89,12 +97,16 @@ pub fn inspect_files(paths: &[PathBuf]) -> Result<Vec<FileReport>, Md5Error> {
                 }
                 None => None,
             };
-            let loops = clip_from_md5(&clip_name(path), &anim).looping;
+            let clip = clip_from_md5(&clip_name(path), &anim);
+            let motion = anim_parents(&anim).map_or(GroundMotion::STILL, |parents| {
+                ground_motion(&parents, &clip)
+            });
             reports.push(FileReport::Anim(anim_report(
                 file,
                 &anim,
-                loops,
+                clip.looping,
                 name_mismatches,
+                motion,
             )));
         } else {
             let mesh = md5::read_mesh_file(path)?;
@@ -176,11 +188,24 @@ pub fn summed_lods(meshes: &[SkinnedMesh]) -> Vec<LodReport> {
         .collect()
 }
 
+/// The anim's own hierarchy as the runtime's parents; `None` past the 16-bit
+/// joint indices that `Model::load` refuses too.
+fn anim_parents(anim: &Md5Anim) -> Option<Vec<Option<u16>>> {
+    anim.hierarchy
+        .iter()
+        .map(|joint| match joint.parent {
+            Some(parent) => u16::try_from(parent).ok().map(Some),
+            None => Some(None),
+        })
+        .collect()
+}
+
 fn anim_report(
     file: String,
     anim: &Md5Anim,
     loops: bool,
     name_mismatches: Option<Vec<String>>,
+    motion: GroundMotion,
 ) -> AnimReport {
     AnimReport {
         file,
@@ -191,7 +216,24 @@ fn anim_report(
         animated_components: anim.num_animated_components,
         loops,
         name_mismatches,
+        ground_speed: motion.speed,
+        ground_velocity: motion.velocity.to_array(),
+        ground_source: motion.source,
     }
+}
+
+/// `ground speed: 50.2 units/s along (1.00, 0.00, 0.00), from the feet`.
+fn ground_speed_text(report: &AnimReport) -> String {
+    let how = match report.ground_source {
+        GroundMotionSource::Still => return "ground speed: 0 (on the spot)".to_owned(),
+        GroundMotionSource::Feet => "from the feet",
+        GroundMotionSource::RootMotion => "root motion (md5crowd plays the clip in place)",
+    };
+    let [x, y, z] = report.ground_velocity.map(|v| v / report.ground_speed);
+    format!(
+        "ground speed: {:.1} units/s along ({x:.2}, {y:.2}, {z:.2}), {how}",
+        report.ground_speed
+    )
 }
 
 /// `5920 tris, 2970 (err 0.19), ..., 52 (err 15.35)`; error in model units.
@@ -253,6 +295,7 @@ pub fn to_text(reports: &[FileReport]) -> String {
                     a.animated_components
                 )
                 .unwrap();
+                writeln!(out, "  {}", ground_speed_text(a)).unwrap();
                 match &a.name_mismatches {
                     Some(m) if m.is_empty() => {
                         writeln!(out, "  fits the mesh: joint names and parents match").unwrap()

@@ -113,6 +113,9 @@ fn json_reports_every_key() {
     assert_eq!(anim["loops"], false);
     // "hand" vs the mesh's "arm": bound by index, reported.
     assert_eq!(anim["name_mismatches"].as_array().unwrap().len(), 1);
+    // Only the hand turns: no ground under it to measure.
+    assert_eq!(anim["ground_speed"], 0.0);
+    assert_eq!(anim["ground_velocity"], serde_json::json!([0.0, 0.0, 0.0]));
 }
 
 #[test]
@@ -195,7 +198,104 @@ fn every_shipped_file_passes_inspect() {
         // The locomotion loops; the wave (raise, wave, lower) plays once.
         let file = anim["file"].as_str().unwrap();
         assert_eq!(anim["loops"], !file.ends_with("wave.md5anim"), "{file}");
+        let (speed, velocity) = ground_motion(anim);
+        assert!(
+            (velocity.iter().map(|v| v * v).sum::<f64>().sqrt() - speed).abs() < 1e-3,
+            "{file}: {speed} {velocity:?}"
+        );
     }
+}
+
+/// An anim report's `ground_speed` and `ground_velocity`, which must be there.
+fn ground_motion(anim: &serde_json::Value) -> (f64, Vec<f64>) {
+    let speed = anim["ground_speed"]
+        .as_f64()
+        .unwrap_or_else(|| panic!("no ground_speed number in {anim}"));
+    let velocity: Vec<f64> = anim["ground_velocity"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no ground_velocity array in {anim}"))
+        .iter()
+        .map(|v| v.as_f64().expect("ground_velocity holds numbers"))
+        .collect();
+    assert_eq!(velocity.len(), 3, "{anim}");
+    (speed, velocity)
+}
+
+#[test]
+fn json_ground_speeds_of_the_shipped_clips() {
+    // assets/README.md: a planted foot slides back at about 50 units/s in the
+    // walk and 120 in the run; idle and wave stay on the spot.
+    let expected = [("idle", 0.0), ("walk", 50.0), ("run", 120.0), ("wave", 0.0)];
+    let assets = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("assets");
+    let paths: Vec<PathBuf> = expected
+        .iter()
+        .map(|(name, _)| assets.join(format!("{name}.md5anim")))
+        .collect();
+    let mut args: Vec<&std::ffi::OsStr> = vec!["--json".as_ref()];
+    args.extend(paths.iter().map(|p| p.as_os_str()));
+    let out = inspect(&args);
+    assert!(out.status.success());
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    for (i, (name, speed)) in expected.iter().enumerate() {
+        let (measured, velocity) = ground_motion(&json[i]);
+        assert!(
+            (measured - speed).abs() <= 0.1 * speed,
+            "{name}: {measured} vs {speed}"
+        );
+        // The crowdling faces +X, and walks that way.
+        assert!(velocity[0] >= 0.98 * measured, "{name}: {velocity:?}");
+        assert_eq!(velocity[2], 0.0, "{name}");
+    }
+}
+
+#[test]
+fn a_root_that_travels_is_root_motion() {
+    // The root slides 24 units along +Y over the clip's 2/24 s.
+    let slide = ANIM
+        .replace("numAnimatedComponents 1", "numAnimatedComponents 2")
+        .replace("\"root\"\t-1 0 0", "\"root\"\t-1 2 0")
+        .replace("\"hand\"\t0 32 0", "\"hand\"\t0 32 1")
+        .replace("frame 0 { 0.7071068 }", "frame 0 { 0 0.7071068 }")
+        .replace("frame 1 { 0.5 }", "frame 1 { 12 0.5 }")
+        .replace("frame 2 { 0.7071068 }", "frame 2 { 24 0.7071068 }");
+    let anim = fixture("slide.md5anim", &slide);
+    let out = inspect(&["--json".as_ref(), anim.as_os_str()]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let (speed, velocity) = ground_motion(&json[0]);
+    assert!((speed - 288.0).abs() < 0.01, "{speed}");
+    assert!((velocity[1] - 288.0).abs() < 0.01, "{velocity:?}");
+    assert_eq!((velocity[0], velocity[2]), (0.0, 0.0));
+
+    let out = inspect(&[anim.as_os_str()]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("ground speed: 288.0 units/s along (0.00, 1.00, 0.00), root motion"),
+        "{text}"
+    );
+}
+
+#[test]
+fn text_report_gives_the_ground_speed() {
+    let assets = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("assets");
+    let (walk, idle) = (assets.join("walk.md5anim"), assets.join("idle.md5anim"));
+    let out = inspect(&[walk.as_os_str(), idle.as_os_str()]);
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = text
+        .lines()
+        .filter(|l| l.trim_start().starts_with("ground speed: "))
+        .collect();
+    assert_eq!(lines.len(), 2, "{text}");
+    assert!(
+        lines[0].contains(" units/s along (1.00, 0.00, 0.00), from the feet"),
+        "{text}"
+    );
+    assert!(lines[1].contains("ground speed: 0 (on the spot)"), "{text}");
 }
 
 #[test]

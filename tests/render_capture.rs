@@ -55,7 +55,7 @@ fn capture_headless(dir: &Path) -> PathBuf {
         .args(["--headless", "--width", "320", "--height", "240"])
         .args(["--frames", "3", "--capture-frame", "2"])
         // One culling phase and one draw per mesh, as checked below.
-        .args(["--occlusion", "off", "--lod", "off"])
+        .args(["--occlusion", "off", "--lod", "off", "--locomotion", "off"])
         .args(["--instances", &instances, "--skeleton", "--screenshot"])
         .arg(&png)
         .env("RUST_LOG", "info")

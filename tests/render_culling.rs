@@ -21,6 +21,8 @@ fn crowd(dir: &std::path::Path, name: &str, extra: &[&str]) -> image::RgbaImage 
         png.to_str().unwrap(),
     ];
     args.extend_from_slice(extra);
+    // The grid: its pictures are the ones these tests compare.
+    args.extend(["--locomotion", "off"]);
     if !extra.contains(&"--instances") {
         args.extend(["--instances", "256"]);
     }
@@ -149,6 +151,8 @@ fn occlusion_culling_times_both_phases_and_the_pyramid() {
     }
     let output = md5crowd_validated(&[
         "--headless",
+        "--locomotion",
+        "off",
         "--instances",
         "16",
         "--width",

@@ -28,10 +28,12 @@ fn mesh_and(clip: &str) -> [String; 2] {
     ]
 }
 
+/// The grid on the spot: these tests pin the character's pose at a time.
 fn args<'a>(files: &'a [String], extra: &[&'a str]) -> Vec<&'a str> {
     files
         .iter()
         .map(String::as_str)
+        .chain(["--locomotion", "off"])
         .chain(extra.iter().copied())
         .collect()
 }
@@ -225,8 +227,8 @@ fn wireframe_draws_the_edges_only() {
         return;
     }
     let dir = scratch_dir("wireframe");
-    let filled = render(&dir, "filled", &[]);
-    let edges = render(&dir, "edges", &["--wireframe"]);
+    let filled = render(&dir, "filled", &["--locomotion", "off"]);
+    let edges = render(&dir, "edges", &["--locomotion", "off", "--wireframe"]);
     let (filled, edges) = (covered_pixels(&filled), covered_pixels(&edges));
     assert!(
         edges > filled / 10 && edges < filled * 9 / 10,

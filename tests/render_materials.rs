@@ -65,6 +65,8 @@ fn render_with(dir: &Path, name: &str, mesh: &[String; 2], textures: &Path) -> R
         mesh[1].as_str(),
         "--time",
         "0.4",
+        "--locomotion",
+        "off",
         "--textures",
         textures.as_str(),
     ];
@@ -153,6 +155,8 @@ fn a_truncated_image_is_a_warning_and_a_grey_texture() {
         mesh[1].as_str(),
         "--time",
         "0.4",
+        "--locomotion",
+        "off",
         "--textures",
         broken_arg.as_str(),
     ]);

@@ -87,6 +87,9 @@ fn every_frame_reports_its_passes_and_statistics() {
         mesh.to_str().unwrap(),
         anim.to_str().unwrap(),
         "--headless",
+        // The passes checked below: no agent pass, no ground.
+        "--locomotion",
+        "off",
         "--width",
         "160",
         "--height",

@@ -10,6 +10,7 @@
 //! the runtime.
 
 mod clip;
+mod ground_speed;
 mod joint_pose;
 mod local_to_model;
 mod looping;
@@ -18,6 +19,10 @@ mod skeleton;
 mod skinning_transform;
 
 pub use clip::Clip;
+pub use ground_speed::{
+    ground_motion, remove_root_motion, GroundMotion, GroundMotionSource, CONTACT_TOLERANCE,
+    ROOT_MOTION_FRACTION, STILL_FRACTION, SUPPORT_TOLERANCE,
+};
 pub use joint_pose::JointPose;
 pub use local_to_model::local_to_model;
 pub use looping::{loops_by_rule, LoopOverrides, LOOPING_WORDS, ONE_SHOT_WORDS};

@@ -78,6 +78,11 @@ pub struct BenchArgs {
     /// Occlusion culling, comma-separated: on, off or both.
     #[arg(long, value_enum, value_delimiter = ',', default_value = "on")]
     pub occlusion: Vec<Switch>,
+    /// Locomotion (the agent pass moves everyone each frame),
+    /// comma-separated: on, off or both. Off by default, so figures stay
+    /// comparable with those taken before it existed.
+    #[arg(long, value_enum, value_delimiter = ',', default_value = "off")]
+    pub locomotion: Vec<Switch>,
     /// Scales the error, in pixels, a level of detail may show.
     #[arg(long, value_name = "FACTOR", default_value_t = 1.0, value_parser = super::render_args::positive)]
     pub lod_bias: f32,
@@ -146,6 +151,7 @@ pub struct Case {
     pub lod: Switch,
     pub occlusion: Switch,
     pub anim_lod: Switch,
+    pub locomotion: Switch,
     pub view: View,
 }
 
@@ -176,18 +182,21 @@ pub fn run(args: &BenchArgs, model: &Model) -> Result<Report, AppError> {
             for &lod in &args.lod {
                 for &occlusion in &args.occlusion {
                     for &anim_lod in &args.anim_lod {
-                        for &mode in &args.modes {
-                            let case = Case {
-                                instances,
-                                mode,
-                                lod,
-                                occlusion,
-                                anim_lod,
-                                view,
-                            };
-                            let run = measure(&ctx, args, model, case, &mut capture)?;
-                            log_run(&run);
-                            runs.push(run);
+                        for &locomotion in &args.locomotion {
+                            for &mode in &args.modes {
+                                let case = Case {
+                                    instances,
+                                    mode,
+                                    lod,
+                                    occlusion,
+                                    anim_lod,
+                                    locomotion,
+                                    view,
+                                };
+                                let run = measure(&ctx, args, model, case, &mut capture)?;
+                                log_run(&run);
+                                runs.push(run);
+                            }
                         }
                     }
                 }
@@ -211,12 +220,13 @@ fn log_run(run: &Run) {
         .map(|(p, ms)| format!("{p} {ms:.3}"))
         .collect();
     log::info!(
-        "{:>6} instances, {:<6} LOD {:<3} occlusion {:<3} anim LOD {:<3} {:<8}: cpu {:7.3} ms, frame {:8.3} ms, gpu [{}] ms, {} visible, {:.0} triangles",
+        "{:>6} instances, {:<6} LOD {:<3} occlusion {:<3} anim LOD {:<3} locomotion {:<3} {:<8}: cpu {:7.3} ms, frame {:8.3} ms, gpu [{}] ms, {} visible, {:.0} triangles",
         run.case.instances,
         run.case.mode.name(),
         if run.case.lod == Switch::On { "on" } else { "off" },
         if run.case.occlusion == Switch::On { "on" } else { "off" },
         if run.case.anim_lod == Switch::On { "on" } else { "off" },
+        if run.case.locomotion == Switch::On { "on" } else { "off" },
         if run.case.view == View::Street { "street" } else { "overview" },
         run.cpu_ms,
         run.frame_ms,
@@ -239,6 +249,7 @@ fn measure(
         lod,
         occlusion,
         anim_lod,
+        locomotion,
         view,
     } = case;
     let extent = vk::Extent2D {
@@ -252,6 +263,7 @@ fn measure(
         clip: None,
         blend_time: 0.25,
         animation: mode.animation(),
+        locomotion: locomotion == Switch::On,
     };
     let (crowd, renderer) = super::build_crowd(ctx, model, spec, extent, None)?;
     let mut renderer = guard(ctx, renderer);

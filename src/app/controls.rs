@@ -25,6 +25,7 @@ Window controls:
   O                     level of detail on / off
   T                     tint instances by their level of detail
   C                     occlusion culling on / off
+  G                     locomotion on / off (a clip picked stops it)
   R                     reset the camera (frame the crowd)
   F12                   capture the next frame (when run under RenderDoc)
   Esc                   quit";
@@ -46,6 +47,7 @@ pub enum Action {
     LevelOfDetail,
     ShowLod,
     Occlusion,
+    Locomotion,
     ResetCamera,
     Capture,
 }
@@ -67,6 +69,7 @@ pub fn action_for(key: &Key) -> Option<Action> {
             "o" => Some(Action::LevelOfDetail),
             "t" => Some(Action::ShowLod),
             "c" => Some(Action::Occlusion),
+            "g" => Some(Action::Locomotion),
             "r" => Some(Action::ResetCamera),
             digit => match digit.parse::<u32>() {
                 Ok(n @ 1..=9) => Some(Action::Clip(n - 1)),
@@ -143,6 +146,7 @@ mod tests {
             (Key::Character("l".into()), Action::Skinning, "L"),
             (Key::Character("f".into()), Action::Wireframe, "F"),
             (Key::Character("r".into()), Action::ResetCamera, "R"),
+            (Key::Character("g".into()), Action::Locomotion, "G"),
         ];
         for (key, action, label) in keys {
             assert_eq!(action_for(&key), Some(action), "{key:?}");

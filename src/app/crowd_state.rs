@@ -1,17 +1,20 @@
 //! The crowd as the renderer needs it each frame: placements and animation
 //! state for the GPU, and, with CPU animation, every instance's skinning
 //! transforms from the reference jobs ([`crate::crowd::animate_crowd`]) and
-//! for the yardstick path the vertices skinned on the CPU too.
+//! for the yardstick path the vertices skinned on the CPU too. With
+//! locomotion, the agents' lanes for the agent pass, and for CPU animation
+//! the agents as the CPU reference moves them ([`crate::crowd::agent_state`]).
 
 use glam::Vec3;
 
 use crate::bounds::Bounds;
-use crate::crowd::{self, CrowdLayout, Instance};
-use crate::gpu::crowd_resources::Animation;
+use crate::crowd::{self, AgentLane, CrowdLayout, Instance, LocomotionTable};
+use crate::gpu::crowd_resources::{Animation, CrowdAgents};
 use crate::gpu::frame_loop::{FrameInput, Posed, ViewOptions};
 use crate::gpu::gpu_model;
 use crate::gpu::shader_types::{
-    CrowdInstance, FrameUniforms, InstanceAnimation, SkinningTransform, SurfaceVertex,
+    CrowdInstance, FrameUniforms, GpuAgentLane, GpuLocomotionTable, InstanceAnimation,
+    SkinningTransform, SurfaceVertex,
 };
 use crate::model::Model;
 use crate::skin::{self, SkinningMethod};
@@ -28,13 +31,30 @@ pub struct CrowdSpec {
     /// Seconds a clip switch crossfades over.
     pub blend_time: f32,
     pub animation: Animation,
+    /// Agents walk their lanes (the window's G toggles it); off: the grid.
+    pub locomotion: bool,
+}
+
+/// Where locomotion takes the crowd: the gaits and speed profile every
+/// agent shares, and each one's lane.
+pub struct Locomotion {
+    pub table: LocomotionTable,
+    pub lanes: Vec<AgentLane>,
 }
 
 pub struct CrowdState {
     pub spec: CrowdSpec,
+    /// Where everyone stands and what they play without locomotion.
     pub instances: Vec<Instance>,
     /// `instances` as the vertex shader reads them.
     pub placements: Vec<CrowdInstance>,
+    /// `None`: no looping clip of the model moves, so nobody walks.
+    pub locomotion: Option<Locomotion>,
+    /// With locomotion on and CPU animation: `instances` as the agents
+    /// move them at `time` (the GPU's agent pass does the same).
+    walking: Vec<Instance>,
+    /// Every pose of the model fits this box (model space).
+    footprint: Bounds,
     /// `instances` as animate.comp and cull.comp read them; re-uploaded
     /// when `instances_version` changes.
     instance_animation: Vec<InstanceAnimation>,
@@ -63,7 +83,10 @@ impl CrowdState {
     /// view shows: it faces the camera (+X), plays the first clip (or
     /// `spec.clip`) from its start at normal speed, and keeps its texture's
     /// colours, so `--time T` shows frame T of it.
-    pub fn new(model: &Model, spec: CrowdSpec) -> CrowdState {
+    ///
+    /// With locomotion, everyone gets a lane (see `crowd::agents`); a
+    /// clip picked for everyone (`spec.clip`) switches locomotion off.
+    pub fn new(model: &Model, mut spec: CrowdSpec) -> CrowdState {
         let bind_pose_bounds = model.bind_pose_bounds();
         let clip_bounds: Vec<Bounds> = model.clips.iter().map(|c| c.bounds_union()).collect();
         // Spaced so that no two neighbours touch, whatever they play.
@@ -71,9 +94,22 @@ impl CrowdState {
             .iter()
             .fold(bind_pose_bounds, |a, &b| a.union(b));
         let size = footprint.max - footprint.min;
+        let width = size.x.max(size.y);
+        spec.locomotion &= spec.clip.is_none();
+        let table = LocomotionTable::new(&model.clips, &model.ground_motion);
+        if table.is_none() && spec.locomotion {
+            log::warn!(
+                "locomotion: no looping clip of {} moves over the ground; the crowd stands",
+                model.mesh_path.display()
+            );
+        }
+        let locomotion = table.map(|table| Locomotion {
+            table,
+            lanes: crowd::lay_out_lanes(spec.instances as usize, width, spec.seed),
+        });
         let layout = CrowdLayout {
             instances: spec.instances as usize,
-            spacing: spec.spacing.unwrap_or(1.5 * size.x.max(size.y)),
+            spacing: spec.spacing.unwrap_or(1.5 * width),
             seed: spec.seed,
         };
         let mut instances = crowd::spawn_crowd(&layout, &model.clips);
@@ -111,6 +147,9 @@ impl CrowdState {
             cpu_skinned: (spec.animation == Animation::CpuSkinned)
                 .then(|| vec![SurfaceVertex::default(); instances.len() * vertex_count]),
             return_clips: vec![None; instances.len()],
+            walking: Vec::new(),
+            locomotion,
+            footprint,
             instances,
             clip_bounds,
             bind_pose_bounds,
@@ -129,9 +168,11 @@ impl CrowdState {
     /// already playing it carry on undisturbed). A one-shot plays once, then
     /// each instance fades back to the looping clip it played before (see
     /// [`CrowdState::animate`]).
+    /// Locomotion stops: everyone is back on the grid.
     pub fn play_everywhere(&mut self, clip: u32, time: f32) {
         let looping = self.clip_loops.get(clip as usize).copied().unwrap_or(true);
         self.spec.clip = Some(clip);
+        self.spec.locomotion = false;
         for (instance, back) in self.instances.iter_mut().zip(&mut self.return_clips) {
             if instance.clip == clip {
                 continue;
@@ -189,8 +230,23 @@ impl CrowdState {
     /// The corners of every instance's box, turned and placed as the
     /// instance is: what the camera frames. Each box holds every pose of
     /// the instance's clip, so the crowd stays in view while it plays.
+    /// Walking, the box around every lane instead.
     pub fn outline(&self) -> impl Iterator<Item = Vec3> + '_ {
-        self.instances.iter().flat_map(|instance| {
+        let lanes = self.walks().then(|| {
+            let lanes = &self.locomotion.as_ref().expect("walks").lanes;
+            let size = self.footprint.max - self.footprint.min;
+            let reach = crowd::lanes_radius(lanes) + 0.5 * size.x.max(size.y);
+            corners(&Bounds {
+                min: Vec3::new(-reach, -reach, self.footprint.min.z),
+                max: Vec3::new(reach, reach, self.footprint.max.z),
+            })
+        });
+        let standing = if lanes.is_some() {
+            &self.instances[..0]
+        } else {
+            &self.instances[..]
+        };
+        let grid = standing.iter().flat_map(|instance| {
             let bounds = self
                 .clip_bounds
                 .get(instance.clip as usize)
@@ -199,6 +255,27 @@ impl CrowdState {
             corners(bounds).map(move |c| {
                 instance.position + Vec3::new(c.x * cos - c.y * sin, c.x * sin + c.y * cos, c.z)
             })
+        });
+        grid.chain(lanes.into_iter().flatten())
+    }
+
+    /// Whether the agents walk: locomotion is on and the model has gaits.
+    pub fn walks(&self) -> bool {
+        self.spec.locomotion && self.locomotion.is_some()
+    }
+
+    /// What the agent pass reads: the table and a lane per instance, each
+    /// with the grid place it returns to when locomotion goes off.
+    pub fn gpu_agents(&self) -> Option<CrowdAgents> {
+        let locomotion = self.locomotion.as_ref()?;
+        Some(CrowdAgents {
+            table: GpuLocomotionTable::from(&locomotion.table),
+            lanes: locomotion
+                .lanes
+                .iter()
+                .zip(&self.placements)
+                .map(|(lane, home)| GpuAgentLane::new(lane, home))
+                .collect(),
         })
     }
 
@@ -212,10 +289,28 @@ impl CrowdState {
         if !matches!(self.spec.animation, Animation::Cpu | Animation::CpuSkinned) {
             return;
         }
+        self.walking.clear();
+        if let (true, Some(locomotion)) = (self.spec.locomotion, &self.locomotion) {
+            self.walking
+                .extend(
+                    locomotion
+                        .lanes
+                        .iter()
+                        .zip(&self.instances)
+                        .map(|(lane, base)| {
+                            crowd::agent_state(lane, &locomotion.table, time, base).instance
+                        }),
+                );
+        }
+        let shown = if self.walking.is_empty() {
+            &self.instances
+        } else {
+            &self.walking
+        };
         crowd::animate_crowd(
             &model.skeleton,
             &model.clips,
-            &self.instances,
+            shown,
             time,
             self.spec.blend_time,
             &mut self.skinning_transforms,
@@ -236,8 +331,13 @@ impl CrowdState {
 
 impl CrowdState {
     /// What the renderer needs for this frame, with `uniforms` completed by
-    /// the crowd's clock.
-    pub fn frame_input(&self, mut uniforms: FrameUniforms, view: ViewOptions) -> FrameInput<'_> {
+    /// the crowd's clock; whether it walks is the crowd's to say.
+    pub fn frame_input(
+        &self,
+        mut uniforms: FrameUniforms,
+        mut view: ViewOptions,
+    ) -> FrameInput<'_> {
+        view.locomotion = self.spec.locomotion;
         uniforms.time = self.time;
         uniforms.blend_time = self.spec.blend_time;
         let skinning_transforms = &self.skinning_transforms[..];
@@ -302,6 +402,7 @@ mod tests {
                     }
                 })
                 .collect(),
+            ground_motion: vec![crate::anim::GroundMotion::STILL; clips.len()],
             texture_folder: None,
         }
     }
@@ -314,6 +415,7 @@ mod tests {
             clip,
             blend_time: 0.25,
             animation: Animation::Gpu,
+            locomotion: false,
         }
     }
 

@@ -66,6 +66,7 @@ pub fn run(
             occlusion: args.occlusion == Switch::On,
             compute_only: false,
             anim_lod: args.anim_lod == Switch::On,
+            locomotion: spec.locomotion,
         },
         aspect,
         time: 0.0,

@@ -133,6 +133,7 @@ pub fn run(args: &RenderArgs) -> Result<(), AppError> {
         clip: starting_clip(&model, args.clip.as_deref())?,
         blend_time: args.blend_time,
         animation: args.animation(),
+        locomotion: args.locomotion == render_args::Switch::On,
     };
     let counts = if args.headless {
         headless::run(args, &model, spec)?
@@ -257,7 +258,7 @@ fn build_crowd(
     let mut renderer = guard(ctx, Renderer::new(ctx, model, &desc)?);
     renderer.check_crowd_fits(spec.instances)?;
     let crowd = CrowdState::new(model, spec);
-    renderer.set_crowd(ctx, &crowd.placements)?;
+    renderer.set_crowd_with_agents(ctx, &crowd.placements, crowd.gpu_agents().as_ref())?;
     Ok((crowd, renderer.keep()))
 }
 

@@ -113,6 +113,15 @@ pub struct RenderArgs {
     /// (30 poses a second), and are not animated one by one.
     #[arg(long, value_enum, default_value_t = Switch::On)]
     pub anim_lod: Switch,
+    /// Agents walk concentric lanes around the crowd's centre, standing,
+    /// walking and running in turn, each playing the clip its speed calls
+    /// for (looping clips that move over the ground; one that stays put
+    /// stands) in step with the ground; off: the grid, on the spot. G in
+    /// the window toggles it; picking a clip for everyone (--clip, 1-9,
+    /// [ ]) switches it off, everyone back on the grid. Deterministic: the
+    /// same seed and --time show the same frame.
+    #[arg(long, value_enum, default_value_t = Switch::On)]
+    pub locomotion: Switch,
     /// Where the camera starts: above the crowd framing all of it, or at
     /// eye height at its front edge looking across it.
     #[arg(long, value_enum, default_value_t = View::Overview)]

@@ -297,6 +297,7 @@ impl App<'_> {
             }
             Action::ShowLod => live.scene.view.show_lod = !live.scene.view.show_lod,
             Action::Occlusion => live.scene.view.occlusion = !live.scene.view.occlusion,
+            Action::Locomotion => live.toggle_locomotion(self.args),
             Action::ResetCamera => live.frame_crowd(self.args),
             Action::Capture => live.capture.request_next_frame(),
         }
@@ -353,6 +354,7 @@ impl<'m> Live<'m> {
                 occlusion: args.occlusion == Switch::On,
                 compute_only: false,
                 anim_lod: args.anim_lod == Switch::On,
+                locomotion: spec.locomotion,
             },
             aspect: 1.0,
             time: 0.0,
@@ -388,6 +390,7 @@ impl<'m> Live<'m> {
             (view.lod_threshold.is_none(), ", LOD off"),
             (view.show_lod, ", LOD tint"),
             (!view.occlusion, ", occlusion off"),
+            (self.scene.crowd.walks(), ", walking"),
         ];
         let crowd = &self.scene.crowd;
         log::info!(
@@ -406,6 +409,18 @@ impl<'m> Live<'m> {
     fn aspect(&self) -> f32 {
         let extent = self.renderer.extent();
         extent.width as f32 / extent.height as f32
+    }
+
+    /// Locomotion on or off (off: everyone back on the grid, playing what
+    /// they played there); the camera frames where the crowd now goes.
+    fn toggle_locomotion(&mut self, args: &RenderArgs) {
+        let crowd = &mut self.scene.crowd;
+        if crowd.locomotion.is_none() {
+            log::warn!("locomotion: no looping clip of the model moves over the ground");
+            return;
+        }
+        crowd.spec.locomotion = !crowd.spec.locomotion;
+        self.frame_crowd(args);
     }
 
     /// The start view (`--view`), fitted to the crowd.
@@ -438,7 +453,11 @@ impl<'m> Live<'m> {
             ..self.scene.crowd.spec
         };
         let crowd = CrowdState::new(model, spec);
-        if let Err(error) = self.renderer.set_crowd(&self.ctx, &crowd.placements) {
+        let agents = crowd.gpu_agents();
+        if let Err(error) =
+            self.renderer
+                .set_crowd_with_agents(&self.ctx, &crowd.placements, agents.as_ref())
+        {
             return refused(error);
         }
         self.scene.crowd = crowd;
@@ -559,11 +578,12 @@ impl<'m> Live<'m> {
         let crowd = &self.scene.crowd;
         let total = crowd.instances.len() as u32;
         let visible = self.visible.unwrap_or_default();
-        let clip = crowd
-            .instances
-            .first()
-            .and_then(|focus| model.clips.get(focus.clip as usize))
-            .map_or("bind pose", |clip| clip.name.as_str());
+        let clip = match crowd.instances.first() {
+            _ if crowd.walks() => "walking",
+            focus => focus
+                .and_then(|focus| model.clips.get(focus.clip as usize))
+                .map_or("bind pose", |clip| clip.name.as_str()),
+        };
         self.window.set_title(&title::window_title(&TitleStats {
             fps: averages.fps,
             cpu_ms: averages.cpu_ms,

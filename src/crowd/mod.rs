@@ -2,12 +2,17 @@
 //! the CPU path that animates everyone (the reference for the GPU `animate`
 //! pass, and `--animate cpu`).
 
+mod agents;
 mod anim_lod;
 mod animate;
 mod cull;
 mod occlusion;
 mod spawn;
 
+pub use agents::{
+    agent_state, lanes_radius, lay_out_lanes, Agent, AgentLane, Gait, GaitSwitch, LocomotionTable,
+    SpeedSegment, LANE_SPACING, MAX_GAITS, MAX_GAIT_SWITCHES, PROFILE_PERIOD, PROFILE_SEGMENTS,
+};
 pub use anim_lod::{
     shared_pose, shared_pose_count, shared_pose_index, SharedPoses, SHARED_POSE_RATE,
 };

@@ -13,8 +13,12 @@ use super::frame::{FrameSlot, FRAMES_IN_FLIGHT};
 use super::gpu_model;
 use super::guard::{guard, Destroy};
 use super::model_resources::ModelResources;
+use super::passes::agents::AgentStep;
 use super::resources::{self, Buffer};
-use super::shader_types::{CrowdInstance, InstanceAnimation, SkinningTransform, SurfaceVertex};
+use super::shader_types::{
+    CrowdInstance, GpuAgentLane, GpuLocomotionTable, InstanceAnimation, SkinningTransform,
+    SurfaceVertex,
+};
 use super::{Context, GpuError};
 use crate::model::Model;
 use crate::skin::MAX_LODS;
@@ -41,7 +45,8 @@ pub enum Animation {
 pub enum CrowdBuffer {
     /// Where each instance stands ([`CrowdInstance`]).
     Placements,
-    /// Clip, phase, rate and crossfade per instance; rewritten on a clip switch.
+    /// Clip, phase, rate and crossfade per instance; rewritten on a clip
+    /// switch, or by the agent pass every frame while locomotion is on.
     InstanceAnimation,
     /// A quaternion and a translation per instance and joint.
     SkinningTransforms,
@@ -61,6 +66,10 @@ pub enum CrowdBuffer {
     AllInstances,
     /// CPU skinning: every instance's skinned surface vertices.
     CpuSkinnedVertices,
+    /// agents.comp's input: the locomotion table, then a lane per
+    /// instance. One copy, written once; every crowd has it, so the fit
+    /// check need not know whether locomotion will be switched on.
+    AgentLanes,
 }
 
 /// One buffer whose size is proportional to the instance count.
@@ -148,7 +157,8 @@ pub fn crowd_buffers(shape: &CrowdShape) -> Vec<CrowdBufferDesc> {
             "crowd instances",
             size_of::<CrowdInstance>(),
             false,
-            storage | Usage::TRANSFER_DST,
+            // A transfer source for the tests that read the agents back.
+            storage | Usage::TRANSFER_DST | Usage::TRANSFER_SRC,
             MemoryLocation::GpuOnly,
         ),
         desc(
@@ -156,7 +166,7 @@ pub fn crowd_buffers(shape: &CrowdShape) -> Vec<CrowdBufferDesc> {
             "instance animation",
             size_of::<InstanceAnimation>(),
             true,
-            storage,
+            storage | Usage::TRANSFER_SRC,
             MemoryLocation::CpuToGpu,
         ),
         desc(
@@ -200,6 +210,17 @@ pub fn crowd_buffers(shape: &CrowdShape) -> Vec<CrowdBufferDesc> {
             storage | Usage::TRANSFER_DST | Usage::TRANSFER_SRC,
             MemoryLocation::GpuOnly,
         ),
+        CrowdBufferDesc {
+            header_bytes: size_of::<GpuLocomotionTable>() as u64,
+            ..desc(
+                CrowdBuffer::AgentLanes,
+                "agent lanes",
+                size_of::<GpuAgentLane>(),
+                false,
+                storage | Usage::TRANSFER_DST,
+                MemoryLocation::GpuOnly,
+            )
+        },
     ];
     if shape.animation == Animation::CpuSkinned {
         let vertices = shape.vertex_count as usize * size_of::<SurfaceVertex>();
@@ -376,6 +397,14 @@ pub fn check_crowd_fits(
     })
 }
 
+/// What agents.comp reads: the table every agent shares and a lane per
+/// instance (see `crowd::agents`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct CrowdAgents {
+    pub table: GpuLocomotionTable,
+    pub lanes: Vec<GpuAgentLane>,
+}
+
 /// The crowd-sized buffers and the descriptor sets that point at them.
 pub struct CrowdResources {
     pub shape: CrowdShape,
@@ -383,6 +412,12 @@ pub struct CrowdResources {
     /// What `Placements` holds, kept to rebuild this crowd (the window
     /// falls back to it when a bigger one does not fit after all).
     pub placements: Vec<CrowdInstance>,
+    /// The agents' lanes; `None`: locomotion has nothing to play (the
+    /// agent pass is never recorded). Kept to rebuild this crowd.
+    pub agents: Option<CrowdAgents>,
+    /// The agent pass has moved the instances off `placements`: switching
+    /// locomotion off puts them back (agents.comp's `RETURN_HOME`).
+    pub placements_moved: bool,
     /// Per description of [`crowd_buffers`]: its copies (one per frame
     /// slot, or one).
     buffers: Vec<(CrowdBufferDesc, Vec<Buffer>)>,
@@ -410,8 +445,16 @@ impl CrowdResources {
         model: &ModelResources,
         frame_slots: &[FrameSlot],
         placements: &[CrowdInstance],
+        agents: Option<&CrowdAgents>,
         animation: Animation,
     ) -> Result<CrowdResources, GpuError> {
+        if let Some(agents) = agents.filter(|a| a.lanes.len() != placements.len()) {
+            return Err(GpuError::FrameMismatch(format!(
+                "{} agent lanes for a crowd of {}",
+                agents.lanes.len(),
+                placements.len()
+            )));
+        }
         let shape = CrowdShape {
             joint_count: model.model.joint_count,
             vertex_count: model.model.vertex_count,
@@ -442,6 +485,11 @@ impl CrowdResources {
         let find = |which: CrowdBuffer| buffers.iter().find(|b| b.0.buffer == which);
         if let Some(b) = find(CrowdBuffer::Placements) {
             resources::upload_to_buffer(ctx, b.0.name, &b.1[0], bytemuck::cast_slice(placements))?;
+        }
+        if let (Some(b), Some(agents)) = (find(CrowdBuffer::AgentLanes), agents) {
+            let mut bytes = bytemuck::bytes_of(&agents.table).to_vec();
+            bytes.extend_from_slice(bytemuck::cast_slice(&agents.lanes));
+            resources::upload_to_buffer(ctx, b.0.name, &b.1[0], &bytes)?;
         }
         if let Some(b) = find(CrowdBuffer::IdentityTransforms) {
             let identity = vec![
@@ -525,6 +573,10 @@ impl CrowdResources {
                         "SkinningTransforms",
                         Resource::Buffer(crowd(CrowdBuffer::SkinningTransforms)),
                     ),
+                    (
+                        "AgentLanes",
+                        Resource::Buffer(crowd(CrowdBuffer::AgentLanes)),
+                    ),
                 ],
             )?;
             let scene_set = |name: &str, transforms, visible| {
@@ -577,6 +629,8 @@ impl CrowdResources {
             shape,
             instance_count,
             placements: placements.to_vec(),
+            agents: agents.cloned(),
+            placements_moved: false,
             buffers: buffers.keep().into_iter().map(|b| (b.0, b.1)).collect(),
             pool: pool.keep(),
             slots,
@@ -593,6 +647,26 @@ impl CrowdResources {
     pub fn buffer_mut(&mut self, which: CrowdBuffer, slot: usize) -> Option<&mut Buffer> {
         let (desc, copies) = self.buffers.iter_mut().find(|(d, _)| d.buffer == which)?;
         copies.get_mut(if desc.per_frame_slot { slot } else { 0 })
+    }
+
+    /// What the agent pass does in a frame with locomotion `on`, if
+    /// anything: walk, or once after locomotion went off, put everyone
+    /// back; none without agents. Notes where that leaves the instances.
+    pub fn agent_step(&mut self, on: bool) -> Option<AgentStep> {
+        self.agents.as_ref()?;
+        let step = match (on, self.placements_moved) {
+            (true, _) => AgentStep::Walk,
+            (false, true) => AgentStep::ReturnHome,
+            (false, false) => return None,
+        };
+        self.placements_moved = on;
+        Some(step)
+    }
+
+    /// Whether the agent pass writes the instance animation this frame
+    /// (the CPU's copy is then not uploaded).
+    pub fn agents_walk(&self, on: bool) -> bool {
+        on && self.agents.is_some()
     }
 
     /// What the buffers actually took, summed from the allocations: tests
@@ -709,5 +783,6 @@ mod tests {
             names(Animation::CpuSkinned).len(),
             names(Animation::Gpu).len() + 3
         );
+        assert!(names(Animation::Gpu).contains(&CrowdBuffer::AgentLanes));
     }
 }

@@ -86,6 +86,10 @@ pub struct ViewOptions {
     /// Animation level of detail (GPU animation only): distant instances
     /// show their clip's shared pose for the moment instead of their own.
     pub anim_lod: bool,
+    /// The crowd walks its lanes (the agent pass places and times every
+    /// instance) over a ground with contact shadows; off: the grid, standing
+    /// in the void.
+    pub locomotion: bool,
 }
 
 /// Animation level of detail shares poses among instances whose bounding
@@ -106,6 +110,7 @@ impl Default for ViewOptions {
             occlusion: true,
             compute_only: false,
             anim_lod: true,
+            locomotion: false,
         }
     }
 }
@@ -323,6 +328,8 @@ impl Renderer {
         .to_vec4()
         .with_w(if anim_lod { ANIM_LOD_RADIUS } else { 0.0 });
         uniforms.viewport_size = Vec2::new(extent.width as f32, extent.height as f32);
+        let model = &self.model.model;
+        uniforms.ground = Vec4::new(model.shadow_radius, model.ground_cell, 0.0, 0.0);
         self.slots[slot].uniforms.write(&[uniforms]);
         let crowd = self
             .crowd
@@ -346,7 +353,11 @@ impl Renderer {
             }
         };
         check("instance states", input.instances.len(), instance_count)?;
-        if crowd.slots[slot].instances_version != Some(input.instances_version) {
+        if crowd.agents_walk(input.view.locomotion) {
+            // The agent pass writes the slot's copy: the CPU's is stale
+            // there until uploaded again.
+            crowd.slots[slot].instances_version = None;
+        } else if crowd.slots[slot].instances_version != Some(input.instances_version) {
             // The shaders index the clip table with these: checked once per
             // change, as the CPU checks its own indices.
             let bad_clip = input

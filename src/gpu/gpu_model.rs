@@ -63,6 +63,11 @@ pub struct GpuModel {
     pub lod_errors: Vec<f32>,
     /// Per level, the triangles of all meshes.
     pub lod_triangles: Vec<u64>,
+    /// The ground pass's scale, from the bind pose: a contact shadow's
+    /// radius (about the character's footprint) and a ground cell's side
+    /// (its height), in model units.
+    pub shadow_radius: f32,
+    pub ground_cell: f32,
 }
 
 pub fn upload_model(ctx: &Context, model: &Model) -> Result<GpuModel, GpuError> {
@@ -147,6 +152,11 @@ pub fn upload_model(ctx: &Context, model: &Model) -> Result<GpuModel, GpuError> 
         }
     }
 
+    let bind_pose = model.bind_pose_bounds();
+    let size = bind_pose.max - bind_pose.min;
+    let shadow_radius = (0.6 * size.x.max(size.y)).max(f32::EPSILON);
+    let ground_cell = size.z.max(size.x).max(size.y).max(f32::EPSILON);
+
     // Named for RenderDoc's resource list and mesh viewer.
     let model_name = model
         .mesh_path
@@ -200,6 +210,8 @@ pub fn upload_model(ctx: &Context, model: &Model) -> Result<GpuModel, GpuError> 
         lod_count: lod_count as u32,
         lod_errors,
         lod_triangles,
+        shadow_radius,
+        ground_cell,
     })
 }
 

@@ -10,8 +10,9 @@ use super::passes::crowd_draw;
 use super::passes::skeleton_overlay;
 use super::reflect::{self, layout_mismatches, ScalarKind, StructLayout};
 use super::shader_types::{
-    ClipInfo, CrowdComputeConstants, CrowdInstance, DrawConstants, FrameUniforms, GpuJointPose,
-    InstanceAnimation, SkeletonJoint, SkeletonVertex, SkinningTransform,
+    ClipInfo, CrowdComputeConstants, CrowdInstance, DrawConstants, FrameUniforms, GpuAgentLane,
+    GpuGaitSwitch, GpuJointPose, GpuLocomotionTable, GpuSpeedSegment, InstanceAnimation,
+    SkeletonJoint, SkeletonVertex, SkinningTransform,
 };
 use super::shaders::spirv;
 use crate::skin::InfluenceLimit;
@@ -77,7 +78,8 @@ fn frame_uniforms() {
                 lod_params,
                 time,
                 blend_time,
-                viewport_size
+                viewport_size,
+                ground
             ),
         );
     }
@@ -148,13 +150,87 @@ fn animation_data() {
 
 #[test]
 fn crowd_instance() {
-    for shader in [spirv::CROWD_VERT, spirv::SKELETON_VERT, spirv::CULL_COMP] {
+    for shader in [
+        spirv::CROWD_VERT,
+        spirv::SKELETON_VERT,
+        spirv::CULL_COMP,
+        spirv::AGENTS_COMP,
+    ] {
         assert_twin(
             glsl_struct(shader, "CrowdInstance"),
             size_of::<CrowdInstance>(),
             &offsets!(CrowdInstance, placement, tint),
         );
     }
+}
+
+#[test]
+fn agent_lanes() {
+    let shader = spirv::AGENTS_COMP;
+    assert_twin(
+        glsl_struct(shader, "SpeedSegment"),
+        size_of::<GpuSpeedSegment>(),
+        &offsets!(
+            GpuSpeedSegment,
+            start_time,
+            start_distance,
+            start_speed,
+            acceleration
+        ),
+    );
+    assert_twin(
+        glsl_struct(shader, "GaitSwitch"),
+        size_of::<GpuGaitSwitch>(),
+        &offsets!(GpuGaitSwitch, time, from_gait, to_gait, padding),
+    );
+    assert_twin(
+        glsl_struct(shader, "LocomotionTable"),
+        size_of::<GpuLocomotionTable>(),
+        &offsets!(
+            GpuLocomotionTable,
+            gait_clips,
+            gait_speeds,
+            gait_headings,
+            segments,
+            switches,
+            gait_count,
+            switch_count,
+            period_distance,
+            padding
+        ),
+    );
+    assert_twin(
+        glsl_struct(shader, "AgentLane"),
+        size_of::<GpuAgentLane>(),
+        &offsets!(
+            GpuAgentLane,
+            home,
+            centre,
+            radius,
+            start_angle,
+            direction,
+            time_offset,
+            phase,
+            padding
+        ),
+    );
+    assert_twin(
+        glsl_struct(shader, "InstanceAnimation"),
+        size_of::<InstanceAnimation>(),
+        &offsets!(
+            InstanceAnimation,
+            clip,
+            previous_clip,
+            older_clip,
+            blend_start,
+            phase,
+            previous_phase,
+            older_phase,
+            from_weight,
+            rate,
+            padding
+        ),
+    );
 }
 
 #[test]

@@ -9,11 +9,13 @@ use super::animation_data::{self, AnimationData};
 use super::descriptors::{self, Resource, Sampling, SetLayout};
 use super::gpu_model::{self, GpuModel};
 use super::guard::{guard, Destroy};
+use super::passes::agents::{self, Agents};
 use super::passes::animate::{self, Animate};
 use super::passes::crowd_draw::DRAW_COMMAND_SIZE;
 use super::passes::crowd_draw::{self, CrowdDraw};
 use super::passes::cull::{self, Cull};
 use super::passes::draws::{self, Draws};
+use super::passes::ground::{self, Ground};
 use super::passes::pyramid::{self, Pyramid};
 use super::passes::skeleton_overlay::{self, SkeletonOverlay};
 use super::pipeline;
@@ -32,7 +34,7 @@ pub struct ModelResources {
     pub scene_layout: SetLayout,
     /// Set 1 of the crowd draw: the mesh's material (diffuse, normal and specular maps).
     pub material_layout: SetLayout,
-    /// Set 0 of cull.comp, draws.comp and animate.comp.
+    /// Set 0 of agents.comp, cull.comp, draws.comp and animate.comp.
     pub compute_layout: SetLayout,
     /// Set 1 of the compute passes: the depth target and its pyramid
     /// (pyramid.comp builds it, cull.comp tests against it).
@@ -41,12 +43,14 @@ pub struct ModelResources {
     pub depth_sampler: vk::Sampler,
     pub draw_pipeline_layout: vk::PipelineLayout,
     pub compute_pipeline_layout: vk::PipelineLayout,
+    pub agents: Agents,
     pub cull: Cull,
     pub draws: Draws,
     pub animate: Animate,
     pub pyramid: Pyramid,
     pub crowd_draw: CrowdDraw,
     pub skeleton_overlay: SkeletonOverlay,
+    pub ground: Ground,
     sampler: vk::Sampler,
     material_pool: vk::DescriptorPool,
     /// `material_sets[i]` samples the maps of `model.materials[i]`.
@@ -72,6 +76,9 @@ impl ModelResources {
                     ("crowd.frag", spirv::CROWD_FRAG, Stage::FRAGMENT),
                     ("skeleton.vert", spirv::SKELETON_VERT, Stage::VERTEX),
                     ("skeleton.frag", spirv::SKELETON_FRAG, Stage::FRAGMENT),
+                    ("ground.vert", spirv::GROUND_VERT, Stage::VERTEX),
+                    ("ground.frag", spirv::GROUND_FRAG, Stage::FRAGMENT),
+                    ("blob_shadow.vert", spirv::BLOB_SHADOW_VERT, Stage::VERTEX),
                 ],
             )?,
         );
@@ -94,6 +101,7 @@ impl ModelResources {
                     ("cull.comp", spirv::CULL_COMP, Stage::COMPUTE),
                     ("draws.comp", spirv::DRAWS_COMP, Stage::COMPUTE),
                     ("animate.comp", spirv::ANIMATE_COMP, Stage::COMPUTE),
+                    ("agents.comp", spirv::AGENTS_COMP, Stage::COMPUTE),
                 ],
             )?,
         );
@@ -128,6 +136,7 @@ impl ModelResources {
                 &[push_constants::<CrowdComputeConstants>(Stage::COMPUTE)],
             )?,
         );
+        let agents = guard(ctx, agents::create_agents(ctx, *compute_pipeline_layout)?);
         let cull = guard(ctx, cull::create_cull(ctx, *compute_pipeline_layout)?);
         let draws = guard(ctx, draws::create_draws(ctx, *compute_pipeline_layout)?);
         let animate = guard(ctx, animate::create_animate(ctx, *compute_pipeline_layout)?);
@@ -144,6 +153,10 @@ impl ModelResources {
         let skeleton_overlay = guard(
             ctx,
             skeleton_overlay::create_skeleton_overlay(ctx, *draw_pipeline_layout, TARGET_FORMATS)?,
+        );
+        let ground = guard(
+            ctx,
+            ground::create_ground(ctx, *draw_pipeline_layout, TARGET_FORMATS)?,
         );
         let sampler = guard(ctx, descriptors::create_sampler(ctx, Sampling::Diffuse)?);
         let depth_sampler = guard(ctx, descriptors::create_sampler(ctx, Sampling::Depth)?);
@@ -186,12 +199,14 @@ impl ModelResources {
             depth_sampler: depth_sampler.keep(),
             draw_pipeline_layout: draw_pipeline_layout.keep(),
             compute_pipeline_layout: compute_pipeline_layout.keep(),
+            agents: agents.keep(),
             cull: cull.keep(),
             draws: draws.keep(),
             animate: animate.keep(),
             pyramid: pyramid.keep(),
             crowd_draw: crowd_draw.keep(),
             skeleton_overlay: skeleton_overlay.keep(),
+            ground: ground.keep(),
             sampler: sampler.keep(),
             material_pool: material_pool.keep(),
             material_sets,
@@ -231,11 +246,13 @@ impl Destroy for ModelResources {
         self.sampler.destroy(ctx);
         self.depth_sampler.destroy(ctx);
         self.skeleton_overlay.destroy(ctx);
+        self.ground.destroy(ctx);
         self.crowd_draw.destroy(ctx);
         self.animate.destroy(ctx);
         self.pyramid.destroy(ctx);
         self.draws.destroy(ctx);
         self.cull.destroy(ctx);
+        self.agents.destroy(ctx);
         self.compute_pipeline_layout.destroy(ctx);
         self.draw_pipeline_layout.destroy(ctx);
         self.pyramid_layout.destroy(ctx);

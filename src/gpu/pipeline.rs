@@ -1,6 +1,6 @@
 //! Graphics pipeline creation: what differs between passes is gathered in
 //! [`GraphicsPipelineDesc`]; the fixed choices (dynamic rendering, dynamic
-//! viewport and scissor, no blending, reverse Z) live here once.
+//! viewport and scissor, reverse Z) live here once.
 
 use ash::vk;
 
@@ -12,6 +12,18 @@ use super::{debug, shaders, vk_error, Context, GpuError};
 pub struct TargetFormats {
     pub color: vk::Format,
     pub depth: vk::Format,
+}
+
+/// How a pass meets the depth buffer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Depth {
+    /// Opaque surfaces: drawn where nearer, and they hide what follows.
+    TestAndWrite,
+    /// Decals over what is drawn (contact shadows): hidden where something
+    /// is nearer, hiding nothing.
+    TestOnly,
+    /// Overlays on top of everything.
+    Off,
 }
 
 pub struct ShaderStage<'a> {
@@ -32,8 +44,10 @@ pub struct GraphicsPipelineDesc<'a> {
     pub polygon_mode: vk::PolygonMode,
     pub cull_mode: vk::CullModeFlags,
     pub front_face: vk::FrontFace,
-    /// Off for overlays drawn on top of everything.
-    pub depth_test: bool,
+    pub depth: Depth,
+    /// Blend by the fragment's alpha (`src * a + dst * (1 - a)`) instead of
+    /// replacing the colour.
+    pub alpha_blend: bool,
     pub formats: TargetFormats,
 }
 
@@ -83,11 +97,18 @@ pub fn create_graphics_pipeline(
     // Reverse Z (near plane at depth 1, infinity at 0): floating-point depth
     // keeps its precision where perspective squeezes distant geometry.
     let depth_stencil = vk::PipelineDepthStencilStateCreateInfo::default()
-        .depth_test_enable(desc.depth_test)
-        .depth_write_enable(desc.depth_test)
+        .depth_test_enable(desc.depth != Depth::Off)
+        .depth_write_enable(desc.depth == Depth::TestAndWrite)
         .depth_compare_op(vk::CompareOp::GREATER);
     let blend_attachments = [vk::PipelineColorBlendAttachmentState::default()
-        .color_write_mask(vk::ColorComponentFlags::RGBA)];
+        .color_write_mask(vk::ColorComponentFlags::RGBA)
+        .blend_enable(desc.alpha_blend)
+        .src_color_blend_factor(vk::BlendFactor::SRC_ALPHA)
+        .dst_color_blend_factor(vk::BlendFactor::ONE_MINUS_SRC_ALPHA)
+        .color_blend_op(vk::BlendOp::ADD)
+        .src_alpha_blend_factor(vk::BlendFactor::ZERO)
+        .dst_alpha_blend_factor(vk::BlendFactor::ONE)
+        .alpha_blend_op(vk::BlendOp::ADD)];
     let color_blend =
         vk::PipelineColorBlendStateCreateInfo::default().attachments(&blend_attachments);
     let dynamic_states = [vk::DynamicState::VIEWPORT, vk::DynamicState::SCISSOR];

@@ -1,5 +1,6 @@
 //! One frame's commands, in pass order, with the barriers between passes.
-//! Without occlusion culling: reset the counters, cull, write the draws,
+//! With locomotion on, the agent pass first moves everyone. Without
+//! occlusion culling: reset the counters, cull, write the draws,
 //! animate (GPU animation only), then the scene. With it, niagara's two
 //! phases: the early cull keeps what was visible last frame, which is
 //! animated and drawn; the depth pyramid is built from that depth; the late
@@ -10,8 +11,11 @@ use ash::vk;
 
 use super::crowd_resources::{Animation, CrowdBuffer, VISIBLE_HEADER_BYTES};
 use super::frame_loop::FrameInput;
+use super::model_resources::ModelResources;
+use super::passes::agents::{self, AgentStep};
 use super::passes::crowd_draw::{self, Surface};
-use super::passes::{animate, cull, draws, pyramid, skeleton_overlay};
+use super::passes::{animate, cull, draws, ground, pyramid, skeleton_overlay};
+use super::profiler::Profiler;
 use super::renderer::Renderer;
 use super::resources::{memory_barrier, Buffer};
 use super::shader_types::{CrowdComputeConstants, CullPhase, DrawConstants};
@@ -61,6 +65,10 @@ impl Renderer {
         input: &FrameInput,
     ) {
         use vk::{AccessFlags2 as Access, PipelineStageFlags2 as Stage};
+        let agent_step = self
+            .crowd
+            .as_mut()
+            .and_then(|crowd| crowd.agent_step(input.view.locomotion));
         let model = &self.model;
         let crowd = self.crowd.as_ref().expect("upload checked the crowd");
         let frame = &self.slots[slot];
@@ -119,6 +127,16 @@ impl Renderer {
                 0,
                 &[sets.compute, self.targets.pyramid_set],
                 &[],
+            );
+        }
+        if let Some(step) = agent_step {
+            record_agent_pass(
+                ctx,
+                cmd,
+                &mut self.profiler,
+                model,
+                constants(phases[0]),
+                step,
             );
         }
         // The pipeline statistics span the scene; a query begun inside a
@@ -216,16 +234,27 @@ impl Renderer {
                 ),
             };
             let _scene = debug::label(ctx, cmd, names.scene);
-            // "draw" includes clearing the targets as the first scope opens.
-            let draw = self.profiler.begin(ctx, cmd, names.draw);
             let opening = if index == 0 {
                 Scope::First
             } else {
                 Scope::Continued
             };
+            // The first scope to open clears the targets: the ground's when
+            // the crowd stands on one, else the draw's.
+            let ground = (index == 0 && input.view.locomotion)
+                .then(|| self.profiler.begin(ctx, cmd, "ground"));
+            let mut draw = ground
+                .is_none()
+                .then(|| self.profiler.begin(ctx, cmd, names.draw));
             begin_rendering(ctx, cmd, &self.targets, opening);
             pipeline::set_viewport(ctx, cmd, self.targets.color.extent);
             bind_scene_set(crowd_set);
+            if let Some(scope) = ground {
+                ground::record_ground(ctx, cmd, &model.ground, crowd.instance_count);
+                self.profiler.end(ctx, cmd, scope);
+                draw = Some(self.profiler.begin(ctx, cmd, names.draw));
+            }
+            let draw = draw.expect("the draw scope opened");
             crowd_draw::record_crowd_draw(
                 ctx,
                 cmd,
@@ -276,6 +305,41 @@ impl Renderer {
         }
         self.profiler.end_statistics(ctx, cmd);
     }
+}
+
+/// The agent pass, between the barriers it needs: the placements are one
+/// buffer for every frame in flight, so the last frame's reads (culling,
+/// vertex shaders) and writes come before this frame's writes, and these
+/// before this frame's reads.
+fn record_agent_pass(
+    ctx: &Context,
+    cmd: vk::CommandBuffer,
+    profiler: &mut Profiler,
+    model: &ModelResources,
+    constants: CrowdComputeConstants,
+    step: AgentStep,
+) {
+    use vk::{AccessFlags2 as Access, PipelineStageFlags2 as Stage};
+    let readers = Stage::COMPUTE_SHADER | Stage::VERTEX_SHADER;
+    memory_barrier(
+        ctx,
+        cmd,
+        (readers, Access::SHADER_STORAGE_WRITE),
+        (
+            Stage::COMPUTE_SHADER,
+            Access::SHADER_STORAGE_READ | Access::SHADER_STORAGE_WRITE,
+        ),
+    );
+    let scope = profiler.begin(ctx, cmd, "agents");
+    let layout = model.compute_pipeline_layout;
+    agents::record_agents(ctx, cmd, &model.agents, layout, constants, step);
+    profiler.end(ctx, cmd, scope);
+    memory_barrier(
+        ctx,
+        cmd,
+        (Stage::COMPUTE_SHADER, Access::SHADER_STORAGE_WRITE),
+        (readers, Access::SHADER_STORAGE_READ),
+    );
 }
 
 /// Zeroes the visible counts of every level: what cull.comp accumulates

@@ -8,14 +8,15 @@ use std::time::Duration;
 use ash::vk;
 
 use super::crowd_resources::{
-    check_crowd_fits, crowd_bytes, Animation, BufferLimits, CrowdBuffer, CrowdResources, CrowdShape,
+    check_crowd_fits, crowd_bytes, Animation, BufferLimits, CrowdAgents, CrowdBuffer,
+    CrowdResources, CrowdShape,
 };
 use super::frame::{FrameSlot, FRAMES_IN_FLIGHT};
 use super::guard::{guard, Destroy};
 use super::model_resources::ModelResources;
 use super::profiler::Profiler;
 use super::resources;
-use super::shader_types::{CrowdInstance, SkinningTransform};
+use super::shader_types::{CrowdInstance, InstanceAnimation, SkinningTransform};
 use super::targets::{create_targets, Targets};
 use super::{Context, GpuError};
 use crate::crowd::{DepthPyramid, MAX_PYRAMID_LEVELS};
@@ -120,28 +121,45 @@ impl Renderer {
         ctx: &Context,
         placements: &[CrowdInstance],
     ) -> Result<(), GpuError> {
+        self.set_crowd_with_agents(ctx, placements, None)
+    }
+
+    /// [`Renderer::set_crowd`], with a lane per instance for the agent
+    /// pass (`None`: the crowd stays where it is put, locomotion or not).
+    pub fn set_crowd_with_agents(
+        &mut self,
+        ctx: &Context,
+        placements: &[CrowdInstance],
+        agents: Option<&CrowdAgents>,
+    ) -> Result<(), GpuError> {
         self.check_crowd_fits(placements.len() as u32)?;
         // Frames in flight read the crowd's buffers.
         ctx.wait_idle()?;
-        let old_placements = self.crowd.take().map(|mut old| {
-            let placements = std::mem::take(&mut old.placements);
+        let old_crowd = self.crowd.take().map(|mut old| {
+            let kept = (std::mem::take(&mut old.placements), old.agents.take());
             old.destroy(ctx);
-            placements
+            kept
         });
         for frame in self.in_flight.iter_mut().flatten() {
             frame.counted = false;
         }
         let animation = self.animation;
-        match CrowdResources::new(ctx, &self.model, &self.slots, placements, animation) {
+        match CrowdResources::new(ctx, &self.model, &self.slots, placements, agents, animation) {
             Ok(crowd) => {
                 self.crowd = Some(crowd);
                 Ok(())
             }
             Err(error) => {
-                if let Some(old) = old_placements {
-                    let restored =
-                        CrowdResources::new(ctx, &self.model, &self.slots, &old, animation)
-                            .map_err(|again| GpuError::CrowdLost(again.to_string()))?;
+                if let Some((old, old_agents)) = old_crowd {
+                    let restored = CrowdResources::new(
+                        ctx,
+                        &self.model,
+                        &self.slots,
+                        &old,
+                        old_agents.as_ref(),
+                        animation,
+                    )
+                    .map_err(|again| GpuError::CrowdLost(again.to_string()))?;
                     self.crowd = Some(restored);
                 }
                 Err(error)
@@ -175,6 +193,24 @@ impl Renderer {
         slot: usize,
     ) -> Result<Vec<SkinningTransform>, GpuError> {
         let buffer = self.crowd_buffer(CrowdBuffer::SkinningTransforms, slot)?;
+        resources::read_buffer(ctx, buffer)
+    }
+
+    /// Where every instance stood in the last frame (the agent pass moves
+    /// them); call once the frames are done.
+    pub fn read_placements(&self, ctx: &Context) -> Result<Vec<CrowdInstance>, GpuError> {
+        let buffer = self.crowd_buffer(CrowdBuffer::Placements, 0)?;
+        resources::read_buffer(ctx, buffer)
+    }
+
+    /// The instance animation frame slot `slot` animated with (the agent
+    /// pass writes it when locomotion is on); call once the frame is done.
+    pub fn read_instance_animation(
+        &self,
+        ctx: &Context,
+        slot: usize,
+    ) -> Result<Vec<InstanceAnimation>, GpuError> {
+        let buffer = self.crowd_buffer(CrowdBuffer::InstanceAnimation, slot)?;
         resources::read_buffer(ctx, buffer)
     }
 

@@ -8,7 +8,7 @@ use bytemuck::{Pod, Zeroable};
 use glam::{Mat4, Vec2, Vec3, Vec4};
 
 use crate::anim::JointPose;
-use crate::crowd::Instance;
+use crate::crowd::{self, Instance};
 use crate::skin::SkinningMethod;
 
 /// The runtime's skinning transform is laid out as GLSL's `SkinningTransform`
@@ -37,6 +37,9 @@ pub struct FrameUniforms {
     pub blend_time: f32,
     /// Pixels, filled in by the renderer.
     pub viewport_size: Vec2,
+    /// x: contact shadow radius, y: ground cell size, in model units;
+    /// filled in by the renderer from the model's size.
+    pub ground: Vec4,
 }
 
 /// Twin of `CrowdInstance` in shaders/scene.glsl.
@@ -168,6 +171,106 @@ pub enum CullPhase {
     All = 0,
     Early = 1,
     Late = 2,
+}
+
+/// Twin of `SpeedSegment` in shaders/agents.comp ([`crowd::SpeedSegment`]).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct GpuSpeedSegment {
+    pub start_time: f32,
+    pub start_distance: f32,
+    pub start_speed: f32,
+    pub acceleration: f32,
+}
+
+/// Twin of `GaitSwitch` in shaders/agents.comp ([`crowd::GaitSwitch`]).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct GpuGaitSwitch {
+    pub time: f32,
+    pub from_gait: u32,
+    pub to_gait: u32,
+    pub padding: u32,
+}
+
+/// Twin of `LocomotionTable` in shaders/agents.comp
+/// ([`crowd::LocomotionTable`]): the head of the agent lanes buffer.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct GpuLocomotionTable {
+    pub gait_clips: [u32; crowd::MAX_GAITS],
+    pub gait_speeds: [f32; crowd::MAX_GAITS],
+    pub gait_headings: [f32; crowd::MAX_GAITS],
+    pub segments: [GpuSpeedSegment; crowd::PROFILE_SEGMENTS],
+    pub switches: [GpuGaitSwitch; crowd::MAX_GAIT_SWITCHES],
+    pub gait_count: u32,
+    pub switch_count: u32,
+    pub period_distance: f32,
+    pub padding: f32,
+}
+
+impl From<&crowd::LocomotionTable> for GpuLocomotionTable {
+    fn from(table: &crowd::LocomotionTable) -> Self {
+        let gait = |i: usize| table.gaits.get(i).copied();
+        GpuLocomotionTable {
+            gait_clips: std::array::from_fn(|i| gait(i).map_or(0, |g| g.clip)),
+            gait_speeds: std::array::from_fn(|i| gait(i).map_or(0.0, |g| g.speed)),
+            gait_headings: std::array::from_fn(|i| gait(i).map_or(0.0, |g| g.heading)),
+            segments: table.segments.map(|s| GpuSpeedSegment {
+                start_time: s.start_time,
+                start_distance: s.start_distance,
+                start_speed: s.start_speed,
+                acceleration: s.acceleration,
+            }),
+            switches: std::array::from_fn(|i| {
+                table
+                    .switches
+                    .get(i)
+                    .map_or(GpuGaitSwitch::default(), |s| GpuGaitSwitch {
+                        time: s.time,
+                        from_gait: s.from_gait,
+                        to_gait: s.to_gait,
+                        padding: 0,
+                    })
+            }),
+            gait_count: table.gaits.len() as u32,
+            switch_count: table.switches.len() as u32,
+            period_distance: table.period_distance,
+            padding: 0.0,
+        }
+    }
+}
+
+/// Twin of `AgentLane` in shaders/agents.comp: a [`crowd::AgentLane`] and
+/// where the instance stands without locomotion.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct GpuAgentLane {
+    /// xyz, w yaw: the placement locomotion returns the instance to when it
+    /// is switched off.
+    pub home: Vec4,
+    pub centre: Vec2,
+    pub radius: f32,
+    pub start_angle: f32,
+    pub direction: f32,
+    pub time_offset: f32,
+    pub phase: f32,
+    pub padding: f32,
+}
+
+impl GpuAgentLane {
+    pub fn new(lane: &crowd::AgentLane, home: &CrowdInstance) -> GpuAgentLane {
+        GpuAgentLane {
+            home: home.placement,
+            centre: lane.centre,
+            radius: lane.radius,
+            start_angle: lane.start_angle,
+            direction: lane.direction,
+            time_offset: lane.time_offset,
+            phase: lane.phase,
+            padding: 0.0,
+        }
+    }
 }
 
 /// Twin of crowd.vert's `DrawConstants` push constant block.

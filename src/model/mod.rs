@@ -9,7 +9,10 @@ use std::path::{Path, PathBuf};
 
 pub use convert::{clip_from_md5, skeleton_from_md5, skinned_mesh_from_md5};
 
-use crate::anim::{Clip, LoopOverrides, Skeleton};
+use crate::anim::{
+    ground_motion, remove_root_motion, Clip, GroundMotion, GroundMotionSource, LoopOverrides,
+    Skeleton,
+};
 use crate::bounds::Bounds;
 use crate::md5::{self, Md5Error};
 use crate::skin::{clip_pose_bounds, InfluenceLimit, SkinnedMesh};
@@ -21,6 +24,11 @@ pub struct Model {
     /// Every mesh of the file, empty ones included (drawing skips those).
     pub meshes: Vec<SkinnedMesh>,
     pub clips: Vec<Clip>,
+    /// How each clip carries the character over the ground, one per clip in
+    /// the order of `clips` (`anim::ground_motion`). A clip with root motion
+    /// has had it removed: every clip plays in place, and whoever places the
+    /// character moves it by `velocity`.
+    pub ground_motion: Vec<GroundMotion>,
     /// The game's base folder, where materials/*.mtr and images are looked
     /// up (`--textures`); `None`: found from the mesh's path.
     pub texture_folder: Option<PathBuf>,
@@ -60,6 +68,8 @@ impl Model {
     /// loops or plays once by `anim::loops_by_rule` unless the options say,
     /// and its per-frame bounds grow to hold the mesh skinned by the frame's
     /// pose (`skin::clip_pose_bounds`): culling never trusts the file alone.
+    /// Each clip's ground motion is measured (`anim::ground_motion`), and
+    /// root motion taken out so that every clip plays in place.
     pub fn load_with(
         mesh_path: &Path,
         anim_paths: &[PathBuf],
@@ -98,10 +108,17 @@ impl Model {
                 mesh
             })
             .collect();
+        let mut ground_motions = Vec::with_capacity(clips.len());
         for clip in &mut clips {
             if let Some(looping) = options.loop_overrides.loops(&clip.name) {
                 clip.looping = looping;
             }
+            // Before the bounds grow, so that they hold the clip in place.
+            let motion = ground_motion(&skeleton.parents, clip);
+            if motion.source == GroundMotionSource::RootMotion {
+                remove_root_motion(&skeleton.parents, clip, motion.velocity);
+            }
+            ground_motions.push(motion);
             let posed = clip_pose_bounds(&skeleton, clip, &meshes);
             clip.bounds.resize(posed.len(), Bounds::EMPTY);
             for (bounds, posed) in clip.bounds.iter_mut().zip(posed) {
@@ -113,6 +130,7 @@ impl Model {
             skeleton,
             meshes,
             clips,
+            ground_motion: ground_motions,
             texture_folder: options.texture_folder.clone(),
         })
     }

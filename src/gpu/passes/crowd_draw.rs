@@ -7,7 +7,7 @@ use ash::vk;
 
 use crate::gpu::gpu_model::{GpuModel, MeshDraw};
 use crate::gpu::guard::{guard, Destroy};
-use crate::gpu::pipeline::{self, GraphicsPipelineDesc, ShaderStage, TargetFormats};
+use crate::gpu::pipeline::{self, Depth, GraphicsPipelineDesc, ShaderStage, TargetFormats};
 use crate::gpu::shader_types::{DrawConstants, ExtraInfluences, SkinVertex, SurfaceVertex};
 use crate::gpu::shaders::spirv;
 use crate::gpu::{debug, Context, GpuError};
@@ -139,7 +139,8 @@ pub fn create_crowd_draw(
         // flips Y for Vulkan, which keeps that winding on screen.
         cull_mode: vk::CullModeFlags::BACK,
         front_face: vk::FrontFace::CLOCKWISE,
-        depth_test: true,
+        depth: Depth::TestAndWrite,
+        alpha_blend: false,
         formats,
     };
     let pipeline = guard(ctx, pipeline::create_graphics_pipeline(ctx, &desc)?);

@@ -1,10 +1,14 @@
 //! One file per pass: its pipeline and how it records. The renderer owns
-//! the shared descriptor sets and calls the passes in order: cull, write
-//! draws, animate, crowd draw, skeleton overlay.
+//! the shared descriptor sets and calls the passes in order: agents (with
+//! locomotion on), cull, write
+//! draws, animate, ground (plane and contact shadows), crowd draw, skeleton
+//! overlay.
 
+pub mod agents;
 pub mod animate;
 pub mod crowd_draw;
 pub mod cull;
 pub mod draws;
+pub mod ground;
 pub mod pyramid;
 pub mod skeleton_overlay;

@@ -8,7 +8,7 @@ use ash::vk;
 use super::crowd_draw::DRAW_COMMAND_SIZE;
 use crate::gpu::gpu_model::GpuModel;
 use crate::gpu::guard::Destroy;
-use crate::gpu::pipeline::{self, GraphicsPipelineDesc, ShaderStage, TargetFormats};
+use crate::gpu::pipeline::{self, Depth, GraphicsPipelineDesc, ShaderStage, TargetFormats};
 use crate::gpu::shader_types::{DrawConstants, SkeletonVertex};
 use crate::gpu::shaders::spirv;
 use crate::gpu::{debug, Context, GpuError};
@@ -71,7 +71,8 @@ pub fn create_skeleton_overlay(
             polygon_mode: vk::PolygonMode::FILL,
             cull_mode: vk::CullModeFlags::NONE,
             front_face: vk::FrontFace::CLOCKWISE,
-            depth_test: false,
+            depth: Depth::Off,
+            alpha_blend: false,
             formats,
         },
     )?;
