@@ -2,6 +2,8 @@
 // Locomotion, one invocation per instance: moves the agent along its lane
 // to where it is at frame.time, faces it the way it walks, and picks the
 // clip its speed calls for, played so its feet cover the ground it does.
+// A moving clip's time follows the distance walked through its distance
+// curve, so a planted foot stays put whatever speed the clip slides it at.
 // Writes the placement cull.comp, animate.comp and the vertex shaders read,
 // and the frame slot's instance animation. The state is a closed form of
 // time, so nothing is carried from frame to frame. CPU reference:
@@ -19,6 +21,8 @@ layout(constant_id = 0) const bool RETURN_HOME = false;
 const uint MAX_GAITS = 4u;
 const uint PROFILE_SEGMENTS = 8u;
 const uint MAX_GAIT_SWITCHES = 8u;
+// anim::DISTANCE_CURVE_SAMPLES: even shares of the stride a curve samples.
+const uint DISTANCE_CURVE_SAMPLES = 63u;
 // agents::PROFILE_PERIOD: seconds of one period of the speed profile.
 const float PROFILE_PERIOD = 29.0;
 
@@ -43,12 +47,17 @@ struct LocomotionTable {
     uvec4 gait_clips;      // slowest first; an idle clip (speed 0) leads
     vec4 gait_speeds;      // ground speed, model units per second
     vec4 gait_headings;    // direction of travel in model space, radians from +X
+    vec4 gait_strides;     // ground the feet cover in a cycle (anim::DistanceCurve)
     SpeedSegment segments[PROFILE_SEGMENTS];
     GaitSwitch switches[MAX_GAIT_SWITCHES];
     uint gait_count;
     uint switch_count;
     float period_distance; // walked in one period
     float padding;
+    // Per gait (anim::DistanceCurve::times): the clip time by which its
+    // feet have covered each share of the stride, both ends included; the
+    // last is the clip's duration.
+    float gait_curves[MAX_GAITS][DISTANCE_CURVE_SAMPLES + 1u];
 };
 
 // Twin of Rust's gpu::shader_types::GpuAgentLane (agents::AgentLane).
@@ -117,10 +126,25 @@ Switched last_switch(float local_time) {
     return Switched(s.to_gait, s.from_gait, (cycles - 1.0) * PROFILE_PERIOD + s.time);
 }
 
-// The clip time that keeps gait g's feet on the ground (agent_state's clip_time).
+// DistanceCurve::clip_time: the clip time by which gait g's feet have
+// covered `distance` from the clip's start.
+float matched_time(uint g, float distance) {
+    float duration = locomotion.gait_curves[g][DISTANCE_CURVE_SAMPLES];
+    float strides = distance / locomotion.gait_strides[g];
+    float cycles = floor(strides);
+    float at = (strides - cycles) * float(DISTANCE_CURVE_SAMPLES);
+    // `at` can round up to the last sample: the table's last piece.
+    uint i = min(uint(at), DISTANCE_CURVE_SAMPLES - 1u);
+    float t0 = locomotion.gait_curves[g][i];
+    float t1 = locomotion.gait_curves[g][i + 1u];
+    return cycles * duration + t0 + (t1 - t0) * (at - float(i));
+}
+
+// The clip time that keeps gait g's feet on the ground (agent_state's
+// clip_time): the seeded phase is a head start in the clip's seconds.
 float clip_time(uint g, float distance, float time, float phase) {
     float speed = locomotion.gait_speeds[g];
-    return speed > 0.0 ? distance / speed + phase : time + phase;
+    return speed > 0.0 ? matched_time(g, distance + phase * speed) : time + phase;
 }
 
 void main() {

@@ -1,10 +1,11 @@
-//! Ground speed per clip (`anim::ground_motion`) on the shipped character,
-//! loaded as the renderer loads it, and root motion taken out at load.
+//! Ground speed per clip (`anim::ground_motion`) and distance curves
+//! (`anim::distance_curve`) on the shipped character, loaded as the
+//! renderer loads it, and root motion taken out at load.
 
 use std::path::{Path, PathBuf};
 
 use glam::Vec3;
-use md5crowd::anim::{GroundMotion, GroundMotionSource};
+use md5crowd::anim::{DistanceCurve, GroundMotion, GroundMotionSource};
 use md5crowd::md5::{self, Md5Anim};
 use md5crowd::model::Model;
 use md5crowd::skin::InfluenceLimit;
@@ -70,6 +71,49 @@ fn shipped_walk_and_run_move_at_the_generators_speeds() {
 }
 
 #[test]
+fn shipped_walk_and_run_have_rising_distance_curves_over_their_stride() {
+    let names = ["idle", "walk", "run", "wave"];
+    let paths: Vec<PathBuf> = names
+        .iter()
+        .map(|n| assets().join(format!("{n}.md5anim")))
+        .collect();
+    let model = load(&paths);
+    assert_eq!(model.distance_curves.len(), model.clips.len());
+    for ((clip, motion), curve) in model
+        .clips
+        .iter()
+        .zip(&model.ground_motion)
+        .zip(&model.distance_curves)
+    {
+        let duration = clip.duration();
+        let ground_stride = motion.speed * duration;
+        println!(
+            "{}: stride {:.1} units a cycle, {:.1} at its ground speed",
+            clip.name, curve.stride, ground_stride
+        );
+        if motion.speed == 0.0 {
+            assert_eq!(
+                *curve,
+                DistanceCurve::uniform(duration, 0.0),
+                "{}",
+                clip.name
+            );
+            continue;
+        }
+        // The feet cover about what the ground speed says (the median of
+        // their speeds, not the mean), and time only moves on.
+        assert!(
+            (curve.stride - ground_stride).abs() <= TOLERANCE * ground_stride,
+            "{}: {curve:?}",
+            clip.name
+        );
+        assert_eq!(curve.times[0], 0.0);
+        assert_eq!(curve.duration(), duration);
+        assert!(curve.times.windows(2).all(|w| w[1] > w[0]), "{curve:?}");
+    }
+}
+
+#[test]
 fn shipped_idle_and_wave_stay_on_the_spot() {
     let motions = shipped_motions();
     for name in ["idle", "wave"] {
@@ -123,6 +167,20 @@ fn root_motion_is_measured_and_taken_out_at_load() {
     let moving_path = write_temp("walk_forward.md5anim", &md5::write_anim(&moving));
     let model = load(&[walk_path, moving_path]);
     let (in_place, carried) = (&model.clips[0], &model.clips[1]);
+
+    // The curve reads the clip in place: the shipped walk's. Its feet slide
+    // along X while the root travelled 13 degrees off it: only their slide
+    // along that travel counts (and a little of their sideways sway).
+    let (walk_curve, carried_curve) = (&model.distance_curves[0], &model.distance_curves[1]);
+    let along = walk_curve.stride * velocity.x / velocity.length();
+    assert!(
+        (carried_curve.stride - along).abs() < 0.01 * along,
+        "{} vs {along}",
+        carried_curve.stride
+    );
+    for (a, b) in walk_curve.times.iter().zip(carried_curve.times) {
+        assert!((a - b).abs() < 0.03 * in_place.duration(), "{a} vs {b}");
+    }
 
     let motion = model.ground_motion[1];
     assert_eq!(motion.source, GroundMotionSource::RootMotion);

@@ -189,7 +189,7 @@ fn occlusion_culling_times_both_phases_and_the_pyramid() {
             "cull late",
             "animate late",
             "draw late",
-            "overlay"
+            "skeleton"
         ],
         "{last}"
     );

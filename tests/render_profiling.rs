@@ -127,7 +127,7 @@ fn every_frame_reports_its_passes_and_statistics() {
         match (queries.timestamps, line.gpu_ms) {
             (Some(_), Some(gpu_ms)) => {
                 let names: Vec<&str> = line.passes.iter().map(|(n, _)| n.as_str()).collect();
-                assert_eq!(names, ["cull", "animate", "draw", "overlay"], "{line:?}");
+                assert_eq!(names, ["cull", "animate", "draw", "skeleton"], "{line:?}");
                 assert!(line.passes.iter().all(|&(_, ms)| ms >= 0.0), "{line:?}");
                 let sum: f64 = line.passes.iter().map(|(_, ms)| ms).sum();
                 // Printed to 3 decimals each.

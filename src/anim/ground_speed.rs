@@ -148,7 +148,7 @@ pub fn remove_root_motion(parents: &[Option<u16>], clip: &mut Clip, velocity: Ve
 
 /// `positions[f][j]`: joint `j`'s model-space position at frame `f`; `None`
 /// when the clip cannot be measured (see the module doc).
-fn model_positions(parents: &[Option<u16>], clip: &Clip) -> Option<Vec<Vec<Vec3>>> {
+pub(super) fn model_positions(parents: &[Option<u16>], clip: &Clip) -> Option<Vec<Vec<Vec3>>> {
     let parents_precede = parents
         .iter()
         .enumerate()
@@ -174,7 +174,8 @@ fn model_positions(parents: &[Option<u16>], clip: &Clip) -> Option<Vec<Vec<Vec3>
     Some(positions)
 }
 
-fn skeleton_size(positions: &[Vec<Vec3>]) -> f32 {
+/// The skeleton's size (see the module doc).
+pub(super) fn skeleton_size(positions: &[Vec<Vec3>]) -> f32 {
     positions
         .iter()
         .map(|frame| {
@@ -225,22 +226,41 @@ fn median_contact_velocity(
     frame_rate: f32,
     size: f32,
 ) -> Vec2 {
-    let contacts = contacts(&end_joints(parents), positions, size);
     let mut xs = Vec::new();
     let mut ys = Vec::new();
-    for (frames, touching) in positions.windows(2).zip(contacts.windows(2)) {
-        for (joint, _) in touching[0].iter().enumerate().filter(|(_, &on)| on) {
-            let velocity = (frames[1][joint] - frames[0][joint]).truncate() * frame_rate;
-            if touching[1][joint] && velocity.is_finite() {
-                xs.push(velocity.x);
-                ys.push(velocity.y);
-            }
-        }
+    for velocity in contact_velocities(parents, positions, frame_rate, size)
+        .into_iter()
+        .flatten()
+    {
+        xs.push(velocity.x);
+        ys.push(velocity.y);
     }
     match (median(&mut xs), median(&mut ys)) {
         (Some(x), Some(y)) => Vec2::new(x, y),
         _ => Vec2::ZERO,
     }
+}
+
+/// Per frame interval (frame `f` to `f + 1`): the horizontal velocities of
+/// the joints on the ground at both of its frames (finite ones only).
+pub(super) fn contact_velocities(
+    parents: &[Option<u16>],
+    positions: &[Vec<Vec3>],
+    frame_rate: f32,
+    size: f32,
+) -> Vec<Vec<Vec2>> {
+    let contacts = contacts(&end_joints(parents), positions, size);
+    positions
+        .windows(2)
+        .zip(contacts.windows(2))
+        .map(|(frames, touching)| {
+            (0..touching[0].len())
+                .filter(|&joint| touching[0][joint] && touching[1][joint])
+                .map(|joint| (frames[1][joint] - frames[0][joint]).truncate() * frame_rate)
+                .filter(|velocity| velocity.is_finite())
+                .collect()
+        })
+        .collect()
 }
 
 /// `contacts[f][j]`: whether end joint `j` touches the ground at frame `f`:
@@ -272,7 +292,7 @@ fn contacts(end: &[bool], positions: &[Vec<Vec3>], size: f32) -> Vec<Vec<bool>> 
         .collect()
 }
 
-fn median(values: &mut [f32]) -> Option<f32> {
+pub(super) fn median(values: &mut [f32]) -> Option<f32> {
     if values.is_empty() {
         return None;
     }

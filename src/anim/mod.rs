@@ -10,6 +10,7 @@
 //! the runtime.
 
 mod clip;
+mod distance_curve;
 mod ground_speed;
 mod joint_pose;
 mod local_to_model;
@@ -19,6 +20,7 @@ mod skeleton;
 mod skinning_transform;
 
 pub use clip::Clip;
+pub use distance_curve::{distance_curve, DistanceCurve, DISTANCE_CURVE_SAMPLES};
 pub use ground_speed::{
     ground_motion, remove_root_motion, GroundMotion, GroundMotionSource, CONTACT_TOLERANCE,
     ROOT_MOTION_FRACTION, STILL_FRACTION, SUPPORT_TOLERANCE,

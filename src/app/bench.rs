@@ -268,20 +268,15 @@ fn measure(
     let (crowd, renderer) = super::build_crowd(ctx, model, spec, extent, None)?;
     let mut renderer = guard(ctx, renderer);
     let aspect = args.width as f32 / args.height as f32;
-    let mut scene = Scene {
-        model,
-        camera: view.camera(&crowd, aspect),
-        crowd,
-        view: ViewOptions {
-            lod_threshold: (lod == Switch::On).then_some(args.lod_bias),
-            occlusion: occlusion == Switch::On,
-            compute_only: args.compute_only,
-            anim_lod: anim_lod == Switch::On,
-            ..ViewOptions::default()
-        },
-        aspect,
-        time: 0.0,
+    let camera = view.camera(&crowd, aspect);
+    let view = ViewOptions {
+        lod_threshold: (lod == Switch::On).then_some(args.lod_bias),
+        occlusion: occlusion == Switch::On,
+        compute_only: args.compute_only,
+        anim_lod: anim_lod == Switch::On,
+        ..ViewOptions::default()
     };
+    let mut scene = Scene::new(model, crowd, camera, view, aspect);
 
     let mut cpu_ms = Vec::with_capacity(args.frames as usize);
     let mut frame_ms = Vec::with_capacity(args.frames as usize);

@@ -26,12 +26,15 @@ Window controls:
   T                     tint instances by their level of detail
   C                     occlusion culling on / off
   G                     locomotion on / off (a clip picked stops it)
+  V                     freeze culling: the cull camera stays while the view moves
   R                     reset the camera (frame the crowd)
+  F1                    the overlay: statistics, frame-time graph, every control
+                        (--overlay shows it from the start, headless too)
   F12                   capture the next frame (when run under RenderDoc)
   Esc                   quit";
 
-/// What a key press asks for, besides flying.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// What a key press or an overlay control asks for, besides flying.
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Action {
     Quit,
     Pause,
@@ -41,6 +44,20 @@ pub enum Action {
     Clip(u32),
     DoubleCrowd,
     HalveCrowd,
+    /// The overlay's crowd size slider.
+    SetInstances(u32),
+    /// Back to the seeded mix of clips (the overlay's clip list).
+    MixClips,
+    /// Seconds of crossfade for the next clip switches.
+    BlendTime(f32),
+    /// Animation time per wall-clock second.
+    TimeScale(f32),
+    /// The pixel error level of detail allows (`--lod-bias`).
+    LodBias(f32),
+    AnimationLod,
+    /// Keep culling with the frustum of the moment while the view moves.
+    FreezeCulling,
+    Overlay,
     Skeleton,
     Skinning,
     Wireframe,
@@ -57,6 +74,7 @@ pub fn action_for(key: &Key) -> Option<Action> {
         Key::Named(NamedKey::Escape) => Some(Action::Quit),
         Key::Named(NamedKey::Space) => Some(Action::Pause),
         Key::Named(NamedKey::F12) => Some(Action::Capture),
+        Key::Named(NamedKey::F1) => Some(Action::Overlay),
         Key::Character(text) => match text.to_ascii_lowercase().as_str() {
             "[" => Some(Action::PreviousClip),
             "]" => Some(Action::NextClip),
@@ -70,6 +88,7 @@ pub fn action_for(key: &Key) -> Option<Action> {
             "t" => Some(Action::ShowLod),
             "c" => Some(Action::Occlusion),
             "g" => Some(Action::Locomotion),
+            "v" => Some(Action::FreezeCulling),
             "r" => Some(Action::ResetCamera),
             digit => match digit.parse::<u32>() {
                 Ok(n @ 1..=9) => Some(Action::Clip(n - 1)),
@@ -147,6 +166,8 @@ mod tests {
             (Key::Character("f".into()), Action::Wireframe, "F"),
             (Key::Character("r".into()), Action::ResetCamera, "R"),
             (Key::Character("g".into()), Action::Locomotion, "G"),
+            (Key::Character("v".into()), Action::FreezeCulling, "V"),
+            (Key::Named(NamedKey::F1), Action::Overlay, "F1"),
         ];
         for (key, action, label) in keys {
             assert_eq!(action_for(&key), Some(action), "{key:?}");

@@ -96,7 +96,8 @@ impl CrowdState {
         let size = footprint.max - footprint.min;
         let width = size.x.max(size.y);
         spec.locomotion &= spec.clip.is_none();
-        let table = LocomotionTable::new(&model.clips, &model.ground_motion);
+        let table =
+            LocomotionTable::new(&model.clips, &model.ground_motion, &model.distance_curves);
         if table.is_none() && spec.locomotion {
             log::warn!(
                 "locomotion: no looping clip of {} moves over the ground; the crowd stands",
@@ -403,6 +404,10 @@ mod tests {
                 })
                 .collect(),
             ground_motion: vec![crate::anim::GroundMotion::STILL; clips.len()],
+            distance_curves: clips
+                .iter()
+                .map(|&(_, seconds, _)| crate::anim::DistanceCurve::uniform(seconds, 0.0))
+                .collect(),
             texture_folder: None,
         }
     }

@@ -4,17 +4,20 @@
 //! give the same image.
 
 use std::sync::Arc;
+use std::time::Instant;
 
 use ash::vk;
 use gpu_allocator::MemoryLocation;
 
 use super::crowd_state::CrowdSpec;
+use super::overlay::{self, Overlay, OverlayView};
 use super::render_args::Switch;
 use super::scene::Scene;
+use super::title::{self, FrameMeter};
 use super::{build_crowd, log_summary, validation, validation_counts, AppError, RenderArgs};
 use crate::gpu::capture::FrameCapture;
 use crate::gpu::debug::MessageCounts;
-use crate::gpu::frame_loop::{Destination, ViewOptions};
+use crate::gpu::frame_loop::{Destination, ViewOptions, VisibleCounts};
 use crate::gpu::guard::guard;
 use crate::gpu::renderer::Renderer;
 use crate::gpu::resources::{self, Buffer};
@@ -53,24 +56,19 @@ pub fn run(
         None => None,
     };
     let aspect = args.width as f32 / args.height as f32;
-    let mut scene = Scene {
-        model,
-        camera: args.view.camera(&crowd, aspect),
-        crowd,
-        view: ViewOptions {
-            skinning: args.skinning.into(),
-            show_skeleton: args.skeleton,
-            wireframe: args.wireframe,
-            lod_threshold: args.lod_threshold(),
-            show_lod: args.show_lod,
-            occlusion: args.occlusion == Switch::On,
-            compute_only: false,
-            anim_lod: args.anim_lod == Switch::On,
-            locomotion: spec.locomotion,
-        },
-        aspect,
-        time: 0.0,
+    let camera = args.view.camera(&crowd, aspect);
+    let view = ViewOptions {
+        skinning: args.skinning.into(),
+        show_skeleton: args.skeleton,
+        wireframe: args.wireframe,
+        lod_threshold: args.lod_threshold(),
+        show_lod: args.show_lod,
+        occlusion: args.occlusion == Switch::On,
+        compute_only: false,
+        anim_lod: args.anim_lod == Switch::On,
+        locomotion: spec.locomotion,
     };
+    let mut scene = Scene::new(model, crowd, camera, view, aspect);
 
     let rendered = render(
         &ctx,
@@ -104,9 +102,49 @@ fn render(
     capture: &mut FrameCapture,
 ) -> Result<(), AppError> {
     let count = args.frames.unwrap_or(1);
+    let mut overlay = args.overlay.then(|| Overlay::new(true));
+    let mut meter = FrameMeter::new(Instant::now());
+    let mut averages = None;
+    let mut visible = VisibleCounts::default();
+    let mut last_frame = Instant::now();
     for index in 0..count {
         scene.time = args.time - (count - 1 - index) as f32 * FIXED_STEP;
         let last = index == count - 1;
+        if let Some(overlay) = overlay.as_mut() {
+            let stats = averages.as_ref().map(|averages| {
+                title::title_stats(
+                    averages,
+                    scene,
+                    visible,
+                    &renderer.model.model.lod_triangles,
+                )
+            });
+            let view = OverlayView {
+                device: &ctx.device_name,
+                driver: &ctx.driver,
+                model: scene.model,
+                stats: stats.as_ref(),
+                scene,
+                paused: false,
+                time_scale: 1.0,
+                lod_bias: args.lod_bias,
+                max_instances: overlay::crowd_limit(renderer),
+                capture_available: capture.available(),
+                wireframe_available: ctx.wireframe,
+                influences: overlay::influence_count(args.influences),
+            };
+            // Nothing to click headless: the screen's size is all the input.
+            let screen = egui::Rect::from_min_size(
+                egui::Pos2::ZERO,
+                egui::vec2(args.width as f32, args.height as f32),
+            );
+            let input = egui::RawInput {
+                screen_rect: Some(screen),
+                ..egui::RawInput::default()
+            };
+            let (frame, _) = overlay.run(input, &view, &mut Vec::new());
+            scene.overlay = Some(frame);
+        }
         let report = renderer.draw_frame(
             ctx,
             Destination::Offscreen,
@@ -114,8 +152,18 @@ fn render(
             capture,
             scene,
         )?;
-        if let (true, Some(measured)) = (args.print_timings, report.finished) {
-            println!("{measured}");
+        let now = Instant::now();
+        if let Some(overlay) = overlay.as_mut() {
+            overlay.add_frame_time((now - last_frame).as_secs_f32());
+        }
+        last_frame = now;
+        visible = report.visible.unwrap_or(visible);
+        if let Some(measured) = report.finished {
+            if args.print_timings {
+                println!("{measured}");
+            }
+            meter.add(&measured);
+            averages = meter.report(now).or(averages);
         }
     }
     Ok(())

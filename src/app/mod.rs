@@ -7,6 +7,7 @@ pub mod controls;
 mod crowd_state;
 mod headless;
 pub mod model_args;
+mod overlay;
 pub mod render_args;
 mod scene;
 mod title;

@@ -90,6 +90,10 @@ pub struct RenderArgs {
     /// Draw the skeleton over the characters.
     #[arg(long)]
     pub skeleton: bool,
+    /// Show the overlay (statistics, frame-time graph, controls; F1 in the
+    /// window) from the first frame, in headless screenshots too.
+    #[arg(long)]
+    pub overlay: bool,
     /// Draw triangle edges only (needs the GPU's fillModeNonSolid feature).
     #[arg(long)]
     pub wireframe: bool,

@@ -1,10 +1,14 @@
 //! The CPU side of a frame, as the frame loop asks for it: the crowd, the
-//! camera and the view switches. Callers advance `time` their own way (a
-//! fixed step headless and in the benchmark, the wall clock in the window).
+//! camera, the view switches and the overlay's triangles. Callers advance
+//! `time` their own way (a fixed step headless and in the benchmark, the
+//! wall clock in the window).
+
+use glam::Vec4;
 
 use super::camera::{self, OrbitCamera};
 use super::crowd_state::CrowdState;
 use crate::gpu::frame_loop::{FrameInput, FrameSource, ViewOptions};
+use crate::gpu::passes::overlay::OverlayFrame;
 use crate::model::Model;
 
 pub struct Scene<'m> {
@@ -16,13 +20,59 @@ pub struct Scene<'m> {
     pub aspect: f32,
     /// The global time the next frame shows.
     pub time: f32,
+    /// The overlay to draw over the next frame, if shown.
+    pub overlay: Option<OverlayFrame>,
+    /// Frozen culling: the frustum the cull pass keeps testing against
+    /// while the camera moves on, so what it drops can be seen from
+    /// outside. Level of detail and occlusion follow the view.
+    frozen_frustum: Option<[Vec4; 6]>,
+}
+
+impl<'m> Scene<'m> {
+    pub fn new(
+        model: &'m Model,
+        crowd: CrowdState,
+        camera: OrbitCamera,
+        view: ViewOptions,
+        aspect: f32,
+    ) -> Scene<'m> {
+        Scene {
+            model,
+            crowd,
+            camera,
+            view,
+            aspect,
+            time: 0.0,
+            overlay: None,
+            frozen_frustum: None,
+        }
+    }
+
+    pub fn culling_frozen(&self) -> bool {
+        self.frozen_frustum.is_some()
+    }
+
+    /// Freezes culling at the current view, or thaws it.
+    pub fn toggle_frozen_culling(&mut self) {
+        self.frozen_frustum = match self.frozen_frustum {
+            Some(_) => None,
+            None => Some(camera::frame_uniforms(&self.camera, self.aspect).frustum_planes),
+        };
+    }
 }
 
 impl FrameSource for Scene<'_> {
     fn frame_input(&mut self, _index: u64) -> FrameInput<'_> {
         self.crowd
             .animate(self.model, self.time, self.view.skinning);
-        let uniforms = camera::frame_uniforms(&self.camera, self.aspect);
+        let mut uniforms = camera::frame_uniforms(&self.camera, self.aspect);
+        if let Some(planes) = self.frozen_frustum {
+            uniforms.frustum_planes = planes;
+        }
         self.crowd.frame_input(uniforms, self.view)
+    }
+
+    fn take_overlay(&mut self) -> Option<OverlayFrame> {
+        self.overlay.take()
     }
 }

@@ -4,9 +4,11 @@
 
 use std::time::{Duration, Instant};
 
+use super::scene::Scene;
 use crate::gpu::crowd_resources::Animation;
-use crate::gpu::frame_loop::MeasuredFrame;
+use crate::gpu::frame_loop::{MeasuredFrame, VisibleCounts};
 use crate::gpu::profiler::FrameTimings;
+use crate::model::Model;
 use crate::skin::SkinningMethod;
 
 /// How often the title changes.
@@ -27,7 +29,7 @@ pub struct TitleStats<'a> {
     pub skinning: &'a str,
 }
 
-/// `md5crowd | 60.0 fps | CPU 0.41 ms | GPU 2.35 ms (draw 2.30, overlay 0.05) |
+/// `md5crowd | 60.0 fps | CPU 0.41 ms | GPU 2.35 ms (draw 2.30, skeleton 0.05) |
 /// 25/25 instances | 148.0k triangles | walk | LBS`
 pub fn window_title(stats: &TitleStats) -> String {
     let gpu = match &stats.gpu {
@@ -51,6 +53,34 @@ pub fn window_title(stats: &TitleStats) -> String {
         stats.clip,
         stats.skinning,
     )
+}
+
+/// The title's numbers for `scene`, given a refresh interval's averages
+/// and the instances the cull pass kept (the overlay shows them too).
+pub fn title_stats<'m>(
+    averages: &Averages,
+    scene: &Scene<'m>,
+    visible: VisibleCounts,
+    lod_triangles: &[u64],
+) -> TitleStats<'m> {
+    let model: &'m Model = scene.model;
+    let crowd = &scene.crowd;
+    let clip = match crowd.instances.first() {
+        _ if crowd.walks() => "walking",
+        focus => focus
+            .and_then(|focus| model.clips.get(focus.clip as usize))
+            .map_or("bind pose", |clip| clip.name.as_str()),
+    };
+    TitleStats {
+        fps: averages.fps,
+        cpu_ms: averages.cpu_ms,
+        gpu: averages.gpu.clone(),
+        visible_instances: visible.total(),
+        total_instances: crowd.instances.len() as u32,
+        triangles: visible.triangles(lod_triangles),
+        clip,
+        skinning: skinning_label(scene.view.skinning, crowd.spec.animation),
+    }
 }
 
 /// How vertices are skinned: with linear blending or dual quaternions, on
@@ -119,7 +149,7 @@ impl FrameMeter {
     }
 
     /// The interval's averages once [`REFRESH`] has passed (and restarts),
-    /// else `None`. A pass missing from some frames (the overlay, toggled)
+    /// else `None`. A pass missing from some frames (the skeleton, toggled)
     /// counts as zero there, so the passes still add up to the frame.
     pub fn report(&mut self, now: Instant) -> Option<Averages> {
         let elapsed = now.duration_since(self.since);
@@ -169,7 +199,7 @@ mod tests {
             fps: 59.94,
             cpu_ms: 0.414,
             gpu: Some(FrameTimings {
-                passes: vec![("draw", 2.3), ("overlay", 0.05)],
+                passes: vec![("draw", 2.3), ("skeleton", 0.05)],
                 vertex_invocations: None,
                 clipping_primitives: None,
             }),
@@ -181,7 +211,7 @@ mod tests {
         });
         assert_eq!(
             title,
-            "md5crowd | 59.9 fps | CPU 0.41 ms | GPU 2.35 ms (draw 2.30, overlay 0.05) | \
+            "md5crowd | 59.9 fps | CPU 0.41 ms | GPU 2.35 ms (draw 2.30, skeleton 0.05) | \
              20/25 instances | 148.0k triangles | walk | LBS"
         );
     }
@@ -206,14 +236,14 @@ mod tests {
     fn the_meter_averages_over_the_refresh_interval() {
         let start = Instant::now();
         let mut meter = FrameMeter::new(start);
-        meter.add(&measured(0, 2, vec![("draw", 3.0), ("overlay", 1.0)]));
+        meter.add(&measured(0, 2, vec![("draw", 3.0), ("skeleton", 1.0)]));
         meter.add(&measured(1, 4, vec![("draw", 5.0)]));
         assert_eq!(meter.report(start + REFRESH / 2), None);
         let averages = meter.report(start + REFRESH).unwrap();
         assert!((averages.fps - 4.0).abs() < 1e-9, "{averages:?}");
         assert!((averages.cpu_ms - 3.0).abs() < 1e-9);
         let gpu = averages.gpu.unwrap();
-        assert_eq!(gpu.passes, vec![("draw", 4.0), ("overlay", 0.5)]);
+        assert_eq!(gpu.passes, vec![("draw", 4.0), ("skeleton", 0.5)]);
         // The next interval starts empty.
         assert_eq!(meter.report(start + 3 * REFRESH), None);
     }

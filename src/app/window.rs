@@ -19,9 +19,10 @@ use winit::window::{Window, WindowId};
 use super::controls::{self, Action, FlyKeys};
 use super::crowd_state::{CrowdSpec, CrowdState};
 use super::headless::{save_png, screenshot_readback};
+use super::overlay::{self, Overlay, OverlayView};
 use super::render_args::Switch;
 use super::scene::Scene;
-use super::title::{self, FrameMeter, TitleStats};
+use super::title::{self, Averages, FrameMeter};
 use super::{build_crowd, log_summary, validation, validation_counts, AppError, RenderArgs};
 use crate::gpu::capture::FrameCapture;
 use crate::gpu::debug::MessageCounts;
@@ -103,6 +104,19 @@ struct Live<'m> {
     /// Instances the cull pass kept in the last finished frame, per level.
     visible: Option<VisibleCounts>,
     meter: FrameMeter,
+    /// The last refresh interval's averages, for the title and the overlay.
+    averages: Option<Averages>,
+    overlay: Overlay,
+    /// Window events as egui sees them, while the overlay is shown.
+    overlay_input: egui_winit::State,
+    /// Animation seconds per wall-clock second.
+    time_scale: f32,
+    /// The pixel error level of detail allows, kept while it is off.
+    lod_bias: f32,
+    /// The largest crowd the fit check accepts.
+    max_instances: u32,
+    /// Joints per vertex the model was loaded with.
+    influences: u32,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -126,9 +140,27 @@ impl ApplicationHandler for App<'_> {
     }
 
     fn window_event(&mut self, event_loop: &ActiveEventLoop, _: WindowId, event: WindowEvent) {
+        if matches!(event, WindowEvent::RedrawRequested) {
+            // The overlay's clicks act before the frame they change.
+            for action in self
+                .live
+                .as_mut()
+                .map(Live::run_overlay)
+                .unwrap_or_default()
+            {
+                self.act(action, event_loop);
+            }
+        }
         let Some(live) = self.live.as_mut() else {
             return;
         };
+        // egui takes the pointer over its panel and the keys while a text
+        // field has focus; the camera and the shortcuts get the rest.
+        let taken_by_overlay = live.overlay.shown
+            && live
+                .overlay_input
+                .on_window_event(&live.window, &event)
+                .consumed;
         let result = match event {
             WindowEvent::CloseRequested => {
                 event_loop.exit();
@@ -142,7 +174,7 @@ impl ApplicationHandler for App<'_> {
                 event,
                 is_synthetic,
                 ..
-            } => {
+            } if !taken_by_overlay => {
                 // Synthetic presses stand for keys already down when the
                 // window gained focus: held fly keys, not new actions.
                 if !live.fly.update(&event)
@@ -168,7 +200,9 @@ impl ApplicationHandler for App<'_> {
                     _ => None,
                 };
                 match (drag, state) {
-                    (Some(drag), ElementState::Pressed) => live.drag = Some((drag, live.cursor)),
+                    (Some(drag), ElementState::Pressed) if !taken_by_overlay => {
+                        live.drag = Some((drag, live.cursor))
+                    }
                     (Some(drag), ElementState::Released)
                         if live.drag.is_some_and(|(held, _)| held == drag) =>
                     {
@@ -193,7 +227,7 @@ impl ApplicationHandler for App<'_> {
                 live.cursor = position;
                 Ok(())
             }
-            WindowEvent::MouseWheel { delta, .. } => {
+            WindowEvent::MouseWheel { delta, .. } if !taken_by_overlay => {
                 let lines = match delta {
                     MouseScrollDelta::LineDelta(_, y) => y,
                     MouseScrollDelta::PixelDelta(p) => p.y as f32 / 40.0,
@@ -201,7 +235,7 @@ impl ApplicationHandler for App<'_> {
                 live.scene.camera.zoom(ZOOM_STEP.powf(lines));
                 Ok(())
             }
-            WindowEvent::RedrawRequested => live.draw(self.args, self.model),
+            WindowEvent::RedrawRequested => live.draw(self.args),
             _ => Ok(()),
         };
         if let Err(error) = result {
@@ -265,6 +299,32 @@ impl App<'_> {
             Action::PreviousClip => play(live, live.scene.crowd.stepped_clip(-1, clip_count)),
             Action::NextClip => play(live, live.scene.crowd.stepped_clip(1, clip_count)),
             Action::Clip(clip) => play(live, Some(clip)),
+            Action::SetInstances(count) => {
+                if let Err(error) = live.resize_crowd(model, count) {
+                    self.outcome = Err(error);
+                    event_loop.exit();
+                }
+            }
+            Action::MixClips => {
+                let spec = CrowdSpec {
+                    clip: None,
+                    ..live.scene.crowd.spec
+                };
+                if let Err(error) = live.rebuild_crowd(model, spec) {
+                    self.outcome = Err(error);
+                    event_loop.exit();
+                }
+            }
+            Action::BlendTime(seconds) => live.scene.crowd.spec.blend_time = seconds,
+            Action::TimeScale(scale) => live.time_scale = scale,
+            Action::LodBias(bias) => {
+                live.lod_bias = bias;
+                let view = &mut live.scene.view;
+                view.lod_threshold = view.lod_threshold.map(|_| bias);
+            }
+            Action::AnimationLod => live.scene.view.anim_lod = !live.scene.view.anim_lod,
+            Action::FreezeCulling => live.scene.toggle_frozen_culling(),
+            Action::Overlay => live.overlay.shown = !live.overlay.shown,
             Action::DoubleCrowd => {
                 let count = live.scene.crowd.spec.instances.saturating_mul(2);
                 if let Err(error) = live.resize_crowd(model, count) {
@@ -292,7 +352,7 @@ impl App<'_> {
                 let view = &mut live.scene.view;
                 view.lod_threshold = match view.lod_threshold {
                     Some(_) => None,
-                    None => Some(self.args.lod_bias),
+                    None => Some(live.lod_bias),
                 };
             }
             Action::ShowLod => live.scene.view.show_lod = !live.scene.view.show_lod,
@@ -301,7 +361,12 @@ impl App<'_> {
             Action::ResetCamera => live.frame_crowd(self.args),
             Action::Capture => live.capture.request_next_frame(),
         }
-        if let (Some(live), false) = (&self.live, action == Action::Quit) {
+        // The sliders send a value every frame they are dragged.
+        let logged = !matches!(
+            action,
+            Action::Quit | Action::BlendTime(_) | Action::TimeScale(_) | Action::LodBias(_)
+        );
+        if let (Some(live), true) = (&self.live, logged) {
             live.log_view(model);
         }
     }
@@ -340,25 +405,30 @@ impl<'m> Live<'m> {
         };
         let (crowd, renderer) = build_crowd(&ctx, model, spec, extent, args.memory_budget())?;
         log_summary(&ctx, model, spec.instances, renderer.buffer_bytes());
-        let scene = Scene {
-            model,
-            // Fitted again to the swapchain's aspect before the first frame.
-            camera: args.view.camera(&crowd, 1.0),
-            crowd,
-            view: ViewOptions {
-                skinning: args.skinning.into(),
-                show_skeleton: args.skeleton,
-                wireframe: args.wireframe && ctx.wireframe,
-                lod_threshold: args.lod_threshold(),
-                show_lod: args.show_lod,
-                occlusion: args.occlusion == Switch::On,
-                compute_only: false,
-                anim_lod: args.anim_lod == Switch::On,
-                locomotion: spec.locomotion,
-            },
-            aspect: 1.0,
-            time: 0.0,
+        let view = ViewOptions {
+            skinning: args.skinning.into(),
+            show_skeleton: args.skeleton,
+            wireframe: args.wireframe && ctx.wireframe,
+            lod_threshold: args.lod_threshold(),
+            show_lod: args.show_lod,
+            occlusion: args.occlusion == Switch::On,
+            compute_only: false,
+            anim_lod: args.anim_lod == Switch::On,
+            locomotion: spec.locomotion,
         };
+        // Fitted again to the swapchain's aspect before the first frame.
+        let camera = args.view.camera(&crowd, 1.0);
+        let scene = Scene::new(model, crowd, camera, view, 1.0);
+        let max_instances = overlay::crowd_limit(&renderer);
+        let overlay = Overlay::new(args.overlay);
+        let overlay_input = egui_winit::State::new(
+            overlay.egui().clone(),
+            egui::ViewportId::ROOT,
+            &window,
+            Some(window.scale_factor() as f32),
+            window.theme(),
+            None,
+        );
         Ok(Live {
             window,
             renderer,
@@ -376,6 +446,13 @@ impl<'m> Live<'m> {
             capture,
             visible: None,
             meter: FrameMeter::new(Instant::now()),
+            averages: None,
+            overlay,
+            overlay_input,
+            time_scale: 1.0,
+            lod_bias: args.lod_bias,
+            max_instances,
+            influences: overlay::influence_count(args.influences),
             ctx,
         })
     }
@@ -389,6 +466,8 @@ impl<'m> Live<'m> {
             (view.wireframe, ", wireframe"),
             (view.lod_threshold.is_none(), ", LOD off"),
             (view.show_lod, ", LOD tint"),
+            (!view.anim_lod, ", animation LOD off"),
+            (self.scene.culling_frozen(), ", culling frozen"),
             (!view.occlusion, ", occlusion off"),
             (self.scene.crowd.walks(), ", walking"),
         ];
@@ -435,6 +514,17 @@ impl<'m> Live<'m> {
         if count == self.scene.crowd.spec.instances {
             return Ok(());
         }
+        let spec = CrowdSpec {
+            instances: count,
+            ..self.scene.crowd.spec
+        };
+        self.rebuild_crowd(model, spec)
+    }
+
+    /// The crowd `spec` asks for, laid out anew, as [`Live::resize_crowd`]
+    /// says.
+    fn rebuild_crowd(&mut self, model: &Model, spec: CrowdSpec) -> Result<(), AppError> {
+        let count = spec.instances;
         let refused = |error: GpuError| -> Result<(), AppError> {
             let error = AppError::from(error);
             if error.is_crowd_too_large() {
@@ -448,10 +538,6 @@ impl<'m> Live<'m> {
         if let Err(error) = self.renderer.check_crowd_fits(count) {
             return refused(error);
         }
-        let spec = CrowdSpec {
-            instances: count,
-            ..self.scene.crowd.spec
-        };
         let crowd = CrowdState::new(model, spec);
         let agents = crowd.gpu_agents();
         if let Err(error) =
@@ -524,7 +610,7 @@ impl<'m> Live<'m> {
         Ok(true)
     }
 
-    fn draw(&mut self, args: &RenderArgs, model: &Model) -> Result<(), AppError> {
+    fn draw(&mut self, args: &RenderArgs) -> Result<(), AppError> {
         if self.minimised() || !self.ensure_swapchain(args)? {
             return Ok(());
         }
@@ -535,7 +621,7 @@ impl<'m> Live<'m> {
         let elapsed = (now - self.last_frame).as_secs_f32();
         self.last_frame = now;
         if !self.paused {
-            self.scene.time += elapsed;
+            self.scene.time += elapsed * self.time_scale;
         }
         self.scene
             .camera
@@ -565,35 +651,63 @@ impl<'m> Live<'m> {
         }
         if report.drawn {
             self.frames_drawn += 1;
-            self.refresh_title(model, now);
+            self.overlay.add_frame_time(elapsed);
+            self.refresh_title(now);
         }
         Ok(())
     }
 
     /// Every [`title::REFRESH`]: the averages since the last refresh.
-    fn refresh_title(&mut self, model: &Model, now: Instant) {
+    fn refresh_title(&mut self, now: Instant) {
         let Some(averages) = self.meter.report(now) else {
             return;
         };
-        let crowd = &self.scene.crowd;
-        let total = crowd.instances.len() as u32;
+        let stats = self.title_stats(&averages);
+        self.window.set_title(&title::window_title(&stats));
+        self.averages = Some(averages);
+    }
+
+    fn title_stats(&self, averages: &Averages) -> title::TitleStats<'m> {
         let visible = self.visible.unwrap_or_default();
-        let clip = match crowd.instances.first() {
-            _ if crowd.walks() => "walking",
-            focus => focus
-                .and_then(|focus| model.clips.get(focus.clip as usize))
-                .map_or("bind pose", |clip| clip.name.as_str()),
+        let lod_triangles = &self.renderer.model.model.lod_triangles;
+        title::title_stats(averages, &self.scene, visible, lod_triangles)
+    }
+
+    /// Lays the overlay out, if shown, for the frame about to be drawn;
+    /// returns what its controls asked for.
+    fn run_overlay(&mut self) -> Vec<Action> {
+        let mut actions = Vec::new();
+        if !self.overlay.shown {
+            return actions;
+        }
+        let input = self.overlay_input.take_egui_input(&self.window);
+        let stats = self.averages.as_ref().map(|a| self.title_stats(a));
+        let view = OverlayView {
+            device: &self.ctx.device_name,
+            driver: &self.ctx.driver,
+            model: self.scene.model,
+            stats: stats.as_ref(),
+            scene: &self.scene,
+            paused: self.paused,
+            time_scale: self.time_scale,
+            lod_bias: self.lod_bias,
+            max_instances: self.max_instances,
+            capture_available: self.capture.available(),
+            wireframe_available: self.ctx.wireframe,
+            influences: self.influences,
         };
-        self.window.set_title(&title::window_title(&TitleStats {
-            fps: averages.fps,
-            cpu_ms: averages.cpu_ms,
-            gpu: averages.gpu,
-            visible_instances: visible.total(),
-            total_instances: total,
-            triangles: visible.triangles(&self.renderer.model.model.lod_triangles),
-            clip,
-            skinning: title::skinning_label(self.scene.view.skinning, crowd.spec.animation),
-        }));
+        let (mut frame, platform_output) = self.overlay.run(input, &view, &mut actions);
+        self.overlay_input
+            .handle_platform_output(&self.window, platform_output);
+        // A frame laid out but never drawn (the window was minimised)
+        // still had textures to upload.
+        if let Some(undrawn) = self.scene.overlay.take() {
+            let mut textures = undrawn.textures;
+            textures.append(frame.textures);
+            frame.textures = textures;
+        }
+        self.scene.overlay = Some(frame);
+        actions
     }
 
     /// Waits for the GPU, saves the screenshot if one was asked for, and

@@ -12,15 +12,17 @@
 //!
 //! The clip follows the speed (the one whose ground speed is nearest) and
 //! crossfades at the analytic moment the speed crosses the midpoint between
-//! two clips. A moving clip's local time is the distance walked over its
-//! ground speed, so the feet cover exactly the ground the agent does.
+//! two clips. A moving clip's local time follows the distance walked through
+//! the clip's distance curve (`anim::distance_curve`): whatever the speed at
+//! which the clip slides its planted foot back, the foot covers exactly the
+//! ground the agent does, so it stays put.
 
 use std::f32::consts::{FRAC_PI_2, TAU};
 
 use glam::{Vec2, Vec3};
 
 use super::{Instance, SplitMix64};
-use crate::anim::{Clip, GroundMotion};
+use crate::anim::{Clip, DistanceCurve, GroundMotion};
 
 /// Clips locomotion chooses between: the idle clip and up to three moving
 /// ones (`MAX_GAITS` in agents.comp).
@@ -69,6 +71,9 @@ pub struct Gait {
     pub speed: f32,
     /// Direction of travel in model space: radians about +Z from +X.
     pub heading: f32,
+    /// Which clip time has the feet cover a distance
+    /// (`anim::distance_curve`); the idle clip's is never read.
+    pub curve: DistanceCurve,
 }
 
 /// A piece of the speed profile: constant acceleration from `start_time`.
@@ -106,17 +111,24 @@ pub struct LocomotionTable {
 impl LocomotionTable {
     /// The gaits of a model: its looping clips that move (by their ground
     /// speed), and a looping clip that stays on the spot as the idle one.
+    /// `ground_motion` and `distance_curves` hold one per clip.
     /// `None` when no looping clip moves: locomotion has nothing to play.
-    pub fn new(clips: &[Clip], ground_motion: &[GroundMotion]) -> Option<LocomotionTable> {
+    pub fn new(
+        clips: &[Clip],
+        ground_motion: &[GroundMotion],
+        distance_curves: &[DistanceCurve],
+    ) -> Option<LocomotionTable> {
         let looping = |c: usize| clips.get(c).is_some_and(|clip| clip.looping);
         let mut moving: Vec<Gait> = ground_motion
             .iter()
+            .zip(distance_curves)
             .enumerate()
-            .filter(|&(c, motion)| looping(c) && motion.speed > 0.0)
-            .map(|(c, motion)| Gait {
+            .filter(|&(c, (motion, _))| looping(c) && motion.speed > 0.0)
+            .map(|(c, (motion, &curve))| Gait {
                 clip: c as u32,
                 speed: motion.speed,
                 heading: motion.velocity.y.atan2(motion.velocity.x),
+                curve,
             })
             .collect();
         moving.sort_by(|a, b| a.speed.total_cmp(&b.speed));
@@ -129,6 +141,7 @@ impl LocomotionTable {
                 clip: c as u32,
                 speed: 0.0,
                 heading: slowest.heading,
+                curve: DistanceCurve::uniform(clips[c].duration(), 0.0),
             });
         // The slowest and the fastest stay (the profile walks and runs at
         // them); those between fill what room is left.
@@ -317,10 +330,12 @@ pub fn agent_state(lane: &AgentLane, table: &LocomotionTable, time: f32, base: &
     };
     let heading = angle + lane.direction * FRAC_PI_2;
     let (gait, previous_gait, switched_at) = table.last_switch(local_time);
+    // The seeded phase is a head start on the lane, in the clip's seconds
+    // at its ground speed, so neighbours stay out of step.
     let clip_time = |g: u32| {
         let gait = table.gaits[g as usize];
         if gait.speed > 0.0 {
-            distance / gait.speed + lane.phase
+            gait.curve.clip_time(distance + lane.phase * gait.speed)
         } else {
             time + lane.phase
         }
@@ -376,10 +391,19 @@ mod tests {
         }
     }
 
+    /// Constant playback at each clip's ground speed.
+    fn uniform_curves(clips: &[Clip], motions: &[GroundMotion]) -> Vec<DistanceCurve> {
+        clips
+            .iter()
+            .zip(motions)
+            .map(|(c, m)| DistanceCurve::uniform(c.duration(), m.speed * c.duration()))
+            .collect()
+    }
+
     fn table() -> LocomotionTable {
         let clips = [clip(true), clip(true), clip(false), clip(true)];
         let motions = [motion(100.0), motion(0.0), motion(50.0), motion(250.0)];
-        LocomotionTable::new(&clips, &motions).unwrap()
+        LocomotionTable::new(&clips, &motions, &uniform_curves(&clips, &motions)).unwrap()
     }
 
     #[test]
@@ -401,8 +425,9 @@ mod tests {
         // Half the walk speed is crossed halfway through the first speed-up.
         assert!((table.switches[0].time - 4.75).abs() < 1e-5);
         let still = [motion(0.0), motion(0.0)];
+        let clips = [clip(true), clip(true)];
         assert_eq!(
-            LocomotionTable::new(&[clip(true), clip(true)], &still),
+            LocomotionTable::new(&clips, &still, &uniform_curves(&clips, &still)),
             None
         );
     }
@@ -453,6 +478,36 @@ mod tests {
             assert!(agent.instance.blend_start <= time);
             assert!((agent.position.truncate().length() - lane.radius).abs() < 1e-2);
         }
+    }
+
+    #[test]
+    fn a_constant_curve_plays_at_the_ground_speed() {
+        // Uniform curves: the clip time is the distance walked over the
+        // ground speed plus the seeded phase, as a constant rate gives.
+        let table = table();
+        let lane = lay_out_lanes(1, 50.0, 1)[0];
+        let base = Instance::settled(0, 0.0);
+        let mut moving = 0;
+        for step in 0..600 {
+            let time = step as f32 * 0.1;
+            let agent = agent_state(&lane, &table, time, &base);
+            let gait = table
+                .gaits
+                .iter()
+                .find(|g| g.clip == agent.instance.clip)
+                .unwrap();
+            if gait.speed > 0.0 {
+                let (distance, _) = table.walked(time + lane.time_offset);
+                let expected = distance / gait.speed + lane.phase;
+                let phase = agent.instance.phase;
+                assert!(
+                    (phase - expected).abs() < 1e-4 * expected,
+                    "{phase} vs {expected}"
+                );
+                moving += 1;
+            }
+        }
+        assert!(moving > 300, "{moving}");
     }
 
     #[test]

@@ -44,6 +44,11 @@ impl FrameCapture {
         capture
     }
 
+    /// A capture can be made: this process runs under RenderDoc.
+    pub fn available(&self) -> bool {
+        self.renderdoc.is_some()
+    }
+
     /// F12: capture the next frame drawn.
     pub fn request_next_frame(&mut self) {
         self.next = true;

@@ -74,6 +74,9 @@ pub struct Context {
     pub surface: Option<Surface>,
     pub physical_device: vk::PhysicalDevice,
     pub device_name: String,
+    /// The driver's name and version, as it reports them (the overlay's
+    /// statistics).
+    pub driver: String,
     pub device: ash::Device,
     /// One queue does graphics, compute, transfer and present: enough for a
     /// renderer whose frames are serial anyway, and no ownership transfers.
@@ -86,8 +89,10 @@ pub struct Context {
     pub dynamic_rendering: khr::dynamic_rendering::Device,
     pub synchronization2: khr::synchronization2::Device,
     /// gpu-allocator needs `&mut`; a mutex lets every creation function take
-    /// `&Context`. Dropped by hand before the device.
-    pub allocator: ManuallyDrop<Mutex<Allocator>>,
+    /// `&Context`. Shared with the overlay's egui renderer, which takes an
+    /// `Arc` and is destroyed before the context. Dropped by hand before the
+    /// device.
+    pub allocator: ManuallyDrop<Arc<Mutex<Allocator>>>,
     /// Test hook: the object creation that is made to fail (see
     /// [`Context::fail_creation_step`]).
     fail_at: AtomicU32,
@@ -155,6 +160,7 @@ impl Context {
             }
         };
         let queue = unsafe { device.get_device_queue(chosen.queue_family, 0) };
+        let driver = driver_description(&instance, chosen.handle);
 
         let ctx = Context {
             debug_utils: has_debug_utils
@@ -169,12 +175,13 @@ impl Context {
             surface,
             physical_device: chosen.handle,
             device_name: chosen.name,
+            driver,
             device,
             queue_family: chosen.queue_family,
             queue,
             wireframe: chosen.fill_mode_non_solid,
             queries: chosen.queries,
-            allocator: ManuallyDrop::new(Mutex::new(allocator)),
+            allocator: ManuallyDrop::new(Arc::new(Mutex::new(allocator))),
             fail_at: AtomicU32::new(u32::MAX),
             creation_steps: AtomicU32::new(0),
         };
@@ -226,6 +233,25 @@ impl Drop for Context {
                 self.surface.as_ref(),
             );
         }
+    }
+}
+
+/// `llvmpipe Mesa 22.3.6 (LLVM 15.0.6)`: the driver's name and
+/// its own description of its version (Vulkan 1.2's driver properties).
+fn driver_description(instance: &ash::Instance, device: vk::PhysicalDevice) -> String {
+    let mut driver = vk::PhysicalDeviceDriverProperties::default();
+    let mut properties = vk::PhysicalDeviceProperties2::default().push_next(&mut driver);
+    unsafe { instance.get_physical_device_properties2(device, &mut properties) };
+    let name = driver
+        .driver_name_as_c_str()
+        .map_or_else(|_| "unknown driver".into(), |name| name.to_string_lossy());
+    let info = driver
+        .driver_info_as_c_str()
+        .map_or_else(|_| "".into(), |info| info.to_string_lossy());
+    if info.is_empty() {
+        name.into_owned()
+    } else {
+        format!("{name} {info}")
     }
 }
 

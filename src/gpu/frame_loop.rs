@@ -13,6 +13,7 @@ use ash::vk;
 use super::capture::FrameCapture;
 use super::crowd_resources::{Animation, CrowdBuffer};
 use super::frame::{self, FRAMES_IN_FLIGHT};
+use super::passes::overlay::{OverlayFrame, OverlayPass};
 use super::profiler::FrameTimings;
 use super::renderer::{InFlight, Renderer};
 use super::resources::Buffer;
@@ -139,6 +140,13 @@ pub trait FrameSource {
     /// Called once the frame slot is free, just before recording: advance
     /// to frame `index` (animate, move the camera) and say what to draw.
     fn frame_input(&mut self, index: u64) -> FrameInput<'_>;
+
+    /// The ui overlay to draw over this frame, taken once per frame before
+    /// [`FrameSource::frame_input`]; `None` (the default) draws none and
+    /// costs nothing.
+    fn take_overlay(&mut self) -> Option<OverlayFrame> {
+        None
+    }
 }
 
 /// Where the finished colour image goes.
@@ -202,10 +210,12 @@ impl Renderer {
             ..FrameReport::default()
         };
         let cpu_start = Instant::now();
+        let overlay = source.take_overlay();
         let input = source.frame_input(self.frame_index);
         // Checked and written before anything is begun, so a bad input
         // leaves the slot, its fence and the swapchain as they were.
         self.upload(slot, &input)?;
+        self.upload_overlay(ctx, slot, overlay.as_ref())?;
         let presented = match destination {
             Destination::Offscreen => None,
             Destination::Present(swapchain) => match swapchain::acquire(swapchain, slot)? {
@@ -224,7 +234,9 @@ impl Renderer {
 
         capture.begin_frame(ctx, self.frame_index);
         let cmd = frame::begin(ctx, &self.slots[slot])?;
-        self.record(ctx, cmd, slot, &input);
+        // A failed overlay draw is reported once the frame is submitted:
+        // the slot's fence was reset and must signal.
+        let overlay_drawn = self.record(ctx, cmd, slot, &input, overlay.as_ref());
         let color = &self.targets.color;
         if let Some((swapchain, image)) = presented {
             output::record_blit_to_swapchain(ctx, cmd, color, swapchain.images[image as usize]);
@@ -256,6 +268,7 @@ impl Renderer {
         capture.end_frame(ctx);
         self.frame_index += 1;
         report.drawn = true;
+        overlay_drawn?;
         Ok(report)
     }
 
@@ -302,6 +315,24 @@ impl Renderer {
             gpu,
         });
         Ok((measured, visible))
+    }
+
+    /// Frees what the overlay retired in the slot's last frame and uploads
+    /// the textures `overlay` needs; the overlay's renderer is made when
+    /// first needed and lives as long as this renderer.
+    fn upload_overlay(
+        &mut self,
+        ctx: &Context,
+        slot: usize,
+        overlay: Option<&OverlayFrame>,
+    ) -> Result<(), GpuError> {
+        if self.overlay.is_none() && overlay.is_some() {
+            self.overlay = Some(OverlayPass::new(ctx)?);
+        }
+        match &mut self.overlay {
+            Some(pass) => pass.upload(ctx, slot, overlay),
+            None => Ok(()),
+        }
     }
 
     /// Writes what the CPU produced into slot `slot`'s buffers, after

@@ -191,12 +191,14 @@ fn agent_lanes() {
             gait_clips,
             gait_speeds,
             gait_headings,
+            gait_strides,
             segments,
             switches,
             gait_count,
             switch_count,
             period_distance,
-            padding
+            padding,
+            gait_curves
         ),
     );
     assert_twin(

@@ -97,6 +97,9 @@ pub enum GpuError {
     /// What a frame was given does not match what its crowd was built for.
     #[error("frame input: {0}")]
     FrameMismatch(String),
+    /// egui-ash-renderer failed outside a Vulkan call (see [`passes::overlay`]).
+    #[error("ui overlay: {0}")]
+    Overlay(String),
 }
 
 /// `result.map_err(vk_error("vkCreateBuffer"))`: names the failing call.

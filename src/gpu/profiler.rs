@@ -48,7 +48,7 @@ impl FrameTimings {
 }
 
 impl fmt::Display for FrameTimings {
-    /// `GPU 1.234 ms (draw 1.100 ms, overlay 0.134 ms); 1234 vertex
+    /// `GPU 1.234 ms (draw 1.100 ms, skeleton 0.134 ms); 1234 vertex
     /// invocations, 456 clipping primitives`
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if self.passes.is_empty() {

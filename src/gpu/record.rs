@@ -5,7 +5,9 @@
 //! phases: the early cull keeps what was visible last frame, which is
 //! animated and drawn; the depth pyramid is built from that depth; the late
 //! cull tests everything against it, and what newly passed is animated and
-//! drawn over the early image. The skeleton overlay comes last, on top.
+//! drawn over the early image. The skeleton overlay comes last in the
+//! scene, on top; the ui overlay, when shown, after it, in a scope of its
+//! own.
 
 use ash::vk;
 
@@ -14,13 +16,14 @@ use super::frame_loop::FrameInput;
 use super::model_resources::ModelResources;
 use super::passes::agents::{self, AgentStep};
 use super::passes::crowd_draw::{self, Surface};
+use super::passes::overlay::OverlayFrame;
 use super::passes::{animate, cull, draws, ground, pyramid, skeleton_overlay};
 use super::profiler::Profiler;
 use super::renderer::Renderer;
 use super::resources::{memory_barrier, Buffer};
 use super::shader_types::{CrowdComputeConstants, CullPhase, DrawConstants};
 use super::targets::{begin_rendering, end_rendering, Scope};
-use super::{debug, pipeline, Context};
+use super::{debug, pipeline, Context, GpuError};
 
 /// The profiler's and RenderDoc's names for a phase's passes.
 struct PhaseNames {
@@ -55,15 +58,18 @@ fn phase_names(phase: CullPhase) -> PhaseNames {
 
 impl Renderer {
     /// Records the passes of frame slot `slot`, whose buffers hold this
-    /// frame's input, into `cmd`; afterwards the colour target holds the
-    /// frame, ready to be copied out.
+    /// frame's input, into `cmd`, then `overlay` over them; afterwards the
+    /// colour target holds the frame, ready to be copied out. Recording
+    /// goes on to the end whatever happens; the ui overlay's failure to
+    /// draw is returned, for after the submission.
     pub(super) fn record(
         &mut self,
         ctx: &Context,
         cmd: vk::CommandBuffer,
         slot: usize,
         input: &FrameInput,
-    ) {
+        overlay: Option<&OverlayFrame>,
+    ) -> Result<(), GpuError> {
         use vk::{AccessFlags2 as Access, PipelineStageFlags2 as Stage};
         let agent_step = self
             .crowd
@@ -268,7 +274,7 @@ impl Renderer {
             );
             self.profiler.end(ctx, cmd, draw);
             if last && input.view.show_skeleton && animation != Animation::BindPose {
-                let overlay = self.profiler.begin(ctx, cmd, "overlay");
+                let skeleton = self.profiler.begin(ctx, cmd, "skeleton");
                 if crowd_set != sets.scene {
                     bind_scene_set(sets.scene);
                 }
@@ -288,7 +294,7 @@ impl Renderer {
                         draw_constants,
                     );
                 }
-                self.profiler.end(ctx, cmd, overlay);
+                self.profiler.end(ctx, cmd, skeleton);
             }
             end_rendering(ctx, cmd, &self.targets, last);
             if !last {
@@ -304,6 +310,17 @@ impl Renderer {
             }
         }
         self.profiler.end_statistics(ctx, cmd);
+        // Without a scene the colour target holds nothing to draw over.
+        match (overlay, &mut self.overlay, compute_only) {
+            (Some(frame), Some(pass), false) => {
+                let _label = debug::label(ctx, cmd, "ui overlay");
+                let scope = self.profiler.begin(ctx, cmd, "ui overlay");
+                let drawn = pass.record(ctx, cmd, &self.targets.color, frame);
+                self.profiler.end(ctx, cmd, scope);
+                drawn
+            }
+            _ => Ok(()),
+        }
     }
 }
 

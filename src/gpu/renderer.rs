@@ -14,6 +14,7 @@ use super::crowd_resources::{
 use super::frame::{FrameSlot, FRAMES_IN_FLIGHT};
 use super::guard::{guard, Destroy};
 use super::model_resources::ModelResources;
+use super::passes::overlay::OverlayPass;
 use super::profiler::Profiler;
 use super::resources;
 use super::shader_types::{CrowdInstance, InstanceAnimation, SkinningTransform};
@@ -40,6 +41,8 @@ pub struct Renderer {
     pub(super) slots: Vec<FrameSlot>,
     pub targets: Targets,
     pub(super) profiler: Profiler,
+    /// The ui overlay's renderer, made by the first frame that shows it.
+    pub(super) overlay: Option<OverlayPass>,
     limits: BufferLimits,
     /// Frames submitted so far; the next one uses slot `frame_index % FRAMES_IN_FLIGHT`.
     pub(super) frame_index: u64,
@@ -77,6 +80,7 @@ impl Renderer {
             slots: slots.keep(),
             targets: targets.keep(),
             profiler,
+            overlay: None,
             frame_index: 0,
             in_flight: [None; FRAMES_IN_FLIGHT],
         })
@@ -328,6 +332,7 @@ impl Renderer {
 impl Destroy for Renderer {
     fn destroy(self, ctx: &Context) {
         self.profiler.destroy(ctx);
+        self.overlay.destroy(ctx);
         self.targets.destroy(ctx);
         self.crowd.destroy(ctx);
         self.slots.destroy(ctx);

@@ -7,7 +7,7 @@
 use bytemuck::{Pod, Zeroable};
 use glam::{Mat4, Vec2, Vec3, Vec4};
 
-use crate::anim::JointPose;
+use crate::anim::{self, JointPose};
 use crate::crowd::{self, Instance};
 use crate::skin::SkinningMethod;
 
@@ -196,17 +196,20 @@ pub struct GpuGaitSwitch {
 /// Twin of `LocomotionTable` in shaders/agents.comp
 /// ([`crowd::LocomotionTable`]): the head of the agent lanes buffer.
 #[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+#[derive(Clone, Copy, Debug, PartialEq, Pod, Zeroable)]
 pub struct GpuLocomotionTable {
     pub gait_clips: [u32; crowd::MAX_GAITS],
     pub gait_speeds: [f32; crowd::MAX_GAITS],
     pub gait_headings: [f32; crowd::MAX_GAITS],
+    pub gait_strides: [f32; crowd::MAX_GAITS],
     pub segments: [GpuSpeedSegment; crowd::PROFILE_SEGMENTS],
     pub switches: [GpuGaitSwitch; crowd::MAX_GAIT_SWITCHES],
     pub gait_count: u32,
     pub switch_count: u32,
     pub period_distance: f32,
     pub padding: f32,
+    /// Per gait, its [`anim::DistanceCurve::times`].
+    pub gait_curves: [[f32; anim::DISTANCE_CURVE_SAMPLES + 1]; crowd::MAX_GAITS],
 }
 
 impl From<&crowd::LocomotionTable> for GpuLocomotionTable {
@@ -216,6 +219,7 @@ impl From<&crowd::LocomotionTable> for GpuLocomotionTable {
             gait_clips: std::array::from_fn(|i| gait(i).map_or(0, |g| g.clip)),
             gait_speeds: std::array::from_fn(|i| gait(i).map_or(0.0, |g| g.speed)),
             gait_headings: std::array::from_fn(|i| gait(i).map_or(0.0, |g| g.heading)),
+            gait_strides: std::array::from_fn(|i| gait(i).map_or(0.0, |g| g.curve.stride)),
             segments: table.segments.map(|s| GpuSpeedSegment {
                 start_time: s.start_time,
                 start_distance: s.start_distance,
@@ -237,6 +241,9 @@ impl From<&crowd::LocomotionTable> for GpuLocomotionTable {
             switch_count: table.switches.len() as u32,
             period_distance: table.period_distance,
             padding: 0.0,
+            gait_curves: std::array::from_fn(|i| {
+                gait(i).map_or([0.0; anim::DISTANCE_CURVE_SAMPLES + 1], |g| g.curve.times)
+            }),
         }
     }
 }

@@ -10,8 +10,8 @@ use std::path::{Path, PathBuf};
 pub use convert::{clip_from_md5, skeleton_from_md5, skinned_mesh_from_md5};
 
 use crate::anim::{
-    ground_motion, remove_root_motion, Clip, GroundMotion, GroundMotionSource, LoopOverrides,
-    Skeleton,
+    distance_curve, ground_motion, remove_root_motion, Clip, DistanceCurve, GroundMotion,
+    GroundMotionSource, LoopOverrides, Skeleton,
 };
 use crate::bounds::Bounds;
 use crate::md5::{self, Md5Error};
@@ -29,6 +29,10 @@ pub struct Model {
     /// has had it removed: every clip plays in place, and whoever places the
     /// character moves it by `velocity`.
     pub ground_motion: Vec<GroundMotion>,
+    /// Which clip time shows the feet having covered each share of the
+    /// stride, one per clip in the order of `clips` (`anim::distance_curve`):
+    /// locomotion times a moving clip by it so planted feet stay planted.
+    pub distance_curves: Vec<DistanceCurve>,
     /// The game's base folder, where materials/*.mtr and images are looked
     /// up (`--textures`); `None`: found from the mesh's path.
     pub texture_folder: Option<PathBuf>,
@@ -68,8 +72,9 @@ impl Model {
     /// loops or plays once by `anim::loops_by_rule` unless the options say,
     /// and its per-frame bounds grow to hold the mesh skinned by the frame's
     /// pose (`skin::clip_pose_bounds`): culling never trusts the file alone.
-    /// Each clip's ground motion is measured (`anim::ground_motion`), and
-    /// root motion taken out so that every clip plays in place.
+    /// Each clip's ground motion is measured (`anim::ground_motion`), root
+    /// motion taken out so that every clip plays in place, and its distance
+    /// curve found (`anim::distance_curve`).
     pub fn load_with(
         mesh_path: &Path,
         anim_paths: &[PathBuf],
@@ -109,6 +114,7 @@ impl Model {
             })
             .collect();
         let mut ground_motions = Vec::with_capacity(clips.len());
+        let mut distance_curves = Vec::with_capacity(clips.len());
         for clip in &mut clips {
             if let Some(looping) = options.loop_overrides.loops(&clip.name) {
                 clip.looping = looping;
@@ -119,6 +125,8 @@ impl Model {
                 remove_root_motion(&skeleton.parents, clip, motion.velocity);
             }
             ground_motions.push(motion);
+            // From the clip in place: its planted feet slide back as it plays.
+            distance_curves.push(distance_curve(&skeleton.parents, clip, &motion));
             let posed = clip_pose_bounds(&skeleton, clip, &meshes);
             clip.bounds.resize(posed.len(), Bounds::EMPTY);
             for (bounds, posed) in clip.bounds.iter_mut().zip(posed) {
@@ -131,6 +139,7 @@ impl Model {
             meshes,
             clips,
             ground_motion: ground_motions,
+            distance_curves,
             texture_folder: options.texture_folder.clone(),
         })
     }

@@ -10,5 +10,6 @@ pub mod crowd_draw;
 pub mod cull;
 pub mod draws;
 pub mod ground;
+pub mod overlay;
 pub mod pyramid;
 pub mod skeleton_overlay;

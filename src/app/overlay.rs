@@ -1,0 +1,386 @@
+//! The demo's own overlay (F1, `--overlay`): a panel on the left with the
+//! live statistics, a graph of the last seconds' frame times and every
+//! control of the window. Built with egui each frame it is shown; its
+//! clicks come back as the same [`Action`]s the keys produce, so each
+//! control has one implementation (in the window). Hidden, it costs
+//! nothing: egui is not run and no pass is recorded.
+
+use std::collections::VecDeque;
+
+use egui::{Color32, RawInput, Stroke};
+
+use super::controls::Action;
+use super::render_args::Influences;
+use super::scene::Scene;
+use super::title::TitleStats;
+use crate::gpu::passes::overlay::OverlayFrame;
+use crate::gpu::renderer::Renderer;
+use crate::gpu::GpuError;
+use crate::model::Model;
+use crate::skin::SkinningMethod;
+
+/// The panel's width in points, margins included; the screen left of it
+/// is the panel's, the rest the scene's.
+pub const PANEL_WIDTH: f32 = 300.0;
+
+/// Seconds of frame times the graph shows.
+const GRAPH_SECONDS: f64 = 5.0;
+/// The graph's height in points, and the frame time at its top.
+const GRAPH_HEIGHT: f32 = 60.0;
+const GRAPH_TOP_MS: f32 = 50.0;
+/// A 60 Hz display's frame: the graph's reference line.
+const TARGET_FRAME_MS: f32 = 1000.0 / 60.0;
+
+/// What the overlay shows and whose switches it sets.
+pub struct OverlayView<'a> {
+    pub device: &'a str,
+    pub driver: &'a str,
+    pub model: &'a Model,
+    /// The window title's numbers; `None` until a refresh interval's
+    /// frames were measured.
+    pub stats: Option<&'a TitleStats<'a>>,
+    pub scene: &'a Scene<'a>,
+    pub paused: bool,
+    pub time_scale: f32,
+    /// The pixel error level of detail allows, while it is on or off.
+    pub lod_bias: f32,
+    /// The largest crowd the fit check accepts.
+    pub max_instances: u32,
+    /// This process runs under RenderDoc.
+    pub capture_available: bool,
+    /// The device can draw wireframe.
+    pub wireframe_available: bool,
+    /// Joints per vertex the model was loaded with (`--influences`).
+    pub influences: u32,
+}
+
+/// The largest crowd the renderer's fit check accepts: the slider's end.
+pub fn crowd_limit(renderer: &Renderer) -> u32 {
+    match renderer.check_crowd_fits(u32::MAX) {
+        Err(GpuError::CrowdTooLarge { fits, .. }) => u32::try_from(fits).unwrap_or(u32::MAX),
+        _ => u32::MAX,
+    }
+}
+
+/// Joints per vertex for `--influences`.
+pub fn influence_count(influences: Influences) -> u32 {
+    match influences {
+        Influences::Four => 4,
+        Influences::Eight => 8,
+    }
+}
+
+pub struct Overlay {
+    pub shown: bool,
+    egui: egui::Context,
+    /// Wall-clock seconds since the first frame and milliseconds, per frame,
+    /// for the last [`GRAPH_SECONDS`].
+    frame_times: VecDeque<(f64, f32)>,
+    clock: f64,
+    /// The crowd size on the slider while it is dragged: the crowd is
+    /// rebuilt once, on release.
+    dragged_instances: Option<u32>,
+}
+
+impl Overlay {
+    pub fn new(shown: bool) -> Overlay {
+        Overlay {
+            shown,
+            egui: egui::Context::default(),
+            frame_times: VecDeque::new(),
+            clock: 0.0,
+            dragged_instances: None,
+        }
+    }
+
+    /// The context egui-winit feeds in the window.
+    pub fn egui(&self) -> &egui::Context {
+        &self.egui
+    }
+
+    /// One frame took `seconds` of wall-clock time.
+    pub fn add_frame_time(&mut self, seconds: f32) {
+        self.clock += f64::from(seconds);
+        self.frame_times.push_back((self.clock, seconds * 1e3));
+        while let Some(&(at, _)) = self.frame_times.front() {
+            if self.clock - at <= GRAPH_SECONDS {
+                break;
+            }
+            self.frame_times.pop_front();
+        }
+    }
+
+    /// Lays the panel out for `input` (the window's events, or headless
+    /// just the screen), appends what its controls asked for to `actions`,
+    /// and returns the triangles to draw and egui's requests to the window
+    /// (cursor shape).
+    pub fn run(
+        &mut self,
+        input: RawInput,
+        view: &OverlayView,
+        actions: &mut Vec<Action>,
+    ) -> (OverlayFrame, egui::PlatformOutput) {
+        let egui = self.egui.clone();
+        let output = egui.run_ui(input, |ui| {
+            let frame = egui::Frame::side_top_panel(ui.style())
+                .fill(Color32::from_rgba_unmultiplied(20, 22, 28, 230));
+            egui::Panel::left("md5crowd overlay")
+                .exact_size(PANEL_WIDTH)
+                .resizable(false)
+                .frame(frame)
+                .show(ui, |ui| {
+                    egui::ScrollArea::vertical().show(ui, |ui| {
+                        self.panel(ui, view, actions);
+                    });
+                });
+        });
+        let frame = OverlayFrame {
+            primitives: egui.tessellate(output.shapes, output.pixels_per_point),
+            textures: output.textures_delta,
+            pixels_per_point: output.pixels_per_point,
+        };
+        (frame, output.platform_output)
+    }
+
+    fn panel(&mut self, ui: &mut egui::Ui, view: &OverlayView, actions: &mut Vec<Action>) {
+        ui.heading("md5crowd");
+        ui.label("F1 hides this panel");
+        // The controls come first, so they stay where they are whatever
+        // the statistics below them say.
+        ui.separator();
+        controls(ui, view, actions);
+        self.crowd_size(ui, view, actions);
+        ui.separator();
+        statistics(ui, view);
+        ui.separator();
+        ui.label("frame time, last 5 s");
+        self.frame_time_graph(ui);
+    }
+
+    fn crowd_size(&mut self, ui: &mut egui::Ui, view: &OverlayView, actions: &mut Vec<Action>) {
+        let current = view.scene.crowd.spec.instances;
+        let mut instances = self.dragged_instances.unwrap_or(current);
+        let slider = egui::Slider::new(&mut instances, 1..=view.max_instances.max(1))
+            .logarithmic(true)
+            .text("instances");
+        let response = ui.add(slider);
+        if response.dragged() {
+            self.dragged_instances = Some(instances);
+        } else {
+            self.dragged_instances = None;
+            if instances != current && (response.changed() || response.drag_stopped()) {
+                actions.push(Action::SetInstances(instances));
+            }
+        }
+    }
+
+    fn frame_time_graph(&self, ui: &mut egui::Ui) {
+        let size = egui::vec2(ui.available_width(), GRAPH_HEIGHT);
+        let (response, painter) = ui.allocate_painter(size, egui::Sense::hover());
+        let rect = response.rect;
+        painter.rect_filled(rect, 2.0, Color32::from_black_alpha(160));
+        let y_of = |ms: f32| rect.bottom() - (ms / GRAPH_TOP_MS).min(1.0) * rect.height();
+        let target = y_of(TARGET_FRAME_MS);
+        painter.line_segment(
+            [
+                egui::pos2(rect.left(), target),
+                egui::pos2(rect.right(), target),
+            ],
+            Stroke::new(1.0, Color32::from_gray(90)),
+        );
+        let points: Vec<egui::Pos2> = self
+            .frame_times
+            .iter()
+            .map(|&(at, ms)| {
+                let age = (self.clock - at) / GRAPH_SECONDS;
+                egui::pos2(rect.right() - age as f32 * rect.width(), y_of(ms))
+            })
+            .collect();
+        painter.add(egui::Shape::line(
+            points,
+            Stroke::new(1.5, Color32::from_rgb(120, 220, 120)),
+        ));
+        let latest = self.frame_times.back().map_or(0.0, |&(_, ms)| ms);
+        ui.label(format!(
+            "latest {latest:.1} ms; line at {TARGET_FRAME_MS:.1} ms, top {GRAPH_TOP_MS:.0} ms"
+        ));
+    }
+}
+
+/// Every switch of the window, each sending the action its key sends.
+fn controls(ui: &mut egui::Ui, view: &OverlayView, actions: &mut Vec<Action>) {
+    let scene = view.scene;
+    let options = &scene.view;
+    ui.horizontal(|ui| {
+        ui.label("skinning");
+        for (method, name) in [
+            (SkinningMethod::Linear, "LBS"),
+            (SkinningMethod::DualQuaternion, "DQS"),
+        ] {
+            if ui
+                .selectable_label(options.skinning == method, name)
+                .clicked()
+                && options.skinning != method
+            {
+                actions.push(Action::Skinning);
+            }
+        }
+    });
+    ui.horizontal(|ui| {
+        ui.label("influences");
+        for count in [4, 8] {
+            ui.add_enabled(
+                false,
+                egui::Button::selectable(view.influences == count, count.to_string()),
+            )
+            .on_disabled_hover_text(
+                "the model's vertices are built for one limit: restart with --influences 4 or 8",
+            );
+        }
+    });
+    let mut toggle = |ui: &mut egui::Ui, on: bool, text: &str, action: Action| {
+        let mut value = on;
+        if ui.checkbox(&mut value, text).changed() {
+            actions.push(action);
+        }
+    };
+    toggle(ui, options.show_skeleton, "skeleton (K)", Action::Skeleton);
+    ui.add_enabled_ui(view.wireframe_available, |ui| {
+        toggle(ui, options.wireframe, "wireframe (F)", Action::Wireframe);
+    })
+    .response
+    .on_disabled_hover_text("the GPU lacks the fillModeNonSolid feature");
+    toggle(ui, view.paused, "pause (Space)", Action::Pause);
+    toggle(
+        ui,
+        options.lod_threshold.is_some(),
+        "level of detail (O)",
+        Action::LevelOfDetail,
+    );
+    toggle(ui, options.show_lod, "tint by level (T)", Action::ShowLod);
+    toggle(
+        ui,
+        options.occlusion,
+        "occlusion culling (C)",
+        Action::Occlusion,
+    );
+    toggle(
+        ui,
+        options.anim_lod,
+        "animation level of detail",
+        Action::AnimationLod,
+    );
+    ui.add_enabled_ui(scene.crowd.locomotion.is_some(), |ui| {
+        toggle(
+            ui,
+            scene.crowd.spec.locomotion,
+            "locomotion (G)",
+            Action::Locomotion,
+        );
+    })
+    .response
+    .on_disabled_hover_text("no looping clip of the model moves over the ground");
+    toggle(
+        ui,
+        scene.culling_frozen(),
+        "freeze culling (V)",
+        Action::FreezeCulling,
+    );
+    let float_slider = |ui: &mut egui::Ui, value: f32, range, text: &str| {
+        let mut edited = value;
+        let changed = ui
+            .add(egui::Slider::new(&mut edited, range).text(text))
+            .changed();
+        changed.then_some(edited)
+    };
+    if let Some(bias) = float_slider(ui, view.lod_bias, 0.25..=8.0, "LOD bias (pixels)") {
+        actions.push(Action::LodBias(bias));
+    }
+    if let Some(scale) = float_slider(ui, view.time_scale, 0.0..=4.0, "time scale") {
+        actions.push(Action::TimeScale(scale));
+    }
+    let blend_time = scene.crowd.spec.blend_time;
+    if let Some(seconds) = float_slider(ui, blend_time, 0.0..=2.0, "blend time (s)") {
+        actions.push(Action::BlendTime(seconds));
+    }
+    let clips = &view.model.clips;
+    let playing = scene.crowd.spec.clip;
+    let selected = playing
+        .and_then(|clip| clips.get(clip as usize))
+        .map_or("seeded mix", |clip| clip.name.as_str());
+    egui::ComboBox::from_label("clip")
+        .selected_text(selected)
+        .show_ui(ui, |ui| {
+            if ui
+                .selectable_label(playing.is_none(), "seeded mix")
+                .clicked()
+                && playing.is_some()
+            {
+                actions.push(Action::MixClips);
+            }
+            for (index, clip) in clips.iter().enumerate() {
+                let index = index as u32;
+                if ui
+                    .selectable_label(playing == Some(index), clip.name.as_str())
+                    .clicked()
+                {
+                    actions.push(Action::Clip(index));
+                }
+            }
+        });
+    ui.horizontal(|ui| {
+        if ui.button("frame the crowd (R)").clicked() {
+            actions.push(Action::ResetCamera);
+        }
+        if ui
+            .add_enabled(view.capture_available, egui::Button::new("capture (F12)"))
+            .on_disabled_hover_text("start under RenderDoc to capture a frame")
+            .clicked()
+        {
+            actions.push(Action::Capture);
+        }
+    });
+}
+
+fn statistics(ui: &mut egui::Ui, view: &OverlayView) {
+    let model = view.model;
+    ui.label(format!("{} ({})", view.device, view.driver));
+    ui.label(format!(
+        "{}: {} joints, {} meshes, {} triangles, {} clips",
+        model.mesh_path.file_name().map_or_else(
+            || model.mesh_path.display().to_string(),
+            |n| n.to_string_lossy().into()
+        ),
+        model.skeleton.joint_count(),
+        model.meshes.len(),
+        model.triangle_count(),
+        model.clips.len()
+    ));
+    let Some(stats) = view.stats else {
+        ui.label("measuring...");
+        return;
+    };
+    ui.label(format!(
+        "{}/{} instances visible, {} triangles drawn",
+        stats.visible_instances, stats.total_instances, stats.triangles
+    ));
+    ui.label(format!(
+        "{:.1} fps, CPU {:.2} ms, {} ({})",
+        stats.fps, stats.cpu_ms, stats.clip, stats.skinning
+    ));
+    match &stats.gpu {
+        Some(timings) if !timings.passes.is_empty() => {
+            ui.label(format!("GPU {:.2} ms per frame:", timings.gpu_ms()));
+            egui::Grid::new("gpu passes").striped(true).show(ui, |ui| {
+                for (name, ms) in &timings.passes {
+                    ui.label(*name);
+                    ui.label(format!("{ms:.3} ms"));
+                    ui.end_row();
+                }
+            });
+        }
+        _ => {
+            ui.label("GPU: no timestamps on this device");
+        }
+    }
+}
