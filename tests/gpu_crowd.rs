@@ -88,6 +88,20 @@ fn view_projection(eye: Vec3, target: Vec3, fov_y: f32) -> Mat4 {
     projection * Mat4::look_at_rh(eye, target, Vec3::Z)
 }
 
+/// From high above, looking down on the whole crowd: everyone visible.
+fn overview() -> Mat4 {
+    view_projection(Vec3::new(-1500.0, 0.0, 2500.0), Vec3::ZERO, 1.0)
+}
+
+/// A harness of `count` seeded instances drawn at `time` from the
+/// overview, and the instances it drew (all of them).
+fn overview_harness(count: usize, time: f32) -> (Harness, Vec<u32>) {
+    let mut harness = Harness::new(count, time);
+    let visible = harness.render(overview(), time);
+    assert_eq!(visible.len(), count, "the overview sees the whole crowd");
+    (harness, visible)
+}
+
 /// One GPU-animated frame of `crowd` seen through `view_projection`, in a
 /// renderer that lives for the whole test.
 struct Harness {
@@ -273,11 +287,7 @@ fn gpu_joint_buffer_equals_the_cpu_reference() {
         return;
     }
     let time = 1.37;
-    let mut harness = Harness::new(300, time);
-    // From high above, looking down on the whole crowd: everyone visible.
-    let overview = view_projection(Vec3::new(-1500.0, 0.0, 2500.0), Vec3::ZERO, 1.0);
-    let visible = harness.render(overview, time);
-    assert_eq!(visible.len(), 300, "the overview sees the whole crowd");
+    let (harness, visible) = overview_harness(300, time);
 
     let worst = assert_animation_matches_the_cpu(&harness, &visible, time);
     println!("largest GPU/CPU difference over 300 instances: {worst:e}");
@@ -346,8 +356,7 @@ fn gpu_animation_matches_the_cpu_for_skeletons_of_any_size() {
         let depth =
             common::many_joints::depth(&md5crowd::md5::read_mesh_file(&written.mesh).unwrap());
         let mut harness = Harness::with_model(model, 60, time);
-        let overview = view_projection(Vec3::new(-1500.0, 0.0, 2500.0), Vec3::ZERO, 1.0);
-        let visible = harness.render(overview, time);
+        let visible = harness.render(overview(), time);
         assert_eq!(visible.len(), 60, "{joints} joints: everyone in view");
         let worst = assert_animation_matches_the_cpu(&harness, &visible, time);
         println!("{joints} joints, {depth} deep: largest GPU/CPU difference {worst:e}");
@@ -683,10 +692,7 @@ fn a_switch_mid_fade_continues_from_the_pose_shown_on_the_gpu() {
         return;
     }
     let time = 1.37;
-    let mut harness = Harness::new(300, time);
-    let overview = view_projection(Vec3::new(-1500.0, 0.0, 2500.0), Vec3::ZERO, 1.0);
-    let visible = harness.render(overview, time);
-    assert_eq!(visible.len(), 300, "the overview sees the whole crowd");
+    let (mut harness, visible) = overview_harness(300, time);
     let before = harness.gpu_transforms();
 
     // Everyone switches at `time`: the settled, the fading, the nested.
@@ -709,7 +715,7 @@ fn a_switch_mid_fade_continues_from_the_pose_shown_on_the_gpu() {
         .collect();
     let nested = switched.iter().filter(|i| i.from_weight < 1.0).count();
     harness.set_crowd(switched);
-    harness.render(overview, time);
+    harness.render(overview(), time);
     let worst_cpu = assert_animation_matches_the_cpu(&harness, &visible, time);
     let after = harness.gpu_transforms();
 
@@ -758,7 +764,7 @@ fn a_one_shot_holds_its_last_pose_on_the_gpu_while_a_loop_moves_on() {
         })
         .collect();
     harness.set_crowd(crowd);
-    let overview = view_projection(Vec3::new(-1500.0, 0.0, 2500.0), Vec3::ZERO, 1.0);
+    let overview = overview();
     let mut frames = Vec::new();
     // The one-shot (3 s at 0.8 to 1.2 times the speed) is over by 4.75 s.
     // Later times would test float precision instead: at 20 s one ulp of

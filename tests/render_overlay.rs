@@ -4,7 +4,6 @@
 
 mod common;
 
-use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use common::{assert_validated, md5crowd_validated, scratch_dir, vulkan_or_skip, window_or_skip};
@@ -73,29 +72,15 @@ fn a_click_on_the_overlay_switches_the_skinning() {
     let Some(x) = window_or_skip(true) else {
         return;
     };
-    let mut app = Command::new(env!("CARGO_BIN_EXE_md5crowd"))
-        .args([
-            "--validate",
-            "--overlay",
-            "--instances",
-            "4",
-            "--width",
-            "640",
-            "--height",
-            "480",
-        ])
-        .env("DISPLAY", &x.display)
-        .env_remove("WAYLAND_DISPLAY")
-        .env("RUST_LOG", "info")
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run md5crowd");
-    let found = x.xdotool(&["search", "--sync", "--name", "md5crowd"]);
-    let window = String::from_utf8_lossy(&found.stdout)
-        .lines()
-        .next()
-        .expect("the window appears")
-        .to_owned();
+    let (mut app, window) = x.launch(&[
+        "--overlay",
+        "--instances",
+        "4",
+        "--width",
+        "640",
+        "--height",
+        "480",
+    ]);
     let title = || {
         let name = x.xdotool(&["getwindowname", &window]);
         String::from_utf8_lossy(&name.stdout).trim().to_owned()

@@ -4,7 +4,7 @@
 
 mod common;
 
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 use common::{assert_validated, assets, window_or_skip, wireframe_or_skip};
@@ -72,28 +72,7 @@ fn keys_switch_clips_resize_the_crowd_and_toggle_views() {
     if !wireframe_or_skip() {
         return;
     }
-    let mut app = Command::new(env!("CARGO_BIN_EXE_md5crowd"))
-        .args([
-            "--validate",
-            "--instances",
-            "4",
-            "--width",
-            "480",
-            "--height",
-            "270",
-        ])
-        .env("DISPLAY", &x.display)
-        .env_remove("WAYLAND_DISPLAY")
-        .env("RUST_LOG", "info")
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run md5crowd");
-    let found = x.xdotool(&["search", "--sync", "--name", "md5crowd"]);
-    let window = String::from_utf8_lossy(&found.stdout)
-        .lines()
-        .next()
-        .expect("the window appears")
-        .to_owned();
+    let (mut app, window) = x.launch(&["--instances", "4", "--width", "480", "--height", "270"]);
     // No window manager: give the window the focus, then type (XTEST).
     x.xdotool(&["windowfocus", "--sync", &window]);
     let keys = [

@@ -11,13 +11,12 @@ use gpu_allocator::MemoryLocation;
 
 use super::crowd_state::CrowdSpec;
 use super::overlay::{self, Overlay, OverlayView};
-use super::render_args::Switch;
 use super::scene::Scene;
 use super::title::{self, FrameMeter};
 use super::{build_crowd, log_summary, validation, validation_counts, AppError, RenderArgs};
 use crate::gpu::capture::FrameCapture;
 use crate::gpu::debug::MessageCounts;
-use crate::gpu::frame_loop::{Destination, ViewOptions, VisibleCounts};
+use crate::gpu::frame_loop::{Destination, VisibleCounts};
 use crate::gpu::guard::guard;
 use crate::gpu::renderer::Renderer;
 use crate::gpu::resources::{self, Buffer};
@@ -57,17 +56,7 @@ pub fn run(
     };
     let aspect = args.width as f32 / args.height as f32;
     let camera = args.view.camera(&crowd, aspect);
-    let view = ViewOptions {
-        skinning: args.skinning.into(),
-        show_skeleton: args.skeleton,
-        wireframe: args.wireframe,
-        lod_threshold: args.lod_threshold(),
-        show_lod: args.show_lod,
-        occlusion: args.occlusion == Switch::On,
-        compute_only: false,
-        anim_lod: args.anim_lod == Switch::On,
-        locomotion: spec.locomotion,
-    };
+    let view = args.view_options(ctx.wireframe, spec.locomotion);
     let mut scene = Scene::new(model, crowd, camera, view, aspect);
 
     let rendered = render(

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use super::camera::OrbitCamera;
 use super::crowd_state::CrowdState;
 use crate::gpu::crowd_resources::Animation;
+use crate::gpu::frame_loop::ViewOptions;
 use crate::skin::{InfluenceLimit, SkinningMethod};
 
 /// Crowd size when `--instances` is not given: a window shows off a crowd;
@@ -188,6 +189,23 @@ impl RenderArgs {
     /// The error a level of detail may show, in pixels; `None`: LOD off.
     pub fn lod_threshold(&self) -> Option<f32> {
         (self.lod == Switch::On).then_some(self.lod_bias)
+    }
+
+    /// What the frame loop draws, as the flags ask; wireframe only where
+    /// the device can (`Context::wireframe`), and locomotion as the crowd
+    /// has it (`CrowdSpec::locomotion`: off when a clip is picked).
+    pub fn view_options(&self, wireframe_supported: bool, locomotion: bool) -> ViewOptions {
+        ViewOptions {
+            skinning: self.skinning.into(),
+            show_skeleton: self.skeleton,
+            wireframe: self.wireframe && wireframe_supported,
+            lod_threshold: self.lod_threshold(),
+            show_lod: self.show_lod,
+            occlusion: self.occlusion == Switch::On,
+            compute_only: false,
+            anim_lod: self.anim_lod == Switch::On,
+            locomotion,
+        }
     }
 
     /// CPU skinning starts from CPU-animated poses.

@@ -20,13 +20,12 @@ use super::controls::{self, Action, FlyKeys};
 use super::crowd_state::{CrowdSpec, CrowdState};
 use super::headless::{save_png, screenshot_readback};
 use super::overlay::{self, Overlay, OverlayView};
-use super::render_args::Switch;
 use super::scene::Scene;
 use super::title::{self, Averages, FrameMeter};
 use super::{build_crowd, log_summary, validation, validation_counts, AppError, RenderArgs};
 use crate::gpu::capture::FrameCapture;
 use crate::gpu::debug::MessageCounts;
-use crate::gpu::frame_loop::{Destination, ViewOptions, VisibleCounts};
+use crate::gpu::frame_loop::{Destination, VisibleCounts};
 use crate::gpu::guard::Destroy;
 use crate::gpu::renderer::Renderer;
 use crate::gpu::resources::Buffer;
@@ -405,17 +404,7 @@ impl<'m> Live<'m> {
         };
         let (crowd, renderer) = build_crowd(&ctx, model, spec, extent, args.memory_budget())?;
         log_summary(&ctx, model, spec.instances, renderer.buffer_bytes());
-        let view = ViewOptions {
-            skinning: args.skinning.into(),
-            show_skeleton: args.skeleton,
-            wireframe: args.wireframe && ctx.wireframe,
-            lod_threshold: args.lod_threshold(),
-            show_lod: args.show_lod,
-            occlusion: args.occlusion == Switch::On,
-            compute_only: false,
-            anim_lod: args.anim_lod == Switch::On,
-            locomotion: spec.locomotion,
-        };
+        let view = args.view_options(ctx.wireframe, spec.locomotion);
         // Fitted again to the swapchain's aspect before the first frame.
         let camera = args.view.camera(&crowd, 1.0);
         let scene = Scene::new(model, crowd, camera, view, 1.0);

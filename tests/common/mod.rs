@@ -186,6 +186,28 @@ impl VirtualDisplay {
     pub fn xdotool(&self, args: &[&str]) -> Output {
         self.xdotool_within(args, Duration::from_secs(60))
     }
+
+    /// Starts `md5crowd --validate ARGS` in a window on this display (its
+    /// log piped to stderr) and waits for the window: the child and the
+    /// window's id for xdotool.
+    pub fn launch(&self, args: &[&str]) -> (Child, String) {
+        let app = Command::new(env!("CARGO_BIN_EXE_md5crowd"))
+            .arg("--validate")
+            .args(args)
+            .env("DISPLAY", &self.display)
+            .env_remove("WAYLAND_DISPLAY")
+            .env("RUST_LOG", "info")
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("run md5crowd");
+        let found = self.xdotool(&["search", "--sync", "--name", "md5crowd"]);
+        let window = String::from_utf8_lossy(&found.stdout)
+            .lines()
+            .next()
+            .expect("the window appears")
+            .to_owned();
+        (app, window)
+    }
 }
 
 impl Drop for VirtualDisplay {
@@ -260,6 +282,11 @@ pub fn assert_validated(output: &Output) {
 
 /// Renders the shipped character headless at 320x240 and returns the image.
 pub fn render(dir: &Path, name: &str, args: &[&str]) -> RgbaImage {
+    render_with_log(dir, name, args).0
+}
+
+/// [`render`], and what the run logged (stderr).
+pub fn render_with_log(dir: &Path, name: &str, args: &[&str]) -> (RgbaImage, String) {
     let png = dir.join(format!("{name}.png"));
     let png_arg = png.to_str().unwrap();
     let mut all = vec![
@@ -272,10 +299,11 @@ pub fn render(dir: &Path, name: &str, args: &[&str]) -> RgbaImage {
         png_arg,
     ];
     all.extend_from_slice(args);
-    md5crowd_validated(&all);
-    image::open(&png)
+    let output = md5crowd_validated(&all);
+    let image = image::open(&png)
         .unwrap_or_else(|e| panic!("{}: {e}", png.display()))
-        .to_rgba8()
+        .to_rgba8();
+    (image, String::from_utf8_lossy(&output.stderr).into_owned())
 }
 
 /// Pixels where any channel differs by more than `levels`.
