@@ -245,22 +245,22 @@ impl Renderer {
             } else {
                 Scope::Continued
             };
-            // The first scope to open clears the targets: the ground's when
-            // the crowd stands on one, else the draw's.
-            let ground = (index == 0 && input.view.locomotion)
-                .then(|| self.profiler.begin(ctx, cmd, "ground"));
-            let mut draw = ground
-                .is_none()
-                .then(|| self.profiler.begin(ctx, cmd, names.draw));
+            // The first scope to open also clears the targets: the ground's
+            // when the crowd stands on one, else the draw's.
+            let draws_ground = index == 0 && input.view.locomotion;
+            let first =
+                self.profiler
+                    .begin(ctx, cmd, if draws_ground { "ground" } else { names.draw });
             begin_rendering(ctx, cmd, &self.targets, opening);
             pipeline::set_viewport(ctx, cmd, self.targets.color.extent);
             bind_scene_set(crowd_set);
-            if let Some(scope) = ground {
+            let draw = if draws_ground {
                 ground::record_ground(ctx, cmd, &model.ground, crowd.instance_count);
-                self.profiler.end(ctx, cmd, scope);
-                draw = Some(self.profiler.begin(ctx, cmd, names.draw));
-            }
-            let draw = draw.expect("the draw scope opened");
+                self.profiler.end(ctx, cmd, first);
+                self.profiler.begin(ctx, cmd, names.draw)
+            } else {
+                first
+            };
             crowd_draw::record_crowd_draw(
                 ctx,
                 cmd,
