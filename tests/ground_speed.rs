@@ -148,7 +148,9 @@ fn with_root_motion(anim: &Md5Anim, velocity: Vec3) -> Md5Anim {
 }
 
 fn write_temp(name: &str, text: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("md5crowd-ground-speed-{}", std::process::id()));
+    // Cargo's scratch space for this crate's tests: rewritten each run, not
+    // piling up in the system's temporary folder.
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("ground_speed");
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join(name);
     std::fs::write(&path, text).unwrap();

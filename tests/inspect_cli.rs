@@ -61,7 +61,9 @@ frame 2 { 0.7071068 }
 "#;
 
 fn fixture(name: &str, text: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("md5crowd-inspect-{}", std::process::id()));
+    // Cargo's scratch space for this crate's tests: rewritten each run, not
+    // piling up in the system's temporary folder.
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("inspect_cli");
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join(name);
     std::fs::write(&path, text).unwrap();
