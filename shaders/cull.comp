@@ -56,8 +56,8 @@ vec4 sphere_union(vec4 a, vec4 b) {
 // nearest point, stays within the threshold. A sphere reaching the near
 // plane gets level 0.
 uint select_lod(vec3 centre, float radius) {
-    float w = dot(vec4(centre, 1.0), vec4(frame.view_projection[0].w, frame.view_projection[1].w,
-                                          frame.view_projection[2].w, frame.view_projection[3].w));
+    float w = dot(vec4(centre, 1.0), vec4(frame.cull_view_projection[0].w, frame.cull_view_projection[1].w,
+                                          frame.cull_view_projection[2].w, frame.cull_view_projection[3].w));
     float nearest = w - radius;
     if (nearest <= frame.lod_params.z) {
         return 0u;
@@ -85,7 +85,7 @@ bool occluded(vec3 bounds_min, vec3 bounds_max, CrowdInstance placed) {
         vec3 corner = vec3((i & 1u) != 0u ? bounds_max.x : bounds_min.x,
                            (i & 2u) != 0u ? bounds_max.y : bounds_min.y,
                            (i & 4u) != 0u ? bounds_max.z : bounds_min.z);
-        vec4 clip = frame.view_projection * vec4(place_instance(placed, corner), 1.0);
+        vec4 clip = frame.cull_view_projection * vec4(place_instance(placed, corner), 1.0);
         if (clip.w <= near) {
             return false;
         }
@@ -143,8 +143,8 @@ void main() {
     // every phase: a distant instance not crossfading shows its clip's
     // shared pose for the moment, and animate.comp skips it.
     uint source = instance * constants.joint_count;
-    vec4 w_row = vec4(frame.view_projection[0].w, frame.view_projection[1].w,
-                      frame.view_projection[2].w, frame.view_projection[3].w);
+    vec4 w_row = vec4(frame.cull_view_projection[0].w, frame.cull_view_projection[1].w,
+                      frame.cull_view_projection[2].w, frame.cull_view_projection[3].w);
     float w = dot(vec4(centre, 1.0), w_row);
     if (constants.clip_count > 0u && frame.lod_params.w > 0.0
         && crossfade_weight(animation, frame.time, frame.blend_time) >= 1.0

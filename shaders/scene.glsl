@@ -17,6 +17,9 @@ const uint MAX_LODS = 8u;
 // Twin of Rust's gpu::shader_types::FrameUniforms.
 struct FrameUniforms {
     mat4 view_projection;  // world (Z up) to Vulkan clip space, reverse Z
+    // The camera cull.comp judges by (level of detail, occlusion, animation
+    // LOD): view_projection, or the one frozen culling keeps.
+    mat4 cull_view_projection;
     vec4 light_direction;  // xyz: unit vector towards the light
     vec4 light_color;      // rgb, linear
     vec4 ambient_color;    // rgb, linear

@@ -119,6 +119,8 @@ struct Harness {
     occlusion: bool,
     /// Animation level of detail; off, every visible instance is animated.
     anim_lod: bool,
+    /// Frozen culling: the camera the cull pass judges by instead.
+    frozen_cull: Option<Mat4>,
 }
 
 /// What the harness's next frame draws.
@@ -128,6 +130,7 @@ struct Frame<'a> {
     uniforms: FrameUniforms,
     occlusion: bool,
     anim_lod: bool,
+    frozen_cull: Option<Mat4>,
 }
 
 impl FrameSource for Frame<'_> {
@@ -141,6 +144,7 @@ impl FrameSource for Frame<'_> {
                 show_skeleton: true,
                 occlusion: self.occlusion,
                 anim_lod: self.anim_lod,
+                frozen_cull: self.frozen_cull,
                 ..ViewOptions::default()
             },
         }
@@ -189,6 +193,7 @@ impl Harness {
             last_slot: 0,
             occlusion: false,
             anim_lod: false,
+            frozen_cull: None,
         }
     }
 
@@ -208,6 +213,7 @@ impl Harness {
             uniforms,
             occlusion: self.occlusion,
             anim_lod: self.anim_lod,
+            frozen_cull: self.frozen_cull,
         };
         renderer
             .draw_frame(
@@ -841,4 +847,63 @@ fn a_clip_with_wrong_bounds_does_not_cull_a_character_in_view() {
         assert_eq!(visible, [0], "{name}: drawn");
         harness.finish();
     }
+}
+
+#[test]
+fn frozen_culling_judges_by_the_frozen_camera_while_the_view_moves() {
+    if !common::vulkan_or_skip() {
+        return;
+    }
+    let time = 1.0;
+    let mut harness = Harness::new(400, time);
+    // At eye height in the crowd: part of it in view, at several levels.
+    let street = view_projection(
+        Vec3::new(-900.0, -300.0, 60.0),
+        Vec3::new(0.0, 200.0, 40.0),
+        0.9,
+    );
+    harness.render(street, time);
+    let at_street = harness
+        .renderer
+        .as_ref()
+        .unwrap()
+        .read_visible_by_lod(&harness.ctx, harness.last_slot)
+        .unwrap();
+    let seen = at_street.iter().map(Vec::len).sum::<usize>();
+    assert!(
+        seen > 20 && seen < 400 && at_street.iter().filter(|l| !l.is_empty()).count() > 1,
+        "the street view sees part of the crowd at several levels: {:?}",
+        at_street.iter().map(Vec::len).collect::<Vec<_>>()
+    );
+    // Looking away from the crowd, nothing is drawn; frozen at the street
+    // camera, the cull pass keeps and grades exactly what that camera did.
+    let away = view_projection(
+        Vec3::new(5000.0, 0.0, 60.0),
+        Vec3::new(9000.0, 0.0, 60.0),
+        1.0,
+    );
+    assert!(
+        harness.render(away, time).is_empty(),
+        "the view away sees no one"
+    );
+    harness.frozen_cull = Some(street);
+    harness.render(away, time);
+    let frozen = harness
+        .renderer
+        .as_ref()
+        .unwrap()
+        .read_visible_by_lod(&harness.ctx, harness.last_slot)
+        .unwrap();
+    let sorted = |levels: &[Vec<u32>]| -> Vec<Vec<u32>> {
+        levels
+            .iter()
+            .map(|l| {
+                let mut l = l.clone();
+                l.sort_unstable();
+                l
+            })
+            .collect()
+    };
+    assert_eq!(sorted(&frozen), sorted(&at_street));
+    harness.finish();
 }

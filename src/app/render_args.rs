@@ -205,6 +205,7 @@ impl RenderArgs {
             compute_only: false,
             anim_lod: self.anim_lod == Switch::On,
             locomotion,
+            frozen_cull: None,
         }
     }
 

@@ -3,7 +3,7 @@
 //! `time` their own way (a fixed step headless and in the benchmark, the
 //! wall clock in the window).
 
-use glam::Vec4;
+use glam::Mat4;
 
 use super::camera::{self, OrbitCamera};
 use super::crowd_state::CrowdState;
@@ -22,10 +22,9 @@ pub struct Scene<'m> {
     pub time: f32,
     /// The overlay to draw over the next frame, if shown.
     pub overlay: Option<OverlayFrame>,
-    /// Frozen culling: the frustum the cull pass keeps testing against
-    /// while the camera moves on, so what it drops can be seen from
-    /// outside. Level of detail and occlusion follow the view.
-    frozen_frustum: Option<[Vec4; 6]>,
+    /// Frozen culling: the camera the cull pass keeps judging by (see
+    /// `ViewOptions::frozen_cull`).
+    frozen_cull: Option<Mat4>,
 }
 
 impl<'m> Scene<'m> {
@@ -44,19 +43,19 @@ impl<'m> Scene<'m> {
             aspect,
             time: 0.0,
             overlay: None,
-            frozen_frustum: None,
+            frozen_cull: None,
         }
     }
 
     pub fn culling_frozen(&self) -> bool {
-        self.frozen_frustum.is_some()
+        self.frozen_cull.is_some()
     }
 
     /// Freezes culling at the current view, or thaws it.
     pub fn toggle_frozen_culling(&mut self) {
-        self.frozen_frustum = match self.frozen_frustum {
+        self.frozen_cull = match self.frozen_cull {
             Some(_) => None,
-            None => Some(camera::frame_uniforms(&self.camera, self.aspect).frustum_planes),
+            None => Some(self.camera.view_projection(self.aspect)),
         };
     }
 }
@@ -65,11 +64,12 @@ impl FrameSource for Scene<'_> {
     fn frame_input(&mut self, _index: u64) -> FrameInput<'_> {
         self.crowd
             .animate(self.model, self.time, self.view.skinning);
-        let mut uniforms = camera::frame_uniforms(&self.camera, self.aspect);
-        if let Some(planes) = self.frozen_frustum {
-            uniforms.frustum_planes = planes;
-        }
-        self.crowd.frame_input(uniforms, self.view)
+        let uniforms = camera::frame_uniforms(&self.camera, self.aspect);
+        let view = ViewOptions {
+            frozen_cull: self.frozen_cull,
+            ..self.view
+        };
+        self.crowd.frame_input(uniforms, view)
     }
 
     fn take_overlay(&mut self) -> Option<OverlayFrame> {

@@ -20,9 +20,9 @@ use super::resources::Buffer;
 use super::shader_types::{FrameUniforms, InstanceAnimation, SkinningTransform, SurfaceVertex};
 use super::swapchain::{self, Acquired, Swapchain};
 use super::{output, Context, GpuError};
-use crate::crowd::LodParams;
+use crate::crowd::{Frustum, LodParams};
 use crate::skin::{SkinningMethod, MAX_LODS};
-use glam::{Vec2, Vec4};
+use glam::{Mat4, Vec2, Vec4};
 
 /// Everything one frame's recording reads.
 pub struct FrameInput<'a> {
@@ -91,6 +91,11 @@ pub struct ViewOptions {
     /// instance) over a ground with contact shadows; off: the grid, standing
     /// in the void.
     pub locomotion: bool,
+    /// Frozen culling: the view-projection the cull pass keeps judging by
+    /// (frustum, level of detail, animation LOD) while the view moves on,
+    /// so what it drops can be watched from outside. Occlusion is off
+    /// meanwhile: the depth pyramid is the live view's.
+    pub frozen_cull: Option<Mat4>,
 }
 
 /// Animation level of detail shares poses among instances whose bounding
@@ -112,6 +117,7 @@ impl Default for ViewOptions {
             compute_only: false,
             anim_lod: true,
             locomotion: false,
+            frozen_cull: None,
         }
     }
 }
@@ -351,8 +357,15 @@ impl Renderer {
         });
         let extent = self.targets.color.extent;
         let anim_lod = input.view.anim_lod && input.posed.animation() == Animation::Gpu;
+        uniforms.cull_view_projection = match input.view.frozen_cull {
+            Some(frozen) => {
+                uniforms.frustum_planes = Frustum::from_view_projection(frozen).planes;
+                frozen
+            }
+            None => uniforms.view_projection,
+        };
         uniforms.lod_params = LodParams::new(
-            uniforms.view_projection,
+            uniforms.cull_view_projection,
             extent.height,
             input.view.lod_threshold,
         )

@@ -69,6 +69,7 @@ fn frame_uniforms() {
             &offsets!(
                 FrameUniforms,
                 view_projection,
+                cull_view_projection,
                 light_direction,
                 light_color,
                 ambient_color,

@@ -86,7 +86,8 @@ impl Renderer {
         // The CPU-skinning yardstick draws every instance itself.
         let cpu_skinned = crowd.buffer(CrowdBuffer::CpuSkinnedVertices, slot);
         let compute_only = input.view.compute_only;
-        let phases: &[CullPhase] = match (input.view.occlusion, cpu_skinned, compute_only) {
+        let occlusion = input.view.occlusion && input.view.frozen_cull.is_none();
+        let phases: &[CullPhase] = match (occlusion, cpu_skinned, compute_only) {
             (true, None, false) => &[CullPhase::Early, CullPhase::Late],
             _ => &[CullPhase::All],
         };

@@ -20,6 +20,10 @@ pub use crate::anim::SkinningTransform;
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
 pub struct FrameUniforms {
     pub view_projection: Mat4,
+    /// What cull.comp projects with: `view_projection`, or the frozen
+    /// camera's ([`crate::gpu::frame_loop::ViewOptions::frozen_cull`]);
+    /// filled in by the renderer.
+    pub cull_view_projection: Mat4,
     pub light_direction: Vec4,
     pub light_color: Vec4,
     pub ambient_color: Vec4,
