@@ -98,6 +98,26 @@ fn animation_data() {
         size_of::<SkeletonJoint>(),
         &offsets!(SkeletonJoint, inverse_bind_pose, parent, padding),
     );
+    // The agent pass writes what the animate and cull passes read.
+    for shader in [spirv::ANIMATE_COMP, spirv::CULL_COMP, spirv::AGENTS_COMP] {
+        assert_twin(
+            glsl_struct(shader, "InstanceAnimation"),
+            size_of::<InstanceAnimation>(),
+            &offsets!(
+                InstanceAnimation,
+                clip,
+                previous_clip,
+                older_clip,
+                blend_start,
+                phase,
+                previous_phase,
+                older_phase,
+                from_weight,
+                rate,
+                padding
+            ),
+        );
+    }
     for shader in [spirv::ANIMATE_COMP, spirv::CULL_COMP] {
         assert_twin(
             glsl_struct(shader, "ClipInfo"),
@@ -114,23 +134,6 @@ fn animation_data() {
                 bounding_sphere,
                 bounds_min,
                 bounds_max
-            ),
-        );
-        assert_twin(
-            glsl_struct(shader, "InstanceAnimation"),
-            size_of::<InstanceAnimation>(),
-            &offsets!(
-                InstanceAnimation,
-                clip,
-                previous_clip,
-                older_clip,
-                blend_start,
-                phase,
-                previous_phase,
-                older_phase,
-                from_weight,
-                rate,
-                padding
             ),
         );
         assert_twin(
@@ -214,23 +217,6 @@ fn agent_lanes() {
             direction,
             time_offset,
             phase,
-            padding
-        ),
-    );
-    assert_twin(
-        glsl_struct(shader, "InstanceAnimation"),
-        size_of::<InstanceAnimation>(),
-        &offsets!(
-            InstanceAnimation,
-            clip,
-            previous_clip,
-            older_clip,
-            blend_start,
-            phase,
-            previous_phase,
-            older_phase,
-            from_weight,
-            rate,
             padding
         ),
     );
