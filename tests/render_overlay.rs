@@ -6,7 +6,10 @@ mod common;
 
 use std::time::{Duration, Instant};
 
-use common::{assert_validated, md5crowd_validated, scratch_dir, vulkan_or_skip, window_or_skip};
+use common::{
+    assert_validated, md5crowd_validated, scratch_dir, vulkan_or_skip, window_or_skip,
+    VirtualDisplay,
+};
 
 const WIDTH: u32 = 640;
 const HEIGHT: u32 = 360;
@@ -72,7 +75,7 @@ fn a_click_on_the_overlay_switches_the_skinning() {
     let Some(x) = window_or_skip(true) else {
         return;
     };
-    let (mut app, window) = x.launch(&[
+    let (app, window) = x.launch(&[
         "--overlay",
         "--instances",
         "4",
@@ -109,14 +112,6 @@ fn a_click_on_the_overlay_switches_the_skinning() {
     x.xdotool(&["click", "1"]);
     wait_for("| DQS");
     x.xdotool(&["key", "Escape"]);
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while app.try_wait().unwrap().is_none() {
-        if Instant::now() > deadline {
-            let _ = app.kill();
-            panic!("md5crowd did not quit on Escape");
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    let output = app.wait_with_output().unwrap();
+    let output = VirtualDisplay::wait_for_exit(app);
     assert_validated(&output);
 }

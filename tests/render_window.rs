@@ -5,9 +5,8 @@
 mod common;
 
 use std::process::Command;
-use std::time::{Duration, Instant};
 
-use common::{assert_validated, assets, window_or_skip, wireframe_or_skip};
+use common::{assert_validated, assets, window_or_skip, wireframe_or_skip, VirtualDisplay};
 
 #[test]
 fn window_survives_resizes_and_minimising() {
@@ -72,7 +71,7 @@ fn keys_switch_clips_resize_the_crowd_and_toggle_views() {
     if !wireframe_or_skip() {
         return;
     }
-    let (mut app, window) = x.launch(&["--instances", "4", "--width", "480", "--height", "270"]);
+    let (app, window) = x.launch(&["--instances", "4", "--width", "480", "--height", "270"]);
     // No window manager: give the window the focus, then type (XTEST).
     x.xdotool(&["windowfocus", "--sync", &window]);
     let keys = [
@@ -92,15 +91,7 @@ fn keys_switch_clips_resize_the_crowd_and_toggle_views() {
     for key in keys {
         x.xdotool(&["key", "--delay", "150", key]);
     }
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while app.try_wait().unwrap().is_none() {
-        if Instant::now() > deadline {
-            let _ = app.kill();
-            panic!("md5crowd did not quit on Escape");
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    let output = app.wait_with_output().unwrap();
+    let output = VirtualDisplay::wait_for_exit(app);
     assert_validated(&output);
     let log = String::from_utf8_lossy(&output.stderr);
     let views: Vec<&str> = log

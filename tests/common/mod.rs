@@ -187,6 +187,20 @@ impl VirtualDisplay {
         self.xdotool_within(args, Duration::from_secs(60))
     }
 
+    /// Waits for an app started by [`Self::launch`] to quit (after the test
+    /// pressed Escape), killing it and failing the test after 60 s.
+    pub fn wait_for_exit(mut app: Child) -> Output {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while app.try_wait().expect("wait for md5crowd").is_none() {
+            if Instant::now() > deadline {
+                let _ = app.kill();
+                panic!("md5crowd did not quit on Escape");
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        app.wait_with_output().expect("md5crowd output")
+    }
+
     /// Starts `md5crowd --validate ARGS` in a window on this display (its
     /// log piped to stderr) and waits for the window: the child and the
     /// window's id for xdotool.
