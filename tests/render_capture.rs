@@ -56,7 +56,13 @@ fn capture_headless(dir: &Path) -> PathBuf {
         .args(["--frames", "3", "--capture-frame", "2"])
         // One culling phase and one draw per mesh, as checked below.
         .args(["--occlusion", "off", "--lod", "off", "--locomotion", "off"])
-        .args(["--instances", &instances, "--skeleton", "--screenshot"])
+        .args([
+            "--instances",
+            &instances,
+            "--skeleton",
+            "--overlay",
+            "--screenshot",
+        ])
         .arg(&png)
         .env("RUST_LOG", "info")
         .output()
@@ -114,6 +120,7 @@ fn a_headless_capture_holds_labels_names_and_the_instanced_draw() {
         "scene/crowd: textures/crowdling_body",
         "scene/crowd: textures/crowdling_head",
         "scene/skeleton overlay",
+        "ui overlay",
         "readback",
     ] {
         assert!(
@@ -145,6 +152,9 @@ fn a_headless_capture_holds_labels_names_and_the_instanced_draw() {
         );
     }
     assert!(named("Texture", &|n| n == "color target"));
+    // egui-ash-renderer's own, named by the allocator the overlay hands it.
+    assert!(named("Texture", &|n| n.starts_with("ui overlay texture ")));
+    assert!(named("Buffer", &|n| n.starts_with("ui overlay vertices")));
     assert!(named("PipelineState", &|n| n == "crowd draw (4 influences)"));
     assert!(named("PipelineState", &|n| n == "skeleton overlay"));
     assert!(named("Shader", &|n| n == "crowd.vert"));

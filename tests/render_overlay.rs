@@ -1,6 +1,7 @@
 //! The overlay (F1, `--overlay`): drawn headless in screenshots, only in
 //! its panel, validation-clean; in a window, a click on one of its controls
-//! does what the control says.
+//! does what the control says (switching the influences rebuilds the
+//! model's resources under a live window).
 
 mod common;
 
@@ -70,7 +71,7 @@ fn the_overlay_draws_its_panel_and_nothing_else() {
 }
 
 #[test]
-fn a_click_on_the_overlay_switches_the_skinning() {
+fn clicks_on_the_overlay_switch_the_skinning_and_the_influences() {
     // Vulkan, Xvfb and xdotool, or skip (CI: fail).
     let Some(x) = window_or_skip(true) else {
         return;
@@ -102,7 +103,7 @@ fn a_click_on_the_overlay_switches_the_skinning() {
             std::thread::sleep(Duration::from_millis(100));
         }
     };
-    wait_for("| LBS");
+    wait_for("| LBS, 4 influences");
     // The "DQS" switch, second on the skinning row at the panel's top: the
     // panel's layout is fixed (controls first) and one pixel is one point
     // under Xvfb.
@@ -110,7 +111,13 @@ fn a_click_on_the_overlay_switches_the_skinning() {
     x.xdotool(&["mousemove", "--window", &window, "118", "62"]);
     std::thread::sleep(Duration::from_millis(300));
     x.xdotool(&["click", "1"]);
-    wait_for("| DQS");
+    wait_for("| DQS, 4 influences");
+    // "8" on the influences row below: the model is loaded again and the
+    // renderer rebuilt around the same crowd, validation-clean.
+    x.xdotool(&["mousemove", "--window", &window, "106", "83"]);
+    std::thread::sleep(Duration::from_millis(300));
+    x.xdotool(&["click", "1"]);
+    wait_for("| DQS, 8 influences");
     x.xdotool(&["key", "Escape"]);
     let output = VirtualDisplay::wait_for_exit(app);
     assert_validated(&output);

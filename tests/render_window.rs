@@ -82,6 +82,7 @@ fn keys_switch_clips_resize_the_crowd_and_toggle_views() {
         "minus",        // 2
         "k",
         "l",
+        "i", // 8 influences: the model loaded again, the renderer rebuilt
         "f",
         "r",
         "space",
@@ -103,18 +104,19 @@ fn keys_switch_clips_resize_the_crowd_and_toggle_views() {
         keys.len() - 1,
         "one line per key but Esc:\n{log}"
     );
-    let expected: [&[&str]; 11] = [
+    let expected: [&[&str]; 12] = [
         &["clip run, 4 instances"],
         &["clip wave"],
         &[", 8 instances"],
         &[", 4 instances"],
         &[", 2 instances, LBS"],
         &[", skeleton"],
-        &["DQS"],
+        &["DQS, 4 influences"],
+        &["DQS, 8 influences"],
         &[", wireframe"],
         &["clip wave, "],
         &[", paused"],
-        &["clip walk, 2 instances, DQS, paused, skeleton, wireframe"],
+        &["clip walk, 2 instances, DQS, 8 influences, paused, skeleton, wireframe"],
     ];
     for (line, parts) in views.iter().zip(expected) {
         for part in parts {

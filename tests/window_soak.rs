@@ -37,7 +37,7 @@ const KEY_RESPONSE: Duration = Duration::from_secs(30);
 /// How long the app may take to quit after Esc.
 const QUIT: Duration = Duration::from_secs(20);
 /// Keys that each log one line (the view) when pressed, F12 and Esc aside.
-const ACTION_KEYS: [&str; 16] = [
+const ACTION_KEYS: [&str; 17] = [
     "bracketleft",
     "bracketright",
     "1",
@@ -51,6 +51,8 @@ const ACTION_KEYS: [&str; 16] = [
     "9",
     "k",
     "l",
+    // Loads the model again and rebuilds the renderer's model resources.
+    "i",
     "f",
     "r",
     "space",

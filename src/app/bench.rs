@@ -5,6 +5,7 @@
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
+use std::rc::Rc;
 use std::time::Instant;
 
 use ash::vk;
@@ -167,7 +168,7 @@ pub struct Report {
 /// Untimed frames first: pipelines warm, caches fill, both frame slots used.
 const WARMUP_FRAMES: u32 = 4;
 
-pub fn run(args: &BenchArgs, model: &Model) -> Result<Report, AppError> {
+pub fn run(args: &BenchArgs, model: &Rc<Model>) -> Result<Report, AppError> {
     // Before the instance, as RenderDoc asks; a benchmark captures nothing.
     let mut capture = FrameCapture::new(None);
     let ctx = Context::new(&ContextDesc {
@@ -239,7 +240,7 @@ fn log_run(run: &Run) {
 fn measure(
     ctx: &Context,
     args: &BenchArgs,
-    model: &Model,
+    model: &Rc<Model>,
     case: Case,
     capture: &mut FrameCapture,
 ) -> Result<Run, AppError> {
@@ -276,7 +277,7 @@ fn measure(
         anim_lod: anim_lod == Switch::On,
         ..ViewOptions::default()
     };
-    let mut scene = Scene::new(model, crowd, camera, view, aspect);
+    let mut scene = Scene::new(Rc::clone(model), crowd, camera, view, aspect);
 
     let mut cpu_ms = Vec::with_capacity(args.frames as usize);
     let mut frame_ms = Vec::with_capacity(args.frames as usize);

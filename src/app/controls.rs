@@ -21,6 +21,7 @@ Window controls:
   +  -                  double / halve the crowd
   K                     skeleton overlay
   L                     linear / dual quaternion skinning
+  I                     4 / 8 joint influences per vertex (builds the vertices again)
   F                     wireframe (where the GPU supports it)
   O                     level of detail on / off
   T                     tint instances by their level of detail
@@ -60,6 +61,8 @@ pub enum Action {
     Overlay,
     Skeleton,
     Skinning,
+    /// Between 4 and 8 joints per vertex: the model is loaded again.
+    Influences,
     Wireframe,
     LevelOfDetail,
     ShowLod,
@@ -83,6 +86,7 @@ pub fn action_for(key: &Key) -> Option<Action> {
             "-" => Some(Action::HalveCrowd),
             "k" => Some(Action::Skeleton),
             "l" => Some(Action::Skinning),
+            "i" => Some(Action::Influences),
             "f" => Some(Action::Wireframe),
             "o" => Some(Action::LevelOfDetail),
             "t" => Some(Action::ShowLod),
@@ -163,6 +167,7 @@ mod tests {
             (Key::Character("-".into()), Action::HalveCrowd, "-"),
             (Key::Character("K".into()), Action::Skeleton, "K"),
             (Key::Character("l".into()), Action::Skinning, "L"),
+            (Key::Character("I".into()), Action::Influences, "I"),
             (Key::Character("f".into()), Action::Wireframe, "F"),
             (Key::Character("r".into()), Action::ResetCamera, "R"),
             (Key::Character("g".into()), Action::Locomotion, "G"),

@@ -3,6 +3,7 @@
 //! Same renderer and frame loop as the window; same arguments and driver
 //! give the same image.
 
+use std::rc::Rc;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -28,7 +29,7 @@ pub const FIXED_STEP: f32 = 1.0 / 60.0;
 
 pub fn run(
     args: &RenderArgs,
-    model: &Model,
+    model: Rc<Model>,
     spec: CrowdSpec,
 ) -> Result<Option<Arc<MessageCounts>>, AppError> {
     let mut capture = FrameCapture::new(args.capture_frame);
@@ -47,9 +48,9 @@ pub fn run(
         width: args.width,
         height: args.height,
     };
-    let (crowd, renderer) = build_crowd(&ctx, model, spec, extent, args.memory_budget())?;
+    let (crowd, renderer) = build_crowd(&ctx, &model, spec, extent, args.memory_budget())?;
     let mut renderer = guard(&ctx, renderer);
-    log_summary(&ctx, model, spec.instances, renderer.buffer_bytes());
+    log_summary(&ctx, &model, spec.instances, renderer.buffer_bytes());
     let readback = match &args.screenshot {
         Some(_) => Some(guard(&ctx, screenshot_readback(&ctx, extent)?)),
         None => None,
@@ -111,7 +112,6 @@ fn render(
             let view = OverlayView {
                 device: &ctx.device_name,
                 driver: &ctx.driver,
-                model: scene.model,
                 stats: stats.as_ref(),
                 scene,
                 paused: false,
@@ -120,7 +120,6 @@ fn render(
                 max_instances: overlay::crowd_limit(renderer),
                 capture_available: capture.available(),
                 wireframe_available: ctx.wireframe,
-                influences: overlay::influence_count(args.influences),
             };
             // Nothing to click headless: the screen's size is all the input.
             let screen = egui::Rect::from_min_size(

@@ -14,6 +14,7 @@ mod title;
 mod window;
 
 use std::path::{Path, PathBuf};
+use std::rc::Rc;
 use std::sync::Arc;
 
 use ash::vk;
@@ -120,13 +121,16 @@ pub fn run(args: &RenderArgs) -> Result<(), AppError> {
             )));
         }
     }
-    let model = load_model(
-        args.model.as_deref(),
-        &args.anims,
-        args.mesh.as_deref(),
-        &args.load,
-        args.influences.into(),
-    )?;
+    let load = |limit: InfluenceLimit| {
+        load_model(
+            args.model.as_deref(),
+            &args.anims,
+            args.mesh.as_deref(),
+            &args.load,
+            limit,
+        )
+    };
+    let model = Rc::new(load(args.influences.into())?);
     let spec = CrowdSpec {
         instances: args.instances(),
         seed: args.seed,
@@ -137,9 +141,9 @@ pub fn run(args: &RenderArgs) -> Result<(), AppError> {
         locomotion: args.locomotion == render_args::Switch::On,
     };
     let counts = if args.headless {
-        headless::run(args, &model, spec)?
+        headless::run(args, model, spec)?
     } else {
-        window::run(args, &model, spec)?
+        window::run(args, model, spec, &load)?
     };
     report_validation(counts.as_deref())
 }
@@ -153,7 +157,7 @@ pub fn run_bench(args: &bench::BenchArgs) -> Result<(), AppError> {
         &args.load,
         InfluenceLimit::Four,
     )?;
-    let report = bench::run(args, &model)?;
+    let report = bench::run(args, &Rc::new(model))?;
     let write = |path: &Path, text: String| {
         std::fs::write(path, text)
             .map_err(|e| AppError::Arguments(format!("cannot write {}: {e}", path.display())))

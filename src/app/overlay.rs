@@ -10,14 +10,12 @@ use std::collections::VecDeque;
 use egui::{Color32, RawInput, Stroke};
 
 use super::controls::Action;
-use super::render_args::Influences;
 use super::scene::Scene;
 use super::title::TitleStats;
 use crate::gpu::passes::overlay::OverlayFrame;
 use crate::gpu::renderer::Renderer;
 use crate::gpu::GpuError;
-use crate::model::Model;
-use crate::skin::SkinningMethod;
+use crate::skin::{InfluenceLimit, SkinningMethod};
 
 /// The panel's width in points, margins included; the screen left of it
 /// is the panel's, the rest the scene's.
@@ -35,11 +33,10 @@ const TARGET_FRAME_MS: f32 = 1000.0 / 60.0;
 pub struct OverlayView<'a> {
     pub device: &'a str,
     pub driver: &'a str,
-    pub model: &'a Model,
     /// The window title's numbers; `None` until a refresh interval's
     /// frames were measured.
-    pub stats: Option<&'a TitleStats<'a>>,
-    pub scene: &'a Scene<'a>,
+    pub stats: Option<&'a TitleStats>,
+    pub scene: &'a Scene,
     pub paused: bool,
     pub time_scale: f32,
     /// The pixel error level of detail allows, while it is on or off.
@@ -50,8 +47,6 @@ pub struct OverlayView<'a> {
     pub capture_available: bool,
     /// The device can draw wireframe.
     pub wireframe_available: bool,
-    /// Joints per vertex the model was loaded with (`--influences`).
-    pub influences: u32,
 }
 
 /// The largest crowd the renderer's fit check accepts: the slider's end.
@@ -59,14 +54,6 @@ pub fn crowd_limit(renderer: &Renderer) -> u32 {
     match renderer.check_crowd_fits(u32::MAX) {
         Err(GpuError::CrowdTooLarge { fits, .. }) => u32::try_from(fits).unwrap_or(u32::MAX),
         _ => u32::MAX,
-    }
-}
-
-/// Joints per vertex for `--influences`.
-pub fn influence_count(influences: Influences) -> u32 {
-    match influences {
-        Influences::Four => 4,
-        Influences::Eight => 8,
     }
 }
 
@@ -228,14 +215,17 @@ fn controls(ui: &mut egui::Ui, view: &OverlayView, actions: &mut Vec<Action>) {
     });
     ui.horizontal(|ui| {
         ui.label("influences");
-        for count in [4, 8] {
-            ui.add_enabled(
-                false,
-                egui::Button::selectable(view.influences == count, count.to_string()),
-            )
-            .on_disabled_hover_text(
-                "the model's vertices are built for one limit: restart with --influences 4 or 8",
-            );
+        let loaded = scene.model.influences();
+        for limit in [InfluenceLimit::Four, InfluenceLimit::Eight] {
+            let button = egui::Button::selectable(loaded == limit, limit.count().to_string());
+            if ui
+                .add(button)
+                .on_hover_text("joints per vertex (I): the model's vertices are built again")
+                .clicked()
+                && loaded != limit
+            {
+                actions.push(Action::Influences);
+            }
         }
     });
     let mut toggle = |ui: &mut egui::Ui, on: bool, text: &str, action: Action| {
@@ -303,7 +293,7 @@ fn controls(ui: &mut egui::Ui, view: &OverlayView, actions: &mut Vec<Action>) {
     if let Some(seconds) = float_slider(ui, blend_time, 0.0..=2.0, "blend time (s)") {
         actions.push(Action::BlendTime(seconds));
     }
-    let clips = &view.model.clips;
+    let clips = &scene.model.clips;
     let playing = scene.crowd.spec.clip;
     let selected = playing
         .and_then(|clip| clips.get(clip as usize))
@@ -343,7 +333,7 @@ fn controls(ui: &mut egui::Ui, view: &OverlayView, actions: &mut Vec<Action>) {
 }
 
 fn statistics(ui: &mut egui::Ui, view: &OverlayView) {
-    let model = view.model;
+    let model = &view.scene.model;
     ui.label(format!("{} ({})", view.device, view.driver));
     ui.label(format!(
         "{}: {} joints, {} meshes, {} triangles, {} clips",

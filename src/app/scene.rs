@@ -3,6 +3,8 @@
 //! `time` their own way (a fixed step headless and in the benchmark, the
 //! wall clock in the window).
 
+use std::rc::Rc;
+
 use glam::Mat4;
 
 use super::camera::{self, OrbitCamera};
@@ -11,8 +13,10 @@ use crate::gpu::frame_loop::{FrameInput, FrameSource, ViewOptions};
 use crate::gpu::passes::overlay::OverlayFrame;
 use crate::model::Model;
 
-pub struct Scene<'m> {
-    pub model: &'m Model,
+pub struct Scene {
+    /// Shared with whoever may load it again (the window, to switch the
+    /// influences per vertex).
+    pub model: Rc<Model>,
     pub crowd: CrowdState,
     pub camera: OrbitCamera,
     pub view: ViewOptions,
@@ -27,14 +31,14 @@ pub struct Scene<'m> {
     frozen_cull: Option<Mat4>,
 }
 
-impl<'m> Scene<'m> {
+impl Scene {
     pub fn new(
-        model: &'m Model,
+        model: Rc<Model>,
         crowd: CrowdState,
         camera: OrbitCamera,
         view: ViewOptions,
         aspect: f32,
-    ) -> Scene<'m> {
+    ) -> Scene {
         Scene {
             model,
             crowd,
@@ -60,10 +64,10 @@ impl<'m> Scene<'m> {
     }
 }
 
-impl FrameSource for Scene<'_> {
+impl FrameSource for Scene {
     fn frame_input(&mut self, _index: u64) -> FrameInput<'_> {
         self.crowd
-            .animate(self.model, self.time, self.view.skinning);
+            .animate(&self.model, self.time, self.view.skinning);
         let uniforms = camera::frame_uniforms(&self.camera, self.aspect);
         let view = ViewOptions {
             frozen_cull: self.frozen_cull,

@@ -8,7 +8,6 @@ use super::scene::Scene;
 use crate::gpu::crowd_resources::Animation;
 use crate::gpu::frame_loop::{MeasuredFrame, VisibleCounts};
 use crate::gpu::profiler::FrameTimings;
-use crate::model::Model;
 use crate::skin::SkinningMethod;
 
 /// How often the title changes.
@@ -16,7 +15,7 @@ pub const REFRESH: Duration = Duration::from_millis(500);
 
 /// What the title shows.
 #[derive(Clone, Debug, PartialEq)]
-pub struct TitleStats<'a> {
+pub struct TitleStats {
     pub fps: f64,
     /// Recording and submitting a frame's commands.
     pub cpu_ms: f64,
@@ -25,12 +24,14 @@ pub struct TitleStats<'a> {
     pub visible_instances: u32,
     pub total_instances: u32,
     pub triangles: u64,
-    pub clip: &'a str,
-    pub skinning: &'a str,
+    pub clip: String,
+    pub skinning: &'static str,
+    /// Joints per vertex.
+    pub influences: usize,
 }
 
 /// `md5crowd | 60.0 fps | CPU 0.41 ms | GPU 2.35 ms (draw 2.30, skeleton 0.05) |
-/// 25/25 instances | 148.0k triangles | walk | LBS`
+/// 25/25 instances | 148.0k triangles | walk | LBS, 4 influences`
 pub fn window_title(stats: &TitleStats) -> String {
     let gpu = match &stats.gpu {
         Some(timings) if !timings.passes.is_empty() => {
@@ -44,7 +45,7 @@ pub fn window_title(stats: &TitleStats) -> String {
         _ => "GPU n/a".to_owned(),
     };
     format!(
-        "md5crowd | {:.1} fps | CPU {:.2} ms | {gpu} | {}/{} instances | {} triangles | {} | {}",
+        "md5crowd | {:.1} fps | CPU {:.2} ms | {gpu} | {}/{} instances | {} triangles | {} | {}, {} influences",
         stats.fps,
         stats.cpu_ms,
         stats.visible_instances,
@@ -52,18 +53,19 @@ pub fn window_title(stats: &TitleStats) -> String {
         thousands(stats.triangles),
         stats.clip,
         stats.skinning,
+        stats.influences,
     )
 }
 
 /// The title's numbers for `scene`, given a refresh interval's averages
 /// and the instances the cull pass kept (the overlay shows them too).
-pub fn title_stats<'m>(
+pub fn title_stats(
     averages: &Averages,
-    scene: &Scene<'m>,
+    scene: &Scene,
     visible: VisibleCounts,
     lod_triangles: &[u64],
-) -> TitleStats<'m> {
-    let model: &'m Model = scene.model;
+) -> TitleStats {
+    let model = &scene.model;
     let crowd = &scene.crowd;
     let clip = match crowd.instances.first() {
         _ if crowd.walks() => "walking",
@@ -78,8 +80,9 @@ pub fn title_stats<'m>(
         visible_instances: visible.total(),
         total_instances: crowd.instances.len() as u32,
         triangles: visible.triangles(lod_triangles),
-        clip,
+        clip: clip.to_owned(),
         skinning: skinning_label(scene.view.skinning, crowd.spec.animation),
+        influences: model.influences().count(),
     }
 }
 
@@ -206,13 +209,14 @@ mod tests {
             visible_instances: 20,
             total_instances: 25,
             triangles: 148_000,
-            clip: "walk",
+            clip: "walk".into(),
             skinning: "LBS",
+            influences: 4,
         });
         assert_eq!(
             title,
             "md5crowd | 59.9 fps | CPU 0.41 ms | GPU 2.35 ms (draw 2.30, skeleton 0.05) | \
-             20/25 instances | 148.0k triangles | walk | LBS"
+             20/25 instances | 148.0k triangles | walk | LBS, 4 influences"
         );
     }
 
@@ -225,8 +229,9 @@ mod tests {
             visible_instances: 1,
             total_instances: 1,
             triangles: 5920,
-            clip: "bind pose",
+            clip: "bind pose".into(),
             skinning: "DQS",
+            influences: 8,
         });
         assert!(title.contains("| GPU n/a |"), "{title}");
         assert!(title.contains("| 5920 triangles |"), "{title}");

@@ -5,6 +5,7 @@
 //! Input is mapped in [`super::controls`], which also lists the controls.
 //! The title shows the frame's costs (see [`super::title`]).
 
+use std::rc::Rc;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -32,6 +33,7 @@ use crate::gpu::resources::Buffer;
 use crate::gpu::swapchain::{self, Swapchain};
 use crate::gpu::{Context, ContextDesc, GpuError};
 use crate::model::Model;
+use crate::skin::InfluenceLimit;
 
 /// Radians of orbit per pixel dragged.
 const ORBIT_SPEED: f32 = 0.008;
@@ -40,10 +42,14 @@ const ZOOM_STEP: f32 = 0.9;
 /// Fly speed, in orbit distances per second.
 const FLY_SPEED: f32 = 0.6;
 
+/// Loads the model again with another influence limit (the `I` key).
+pub type Reload<'a> = &'a dyn Fn(InfluenceLimit) -> Result<Model, AppError>;
+
 pub fn run(
     args: &RenderArgs,
-    model: &Model,
+    model: Rc<Model>,
     spec: CrowdSpec,
+    reload: Reload,
 ) -> Result<Option<Arc<MessageCounts>>, AppError> {
     if args.screenshot.is_some() && args.frames.is_none() {
         return Err(AppError::Arguments(
@@ -54,6 +60,7 @@ pub fn run(
     let mut app = App {
         args,
         model,
+        reload,
         spec,
         live: None,
         outcome: Ok(None),
@@ -70,18 +77,20 @@ pub fn run(
 
 struct App<'a> {
     args: &'a RenderArgs,
-    model: &'a Model,
+    /// What the window draws (also in its scene, while it is open).
+    model: Rc<Model>,
+    reload: Reload<'a>,
     /// The crowd to start with.
     spec: CrowdSpec,
     /// Exists between `resumed` and exit.
-    live: Option<Live<'a>>,
+    live: Option<Live>,
     /// The first error ends the loop; with validation on, the counters.
     outcome: Result<Option<Arc<MessageCounts>>, AppError>,
 }
 
 /// Everything that exists while the window is open. Field order is not
 /// relied upon: [`Live::destroy`] tears down in dependency order.
-struct Live<'m> {
+struct Live {
     window: Window,
     ctx: Context,
     renderer: Renderer,
@@ -90,7 +99,7 @@ struct Live<'m> {
     swapchain_stale: bool,
     readback: Option<Buffer>,
     /// The crowd, camera, view switches and animation clock.
-    scene: Scene<'m>,
+    scene: Scene,
     paused: bool,
     last_frame: Instant,
     frames_drawn: u32,
@@ -114,8 +123,6 @@ struct Live<'m> {
     lod_bias: f32,
     /// The largest crowd the fit check accepts.
     max_instances: u32,
-    /// Joints per vertex the model was loaded with.
-    influences: u32,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -129,7 +136,7 @@ impl ApplicationHandler for App<'_> {
         if self.live.is_some() {
             return;
         }
-        match Live::new(event_loop, self.args, self.model, self.spec) {
+        match Live::new(event_loop, self.args, Rc::clone(&self.model), self.spec) {
             Ok(live) => self.live = Some(live),
             Err(error) => {
                 self.outcome = Err(error);
@@ -283,7 +290,7 @@ impl App<'_> {
         let Some(live) = self.live.as_mut() else {
             return;
         };
-        let model = self.model;
+        let model = Rc::clone(&live.scene.model);
         let clip_count = model.clips.len();
         let play = |live: &mut Live, clip: Option<u32>| match clip {
             Some(clip) if (clip as usize) < clip_count => {
@@ -299,7 +306,7 @@ impl App<'_> {
             Action::NextClip => play(live, live.scene.crowd.stepped_clip(1, clip_count)),
             Action::Clip(clip) => play(live, Some(clip)),
             Action::SetInstances(count) => {
-                if let Err(error) = live.resize_crowd(model, count) {
+                if let Err(error) = live.resize_crowd(&model, count) {
                     self.outcome = Err(error);
                     event_loop.exit();
                 }
@@ -309,7 +316,7 @@ impl App<'_> {
                     clip: None,
                     ..live.scene.crowd.spec
                 };
-                if let Err(error) = live.rebuild_crowd(model, spec) {
+                if let Err(error) = live.rebuild_crowd(&model, spec) {
                     self.outcome = Err(error);
                     event_loop.exit();
                 }
@@ -326,20 +333,27 @@ impl App<'_> {
             Action::Overlay => live.overlay.shown = !live.overlay.shown,
             Action::DoubleCrowd => {
                 let count = live.scene.crowd.spec.instances.saturating_mul(2);
-                if let Err(error) = live.resize_crowd(model, count) {
+                if let Err(error) = live.resize_crowd(&model, count) {
                     self.outcome = Err(error);
                     event_loop.exit();
                 }
             }
             Action::HalveCrowd => {
                 let count = (live.scene.crowd.spec.instances / 2).max(1);
-                if let Err(error) = live.resize_crowd(model, count) {
+                if let Err(error) = live.resize_crowd(&model, count) {
                     self.outcome = Err(error);
                     event_loop.exit();
                 }
             }
             Action::Skeleton => live.scene.view.show_skeleton = !live.scene.view.show_skeleton,
             Action::Skinning => live.scene.view.skinning = live.scene.view.skinning.toggled(),
+            Action::Influences => match live.switch_influences(self.reload) {
+                Ok(()) => self.model = Rc::clone(&live.scene.model),
+                Err(error) => {
+                    self.outcome = Err(error);
+                    event_loop.exit();
+                }
+            },
             Action::Wireframe if live.ctx.wireframe => {
                 live.scene.view.wireframe = !live.scene.view.wireframe
             }
@@ -366,18 +380,18 @@ impl App<'_> {
             Action::Quit | Action::BlendTime(_) | Action::TimeScale(_) | Action::LodBias(_)
         );
         if let (Some(live), true) = (&self.live, logged) {
-            live.log_view(model);
+            live.log_view();
         }
     }
 }
 
-impl<'m> Live<'m> {
+impl Live {
     fn new(
         event_loop: &ActiveEventLoop,
         args: &RenderArgs,
-        model: &'m Model,
+        model: Rc<Model>,
         spec: CrowdSpec,
-    ) -> Result<Live<'m>, AppError> {
+    ) -> Result<Live, AppError> {
         let attributes = Window::default_attributes()
             .with_title(format!("md5crowd - {}", model.mesh_path.display()))
             .with_inner_size(PhysicalSize::new(args.width, args.height));
@@ -402,8 +416,8 @@ impl<'m> Live<'m> {
             width: size.width.max(1),
             height: size.height.max(1),
         };
-        let (crowd, renderer) = build_crowd(&ctx, model, spec, extent, args.memory_budget())?;
-        log_summary(&ctx, model, spec.instances, renderer.buffer_bytes());
+        let (crowd, renderer) = build_crowd(&ctx, &model, spec, extent, args.memory_budget())?;
+        log_summary(&ctx, &model, spec.instances, renderer.buffer_bytes());
         let view = args.view_options(ctx.wireframe, spec.locomotion);
         // Fitted again to the swapchain's aspect before the first frame.
         let camera = args.view.camera(&crowd, 1.0);
@@ -441,13 +455,12 @@ impl<'m> Live<'m> {
             time_scale: 1.0,
             lod_bias: args.lod_bias,
             max_instances,
-            influences: overlay::influence_count(args.influences),
             ctx,
         })
     }
 
     /// One line after each key, so a change is on record.
-    fn log_view(&self, model: &Model) {
+    fn log_view(&self) {
         let view = &self.scene.view;
         let flags = [
             (self.paused, ", paused"),
@@ -462,10 +475,11 @@ impl<'m> Live<'m> {
         ];
         let crowd = &self.scene.crowd;
         log::info!(
-            "clip {}, {} instances, {}{}",
-            crowd.clip_name(model).unwrap_or("mixed"),
+            "clip {}, {} instances, {}, {} influences{}",
+            crowd.clip_name(&self.scene.model).unwrap_or("mixed"),
             crowd.spec.instances,
             title::skinning_label(view.skinning, crowd.spec.animation),
+            self.scene.model.influences().count(),
             flags
                 .iter()
                 .filter(|(on, _)| *on)
@@ -541,6 +555,51 @@ impl<'m> Live<'m> {
         self.scene
             .camera
             .fit(self.scene.crowd.outline(), self.aspect());
+        Ok(())
+    }
+
+    /// Between 4 and 8 joints per vertex: the model is loaded again from
+    /// its files with the other limit and the renderer rebuilds what lives
+    /// as long as the model; the crowd keeps its places, clips and clock. A
+    /// model that no longer loads, or changed under us, or a crowd that
+    /// would not fit is a warning, and everything stays as it was.
+    fn switch_influences(&mut self, reload: Reload) -> Result<(), AppError> {
+        let limit = match self.scene.model.influences() {
+            InfluenceLimit::Four => InfluenceLimit::Eight,
+            InfluenceLimit::Eight => InfluenceLimit::Four,
+        };
+        let model = match reload(limit) {
+            Ok(model) => model,
+            Err(error) => {
+                log::warn!("{} influences: {error}", limit.count());
+                return Ok(());
+            }
+        };
+        let old = &self.scene.model;
+        if model.skeleton.parents != old.skeleton.parents || model.clips.len() != old.clips.len() {
+            log::warn!(
+                "{} influences: {} changed on disk since it was loaded; restart to see it",
+                limit.count(),
+                old.mesh_path.display()
+            );
+            return Ok(());
+        }
+        let crowd = &self.scene.crowd;
+        let agents = crowd.gpu_agents();
+        match self
+            .renderer
+            .set_model(&self.ctx, &model, &crowd.placements, agents.as_ref())
+        {
+            Ok(()) => {}
+            Err(error @ GpuError::CrowdTooLarge { .. }) => {
+                log::warn!("{} influences: {}", limit.count(), AppError::from(error));
+                return Ok(());
+            }
+            Err(error) => return Err(error.into()),
+        }
+        self.scene.model = Rc::new(model);
+        self.visible = None;
+        self.max_instances = overlay::crowd_limit(&self.renderer);
         Ok(())
     }
 
@@ -656,7 +715,7 @@ impl<'m> Live<'m> {
         self.averages = Some(averages);
     }
 
-    fn title_stats(&self, averages: &Averages) -> title::TitleStats<'m> {
+    fn title_stats(&self, averages: &Averages) -> title::TitleStats {
         let visible = self.visible.unwrap_or_default();
         let lod_triangles = &self.renderer.model.model.lod_triangles;
         title::title_stats(averages, &self.scene, visible, lod_triangles)
@@ -674,7 +733,6 @@ impl<'m> Live<'m> {
         let view = OverlayView {
             device: &self.ctx.device_name,
             driver: &self.ctx.driver,
-            model: self.scene.model,
             stats: stats.as_ref(),
             scene: &self.scene,
             paused: self.paused,
@@ -683,7 +741,6 @@ impl<'m> Live<'m> {
             max_instances: self.max_instances,
             capture_available: self.capture.available(),
             wireframe_available: self.ctx.wireframe,
-            influences: self.influences,
         };
         let (mut frame, platform_output) = self.overlay.run(input, &view, &mut actions);
         self.overlay_input

@@ -81,7 +81,17 @@ unsafe extern "system" fn on_message(
 /// loader (1.3.239) crashes naming instance-level ones (physical device,
 /// surface) through this device function.
 pub fn set_name<T: vk::Handle>(ctx: &Context, handle: T, name: &str) {
-    let Some(debug_utils) = &ctx.debug_utils else {
+    name_with(ctx.debug_utils.as_ref(), handle, name);
+}
+
+/// [`set_name`] for code that holds the extension's functions rather
+/// than the context (the overlay's allocator).
+pub fn name_with<T: vk::Handle>(
+    debug_utils: Option<&ash::ext::debug_utils::Device>,
+    handle: T,
+    name: &str,
+) {
+    let Some(debug_utils) = debug_utils else {
         return;
     };
     // Names are ours, never user text with interior NULs; if one slips

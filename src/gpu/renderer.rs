@@ -65,25 +65,67 @@ impl Renderer {
     /// A renderer for `model`, without a crowd yet: [`Renderer::set_crowd`]
     /// gives it one once [`Renderer::check_crowd_fits`] said it fits.
     pub fn new(ctx: &Context, model: &Model, desc: &RendererDesc) -> Result<Renderer, GpuError> {
-        let model = guard(ctx, ModelResources::new(ctx, model)?);
-        let mut slots = guard(ctx, Vec::with_capacity(FRAMES_IN_FLIGHT));
-        for slot in 0..FRAMES_IN_FLIGHT {
-            slots.push(FrameSlot::new(ctx, slot, &model.draw_commands)?);
-        }
-        let targets = guard(ctx, create_targets(ctx, desc.extent, &model)?);
+        let parts = guard(ctx, ModelParts::new(ctx, model, desc.extent)?);
         let profiler = Profiler::new(ctx)?;
+        let ModelParts {
+            model,
+            slots,
+            targets,
+        } = parts.keep();
         Ok(Renderer {
             animation: desc.animation,
             limits: BufferLimits::of(ctx, desc.memory_budget),
-            model: model.keep(),
+            model,
             crowd: None,
-            slots: slots.keep(),
-            targets: targets.keep(),
+            slots,
+            targets,
             profiler,
             overlay: None,
             frame_index: 0,
             in_flight: [None; FRAMES_IN_FLIGHT],
         })
+    }
+
+    /// Draws `model` from now on, built anew (vertex streams, pipelines,
+    /// frame slots, targets) with the crowd standing at `placements`: a
+    /// reloaded model, for instance with another influence limit. The
+    /// profiler and the overlay stay. Nothing changes when the new model's
+    /// resources cannot be made or the crowd would not fit beside them;
+    /// an allocation failure after the old crowd went leaves no crowd.
+    pub fn set_model(
+        &mut self,
+        ctx: &Context,
+        model: &Model,
+        placements: &[CrowdInstance],
+        agents: Option<&CrowdAgents>,
+    ) -> Result<(), GpuError> {
+        let parts = guard(ctx, ModelParts::new(ctx, model, self.extent())?);
+        let shape = CrowdShape::of(model, self.animation);
+        let fixed = fixed_bytes(&parts.model, &parts.slots);
+        check_crowd_fits(&shape, placements.len() as u32, &self.limits, fixed)?;
+        // Frames in flight use every part about to go.
+        ctx.wait_idle()?;
+        self.crowd.take().destroy(ctx);
+        let ModelParts {
+            model,
+            slots,
+            targets,
+        } = parts.keep();
+        std::mem::replace(&mut self.model, model).destroy(ctx);
+        std::mem::replace(&mut self.slots, slots).destroy(ctx);
+        std::mem::replace(&mut self.targets, targets).destroy(ctx);
+        // Their results went with the old slots.
+        self.in_flight = [None; FRAMES_IN_FLIGHT];
+        let crowd = CrowdResources::new(
+            ctx,
+            &self.model,
+            &self.slots,
+            placements,
+            agents,
+            self.animation,
+        )?;
+        self.crowd = Some(crowd);
+        Ok(())
     }
 
     /// The crowd's resources; `None` before the first [`Renderer::set_crowd`].
@@ -335,6 +377,38 @@ impl Destroy for Renderer {
         self.overlay.destroy(ctx);
         self.targets.destroy(ctx);
         self.crowd.destroy(ctx);
+        self.slots.destroy(ctx);
+        self.model.destroy(ctx);
+    }
+}
+
+/// What lives as long as the model, and the parts made to its measure:
+/// the frame slots (its draw commands) and the targets (its pyramid).
+struct ModelParts {
+    model: ModelResources,
+    slots: Vec<FrameSlot>,
+    targets: Targets,
+}
+
+impl ModelParts {
+    fn new(ctx: &Context, model: &Model, extent: vk::Extent2D) -> Result<ModelParts, GpuError> {
+        let model = guard(ctx, ModelResources::new(ctx, model)?);
+        let mut slots = guard(ctx, Vec::with_capacity(FRAMES_IN_FLIGHT));
+        for slot in 0..FRAMES_IN_FLIGHT {
+            slots.push(FrameSlot::new(ctx, slot, &model.draw_commands)?);
+        }
+        let targets = create_targets(ctx, extent, &model)?;
+        Ok(ModelParts {
+            model: model.keep(),
+            slots: slots.keep(),
+            targets,
+        })
+    }
+}
+
+impl Destroy for ModelParts {
+    fn destroy(self, ctx: &Context) {
+        self.targets.destroy(ctx);
         self.slots.destroy(ctx);
         self.model.destroy(ctx);
     }

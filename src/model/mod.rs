@@ -144,6 +144,13 @@ impl Model {
         })
     }
 
+    /// Joints per vertex the meshes were built with (`LoadOptions::influences`).
+    pub fn influences(&self) -> InfluenceLimit {
+        self.meshes
+            .first()
+            .map_or_else(InfluenceLimit::default, |m| m.limit)
+    }
+
     pub fn triangle_count(&self) -> usize {
         self.meshes.iter().map(SkinnedMesh::triangle_count).sum()
     }

@@ -4,15 +4,17 @@
 //! frame is recorded, with their own small submissions; a texture egui
 //! frees is kept until the frame that last drew with it is done.
 //!
-//! egui-ash-renderer makes its pipeline, buffers and images itself, out of
-//! reach of our debug names; RenderDoc shows them inside the "ui overlay"
-//! label.
+//! egui-ash-renderer makes its buffers and images through
+//! [`NamingAllocator`], which names them; its pipeline, layouts, sampler,
+//! image views and descriptor pool are private to it and stay unnamed
+//! (RenderDoc shows them inside the "ui overlay" label).
 
 use std::sync::Arc;
 
 use ash::vk;
-use egui_ash_renderer::allocator::GpuAllocator;
-use egui_ash_renderer::{DynamicRendering, Options, RenderMode, RendererError};
+use ash::Device;
+use egui_ash_renderer::allocator::{Allocator, GpuAllocator};
+use egui_ash_renderer::{DynamicRendering, Options, RenderMode, RendererError, RendererResult};
 
 use super::super::frame::FRAMES_IN_FLIGHT;
 use super::super::guard::{guard, Destroy};
@@ -31,7 +33,7 @@ pub struct OverlayFrame {
 }
 
 pub struct OverlayPass {
-    renderer: egui_ash_renderer::Renderer<GpuAllocator>,
+    renderer: egui_ash_renderer::Renderer<NamingAllocator>,
     /// egui-ash-renderer records its texture uploads into buffers of its own
     /// from this pool.
     upload_pool: vk::CommandPool,
@@ -50,8 +52,12 @@ impl OverlayPass {
             .map_err(vk_error("vkCreateCommandPool"))?;
         let upload_pool = guard(ctx, upload_pool);
         debug::set_name(ctx, *upload_pool, "ui overlay upload pool");
-        let renderer = egui_ash_renderer::Renderer::with_gpu_allocator(
-            Arc::clone(&ctx.allocator),
+        let allocator = NamingAllocator {
+            allocator: GpuAllocator::new(Arc::clone(&ctx.allocator)),
+            debug_utils: ctx.debug_utils.clone(),
+        };
+        let renderer = egui_ash_renderer::Renderer::with_allocator(
+            allocator,
             ctx.device.clone(),
             RenderMode::DynamicRendering(DynamicRendering {
                 color_attachment_format: TARGET_FORMATS.color,
@@ -177,6 +183,75 @@ impl Destroy for OverlayPass {
         // when dropped.
         drop(self.renderer);
         self.upload_pool.destroy(ctx);
+    }
+}
+
+/// gpu-allocator's memory for egui-ash-renderer, naming each buffer and
+/// image it makes after what egui-ash-renderer asks it for.
+struct NamingAllocator {
+    allocator: GpuAllocator,
+    debug_utils: Option<ash::ext::debug_utils::Device>,
+}
+
+impl Allocator for NamingAllocator {
+    type Allocation = <GpuAllocator as Allocator>::Allocation;
+
+    fn create_buffer(
+        &mut self,
+        device: &Device,
+        size: usize,
+        usage: vk::BufferUsageFlags,
+    ) -> RendererResult<(vk::Buffer, Self::Allocation)> {
+        let made = self.allocator.create_buffer(device, size, usage)?;
+        let what = if usage.contains(vk::BufferUsageFlags::VERTEX_BUFFER) {
+            "vertices"
+        } else if usage.contains(vk::BufferUsageFlags::INDEX_BUFFER) {
+            "indices"
+        } else {
+            "texture upload"
+        };
+        let name = format!("ui overlay {what} ({size} bytes)");
+        debug::name_with(self.debug_utils.as_ref(), made.0, &name);
+        Ok(made)
+    }
+
+    fn create_image(
+        &mut self,
+        device: &Device,
+        width: u32,
+        height: u32,
+    ) -> RendererResult<(vk::Image, Self::Allocation)> {
+        let made = self.allocator.create_image(device, width, height)?;
+        let name = format!("ui overlay texture {width}x{height}");
+        debug::name_with(self.debug_utils.as_ref(), made.0, &name);
+        Ok(made)
+    }
+
+    fn destroy_buffer(
+        &mut self,
+        device: &Device,
+        buffer: vk::Buffer,
+        memory: Self::Allocation,
+    ) -> RendererResult<()> {
+        self.allocator.destroy_buffer(device, buffer, memory)
+    }
+
+    fn destroy_image(
+        &mut self,
+        device: &Device,
+        image: vk::Image,
+        memory: Self::Allocation,
+    ) -> RendererResult<()> {
+        self.allocator.destroy_image(device, image, memory)
+    }
+
+    fn update_buffer<T: Copy>(
+        &mut self,
+        device: &Device,
+        memory: &mut Self::Allocation,
+        data: &[T],
+    ) -> RendererResult<()> {
+        self.allocator.update_buffer(device, memory, data)
     }
 }
 
