@@ -27,9 +27,9 @@ layout(set = 0, binding = 5) readonly buffer Skeleton {
 layout(set = 0, binding = 6) readonly buffer VisibleInstances {
     VISIBLE_INSTANCES_BLOCK
 };
-// [instance * joint_count + joint]. Holds model-space poses after the first
-// loop, skinning transforms after the second: parents are read back from it.
-// Instances showing a shared pose (animation level of detail) are skipped.
+// [instance * joint_count + joint]: the skinning transforms (and, during
+// the walk, the model poses of joints past LOCAL_JOINTS). Instances showing
+// a shared pose (animation level of detail) are skipped.
 layout(set = 0, binding = 10) readonly buffer PoseSources {
     uint pose_sources[];
 };
@@ -44,6 +44,19 @@ JointPose sample_joint(FramePair pair, uint joint) {
 JointPose stored_pose(uint index) {
     SkinningTransform t = skinning_transforms[index];
     return JointPose(t.rotation, t.translation);
+}
+
+void store_pose(uint index, JointPose pose) {
+    skinning_transforms[index] = SkinningTransform(pose.rotation, pose.translation);
+}
+
+// Model-space poses of the instance's first LOCAL_JOINTS joints, as the
+// walk below computes them.
+const uint LOCAL_JOINTS = 256u;
+JointPose model_poses[LOCAL_JOINTS];
+
+JointPose model_pose(uint first, uint joint) {
+    return joint < LOCAL_JOINTS ? model_poses[joint] : stored_pose(first + joint);
 }
 
 void main() {
@@ -72,7 +85,7 @@ void main() {
     uint first = instance * constants.joint_count;
     if (constants.clip_count == 0u) {
         for (uint joint = 0u; joint < constants.joint_count; ++joint) {
-            skinning_transforms[first + joint] = SkinningTransform(vec4(0.0, 0.0, 0.0, 1.0), vec4(0.0));
+            store_pose(first + joint, JointPose(vec4(0.0, 0.0, 0.0, 1.0), vec4(0.0)));
         }
         return;
     }
@@ -87,7 +100,12 @@ void main() {
     FramePair older = frame_pair(clips[animation.older_clip], scaled_time + animation.older_phase,
                                  constants.joint_count);
 
-    // Sampling, blending and local-to-model in one walk: parents come first.
+    // Sampling, blending, local-to-model and the skinning transform in one
+    // walk (parents come first): each transform is written once, and a
+    // child reads its parent's model pose from the invocation's own array,
+    // indexed alike in every lane, instead of back from memory. Joints past
+    // the array park their model pose in their own row for their children,
+    // and become skinning transforms in a second walk.
     for (uint joint = 0u; joint < constants.joint_count; ++joint) {
         JointPose local = sample_joint(current, joint);
         if (weight < 1.0) {
@@ -98,12 +116,15 @@ void main() {
             local = blend_pose(from, local, weight);
         }
         int parent = skeleton[joint].parent;
-        JointPose model = parent >= 0 ? pose_then(stored_pose(first + uint(parent)), local) : local;
-        skinning_transforms[first + joint] = SkinningTransform(model.rotation, model.translation);
+        JointPose model = parent >= 0 ? pose_then(model_pose(first, uint(parent)), local) : local;
+        if (joint < LOCAL_JOINTS) {
+            model_poses[joint] = model;
+            store_pose(first + joint, pose_then(model, skeleton[joint].inverse_bind_pose));
+        } else {
+            store_pose(first + joint, model);
+        }
     }
-    // Model pose times inverse bind pose: where the joint carries a bind-pose vertex.
-    for (uint joint = 0u; joint < constants.joint_count; ++joint) {
-        JointPose skinning = pose_then(stored_pose(first + joint), skeleton[joint].inverse_bind_pose);
-        skinning_transforms[first + joint] = SkinningTransform(skinning.rotation, skinning.translation);
+    for (uint joint = LOCAL_JOINTS; joint < constants.joint_count; ++joint) {
+        store_pose(first + joint, pose_then(stored_pose(first + joint), skeleton[joint].inverse_bind_pose));
     }
 }
