@@ -73,6 +73,10 @@ uint select_lod(vec3 centre, float radius) {
     return lod;
 }
 
+// log2 of the texels a box's screen rectangle spans at the pyramid level it
+// is tested at (occlusion::OCCLUSION_TEXELS_LOG2).
+const int OCCLUSION_TEXELS_LOG2 = 5;
+
 // occlusion::DepthPyramid::is_occluded: even the box's nearest corner is
 // farther than the farthest depth drawn in the screen rectangle its corners
 // span. A box reaching the near plane is never occluded.
@@ -105,21 +109,25 @@ bool occluded(vec3 bounds_min, vec3 bounds_max, CrowdInstance placed) {
     while (last_level + 1 < int(MAX_PYRAMID_LEVELS) && pyramid_levels[last_level + 1].x != 0u) {
         ++last_level;
     }
-    // At most about 8 x 8 texels to read.
-    int level = clamp(int(ceil(log2(extent))) - 3, 0, last_level);
+    // The level where the rectangle spans 16 to 32 texels: fine enough to
+    // find the gaps between characters, and a visible box stops at the
+    // first texel drawn behind it (so only hidden ones read them all).
+    int level = clamp(int(ceil(log2(extent))) - OCCLUSION_TEXELS_LOG2, 0, last_level);
     uvec4 this_level = pyramid_levels[level];
     uint shift = uint(level) + 1u;
     uvec2 last_texel = this_level.xy - 1u;
     uvec2 first = min(uvec2(low) >> shift, last_texel);
     uvec2 last = min(uvec2(high) >> shift, last_texel);
-    float farthest = 1.0;
+    // The depth of the box's nearest corner (reverse Z: near / w).
+    float box_depth = near / nearest_w;
     for (uint y = first.y; y <= last.y; ++y) {
         for (uint x = first.x; x <= last.x; ++x) {
-            farthest = min(farthest, pyramid_texel(level, ivec2(x, y)));
+            if (pyramid_texel(level, ivec2(x, y)) <= box_depth) {
+                return false;
+            }
         }
     }
-    // The depth of the box's nearest corner (reverse Z: near / w).
-    return near / nearest_w < farthest;
+    return true;
 }
 
 void main() {

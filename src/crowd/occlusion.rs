@@ -17,6 +17,12 @@
 
 use glam::{Mat4, Vec2, Vec3};
 
+/// log2 of the texels a box's screen rectangle spans at the level it is
+/// tested at (`OCCLUSION_TEXELS_LOG2` in cull.comp): 16 to 32 texels across,
+/// fine enough to find the gaps between characters. The GPU stops at the
+/// first texel drawn behind a box, so a visible box reads few of them.
+pub const OCCLUSION_TEXELS_LOG2: i32 = 5;
+
 /// Levels a pyramid may have: enough for a 65536-pixel image.
 pub const MAX_PYRAMID_LEVELS: usize = 16;
 
@@ -135,9 +141,8 @@ impl DepthPyramid {
                     return Some(f32::INFINITY);
                 }
                 let extent = (high - low).max_element().max(1.0);
-                // At most about 8 x 8 texels to read.
-                let level = (extent.log2().ceil() as i32 - 3).clamp(0, self.levels.len() as i32 - 1)
-                    as usize;
+                let level = (extent.log2().ceil() as i32 - OCCLUSION_TEXELS_LOG2)
+                    .clamp(0, self.levels.len() as i32 - 1) as usize;
                 let shift = level as u32 + 1;
                 let l = self.levels[level];
                 let texel = |p: f32, last: u32| ((p.max(0.0) as u32) >> shift).min(last - 1);
