@@ -27,12 +27,15 @@ layout(set = 0, binding = 5) readonly buffer Skeleton {
 layout(set = 0, binding = 6) readonly buffer VisibleInstances {
     VISIBLE_INSTANCES_BLOCK
 };
-// [instance * joint_count + joint]: the skinning transforms (and, during
-// the walk, the model poses of joints past LOCAL_JOINTS). Instances showing
-// a shared pose (animation level of detail) are skipped.
+// Per instance, where its transforms go: the first of the palette rows
+// cull.comp gave it. Instances showing a shared pose (animation level of
+// detail, a palette too small this frame, a model without clips) are skipped.
 layout(set = 0, binding = 10) readonly buffer PoseSources {
     uint pose_sources[];
 };
+// The skinning palette: [row * joint_count + joint], the skinning
+// transforms (and, during the walk, the model poses of joints past
+// LOCAL_JOINTS).
 layout(set = 0, binding = 8) buffer SkinningTransforms {
     SkinningTransform skinning_transforms[];
 };
@@ -79,14 +82,8 @@ void main() {
         return;
     }
     uint instance = visible_instances[lod * constants.instance_count + slot];
-    if ((pose_sources[instance] & SHARED_POSE) != 0u) {
-        return;
-    }
-    uint first = instance * constants.joint_count;
-    if (constants.clip_count == 0u) {
-        for (uint joint = 0u; joint < constants.joint_count; ++joint) {
-            store_pose(first + joint, JointPose(vec4(0.0, 0.0, 0.0, 1.0), vec4(0.0)));
-        }
+    uint first = pose_sources[instance];
+    if ((first & SHARED_POSE) != 0u) {
         return;
     }
 

@@ -19,7 +19,14 @@ layout(push_constant) uniform CrowdComputeConstants {
     uint lod_count;           // levels of detail of the model, 1 to MAX_LODS
     uint mesh_count;          // md5 meshes drawn: one indirect draw per mesh and level
     uint phase;               // PHASE_*: which part of the frame's culling this is
+    // GPU animation: the rows of this frame slot's skinning palette, which
+    // cull.comp hands out to the instances it draws; PALETTE_PER_INSTANCE:
+    // CPU animation, which uploads every instance's transforms at its own
+    // rows (instance * joint_count).
+    uint palette_rows;
 } constants;
+
+const uint PALETTE_PER_INSTANCE = 0xffffffffu;
 
 // Without occlusion culling one phase culls and draws everything; with it,
 // the early phase draws what was visible last frame and the late phase,

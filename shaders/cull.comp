@@ -4,8 +4,11 @@
 // plane (and, in the late phase of occlusion culling, not hidden behind the
 // depth pyramid), picks the coarsest level whose error projects to at most
 // lod_params.y pixels, and appends the instance to that level's visible
-// list: one atomic per visible instance. draws.comp turns the counts into
-// indirect draws. CPU references: src/crowd/cull.rs, src/crowd/occlusion.rs.
+// list: one atomic per visible instance. It also says where each drawn
+// instance's skinning transforms are (its pose source): a shared pose, or
+// with GPU animation a row of the skinning palette it hands out, one more
+// atomic. draws.comp turns the counts into indirect draws. CPU references:
+// src/crowd/cull.rs, src/crowd/occlusion.rs, src/crowd/anim_lod.rs.
 
 #include "crowd_compute.glsl"
 #include "pyramid.glsl"
@@ -30,7 +33,8 @@ layout(set = 0, binding = 6) buffer VisibleInstances {
 layout(set = 0, binding = 9) buffer Visibility {
     uint visible_last_frame[];
 };
-// Per instance, where its skinning transforms are (see poses.glsl).
+// Per instance, where its skinning transforms are (see poses.glsl); with
+// GPU animation written for the instances drawn this frame only.
 layout(set = 0, binding = 10) buffer PoseSources {
     uint pose_sources[];
 };
@@ -52,13 +56,18 @@ vec4 sphere_union(vec4 a, vec4 b) {
     return vec4(a.xyz + offset * ((radius - a.w) / distance), radius);
 }
 
+// The clip-space w of a world-space point seen by the cull camera: its
+// distance in front of the eye.
+float cull_w(vec3 point) {
+    mat4 m = frame.cull_view_projection;
+    return dot(vec4(point, 1.0), vec4(m[0].w, m[1].w, m[2].w, m[3].w));
+}
+
 // cull::select_lod: the coarsest level whose error, seen at the sphere's
 // nearest point, stays within the threshold. A sphere reaching the near
 // plane gets level 0.
 uint select_lod(vec3 centre, float radius) {
-    float w = dot(vec4(centre, 1.0), vec4(frame.cull_view_projection[0].w, frame.cull_view_projection[1].w,
-                                          frame.cull_view_projection[2].w, frame.cull_view_projection[3].w));
-    float nearest = w - radius;
+    float nearest = cull_w(centre) - radius;
     if (nearest <= frame.lod_params.z) {
         return 0u;
     }
@@ -130,6 +139,37 @@ bool occluded(vec3 bounds_min, vec3 bounds_max, CrowdInstance placed) {
     return true;
 }
 
+// The pose animation level of detail shares among the instances playing
+// `animation`'s clip at this moment (crowd::shared_pose), as a pose source.
+uint shared_pose(InstanceAnimation animation) {
+    ClipInfo clip = clips[animation.clip];
+    float clip_time = frame.time * animation.rate + animation.phase;
+    return SHARED_POSE
+        | (clip.shared_first + shared_pose_index(clip, clip_time) * constants.joint_count);
+}
+
+// GPU animation: where the transforms of an instance this phase draws are.
+// A model without clips stands in its bind pose, its one shared pose; a
+// distant instance not crossfading shows its clip's shared pose (animation
+// level of detail); any other gets the next row of the skinning palette, so
+// the palette grows with what is drawn, not with the crowd. Past the
+// palette's rows it shows the shared pose after all, and the count it leaves
+// tells the CPU how many rows the frame wanted.
+uint drawn_pose_source(InstanceAnimation animation, vec3 centre, float radius) {
+    if (constants.clip_count == 0u) {
+        return SHARED_POSE;
+    }
+    float w = cull_w(centre);
+    if (frame.lod_params.w > 0.0
+        && crossfade_weight(animation, frame.time, frame.blend_time) >= 1.0
+        && w - radius > frame.lod_params.z
+        && radius * frame.lod_params.x <= frame.lod_params.w * w) {
+        return shared_pose(animation);
+    }
+    uint row = atomicAdd(palette_rows_wanted, 1u);
+    return row < constants.palette_rows ? row * constants.joint_count : shared_pose(animation);
+}
+
 void main() {
     uint instance = gl_GlobalInvocationID.x;
     if (instance >= constants.instance_count) {
@@ -146,24 +186,12 @@ void main() {
     }
     CrowdInstance placed = instances[instance];
     vec3 centre = place_instance(placed, sphere.xyz);
-
-    // Animation level of detail (crowd::shared_pose), decided alike in
-    // every phase: a distant instance not crossfading shows its clip's
-    // shared pose for the moment, and animate.comp skips it.
-    uint source = instance * constants.joint_count;
-    vec4 w_row = vec4(frame.cull_view_projection[0].w, frame.cull_view_projection[1].w,
-                      frame.cull_view_projection[2].w, frame.cull_view_projection[3].w);
-    float w = dot(vec4(centre, 1.0), w_row);
-    if (constants.clip_count > 0u && frame.lod_params.w > 0.0
-        && crossfade_weight(animation, frame.time, frame.blend_time) >= 1.0
-        && w - sphere.w > frame.lod_params.z
-        && sphere.w * frame.lod_params.x <= frame.lod_params.w * w) {
-        ClipInfo clip = clips[animation.clip];
-        float clip_time = frame.time * animation.rate + animation.phase;
-        source = SHARED_POSE
-            | (clip.shared_first + shared_pose_index(clip, clip_time) * constants.joint_count);
+    // CPU animation poses every instance at its own rows, and CPU skinning
+    // draws every instance, culled or not.
+    bool per_instance = constants.palette_rows == PALETTE_PER_INSTANCE;
+    if (per_instance) {
+        pose_sources[instance] = instance * constants.joint_count;
     }
-    pose_sources[instance] = source;
 
     for (uint i = 0u; i < 6u; ++i) {
         vec4 plane = frame.frustum_planes[i];
@@ -193,7 +221,13 @@ void main() {
     } else {
         visible_last_frame[instance] = 1u;
     }
+    // The early and late phases draw disjoint sets, so each drawn instance
+    // takes one palette row a frame, and neither phase overwrites the pose
+    // source of an instance the other drew.
     if (draw) {
+        if (!per_instance) {
+            pose_sources[instance] = drawn_pose_source(animation, centre, sphere.w);
+        }
         uint lod = select_lod(centre, sphere.w);
         uint slot = atomicAdd(lod_counts[lod], 1u);
         visible_instances[lod * constants.instance_count + slot] = instance;

@@ -1,15 +1,15 @@
 // Where a drawn instance's skinning transforms are, as cull.comp decided:
-// its own rows of SkinningTransforms (written by animate.comp or the CPU),
-// or, with animation level of detail, a pose shared by every distant
-// instance playing the same clip at the same moment (computed once, at load).
-// Set 0 of the draws.
+// its own rows of SkinningTransforms (a palette row animate.comp wrote, or
+// with CPU animation the rows of its index, uploaded), or, with animation
+// level of detail, a pose shared by every distant instance playing the same
+// clip at the same moment (computed once, at load). Set 0 of the draws.
 #ifndef POSES_GLSL
 #define POSES_GLSL
 
 #include "skinning.glsl"
 
 layout(set = 0, binding = 0) readonly buffer SkinningTransforms {
-    SkinningTransform skinning_transforms[]; // [instance * joint_count + joint]
+    SkinningTransform skinning_transforms[]; // [row * joint_count + joint]
 };
 // Per instance: the first of its joints' transforms, in SkinningTransforms,
 // or (with SHARED_POSE set) in SharedPoses.

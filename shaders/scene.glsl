@@ -6,12 +6,16 @@
 const uint MAX_LODS = 8u;
 
 // The visible lists (cull.comp's output): the count of each level, the
-// counts the early phase of occlusion culling left, then one region of
+// counts the early phase of occlusion culling left, the skinning palette
+// rows the frame's drawn instances wanted (GPU animation; counted past the
+// palette's end, so the CPU learns how far to grow it), then one region of
 // instance_count slots per level (level l's at l * instance_count), so an
 // indirect draw of level l starts at firstInstance = l * instance_count.
+// The header is Rust's gpu::shader_types::VisibleHeader.
 #define VISIBLE_INSTANCES_BLOCK     \
     uint lod_counts[MAX_LODS];      \
     uint early_counts[MAX_LODS];    \
+    uint palette_rows_wanted;       \
     uint visible_instances[];
 
 // Twin of Rust's gpu::shader_types::FrameUniforms.

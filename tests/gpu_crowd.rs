@@ -12,7 +12,8 @@ use md5crowd::crowd::{
 };
 use md5crowd::gpu::capture::FrameCapture;
 use md5crowd::gpu::context::Validation;
-use md5crowd::gpu::crowd_resources::Animation;
+use md5crowd::gpu::crowd_resources::{crowd_bytes, Animation, INITIAL_PALETTE_ROWS};
+use md5crowd::gpu::frame::FRAMES_IN_FLIGHT;
 use md5crowd::gpu::frame_loop::{
     Destination, FrameInput, FrameSource, Posed, ViewOptions, ANIM_LOD_RADIUS,
 };
@@ -243,12 +244,18 @@ impl Harness {
         self.instances_version += 1;
     }
 
-    /// The skinning transforms the last frame wrote.
-    fn gpu_transforms(&self) -> Vec<SkinningTransform> {
+    /// The poses the last frame drew with.
+    fn gpu_poses(&self) -> GpuPoses {
         let renderer = self.renderer.as_ref().unwrap();
-        renderer
-            .read_skinning_transforms(&self.ctx, self.last_slot)
-            .unwrap()
+        GpuPoses {
+            sources: renderer
+                .read_pose_sources(&self.ctx, self.last_slot)
+                .unwrap(),
+            palette: renderer
+                .read_skinning_transforms(&self.ctx, self.last_slot)
+                .unwrap(),
+            joints: self.model.skeleton.joint_count(),
+        }
     }
 
     /// Instance `id`'s bounding sphere in the world, as cull.comp builds it.
@@ -287,6 +294,33 @@ impl Harness {
     }
 }
 
+/// The skinning transforms a frame drew with, found as the vertex shaders
+/// find them: through each visible instance's pose source.
+struct GpuPoses {
+    sources: Vec<u32>,
+    palette: Vec<SkinningTransform>,
+    joints: usize,
+}
+
+impl GpuPoses {
+    /// The palette row of visible instance `id`, which must have its own.
+    fn row(&self, id: u32) -> usize {
+        let source = self.sources[id as usize];
+        assert_eq!(
+            source & SHARED_POSE,
+            0,
+            "instance {id} has a row of its own"
+        );
+        assert_eq!(source as usize % self.joints, 0, "rows start at a multiple");
+        source as usize / self.joints
+    }
+
+    /// Visible instance `id`'s own transforms, in its palette row.
+    fn own(&self, id: u32) -> &[SkinningTransform] {
+        &self.palette[self.row(id) * self.joints..][..self.joints]
+    }
+}
+
 #[test]
 fn gpu_joint_buffer_equals_the_cpu_reference() {
     if !common::vulkan_or_skip() {
@@ -303,7 +337,7 @@ fn gpu_joint_buffer_equals_the_cpu_reference() {
 /// The skinning transforms the GPU wrote for `visible` against
 /// `crowd::animate_instance`, within 1e-4; returns the largest difference.
 fn assert_animation_matches_the_cpu(harness: &Harness, visible: &[u32], time: f32) -> f32 {
-    let gpu = harness.gpu_transforms();
+    let gpu = harness.gpu_poses();
     let joints = harness.model.skeleton.joint_count();
     let mut cpu = vec![SkinningTransform::default(); joints];
     let mut worst = 0.0f32;
@@ -317,8 +351,7 @@ fn assert_animation_matches_the_cpu(harness: &Harness, visible: &[u32], time: f3
             BLEND_TIME,
             &mut cpu,
         );
-        let rows = &gpu[id as usize * joints..][..joints];
-        let difference = pose_difference(rows, &cpu);
+        let difference = pose_difference(gpu.own(id), &cpu);
         worst = worst.max(difference);
         assert!(
             difference < 1e-4,
@@ -632,7 +665,7 @@ fn animation_lod_matches_the_cpu_reference() {
     let mut harness = Harness::new(900, time);
     harness.anim_lod = true;
     let shared = SharedPoses::sample(&harness.model.skeleton, &harness.model.clips);
-    let joints = harness.model.skeleton.joint_count() as u32;
+    let joints = harness.model.skeleton.joint_count();
     let mut random = SplitMix64(11);
     let (mut sharing, mut own) = (0, 0);
     for camera in 0..8 {
@@ -641,10 +674,8 @@ fn animation_lod_matches_the_cpu_reference() {
         let eye = Vec3::new(angle.cos(), angle.sin(), 0.5) * distance;
         let vp = view_projection(eye, Vec3::ZERO, 0.8);
         let visible = harness.render(vp, time);
-        let renderer = harness.renderer.as_ref().unwrap();
-        let sources = renderer
-            .read_pose_sources(&harness.ctx, harness.last_slot)
-            .unwrap();
+        let poses = harness.gpu_poses();
+        let mut rows = std::collections::BTreeSet::new();
         let params = LodParams::new(vp, HEIGHT, Some(1.0));
         for &id in &visible {
             let instance = &harness.crowd[id as usize];
@@ -669,26 +700,148 @@ fn animation_lod_matches_the_cpu_reference() {
                 params,
                 ANIM_LOD_RADIUS,
             );
-            let expected = match cpu {
+            match cpu {
                 Some(pose) => {
                     sharing += 1;
                     let (first, count) = shared.clips[instance.clip as usize];
                     assert!(pose < count);
-                    SHARED_POSE | (first + pose * joints)
+                    assert_eq!(
+                        poses.sources[id as usize],
+                        SHARED_POSE | (first + pose * joints as u32),
+                        "camera {camera}: instance {id}"
+                    );
                 }
                 None => {
                     own += 1;
-                    id * joints
+                    let row = poses.row(id);
+                    assert!(rows.insert(row), "camera {camera}: row {row} given twice");
                 }
-            };
-            assert_eq!(
-                sources[id as usize], expected,
-                "camera {camera}: instance {id}"
-            );
+            }
         }
     }
     println!("{sharing} instances shared a pose, {own} had their own");
     assert!(sharing > 500 && own > 500, "{sharing} shared, {own} own");
+    harness.finish();
+}
+
+/// Where `harness`'s instance `id` shows its clip's shared pose, as cull.comp
+/// points at it; `None` within a hair of a pose's start, where the two
+/// float paths may round either way.
+fn shared_pose_source(harness: &Harness, shared: &SharedPoses, id: u32, time: f32) -> Option<u32> {
+    let instance = &harness.crowd[id as usize];
+    let clip = &harness.model.clips[instance.clip as usize];
+    let moment = instance.local_time(time).rem_euclid(clip.duration()) * SHARED_POSE_RATE;
+    if (moment - moment.round()).abs() < 1e-3 {
+        return None;
+    }
+    let (first, _) = shared.clips[instance.clip as usize];
+    let pose = crowd::shared_pose_index(clip, instance.local_time(time));
+    Some(SHARED_POSE | (first + pose * harness.model.skeleton.joint_count() as u32))
+}
+
+#[test]
+fn the_palette_grows_until_every_drawn_instance_has_its_own_row() {
+    if !common::vulkan_or_skip() {
+        return;
+    }
+    let (time, count) = (1.1, 3000);
+    let mut harness = Harness::new(count, time);
+    let shared = SharedPoses::sample(&harness.model.skeleton, &harness.model.clips);
+    let far_above = view_projection(Vec3::new(-5000.0, 0.0, 8500.0), Vec3::ZERO, 1.0);
+    // The first frame in each slot wants a row per instance (animation LOD
+    // is off) and has INITIAL_PALETTE_ROWS: the rest show the shared pose
+    // animation LOD would have picked.
+    for frame in 0..FRAMES_IN_FLIGHT {
+        let visible = harness.render(far_above, time);
+        assert_eq!(visible.len(), count, "everyone in view");
+        let poses = harness.gpu_poses();
+        let overflow: Vec<u32> = visible
+            .iter()
+            .copied()
+            .filter(|&id| poses.sources[id as usize] & SHARED_POSE != 0)
+            .collect();
+        assert_eq!(
+            overflow.len(),
+            count - INITIAL_PALETTE_ROWS as usize,
+            "frame {frame}"
+        );
+        for &id in &overflow {
+            if let Some(expected) = shared_pose_source(&harness, &shared, id, time) {
+                assert_eq!(poses.sources[id as usize], expected, "instance {id}");
+            }
+        }
+    }
+    // Each slot grew to the whole crowd (the power of two above it is
+    // more) before its next frame: everyone has a row of their own.
+    for frame in FRAMES_IN_FLIGHT..2 * FRAMES_IN_FLIGHT {
+        let visible = harness.render(far_above, time);
+        let poses = harness.gpu_poses();
+        let rows: std::collections::BTreeSet<usize> =
+            visible.iter().map(|&id| poses.row(id)).collect();
+        assert_eq!(rows.len(), count, "frame {frame}: distinct rows");
+        let worst = assert_animation_matches_the_cpu(&harness, &visible, time);
+        println!("frame {frame}: largest GPU/CPU difference {worst:e}");
+    }
+    let crowd = harness.renderer.as_ref().unwrap().crowd().unwrap();
+    for slot in 0..FRAMES_IN_FLIGHT {
+        assert_eq!(crowd.palette_rows(slot), Some(count as u32), "slot {slot}");
+    }
+    assert_eq!(
+        crowd.allocated_bytes(),
+        crowd_bytes(&crowd.shape, count as u32),
+        "a palette grown to the crowd is what the fit check counted"
+    );
+    harness.finish();
+}
+
+#[test]
+fn the_palette_grows_with_what_a_view_draws_not_with_the_crowd() {
+    if !common::vulkan_or_skip() {
+        return;
+    }
+    let (time, count) = (0.7, 4096);
+    let mut harness = Harness::new(count, time);
+    // Two phases, each drawing what the other does not: an instance takes
+    // one row a frame, or the palette would grow past the power of two
+    // above what is seen.
+    harness.occlusion = true;
+    // High above a corner of the crowd, looking down at it.
+    let corner = Vec3::new(-1500.0, -1500.0, 0.0);
+    let vp = view_projection(corner + Vec3::new(0.0, -10.0, 2400.0), corner, 0.9);
+    let mut seen = 0;
+    for frame in 0..2 * FRAMES_IN_FLIGHT {
+        let visible = harness.render(vp, time);
+        seen = visible.len();
+        if frame >= FRAMES_IN_FLIGHT {
+            let poses = harness.gpu_poses();
+            let rows: std::collections::BTreeSet<usize> =
+                visible.iter().map(|&id| poses.row(id)).collect();
+            assert_eq!(rows.len(), seen, "frame {frame}: distinct rows");
+            assert_animation_matches_the_cpu(&harness, &visible, time);
+        }
+    }
+    assert!(
+        seen > INITIAL_PALETTE_ROWS as usize && seen.next_power_of_two() < count,
+        "the corner is more than the first rows and less than half the crowd: {seen}"
+    );
+    let crowd = harness.renderer.as_ref().unwrap().crowd().unwrap();
+    let rows = seen.next_power_of_two();
+    for slot in 0..FRAMES_IN_FLIGHT {
+        assert_eq!(crowd.palette_rows(slot), Some(rows as u32), "slot {slot}");
+    }
+    let joints = harness.model.skeleton.joint_count();
+    let row_bytes = joints * size_of::<SkinningTransform>();
+    let fit = crowd_bytes(&crowd.shape, count as u32);
+    println!(
+        "{seen} of {count} seen: palette {rows} rows, {} of {} bytes allocated",
+        crowd.allocated_bytes(),
+        fit
+    );
+    assert_eq!(
+        fit - crowd.allocated_bytes(),
+        (FRAMES_IN_FLIGHT * (count - rows) * row_bytes) as u64,
+        "the palettes are all that is smaller than the crowd"
+    );
     harness.finish();
 }
 
@@ -699,7 +852,7 @@ fn a_switch_mid_fade_continues_from_the_pose_shown_on_the_gpu() {
     }
     let time = 1.37;
     let (mut harness, visible) = overview_harness(300, time);
-    let before = harness.gpu_transforms();
+    let before = harness.gpu_poses();
 
     // Everyone switches at `time`: the settled, the fading, the nested.
     let count = harness.model.clips.len() as u32;
@@ -723,15 +876,13 @@ fn a_switch_mid_fade_continues_from_the_pose_shown_on_the_gpu() {
     harness.set_crowd(switched);
     harness.render(overview(), time);
     let worst_cpu = assert_animation_matches_the_cpu(&harness, &visible, time);
-    let after = harness.gpu_transforms();
+    let after = harness.gpu_poses();
 
     // Just before the switch and just after it, at the same moment: the
     // same pose, unless the fade switched from had to drop a clip.
-    let joints = harness.model.skeleton.joint_count();
     let mut worst_jump = 0.0f32;
-    for id in (0..300).filter(|&id| exact[id]) {
-        let rows = id * joints..(id + 1) * joints;
-        let jump = pose_difference(&before[rows.clone()], &after[rows]);
+    for id in (0..300).filter(|&id| exact[id as usize]) {
+        let jump = pose_difference(before.own(id), after.own(id));
         worst_jump = worst_jump.max(jump);
         assert!(jump < 1e-4, "instance {id} jumps by {jump}");
     }
@@ -780,16 +931,10 @@ fn a_one_shot_holds_its_last_pose_on_the_gpu_while_a_loop_moves_on() {
         let visible = harness.render(overview, time);
         assert_eq!(visible.len(), 60);
         assert_animation_matches_the_cpu(&harness, &visible, time);
-        frames.push(harness.gpu_transforms());
+        frames.push(harness.gpu_poses());
     }
-    let joints = harness.model.skeleton.joint_count();
     for id in 0..60 {
-        let rows = id * joints..(id + 1) * joints;
-        let (a, b, c) = (
-            &frames[0][rows.clone()],
-            &frames[1][rows.clone()],
-            &frames[2][rows],
-        );
+        let (a, b, c) = (frames[0].own(id), frames[1].own(id), frames[2].own(id));
         if id % 2 == 0 {
             assert!(
                 a == b && b == c,

@@ -11,7 +11,8 @@ mod common;
 use ash::vk;
 use md5crowd::gpu::capture::FrameCapture;
 use md5crowd::gpu::context::Validation;
-use md5crowd::gpu::crowd_resources::{crowd_bytes, Animation, CrowdShape};
+use md5crowd::gpu::crowd_resources::{crowd_bytes, Animation, CrowdShape, INITIAL_PALETTE_ROWS};
+use md5crowd::gpu::frame::FRAMES_IN_FLIGHT;
 use md5crowd::gpu::frame_loop::{Destination, FrameInput, FrameSource, Posed, ViewOptions};
 use md5crowd::gpu::guard::{guard, Destroy};
 use md5crowd::gpu::renderer::{Renderer, RendererDesc};
@@ -74,6 +75,7 @@ struct Input {
     transforms: Vec<SkinningTransform>,
     vertices: Vec<SurfaceVertex>,
     posed_as: Animation,
+    view: ViewOptions,
 }
 
 impl Input {
@@ -88,6 +90,10 @@ impl Input {
                 instances * CrowdShape::of(model, posed_as).vertex_count as usize
             ],
             posed_as,
+            view: ViewOptions {
+                show_skeleton: true,
+                ..ViewOptions::default()
+            },
         }
     }
 }
@@ -110,10 +116,7 @@ impl FrameSource for Input {
             instances: &self.states,
             instances_version: self.states.len() as u64,
             posed,
-            view: ViewOptions {
-                show_skeleton: true,
-                ..ViewOptions::default()
-            },
+            view: self.view,
         }
     }
 }
@@ -216,24 +219,75 @@ fn the_fit_check_counts_what_the_crowd_allocates() {
     }
     let ctx = validated_context();
     let model = model(InfluenceLimit::Eight);
+    let row_bytes = (model.skeleton.joint_count() * size_of::<SkinningTransform>()) as u64;
+    let beyond = INITIAL_PALETTE_ROWS as usize + 300;
     for animation in [
         Animation::Gpu,
         Animation::Cpu,
         Animation::CpuSkinned,
         Animation::BindPose,
     ] {
-        for count in [1, 7, 100] {
+        for count in [1, 7, 100, beyond] {
             let renderer = build(&ctx, &model, &placements(count), &desc(animation)).unwrap();
             let shape = CrowdShape::of(&model, animation);
             assert_eq!(renderer.crowd().unwrap().shape, shape);
+            // GPU animation's palette starts with the first rows and may
+            // grow to the crowd, which the fit check counts; the CPU
+            // uploads every instance's transforms.
+            let palette_short = match animation {
+                Animation::Gpu if count > INITIAL_PALETTE_ROWS as usize => {
+                    FRAMES_IN_FLIGHT as u64 * 300 * row_bytes
+                }
+                _ => 0,
+            };
             assert_eq!(
                 renderer.crowd().unwrap().allocated_bytes(),
-                crowd_bytes(&shape, count as u32),
+                crowd_bytes(&shape, count as u32) - palette_short,
                 "{animation:?} x {count}"
             );
             renderer.destroy(&ctx);
         }
     }
+    assert_eq!(validation_after(ctx), (0, 0));
+}
+
+#[test]
+fn a_failed_palette_growth_keeps_the_slot_drawing_and_leaks_nothing() {
+    if !common::vulkan_or_skip() {
+        return;
+    }
+    let ctx = validated_context();
+    let model = model(InfluenceLimit::Four);
+    // Everyone is in view of the default uniforms, and drawn in one phase:
+    // each slot's first frame wants more rows than the palette starts with.
+    let count = INITIAL_PALETTE_ROWS as usize + 100;
+    let mut renderer = build(&ctx, &model, &placements(count), &desc(Animation::Gpu)).unwrap();
+    let mut input = Input::new(&model, count, Animation::Gpu);
+    input.view.occlusion = false;
+    for _ in 0..FRAMES_IN_FLIGHT {
+        draw(&ctx, &mut renderer, &mut input).unwrap();
+    }
+    let rows = |renderer: &Renderer, slot| renderer.crowd().unwrap().palette_rows(slot);
+    for step in 0.. {
+        ctx.fail_creation_step(Some(step));
+        match draw(&ctx, &mut renderer, &mut input) {
+            Err(GpuError::InjectedFailure { step: failed, .. }) => {
+                assert_eq!(failed, step);
+                assert_eq!(rows(&renderer, 0), Some(INITIAL_PALETTE_ROWS), "as it was");
+            }
+            Err(other) => panic!("step {step}: {other}"),
+            Ok(()) => {
+                assert!(step > 0, "growing creates a buffer");
+                break;
+            }
+        }
+    }
+    ctx.fail_creation_step(None);
+    draw(&ctx, &mut renderer, &mut input).unwrap();
+    for slot in 0..FRAMES_IN_FLIGHT {
+        assert_eq!(rows(&renderer, slot), Some(count as u32), "slot {slot}");
+    }
+    renderer.destroy(&ctx);
     assert_eq!(validation_after(ctx), (0, 0));
 }
 

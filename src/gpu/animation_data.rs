@@ -7,6 +7,7 @@ use super::guard::{guard, Destroy};
 use super::resources::{self, Buffer};
 use super::shader_types::{ClipInfo, GpuJointPose, SkeletonJoint, SkinningTransform};
 use super::{Context, GpuError};
+use crate::anim::JointPose;
 use crate::crowd::{self, BoundingSphere, SharedPoses};
 use crate::model::Model;
 use ash::vk;
@@ -17,7 +18,8 @@ pub struct AnimationData {
     /// bind pose, so culling always finds a bounding sphere.
     pub clips: Buffer,
     pub skeleton: Buffer,
-    /// Animation LOD: every clip's shared poses ([`SharedPoses`]).
+    /// Animation LOD: every clip's shared poses ([`SharedPoses`]); for a
+    /// model without clips, its bind pose.
     pub shared_poses: Buffer,
     /// Real clips (0 when the model has none).
     pub clip_count: u32,
@@ -63,7 +65,8 @@ pub fn upload_animation_data(ctx: &Context, model: &Model) -> Result<AnimationDa
             bounding_sphere: sphere(bind_sphere),
             bounds_min: corner(model.bind_pose_bounds().min),
             bounds_max: corner(model.bind_pose_bounds().max),
-            // Never read: without clips nothing shares a pose.
+            // Never read: without clips cull.comp points everyone at the
+            // bind pose, the shared poses' first.
             shared_count: 1,
             ..ClipInfo::default()
         });
@@ -89,8 +92,9 @@ pub fn upload_animation_data(ctx: &Context, model: &Model) -> Result<AnimationDa
     let skeleton = upload("skeleton", bytemuck::cast_slice(&skeleton))?;
     let mut shared_transforms = shared.transforms;
     if shared_transforms.is_empty() {
-        // Vulkan buffers cannot be empty; nothing reads this one.
-        shared_transforms.push(SkinningTransform::default());
+        // A model without clips stands in its bind pose, whose skinning
+        // transforms are identities: the one pose every instance shares.
+        shared_transforms = vec![SkinningTransform::from(JointPose::IDENTITY); joints.max(1)];
     }
     let shared_poses = upload("shared poses", bytemuck::cast_slice(&shared_transforms))?;
     Ok(AnimationData {

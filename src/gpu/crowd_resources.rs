@@ -2,8 +2,11 @@
 //! instance count, and the descriptor sets that point at them. One list,
 //! [`crowd_buffers`], describes those buffers; it alone decides what is
 //! allocated ([`CrowdResources::new`]), whether a crowd fits the device
-//! ([`check_crowd_fits`]) and what the crowd costs ([`crowd_bytes`]).
-//! Resizing the crowd rebuilds this and nothing else.
+//! ([`check_crowd_fits`], at the size each buffer may reach:
+//! [`crowd_bytes`]) and what is allocated now
+//! ([`CrowdResources::allocated_bytes`]): they differ by the skinning
+//! palette, which starts small and grows with what is drawn. Resizing the
+//! crowd rebuilds this and nothing else.
 
 use ash::vk;
 use gpu_allocator::MemoryLocation;
@@ -17,7 +20,7 @@ use super::passes::agents::AgentStep;
 use super::resources::{self, Buffer};
 use super::shader_types::{
     CrowdInstance, GpuAgentLane, GpuLocomotionTable, InstanceAnimation, SkinningTransform,
-    SurfaceVertex,
+    SurfaceVertex, VisibleHeader,
 };
 use super::{Context, GpuError};
 use crate::model::Model;
@@ -48,7 +51,10 @@ pub enum CrowdBuffer {
     /// Clip, phase, rate and crossfade per instance; rewritten on a clip
     /// switch, or by the agent pass every frame while locomotion is on.
     InstanceAnimation,
-    /// A quaternion and a translation per instance and joint.
+    /// A quaternion and a translation per joint of each row: with GPU
+    /// animation a palette, a row per drawn instance that is posed on its
+    /// own (see [`INITIAL_PALETTE_ROWS`]); with CPU animation a row per
+    /// instance.
     SkinningTransforms,
     /// cull.comp's output: the counts, then the ids of the visible
     /// instances, a region per level of detail.
@@ -72,7 +78,16 @@ pub enum CrowdBuffer {
     AgentLanes,
 }
 
-/// One buffer whose size is proportional to the instance count.
+/// The rows a skinning palette starts with (fewer for a smaller crowd):
+/// about what one view can hold of instances posed on their own. With
+/// animation level of detail those project to more than 16 pixels of
+/// radius, and some 1100 discs of that size cover a 1280x720 image; crowds
+/// up to this size allocate what they always did, and 23 joints take
+/// 736 KiB a frame slot where 16384 instances would take 11.5 MiB.
+pub const INITIAL_PALETTE_ROWS: u32 = 1024;
+
+/// One buffer whose size is proportional to the instance count: a row per
+/// instance, or for a palette, per instance at most.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CrowdBufferDesc {
     pub buffer: CrowdBuffer,
@@ -82,15 +97,30 @@ pub struct CrowdBufferDesc {
     pub header_bytes: u64,
     /// One copy per frame in flight, or one in all.
     pub per_frame_slot: bool,
+    /// A palette: it starts with [`INITIAL_PALETTE_ROWS`] rows and grows,
+    /// up to one per instance, as frames want more
+    /// ([`CrowdResources::grow_palette`]). The fit check counts it at its
+    /// largest.
+    pub palette: bool,
     pub usage: vk::BufferUsageFlags,
     pub location: MemoryLocation,
 }
 
 impl CrowdBufferDesc {
-    /// Bytes of one copy. Vulkan buffers cannot be empty: a crowd of none
-    /// still gets room for one.
-    pub fn size(&self, instances: u32) -> u64 {
-        self.header_bytes + self.bytes_per_instance * u64::from(instances.max(1))
+    /// Bytes of one copy holding `rows` rows (`instances` for the fit
+    /// check). Vulkan buffers cannot be empty: a crowd of none still gets
+    /// room for one.
+    pub fn size(&self, rows: u32) -> u64 {
+        self.header_bytes + self.bytes_per_instance * u64::from(rows.max(1))
+    }
+
+    /// The rows a new crowd of `instances` allocates.
+    pub fn initial_rows(&self, instances: u32) -> u32 {
+        if self.palette {
+            instances.min(INITIAL_PALETTE_ROWS)
+        } else {
+            instances
+        }
     }
 
     pub fn copies(&self) -> u64 {
@@ -144,6 +174,7 @@ pub fn crowd_buffers(shape: &CrowdShape) -> Vec<CrowdBufferDesc> {
             bytes_per_instance: bytes_per_instance as u64,
             header_bytes: 0,
             per_frame_slot,
+            palette: false,
             usage,
             location,
         }
@@ -169,18 +200,23 @@ pub fn crowd_buffers(shape: &CrowdShape) -> Vec<CrowdBufferDesc> {
             storage | Usage::TRANSFER_SRC,
             MemoryLocation::CpuToGpu,
         ),
-        desc(
-            CrowdBuffer::SkinningTransforms,
-            "skinning transforms",
-            transforms,
-            true,
-            storage | Usage::TRANSFER_SRC,
-            if cpu_animated {
-                MemoryLocation::CpuToGpu
-            } else {
-                MemoryLocation::GpuOnly
-            },
-        ),
+        CrowdBufferDesc {
+            // animate.comp writes the rows of the instances cull.comp
+            // draws; the CPU uploads every instance's.
+            palette: shape.animation == Animation::Gpu,
+            ..desc(
+                CrowdBuffer::SkinningTransforms,
+                "skinning transforms",
+                transforms,
+                true,
+                storage | Usage::TRANSFER_SRC,
+                if cpu_animated {
+                    MemoryLocation::CpuToGpu
+                } else {
+                    MemoryLocation::GpuOnly
+                },
+            )
+        },
         // A count per level, then a region of instance_count ids per level.
         CrowdBufferDesc {
             header_bytes: VISIBLE_HEADER_BYTES,
@@ -257,11 +293,11 @@ pub fn crowd_buffers(shape: &CrowdShape) -> Vec<CrowdBufferDesc> {
     buffers
 }
 
-/// The visible lists' counts, one per level, and the early phase's
-/// (`lod_counts`, `early_counts` in scene.glsl).
-pub const VISIBLE_HEADER_BYTES: u64 = (2 * MAX_LODS * size_of::<u32>()) as u64;
+/// What the visible lists start with: counts, and the palette rows wanted.
+pub const VISIBLE_HEADER_BYTES: u64 = size_of::<VisibleHeader>() as u64;
 
-/// Device memory a crowd of `instances` takes, every copy counted.
+/// Device memory a crowd of `instances` may take, every copy counted and a
+/// palette at its largest: what the fit check holds against the device.
 pub fn crowd_bytes(shape: &CrowdShape, instances: u32) -> u64 {
     crowd_buffers(shape)
         .iter()
@@ -437,6 +473,10 @@ pub struct CrowdSlotSets {
     /// Which `FrameInput::instances_version` the slot's instance
     /// animation buffer holds.
     pub instances_version: Option<u64>,
+    /// The last frame in the slot, by index, and the skinning palette rows
+    /// it wanted: read back when it is done, applied before the slot's
+    /// next frame is recorded.
+    pub palette_wanted: Option<(u64, u32)>,
 }
 
 impl CrowdResources {
@@ -465,20 +505,9 @@ impl CrowdResources {
         let mut buffers = guard(ctx, Vec::new());
         for desc in crowd_buffers(&shape) {
             let mut copies = guard(ctx, Vec::new());
-            for slot in 0..desc.copies() {
-                let name = if desc.per_frame_slot {
-                    format!("{}, frame {slot}", desc.name)
-                } else {
-                    desc.name.to_owned()
-                };
-                let size = desc.size(instance_count);
-                copies.push(resources::create_buffer(
-                    ctx,
-                    &name,
-                    size,
-                    desc.usage,
-                    desc.location,
-                )?);
+            for slot in 0..desc.copies() as usize {
+                let rows = desc.initial_rows(instance_count);
+                copies.push(create_copy(ctx, &desc, slot, rows)?);
             }
             buffers.push(CrowdBufferCopies(desc, copies.keep()));
         }
@@ -505,10 +534,12 @@ impl CrowdResources {
         }
         if let Some(b) = find(CrowdBuffer::AllInstances) {
             // Every instance at level 0, in order.
-            let mut all = vec![0u32; 2 * MAX_LODS];
-            all[0] = instance_count;
-            all.extend(0..instance_count);
-            resources::upload_to_buffer(ctx, b.0.name, &b.1[0], bytemuck::cast_slice(&all))?;
+            let mut header = VisibleHeader::default();
+            header.lod_counts[0] = instance_count;
+            let ids: Vec<u32> = (0..instance_count).collect();
+            let mut all = bytemuck::bytes_of(&header).to_vec();
+            all.extend_from_slice(bytemuck::cast_slice(&ids));
+            resources::upload_to_buffer(ctx, b.0.name, &b.1[0], &all)?;
         }
 
         let cpu_skinned = animation == Animation::CpuSkinned;
@@ -623,6 +654,7 @@ impl CrowdResources {
                 scene,
                 identity_scene,
                 instances_version: None,
+                palette_wanted: None,
             });
         }
         Ok(CrowdResources {
@@ -669,8 +701,60 @@ impl CrowdResources {
         on && self.agents.is_some()
     }
 
-    /// What the buffers actually took, summed from the allocations: tests
-    /// hold [`crowd_bytes`] (which the fit check uses) to it.
+    /// Rows slot `slot`'s skinning palette holds now; `None` without one
+    /// (CPU animation: a row per instance).
+    pub fn palette_rows(&self, slot: usize) -> Option<u32> {
+        let (desc, copies) = self.buffers.iter().find(|(d, _)| d.palette)?;
+        let rows = (copies[slot].size - desc.header_bytes) / desc.bytes_per_instance;
+        Some(rows as u32)
+    }
+
+    /// Gives slot `slot`'s palette room for `wanted` rows when it has
+    /// fewer: the power of two above (so a crowd coming into view grows it
+    /// a few times at most), at most a row per instance. It never shrinks.
+    /// The slot must be idle (its fence waited): its buffer is replaced and
+    /// its sets rewritten. The new buffer is made first, so a failure
+    /// leaves the slot as it was. Returns the rows when it grew.
+    pub fn grow_palette(
+        &mut self,
+        ctx: &Context,
+        model: &ModelResources,
+        slot: usize,
+        wanted: u32,
+    ) -> Result<Option<u32>, GpuError> {
+        let wanted = wanted.min(self.instance_count);
+        let rows = match self.palette_rows(slot) {
+            Some(rows) if rows < wanted => wanted
+                .checked_next_power_of_two()
+                .map_or(self.instance_count, |rows| rows.min(self.instance_count)),
+            _ => return Ok(None),
+        };
+        let (desc, copies) = self
+            .buffers
+            .iter_mut()
+            .find(|(d, _)| d.palette)
+            .expect("palette_rows found it");
+        let palette = create_copy(ctx, desc, slot, rows)?;
+        // Both sets name the palette by its block in the shaders.
+        let sets = &self.slots[slot];
+        for (set, layout) in [
+            (sets.compute, &model.compute_layout),
+            (sets.scene, &model.scene_layout),
+        ] {
+            descriptors::write_set(
+                ctx,
+                set,
+                layout,
+                &[("SkinningTransforms", Resource::Buffer(&palette))],
+            );
+        }
+        std::mem::replace(&mut copies[slot], palette).destroy(ctx);
+        Ok(Some(rows))
+    }
+
+    /// What the buffers take now, summed from the allocations: at most
+    /// [`crowd_bytes`] (the fit check's figure), less while a palette has
+    /// fewer rows than instances.
     pub fn allocated_bytes(&self) -> u64 {
         self.buffers
             .iter()
@@ -688,6 +772,22 @@ impl Destroy for CrowdResources {
             copies.destroy(ctx);
         }
     }
+}
+
+/// Copy `slot` of `desc`'s buffer (the one copy, when not per frame slot),
+/// with room for `rows` rows.
+fn create_copy(
+    ctx: &Context,
+    desc: &CrowdBufferDesc,
+    slot: usize,
+    rows: u32,
+) -> Result<Buffer, GpuError> {
+    let name = if desc.per_frame_slot {
+        format!("{}, frame {slot}", desc.name)
+    } else {
+        desc.name.to_owned()
+    };
+    resources::create_buffer(ctx, &name, desc.size(rows), desc.usage, desc.location)
 }
 
 /// A description and its buffers while they are being made.
@@ -768,6 +868,29 @@ mod tests {
                 .ends_with(&format!("at most {fits} instances fit")),
             "{refused}"
         );
+    }
+
+    #[test]
+    fn only_gpu_animation_has_a_palette_which_starts_with_the_first_rows() {
+        let palettes = |animation| -> Vec<CrowdBufferDesc> {
+            crowd_buffers(&shape(23, 100, animation))
+                .into_iter()
+                .filter(|b| b.palette)
+                .collect()
+        };
+        for animation in [Animation::Cpu, Animation::CpuSkinned, Animation::BindPose] {
+            assert!(palettes(animation).is_empty(), "{animation:?}");
+        }
+        let [palette] = palettes(Animation::Gpu)[..] else {
+            panic!("one palette");
+        };
+        assert_eq!(palette.buffer, CrowdBuffer::SkinningTransforms);
+        assert_eq!(palette.initial_rows(300), 300);
+        assert_eq!(palette.initial_rows(5000), INITIAL_PALETTE_ROWS);
+        // The fit check counts it at a row per instance.
+        let gpu = shape(23, 100, Animation::Gpu);
+        let cpu = shape(23, 100, Animation::Cpu);
+        assert_eq!(crowd_bytes(&gpu, 5000), crowd_bytes(&cpu, 5000));
     }
 
     #[test]

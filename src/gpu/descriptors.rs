@@ -117,6 +117,21 @@ pub fn create_set(
             "{name}: nothing given for the shaders' `{declared}`"
         );
     }
+    write_set(ctx, set, layout, resources);
+    Ok(set)
+}
+
+/// Points the bindings of `set` (of `layout`) that `resources` names, by
+/// their GLSL names, at new resources; the others keep theirs. The set must
+/// not be in use by a pending command buffer.
+///
+/// Panics when a name is not in the layout, as [`create_set`] does.
+pub fn write_set(
+    ctx: &Context,
+    set: vk::DescriptorSet,
+    layout: &SetLayout,
+    resources: &[(&str, Resource)],
+) {
     let mut buffer_infos = Vec::new();
     let mut image_infos = Vec::new();
     let targets: Vec<(&MergedBinding, &Resource)> = resources
@@ -126,7 +141,7 @@ pub fn create_set(
                 .bindings
                 .iter()
                 .find(|b| b.descriptor.name == *resource_name)
-                .unwrap_or_else(|| panic!("{name}: the shaders declare no `{resource_name}`"));
+                .unwrap_or_else(|| panic!("the shaders declare no `{resource_name}` in this set"));
             match resource {
                 Resource::Buffer(buffer) => buffer_infos
                     .push([vk::DescriptorBufferInfo::default()
@@ -157,7 +172,6 @@ pub fn create_set(
         })
         .collect();
     unsafe { ctx.device.update_descriptor_sets(&writes, &[]) };
-    Ok(set)
 }
 
 /// How a sampler reads.

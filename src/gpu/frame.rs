@@ -8,9 +8,8 @@ use gpu_allocator::MemoryLocation;
 
 use super::guard::{guard, Destroy};
 use super::resources::{self, Buffer};
-use super::shader_types::FrameUniforms;
+use super::shader_types::{FrameUniforms, VisibleHeader};
 use super::{debug, vk_error, Context, GpuError};
-use crate::skin::MAX_LODS;
 
 /// Two: the CPU runs at most one frame ahead, which keeps latency at one
 /// frame while never leaving the GPU idle waiting for commands.
@@ -30,7 +29,8 @@ pub struct FrameSlot {
     /// The indirect draws: one per mesh and level of detail, then the
     /// skeleton overlay's; draws.comp fills in their instances.
     pub draw_commands: Buffer,
-    /// The visible count of each level, copied out for statistics.
+    /// The visible lists' header (the count of each level, the palette
+    /// rows wanted), copied out for statistics and palette growth.
     pub visible_readback: Buffer,
 }
 
@@ -79,7 +79,7 @@ impl FrameSlot {
         );
         let visible_readback = buffer(
             "visible counts readback",
-            (MAX_LODS * size_of::<u32>()) as u64,
+            size_of::<VisibleHeader>() as u64,
             vk::BufferUsageFlags::TRANSFER_DST,
             MemoryLocation::GpuToCpu,
         )?;

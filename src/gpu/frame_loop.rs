@@ -17,7 +17,9 @@ use super::passes::overlay::{OverlayFrame, OverlayPass};
 use super::profiler::FrameTimings;
 use super::renderer::{InFlight, Renderer};
 use super::resources::Buffer;
-use super::shader_types::{FrameUniforms, InstanceAnimation, SkinningTransform, SurfaceVertex};
+use super::shader_types::{
+    FrameUniforms, InstanceAnimation, SkinningTransform, SurfaceVertex, VisibleHeader,
+};
 use super::swapchain::{self, Acquired, Swapchain};
 use super::{output, Context, GpuError};
 use crate::crowd::{Frustum, LodParams};
@@ -210,6 +212,7 @@ impl Renderer {
         let slot = (self.frame_index % FRAMES_IN_FLIGHT as u64) as usize;
         frame::wait(ctx, &self.slots[slot])?;
         let (finished, visible) = self.collect(ctx, slot)?;
+        self.grow_palette(ctx, slot)?;
         let mut report = FrameReport {
             finished,
             visible,
@@ -298,14 +301,19 @@ impl Renderer {
     /// How many instances the cull pass kept in the frame that last used
     /// `slot`; call once that frame is done.
     pub fn visible_count(&self, slot: usize) -> VisibleCounts {
-        let bytes = &self.slots[slot].visible_readback.read()[..size_of::<VisibleCounts>()];
-        VisibleCounts(std::array::from_fn(|lod| {
-            bytemuck::pod_read_unaligned(&bytes[4 * lod..4 * lod + 4])
-        }))
+        VisibleCounts(self.visible_header(slot).lod_counts)
+    }
+
+    /// The visible lists' header as the frame that last used `slot` left
+    /// it; call once that frame is done.
+    fn visible_header(&self, slot: usize) -> VisibleHeader {
+        let bytes = self.slots[slot].visible_readback.read();
+        bytemuck::pod_read_unaligned(&bytes[..size_of::<VisibleHeader>()])
     }
 
     /// The measurements of the frame that last used `slot`, whose fence
-    /// has signalled; each is returned once.
+    /// has signalled; each is returned once. The skinning palette rows it
+    /// wanted are kept for the slot's next frame ([`Renderer::grow_palette`]).
     fn collect(
         &mut self,
         ctx: &Context,
@@ -314,7 +322,11 @@ impl Renderer {
         let Some(last) = self.in_flight[slot].take() else {
             return Ok((None, None));
         };
-        let visible = last.counted.then(|| self.visible_count(slot));
+        let header = last.counted.then(|| self.visible_header(slot));
+        if let (Some(header), Some(crowd)) = (header, self.crowd.as_mut()) {
+            crowd.slots[slot].palette_wanted = Some((last.index, header.palette_rows_wanted));
+        }
+        let visible = header.map(|h| VisibleCounts(h.lod_counts));
         let measured = self.profiler.take(ctx, slot)?.map(|gpu| MeasuredFrame {
             index: last.index,
             cpu: last.cpu,

@@ -6,13 +6,14 @@ use std::mem::{offset_of, size_of};
 
 use ash::vk;
 
+use super::crowd_resources::VISIBLE_HEADER_BYTES;
 use super::passes::crowd_draw;
 use super::passes::skeleton_overlay;
 use super::reflect::{self, layout_mismatches, ScalarKind, StructLayout};
 use super::shader_types::{
     ClipInfo, CrowdComputeConstants, CrowdInstance, DrawConstants, FrameUniforms, GpuAgentLane,
     GpuGaitSwitch, GpuJointPose, GpuLocomotionTable, GpuSpeedSegment, InstanceAnimation,
-    SkeletonJoint, SkeletonVertex, SkinningTransform,
+    SkeletonJoint, SkeletonVertex, SkinningTransform, VisibleHeader,
 };
 use super::shaders::spirv;
 use crate::skin::InfluenceLimit;
@@ -146,9 +147,29 @@ fn animation_data() {
                 clip_count,
                 lod_count,
                 mesh_count,
-                phase
+                phase,
+                palette_rows
             ),
         );
+    }
+}
+
+#[test]
+fn visible_header() {
+    // The lists start where the header's twin ends: VISIBLE_HEADER_BYTES.
+    let header = size_of::<VisibleHeader>();
+    assert_eq!(VISIBLE_HEADER_BYTES, header as u64);
+    for shader in [
+        spirv::CULL_COMP,
+        spirv::DRAWS_COMP,
+        spirv::ANIMATE_COMP,
+        spirv::CROWD_VERT,
+        spirv::SKELETON_VERT,
+    ] {
+        let mut members =
+            offsets!(VisibleHeader, lod_counts, early_counts, palette_rows_wanted).to_vec();
+        members.push(("visible_instances", header));
+        assert_twin(glsl_struct(shader, "VisibleInstances"), header, &members);
     }
 }
 

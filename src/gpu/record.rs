@@ -21,7 +21,7 @@ use super::passes::{animate, cull, draws, ground, pyramid, skeleton_overlay};
 use super::profiler::Profiler;
 use super::renderer::Renderer;
 use super::resources::{memory_barrier, Buffer};
-use super::shader_types::{CrowdComputeConstants, CullPhase, DrawConstants};
+use super::shader_types::{CrowdComputeConstants, CullPhase, DrawConstants, PALETTE_PER_INSTANCE};
 use super::targets::{begin_rendering, end_rendering, Scope};
 use super::{debug, pipeline, Context, GpuError};
 
@@ -98,6 +98,7 @@ impl Renderer {
             lod_count: model.model.lod_count,
             mesh_count: model.model.draws.len() as u32,
             phase: phase as u32,
+            palette_rows: crowd.palette_rows(slot).unwrap_or(PALETTE_PER_INSTANCE),
         };
         let skinning = (animation != Animation::BindPose).then_some(input.view.skinning);
         let draw_constants = DrawConstants::new(
@@ -360,8 +361,8 @@ fn record_agent_pass(
     );
 }
 
-/// Zeroes the visible counts of every level: what cull.comp accumulates
-/// into with atomics.
+/// Zeroes the visible lists' header, the counts of every level and the
+/// palette rows wanted: what cull.comp accumulates into with atomics.
 fn record_reset(ctx: &Context, cmd: vk::CommandBuffer, visible: &Buffer) {
     use vk::{AccessFlags2 as Access, PipelineStageFlags2 as Stage};
     let _label = debug::label(ctx, cmd, "reset counts");
@@ -392,8 +393,8 @@ fn record_visible_count_readback(
     readback: &Buffer,
 ) {
     use vk::{AccessFlags2 as Access, PipelineStageFlags2 as Stage};
-    // The per-level counts: the header's first half.
-    let region = vk::BufferCopy::default().size(VISIBLE_HEADER_BYTES / 2);
+    // The header: the per-level counts and the palette rows wanted.
+    let region = vk::BufferCopy::default().size(VISIBLE_HEADER_BYTES);
     unsafe {
         ctx.device
             .cmd_copy_buffer(cmd, visible.handle, readback.handle, &[region]);

@@ -8,8 +8,7 @@ use std::time::Duration;
 use ash::vk;
 
 use super::crowd_resources::{
-    check_crowd_fits, crowd_bytes, Animation, BufferLimits, CrowdAgents, CrowdBuffer,
-    CrowdResources, CrowdShape,
+    check_crowd_fits, Animation, BufferLimits, CrowdAgents, CrowdBuffer, CrowdResources, CrowdShape,
 };
 use super::frame::{FrameSlot, FRAMES_IN_FLIGHT};
 use super::guard::{guard, Destroy};
@@ -17,12 +16,11 @@ use super::model_resources::ModelResources;
 use super::passes::overlay::OverlayPass;
 use super::profiler::Profiler;
 use super::resources;
-use super::shader_types::{CrowdInstance, InstanceAnimation, SkinningTransform};
+use super::shader_types::{CrowdInstance, InstanceAnimation, SkinningTransform, VisibleHeader};
 use super::targets::{create_targets, Targets};
 use super::{Context, GpuError};
 use crate::crowd::{DepthPyramid, MAX_PYRAMID_LEVELS};
 use crate::model::Model;
-use crate::skin::MAX_LODS;
 
 pub struct RendererDesc {
     pub extent: vk::Extent2D,
@@ -220,19 +218,47 @@ impl Renderer {
         Ok(())
     }
 
-    /// Device memory in the buffers (textures and targets not counted), as
-    /// the fit check counts it.
+    /// Device memory in the buffers now (textures and targets not counted):
+    /// a skinning palette counts the rows it has, where the fit check
+    /// counts the crowd it may grow to.
     pub fn buffer_bytes(&self) -> u64 {
         let crowd = self
             .crowd
             .as_ref()
-            .map_or(0, |c| crowd_bytes(&c.shape, c.instance_count));
+            .map_or(0, CrowdResources::allocated_bytes);
         fixed_bytes(&self.model, &self.slots) + crowd
     }
 
-    /// The skinning transforms frame slot `slot` drew with (GPU animation
-    /// writes them only for visible instances); call once the slot's frame
-    /// is done. For tests comparing the GPU with the CPU reference.
+    /// Grows slot `slot`'s skinning palette when the last frame in the slot
+    /// wanted more rows than it had: that frame showed the instances past
+    /// its rows in their shared pose, the slot's next frames give them
+    /// their own. Call while the slot is idle, before recording into it.
+    pub(super) fn grow_palette(&mut self, ctx: &Context, slot: usize) -> Result<(), GpuError> {
+        let Some(crowd) = self.crowd.as_mut() else {
+            return Ok(());
+        };
+        let Some((index, wanted)) = crowd.slots[slot].palette_wanted else {
+            return Ok(());
+        };
+        // Kept until it grew: a failure is tried again next time.
+        let grown = crowd.grow_palette(ctx, &self.model, slot, wanted)?;
+        crowd.slots[slot].palette_wanted = None;
+        if let Some(rows) = grown {
+            let bytes = crowd
+                .buffer(CrowdBuffer::SkinningTransforms, slot)
+                .map_or(0, |b| b.size);
+            log::info!(
+                "skinning palette, frame {index}: grew to {rows} rows ({:.1} MiB) for {wanted} wanted",
+                bytes as f64 / f64::from(1 << 20)
+            );
+        }
+        Ok(())
+    }
+
+    /// The skinning transforms frame slot `slot` drew with: with GPU
+    /// animation the palette, whose rows [`Renderer::read_pose_sources`]
+    /// says the visible instances got; call once the slot's frame is done.
+    /// For tests comparing the GPU with the CPU reference.
     pub fn read_skinning_transforms(
         &self,
         ctx: &Context,
@@ -273,8 +299,9 @@ impl Renderer {
     ) -> Result<Vec<Vec<u32>>, GpuError> {
         let buffer = self.crowd_buffer(CrowdBuffer::VisibleInstances, slot)?;
         let words: Vec<u32> = resources::read_buffer(ctx, buffer)?;
-        let (header, regions) = words.split_at(2 * MAX_LODS);
-        let counts = &header[..MAX_LODS];
+        let (header, regions) = words.split_at(size_of::<VisibleHeader>() / 4);
+        let header: VisibleHeader = bytemuck::pod_read_unaligned(bytemuck::cast_slice(header));
+        let counts = header.lod_counts;
         let stride = self.crowd.as_ref().map_or(0, |c| c.instance_count as usize);
         Ok((0..self.model.model.lod_count as usize)
             .map(|lod| {

@@ -9,7 +9,7 @@ use glam::{Mat4, Vec2, Vec3, Vec4};
 
 use crate::anim::{self, JointPose};
 use crate::crowd::{self, Instance};
-use crate::skin::SkinningMethod;
+use crate::skin::{SkinningMethod, MAX_LODS};
 
 /// The runtime's skinning transform is laid out as GLSL's `SkinningTransform`
 /// (shaders/skinning.glsl): the CPU reference writes what the GPU reads.
@@ -164,6 +164,29 @@ pub struct CrowdComputeConstants {
     pub mesh_count: u32,
     /// Which part of a two-phase frame this is: see [`CullPhase`].
     pub phase: u32,
+    /// GPU animation: the rows of the frame slot's skinning palette, which
+    /// cull.comp hands out to the instances it draws;
+    /// [`PALETTE_PER_INSTANCE`] with CPU animation.
+    pub palette_rows: u32,
+}
+
+/// Twin of `PALETTE_PER_INSTANCE` in shaders/crowd_compute.glsl, as
+/// [`CrowdComputeConstants::palette_rows`]: CPU animation uploads every
+/// instance's transforms at its own rows (`instance * joint_count`).
+pub const PALETTE_PER_INSTANCE: u32 = u32::MAX;
+
+/// Twin of the header of `VISIBLE_INSTANCES_BLOCK` in shaders/scene.glsl:
+/// what the visible lists start with, reset each frame and read back.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
+pub struct VisibleHeader {
+    /// Instances appended to each level's list this frame.
+    pub lod_counts: [u32; MAX_LODS],
+    /// What the early phase of occlusion culling left in `lod_counts`.
+    pub early_counts: [u32; MAX_LODS],
+    /// Skinning palette rows the drawn instances wanted (GPU animation),
+    /// counted on past the palette's end.
+    pub palette_rows_wanted: u32,
 }
 
 /// The phases of a frame with occlusion culling (`PHASE_*` in
