@@ -387,8 +387,9 @@ fn gpu_animation_matches_the_cpu_for_skeletons_of_any_size() {
         return;
     }
     let time = 0.9;
-    // The generator needs two joints for a tube: one joint has no triangles.
-    for joints in [2, 23, 110, 300] {
+    // One joint draws a cone about the root; 300 runs past animate.comp's
+    // 256 joints kept in the invocation.
+    for joints in [1, 23, 110, 300] {
         let dir = common::scratch_dir(&format!("animation_{joints}_joints"));
         let written = common::many_joints::write_many_joints(&dir, joints).unwrap();
         let model = Model::load(&written.mesh, &written.anims, InfluenceLimit::Eight).unwrap();

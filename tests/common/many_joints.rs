@@ -221,7 +221,11 @@ pub fn many_joints(joints: usize) -> ManyJoints {
                 orientation: md5_quat(pose.rotation),
             })
             .collect(),
-        meshes: vec![tubes(&skeleton, &bind)],
+        meshes: vec![if skeleton.len() > 1 {
+            tubes(&skeleton, &bind)
+        } else {
+            root_marker(&bind[0])
+        }],
     };
     let clips = vec![
         (
@@ -369,6 +373,43 @@ fn tubes(skeleton: &[Joint], bind: &[JointPose]) -> Mesh {
             tris.push([a_next, b, b_next]);
         }
     }
+    Mesh {
+        shader: SHADER.to_owned(),
+        verts,
+        tris,
+        weights,
+    }
+}
+
+/// A skeleton of the root alone has no bone for a tube: a cone about the
+/// root instead, every vertex on the root, so that one joint still draws.
+fn root_marker(root: &JointPose) -> Mesh {
+    let apex = root.translation + Vec3::new(0.0, 0.0, 0.5);
+    let ring = (0..RING).map(|k| {
+        let angle = TAU * k as f32 / RING as f32;
+        root.translation + 0.3 * Vec3::new(angle.cos(), angle.sin(), 0.0)
+    });
+    let positions: Vec<Vec3> = ring.chain([apex]).collect();
+    let verts = (0..positions.len())
+        .map(|i| Vert {
+            uv: Vec2::new(i as f32 / positions.len() as f32, 0.0),
+            start_weight: i as u32,
+            weight_count: 1,
+        })
+        .collect();
+    let weights = positions
+        .iter()
+        .map(|&position| Weight {
+            joint: 0,
+            bias: 1.0,
+            position: root.inverse().transform_point(position),
+        })
+        .collect();
+    // Clockwise seen from outside (the ring runs counter-clockwise seen from the apex).
+    let apex_index = RING as u32;
+    let tris = (0..RING as u32)
+        .map(|k| [k, (k + 1) % RING as u32, apex_index])
+        .collect();
     Mesh {
         shader: SHADER.to_owned(),
         verts,
