@@ -25,9 +25,11 @@ use md5crowd::model::Model;
 use md5crowd::skin::InfluenceLimit;
 
 const BLEND_TIME: f32 = 0.25;
-/// The harness's image: large enough for every level of detail to show up.
-const WIDTH: u32 = 320;
-const HEIGHT: u32 = 180;
+/// The harness's image: large enough for every level of detail to show up,
+/// and odd both ways, so the depth pyramid's first level has edge texels
+/// over a single column and row of pixels.
+const WIDTH: u32 = 321;
+const HEIGHT: u32 = 181;
 
 fn shipped_model() -> Model {
     let assets = common::assets();
