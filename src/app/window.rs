@@ -59,7 +59,7 @@ pub fn run(
     let event_loop = EventLoop::new().map_err(|e| AppError::Window(e.to_string()))?;
     let mut app = App {
         args,
-        model,
+        model: Some(model),
         reload,
         spec,
         live: None,
@@ -77,8 +77,8 @@ pub fn run(
 
 struct App<'a> {
     args: &'a RenderArgs,
-    /// What the window draws (also in its scene, while it is open).
-    model: Rc<Model>,
+    /// What the window draws, until it opens (its scene holds it then).
+    model: Option<Rc<Model>>,
     reload: Reload<'a>,
     /// The crowd to start with.
     spec: CrowdSpec,
@@ -133,10 +133,10 @@ enum Drag {
 
 impl ApplicationHandler for App<'_> {
     fn resumed(&mut self, event_loop: &ActiveEventLoop) {
-        if self.live.is_some() {
-            return;
-        }
-        match Live::new(event_loop, self.args, Rc::clone(&self.model), self.spec) {
+        let Some(model) = self.model.take() else {
+            return; // already open
+        };
+        match Live::new(event_loop, self.args, model, self.spec) {
             Ok(live) => self.live = Some(live),
             Err(error) => {
                 self.outcome = Err(error);
@@ -290,8 +290,7 @@ impl App<'_> {
         let Some(live) = self.live.as_mut() else {
             return;
         };
-        let model = Rc::clone(&live.scene.model);
-        let clip_count = model.clips.len();
+        let clip_count = live.scene.model.clips.len();
         let play = |live: &mut Live, clip: Option<u32>| match clip {
             Some(clip) if (clip as usize) < clip_count => {
                 live.scene.crowd.play_everywhere(clip, live.scene.time)
@@ -306,7 +305,7 @@ impl App<'_> {
             Action::NextClip => play(live, live.scene.crowd.stepped_clip(1, clip_count)),
             Action::Clip(clip) => play(live, Some(clip)),
             Action::SetInstances(count) => {
-                if let Err(error) = live.resize_crowd(&model, count) {
+                if let Err(error) = live.resize_crowd(count) {
                     self.outcome = Err(error);
                     event_loop.exit();
                 }
@@ -316,7 +315,7 @@ impl App<'_> {
                     clip: None,
                     ..live.scene.crowd.spec
                 };
-                if let Err(error) = live.rebuild_crowd(&model, spec) {
+                if let Err(error) = live.rebuild_crowd(spec) {
                     self.outcome = Err(error);
                     event_loop.exit();
                 }
@@ -333,27 +332,26 @@ impl App<'_> {
             Action::Overlay => live.overlay.shown = !live.overlay.shown,
             Action::DoubleCrowd => {
                 let count = live.scene.crowd.spec.instances.saturating_mul(2);
-                if let Err(error) = live.resize_crowd(&model, count) {
+                if let Err(error) = live.resize_crowd(count) {
                     self.outcome = Err(error);
                     event_loop.exit();
                 }
             }
             Action::HalveCrowd => {
                 let count = (live.scene.crowd.spec.instances / 2).max(1);
-                if let Err(error) = live.resize_crowd(&model, count) {
+                if let Err(error) = live.resize_crowd(count) {
                     self.outcome = Err(error);
                     event_loop.exit();
                 }
             }
             Action::Skeleton => live.scene.view.show_skeleton = !live.scene.view.show_skeleton,
             Action::Skinning => live.scene.view.skinning = live.scene.view.skinning.toggled(),
-            Action::Influences => match live.switch_influences(self.reload) {
-                Ok(()) => self.model = Rc::clone(&live.scene.model),
-                Err(error) => {
+            Action::Influences => {
+                if let Err(error) = live.switch_influences(self.reload) {
                     self.outcome = Err(error);
                     event_loop.exit();
                 }
-            },
+            }
             Action::Wireframe if live.ctx.wireframe => {
                 live.scene.view.wireframe = !live.scene.view.wireframe
             }
@@ -513,7 +511,7 @@ impl Live {
     /// A crowd of `count`: the renderer rebuilds only its crowd-sized
     /// buffers. A crowd the GPU cannot hold is a warning, and the current
     /// one stays, drawn as before.
-    fn resize_crowd(&mut self, model: &Model, count: u32) -> Result<(), AppError> {
+    fn resize_crowd(&mut self, count: u32) -> Result<(), AppError> {
         if count == self.scene.crowd.spec.instances {
             return Ok(());
         }
@@ -521,12 +519,12 @@ impl Live {
             instances: count,
             ..self.scene.crowd.spec
         };
-        self.rebuild_crowd(model, spec)
+        self.rebuild_crowd(spec)
     }
 
     /// The crowd `spec` asks for, laid out anew, as [`Live::resize_crowd`]
     /// says.
-    fn rebuild_crowd(&mut self, model: &Model, spec: CrowdSpec) -> Result<(), AppError> {
+    fn rebuild_crowd(&mut self, spec: CrowdSpec) -> Result<(), AppError> {
         let count = spec.instances;
         let refused = |error: GpuError| -> Result<(), AppError> {
             let error = AppError::from(error);
@@ -541,7 +539,7 @@ impl Live {
         if let Err(error) = self.renderer.check_crowd_fits(count) {
             return refused(error);
         }
-        let crowd = CrowdState::new(model, spec);
+        let crowd = CrowdState::new(&self.scene.model, spec);
         let agents = crowd.gpu_agents();
         if let Err(error) =
             self.renderer
