@@ -120,6 +120,8 @@ fn render(
                 max_instances: overlay::crowd_limit(renderer),
                 capture_available: capture.available(),
                 wireframe_available: ctx.wireframe,
+                buffer_bytes: renderer.buffer_bytes(),
+                palette_rows: renderer.palette_rows(),
             };
             // Nothing to click headless: the screen's size is all the input.
             let screen = egui::Rect::from_min_size(

@@ -47,6 +47,10 @@ pub struct OverlayView<'a> {
     pub capture_available: bool,
     /// The device can draw wireframe.
     pub wireframe_available: bool,
+    /// Device memory in buffers now, and the skinning palette's rows (see
+    /// `Renderer::buffer_bytes`, `Renderer::palette_rows`).
+    pub buffer_bytes: u64,
+    pub palette_rows: Option<u32>,
 }
 
 /// The largest crowd the renderer's fit check accepts: the slider's end.
@@ -345,6 +349,13 @@ fn statistics(ui: &mut egui::Ui, view: &OverlayView) {
         model.meshes.len(),
         model.triangle_count(),
         model.clips.len()
+    ));
+    let palette = view
+        .palette_rows
+        .map_or_else(|| "a row per instance".to_owned(), |rows| format!("{rows} rows"));
+    ui.label(format!(
+        "GPU buffers {:.1} MiB, skinning palette {palette}",
+        view.buffer_bytes as f64 / f64::from(1 << 20)
     ));
     let Some(stats) = view.stats else {
         ui.label("measuring...");

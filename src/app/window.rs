@@ -739,6 +739,8 @@ impl Live {
             max_instances: self.max_instances,
             capture_available: self.capture.available(),
             wireframe_available: self.ctx.wireframe,
+            buffer_bytes: self.renderer.buffer_bytes(),
+            palette_rows: self.renderer.palette_rows(),
         };
         let (mut frame, platform_output) = self.overlay.run(input, &view, &mut actions);
         self.overlay_input

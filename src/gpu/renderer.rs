@@ -229,6 +229,15 @@ impl Renderer {
         fixed_bytes(&self.model, &self.slots) + crowd
     }
 
+    /// Rows of the largest frame slot's skinning palette; `None` with CPU
+    /// animation (a row per instance).
+    pub fn palette_rows(&self) -> Option<u32> {
+        let crowd = self.crowd.as_ref()?;
+        (0..self.slots.len())
+            .filter_map(|slot| crowd.palette_rows(slot))
+            .max()
+    }
+
     /// Grows slot `slot`'s skinning palette when the last frame in the slot
     /// wanted more rows than it had: that frame showed the instances past
     /// its rows in their shared pose, the slot's next frames give them
