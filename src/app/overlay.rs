@@ -350,9 +350,10 @@ fn statistics(ui: &mut egui::Ui, view: &OverlayView) {
         model.triangle_count(),
         model.clips.len()
     ));
-    let palette = view
-        .palette_rows
-        .map_or_else(|| "a row per instance".to_owned(), |rows| format!("{rows} rows"));
+    let palette = view.palette_rows.map_or_else(
+        || "a row per instance".to_owned(),
+        |rows| format!("{rows} rows"),
+    );
     ui.label(format!(
         "GPU buffers {:.1} MiB, skinning palette {palette}",
         view.buffer_bytes as f64 / f64::from(1 << 20)
