@@ -328,6 +328,121 @@ fn resizing_the_crowd_rebuilds_only_the_crowd() {
 }
 
 #[test]
+fn a_new_model_is_built_around_the_same_crowd_or_refused_with_nothing_changed() {
+    if !common::vulkan_or_skip() {
+        return;
+    }
+    let (four, eight) = (model(InfluenceLimit::Four), model(InfluenceLimit::Eight));
+    let count = 6;
+    let crowd = placements(count);
+    for animation in [Animation::Gpu, Animation::CpuSkinned] {
+        let ctx = validated_context();
+        let mut renderer = build(&ctx, &four, &crowd, &desc(animation)).unwrap();
+        draw(
+            &ctx,
+            &mut renderer,
+            &mut Input::new(&four, count, animation),
+        )
+        .unwrap();
+        renderer.set_model(&ctx, &eight, &crowd, None).unwrap();
+        let gpu_model = &renderer.model.model;
+        assert_eq!(gpu_model.limit, InfluenceLimit::Eight, "{animation:?}");
+        assert!(
+            gpu_model.extra_influences.is_some(),
+            "the second joints/weights stream"
+        );
+        assert_eq!(renderer.crowd().unwrap().instance_count, count as u32);
+        // Every frame slot draws with the new parts.
+        for _ in 0..=FRAMES_IN_FLIGHT {
+            draw(
+                &ctx,
+                &mut renderer,
+                &mut Input::new(&eight, count, animation),
+            )
+            .unwrap();
+        }
+        renderer.destroy(&ctx);
+        assert_eq!(validation_after(ctx), (0, 0), "{animation:?}");
+    }
+
+    // A device whose memory holds the crowd beside the 4-influence model
+    // exactly: the 8-influence model's extra stream does not fit too.
+    let ctx = validated_context();
+    let animation = Animation::Gpu;
+    let probe = build(&ctx, &four, &crowd, &desc(animation)).unwrap();
+    let fixed = probe.buffer_bytes() - probe.crowd().unwrap().allocated_bytes();
+    probe.destroy(&ctx);
+    let budget = fixed + crowd_bytes(&CrowdShape::of(&four, animation), count as u32);
+    let small_gpu = RendererDesc {
+        memory_budget: Some(budget),
+        ..desc(animation)
+    };
+    let mut renderer = build(&ctx, &four, &crowd, &small_gpu).unwrap();
+    let pipeline = renderer.model.crowd_draw.pipeline;
+    let error = renderer.set_model(&ctx, &eight, &crowd, None).unwrap_err();
+    assert!(matches!(error, GpuError::CrowdTooLarge { .. }), "{error}");
+    assert_eq!(renderer.model.model.limit, InfluenceLimit::Four);
+    assert_eq!(
+        renderer.model.crowd_draw.pipeline, pipeline,
+        "nothing rebuilt"
+    );
+    assert_eq!(renderer.crowd().unwrap().instance_count, count as u32);
+    draw(
+        &ctx,
+        &mut renderer,
+        &mut Input::new(&four, count, animation),
+    )
+    .unwrap();
+    renderer.destroy(&ctx);
+    assert_eq!(validation_after(ctx), (0, 0));
+}
+
+#[test]
+fn a_failed_model_switch_leaks_nothing() {
+    if !common::vulkan_or_skip() {
+        return;
+    }
+    let (four, eight) = (model(InfluenceLimit::Four), model(InfluenceLimit::Eight));
+    let crowd = placements(4);
+    let desc = desc(Animation::Gpu);
+    let steps = {
+        let ctx = validated_context();
+        let mut renderer = build(&ctx, &four, &crowd, &desc).unwrap();
+        ctx.fail_creation_step(None);
+        renderer.set_model(&ctx, &eight, &crowd, None).unwrap();
+        let steps = ctx.creation_steps();
+        renderer.destroy(&ctx);
+        steps
+    };
+    assert!(steps > 20, "only {steps} creation steps in a model switch");
+    for step in 0..steps {
+        let ctx = validated_context();
+        let mut renderer = build(&ctx, &four, &crowd, &desc).unwrap();
+        ctx.fail_creation_step(Some(step));
+        let error = renderer.set_model(&ctx, &eight, &crowd, None).unwrap_err();
+        assert!(matches!(error, GpuError::InjectedFailure { .. }), "{error}");
+        ctx.fail_creation_step(None);
+        // Before the swap the old model and crowd stay and draw; after it
+        // (the new crowd's buffers) the renderer is left without a crowd.
+        if renderer.crowd().is_some() {
+            assert_eq!(
+                renderer.model.model.limit,
+                InfluenceLimit::Four,
+                "step {step}"
+            );
+            draw(
+                &ctx,
+                &mut renderer,
+                &mut Input::new(&four, 4, Animation::Gpu),
+            )
+            .unwrap();
+        }
+        renderer.destroy(&ctx);
+        assert_eq!(validation_after(ctx), (0, 0), "model switch step {step}");
+    }
+}
+
+#[test]
 fn a_frame_that_does_not_match_its_crowd_is_an_error() {
     if !common::vulkan_or_skip() {
         return;
