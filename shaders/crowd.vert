@@ -4,9 +4,12 @@
 #include "poses.glsl"
 #include "scene.glsl"
 
-// Pipeline variant: 8 influences per vertex read a second joints/weights
-// pair. With 4, locations 5 and 6 alias the first pair and are never read.
-layout(constant_id = 0) const bool INFLUENCES_8 = false;
+// Pipeline variant: the joints per vertex this level of detail is skinned
+// with, the largest of each vertex's (sorted at load), renormalised; coarse
+// levels keep fewer (src/skin/lod_influences.rs). Past 4 a second
+// joints/weights pair is read; a model with 4 feeds locations 5 and 6 from
+// the first pair, and they are never read.
+layout(constant_id = 0) const uint INFLUENCES = 4u;
 
 // Binding 0, rewritten per frame by the CPU-skinning yardstick.
 layout(location = 0) in vec3 in_position; // bind pose, model space
@@ -16,7 +19,7 @@ layout(location = 7) in vec4 in_tangent;  // xyz along +u, w handedness
 layout(location = 2) in vec2 in_uv;
 layout(location = 3) in uvec4 in_joints0;
 layout(location = 4) in vec4 in_weights0; // unorm8, sum 1 with in_weights1
-// Binding 2 (or 1 again, see INFLUENCES_8).
+// Binding 2 (or 1 again, see INFLUENCES).
 layout(location = 5) in uvec4 in_joints1;
 layout(location = 6) in vec4 in_weights1;
 
@@ -59,7 +62,14 @@ void main() {
                              in_joints1.x, in_joints1.y, in_joints1.z, in_joints1.w);
     float weights[8] = float[8](in_weights0.x, in_weights0.y, in_weights0.z, in_weights0.w,
                                 in_weights1.x, in_weights1.y, in_weights1.z, in_weights1.w);
-    uint influences = INFLUENCES_8 ? 8u : 4u;
+    // skin::skin_position_with: the kept weights scaled to sum to 1.
+    float kept = 0.0;
+    for (uint i = 0u; i < INFLUENCES; ++i) {
+        kept += weights[i];
+    }
+    for (uint i = 0u; i < INFLUENCES; ++i) {
+        weights[i] /= kept;
+    }
 
     SkinnedPoint bind = SkinnedPoint(in_position, in_normal, in_tangent.xyz);
     SkinnedPoint skinned;
@@ -68,13 +78,13 @@ void main() {
     } else if (draw.skinning_mode == SKINNING_DUAL_QUATERNION) {
         vec4 pivot = joint_transform(instance, joints[0]).rotation;
         DualQuaternion blend = DualQuaternion(vec4(0.0), vec4(0.0));
-        for (uint i = 0u; i < influences; ++i) {
+        for (uint i = 0u; i < INFLUENCES; ++i) {
             dual_quaternion_add(blend, joint_transform(instance, joints[i]), weights[i], pivot);
         }
         skinned = dual_quaternion_apply(blend, bind);
     } else {
         skinned = SkinnedPoint(vec3(0.0), vec3(0.0), vec3(0.0));
-        for (uint i = 0u; i < influences; ++i) {
+        for (uint i = 0u; i < INFLUENCES; ++i) {
             linear_blend_add(skinned, joint_transform(instance, joints[i]), weights[i], bind);
         }
     }

@@ -309,7 +309,7 @@ fn resizing_the_crowd_rebuilds_only_the_crowd() {
             .map(|image| image.handle)
             .collect()
     };
-    let (pipeline, before) = (renderer.model.crowd_draw.pipeline, textures(&renderer));
+    let (pipeline, before) = (renderer.model.crowd_draw.variants(), textures(&renderer));
     let mut input = Input::new(&model, 3, Animation::Gpu);
     draw(&ctx, &mut renderer, &mut input).unwrap();
     for count in [12, 2, 40] {
@@ -319,7 +319,8 @@ fn resizing_the_crowd_rebuilds_only_the_crowd() {
         draw(&ctx, &mut renderer, &mut input).unwrap();
     }
     assert_eq!(
-        renderer.model.crowd_draw.pipeline, pipeline,
+        renderer.model.crowd_draw.variants(),
+        pipeline,
         "no pipeline rebuild"
     );
     assert_eq!(textures(&renderer), before, "no texture re-upload");
@@ -378,12 +379,13 @@ fn a_new_model_is_built_around_the_same_crowd_or_refused_with_nothing_changed() 
         ..desc(animation)
     };
     let mut renderer = build(&ctx, &four, &crowd, &small_gpu).unwrap();
-    let pipeline = renderer.model.crowd_draw.pipeline;
+    let pipeline = renderer.model.crowd_draw.variants();
     let error = renderer.set_model(&ctx, &eight, &crowd, None).unwrap_err();
     assert!(matches!(error, GpuError::CrowdTooLarge { .. }), "{error}");
     assert_eq!(renderer.model.model.limit, InfluenceLimit::Four);
     assert_eq!(
-        renderer.model.crowd_draw.pipeline, pipeline,
+        renderer.model.crowd_draw.variants(),
+        pipeline,
         "nothing rebuilt"
     );
     assert_eq!(renderer.crowd().unwrap().instance_count, count as u32);

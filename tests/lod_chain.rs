@@ -453,6 +453,7 @@ fn skinned_tube(around: u32, along: u32) -> SkinnedMesh {
         lods: vec![LodLevel {
             indices: indices.clone(),
             error: 0.0,
+            influences: MAX_INFLUENCES,
         }],
         positions,
         normals,
@@ -508,7 +509,8 @@ fn tiny_and_empty_meshes_keep_lod_0() {
         lods,
         vec![LodLevel {
             indices: vec![],
-            error: 0.0
+            error: 0.0,
+            influences: MAX_INFLUENCES,
         }]
     );
 }

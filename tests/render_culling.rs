@@ -61,6 +61,31 @@ fn lod_on_looks_like_lod_off() {
 }
 
 #[test]
+fn coarse_levels_skinned_with_fewer_influences_look_the_same() {
+    if !vulkan_or_skip() {
+        return;
+    }
+    // 4096 in the overview: most characters at the coarse levels, which
+    // keep one or two joints per vertex (moving it by at most a quarter of
+    // the level's error, a quarter of a pixel).
+    let dir = scratch_dir("lod_influences");
+    let crowd_with = |switch| {
+        let args = ["--instances", "4096", "--lod-influences", switch];
+        crowd(&dir, &format!("influences_{switch}"), &args)
+    };
+    let (fewer, all) = (crowd_with("on"), crowd_with("off"));
+    let changed = differing_pixels(&fewer, &all, 0);
+    let differing = differing_pixels(&fewer, &all, 25);
+    let fraction = differing as f64 / (fewer.width() * fewer.height()) as f64;
+    println!(
+        "{changed} pixels changed, {differing} ({:.3}%) by more than 10%",
+        fraction * 100.0
+    );
+    assert!(changed > 0, "the coarse levels drew with all influences");
+    assert!(fraction <= 0.002, "{fraction}");
+}
+
+#[test]
 fn occlusion_culling_changes_no_pixel() {
     if !vulkan_or_skip() {
         return;

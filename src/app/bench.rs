@@ -19,7 +19,6 @@ use super::AppError;
 use crate::gpu::capture::FrameCapture;
 use crate::gpu::context::Validation;
 use crate::gpu::crowd_resources::Animation;
-use crate::gpu::frame::FRAMES_IN_FLIGHT;
 use crate::gpu::frame_loop::{Destination, ViewOptions};
 use crate::gpu::guard::guard;
 use crate::gpu::{Context, ContextDesc};
@@ -68,6 +67,10 @@ pub struct BenchArgs {
     /// Level of detail, comma-separated: on, off or both.
     #[arg(long, value_enum, value_delimiter = ',', default_value = "on")]
     pub lod: Vec<Switch>,
+    /// Fewer joint influences for coarse levels, comma-separated: on, off
+    /// or both (the same levels either way).
+    #[arg(long, value_enum, value_delimiter = ',', default_value = "on")]
+    pub lod_influences: Vec<Switch>,
     /// Record and submit only the per-frame compute work and uploads (gpu:
     /// cull + animate; cpu: the CPU reference animation, its upload, cull):
     /// the frame time is then the cost of animating the crowd.
@@ -150,6 +153,7 @@ pub struct Case {
     pub instances: u32,
     pub mode: Mode,
     pub lod: Switch,
+    pub lod_influences: Switch,
     pub occlusion: Switch,
     pub anim_lod: Switch,
     pub locomotion: Switch,
@@ -181,22 +185,25 @@ pub fn run(args: &BenchArgs, model: &Rc<Model>) -> Result<Report, AppError> {
     for &instances in &args.instances {
         for &view in &args.view {
             for &lod in &args.lod {
-                for &occlusion in &args.occlusion {
-                    for &anim_lod in &args.anim_lod {
-                        for &locomotion in &args.locomotion {
-                            for &mode in &args.modes {
-                                let case = Case {
-                                    instances,
-                                    mode,
-                                    lod,
-                                    occlusion,
-                                    anim_lod,
-                                    locomotion,
-                                    view,
-                                };
-                                let run = measure(&ctx, args, model, case, &mut capture)?;
-                                log_run(&run);
-                                runs.push(run);
+                for &lod_influences in &args.lod_influences {
+                    for &occlusion in &args.occlusion {
+                        for &anim_lod in &args.anim_lod {
+                            for &locomotion in &args.locomotion {
+                                for &mode in &args.modes {
+                                    let case = Case {
+                                        instances,
+                                        mode,
+                                        lod,
+                                        lod_influences,
+                                        occlusion,
+                                        anim_lod,
+                                        locomotion,
+                                        view,
+                                    };
+                                    let run = measure(&ctx, args, model, case, &mut capture)?;
+                                    log_run(&run);
+                                    runs.push(run);
+                                }
                             }
                         }
                     }
@@ -221,10 +228,11 @@ fn log_run(run: &Run) {
         .map(|(p, ms)| format!("{p} {ms:.3}"))
         .collect();
     log::info!(
-        "{:>6} instances, {:<6} LOD {:<3} occlusion {:<3} anim LOD {:<3} locomotion {:<3} {:<8}: cpu {:7.3} ms, frame {:8.3} ms, gpu [{}] ms, {} visible, {:.0} triangles",
+        "{:>6} instances, {:<6} LOD {:<3} LOD influences {:<3} occlusion {:<3} anim LOD {:<3} locomotion {:<3} {:<8}: cpu {:7.3} ms, frame {:8.3} ms, gpu [{}] ms, {} visible, {:.0} triangles",
         run.case.instances,
         run.case.mode.name(),
         if run.case.lod == Switch::On { "on" } else { "off" },
+        if run.case.lod_influences == Switch::On { "on" } else { "off" },
         if run.case.occlusion == Switch::On { "on" } else { "off" },
         if run.case.anim_lod == Switch::On { "on" } else { "off" },
         if run.case.locomotion == Switch::On { "on" } else { "off" },
@@ -248,6 +256,7 @@ fn measure(
         instances,
         mode,
         lod,
+        lod_influences,
         occlusion,
         anim_lod,
         locomotion,
@@ -272,6 +281,7 @@ fn measure(
     let camera = view.camera(&crowd, aspect);
     let view = ViewOptions {
         lod_threshold: (lod == Switch::On).then_some(args.lod_bias),
+        lod_influences: lod_influences == Switch::On,
         occlusion: occlusion == Switch::On,
         compute_only: args.compute_only,
         anim_lod: anim_lod == Switch::On,
@@ -291,7 +301,9 @@ fn measure(
         // The slot's fence was waited for inside: the frame it held is done.
         let done = Instant::now();
         let timed = index >= WARMUP_FRAMES;
-        if timed && index >= WARMUP_FRAMES + FRAMES_IN_FLIGHT as u32 {
+        // Reports arrive FRAMES_IN_FLIGHT frames late: from the first timed
+        // frame on they describe warm frames of this run.
+        if timed {
             if let Some(counts) = report.visible {
                 visible = counts.total();
                 triangles.push(counts.triangles(&renderer.model.model.lod_triangles) as f64);

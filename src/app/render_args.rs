@@ -109,6 +109,11 @@ pub struct RenderArgs {
     /// Tint each instance by its level of detail (white = full mesh).
     #[arg(long)]
     pub show_lod: bool,
+    /// Coarse levels of detail skin each vertex with only its largest
+    /// joint influences, as few as keep it within a quarter of the level's
+    /// error; off: every level reads them all.
+    #[arg(long, value_enum, default_value_t = Switch::On)]
+    pub lod_influences: Switch,
     /// Two-phase occlusion culling against a depth pyramid: instances
     /// hidden behind others are not drawn (the image stays the same).
     #[arg(long, value_enum, default_value_t = Switch::On)]
@@ -201,6 +206,7 @@ impl RenderArgs {
             wireframe: self.wireframe && wireframe_supported,
             lod_threshold: self.lod_threshold(),
             show_lod: self.show_lod,
+            lod_influences: self.lod_influences == Switch::On,
             occlusion: self.occlusion == Switch::On,
             compute_only: false,
             anim_lod: self.anim_lod == Switch::On,

@@ -80,6 +80,10 @@ pub struct ViewOptions {
     pub lod_threshold: Option<f32>,
     /// Tint instances by their level of detail.
     pub show_lod: bool,
+    /// Coarse levels skin with the fewer influences per vertex they keep
+    /// (`skin::lod_influences`); off: every level reads all of them (the
+    /// same levels are chosen, so on / off compares the skinning alone).
+    pub lod_influences: bool,
     /// Two-phase occlusion culling against a depth pyramid; leaves the
     /// image as it is, draws fewer instances where some hide others.
     pub occlusion: bool,
@@ -115,6 +119,7 @@ impl Default for ViewOptions {
             wireframe: false,
             lod_threshold: Some(1.0),
             show_lod: false,
+            lod_influences: true,
             occlusion: true,
             compute_only: false,
             anim_lod: true,

@@ -34,11 +34,13 @@ pub struct MeshDraw {
     pub material: usize,
 }
 
-/// A level of one mesh inside the shared index buffer.
+/// A level of one mesh inside the shared index buffer, and the joints per
+/// vertex it is skinned with (`skin::lod_influences`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct IndexRange {
     pub first_index: u32,
     pub index_count: u32,
+    pub influences: u32,
 }
 
 pub struct GpuModel {
@@ -108,11 +110,11 @@ pub fn upload_model(ctx: &Context, model: &Model) -> Result<GpuModel, GpuError> 
         let own_levels = mesh.lods.len().max(1);
         let mut lods: Vec<IndexRange> = Vec::with_capacity(lod_count);
         for level in 0..lod_count {
-            let (level_indices, error) = mesh
+            let (level_indices, error, influences) = mesh
                 .lods
                 .get(level.min(own_levels - 1))
-                .map_or((&mesh.indices[..], 0.0), |lod| {
-                    (&lod.indices[..], lod.error)
+                .map_or((&mesh.indices[..], 0.0, limit.count()), |lod| {
+                    (&lod.indices[..], lod.error, lod.influences)
                 });
             let range = match lods.last() {
                 Some(&coarsest) if level >= own_levels => coarsest,
@@ -120,6 +122,7 @@ pub fn upload_model(ctx: &Context, model: &Model) -> Result<GpuModel, GpuError> 
                     let range = IndexRange {
                         first_index: indices.len() as u32,
                         index_count: level_indices.len() as u32,
+                        influences: influences.min(limit.count()) as u32,
                     };
                     indices.extend_from_slice(level_indices);
                     range

@@ -147,6 +147,7 @@ impl ModelResources {
                 ctx,
                 *draw_pipeline_layout,
                 gpu_model.limit,
+                &gpu_model.draws,
                 TARGET_FORMATS,
             )?,
         );

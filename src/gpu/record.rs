@@ -273,6 +273,7 @@ impl Renderer {
                 surface,
                 draw_constants,
                 input.view.wireframe,
+                input.view.lod_influences,
             );
             self.profiler.end(ctx, cmd, draw);
             if last && input.view.show_skeleton && animation != Animation::BindPose {

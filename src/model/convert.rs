@@ -8,7 +8,7 @@ use crate::anim::{loops_by_rule, Clip, JointPose, Skeleton};
 use crate::md5::{self, quat_from_xyz, Md5Anim, Md5Mesh};
 use crate::skin::{
     select_influences, smooth_normals, tangents, InfluenceLimit, LodLevel, SkinnedMesh,
-    TruncationReport,
+    TruncationReport, MAX_INFLUENCES,
 };
 
 /// Joint indices are 16-bit vertex attributes on the GPU, so callers
@@ -126,6 +126,7 @@ pub fn skinned_mesh_from_md5(
         lods: vec![LodLevel {
             indices: indices.clone(),
             error: 0.0,
+            influences: MAX_INFLUENCES,
         }],
         indices,
         limit,

@@ -15,7 +15,7 @@ use crate::anim::{
 };
 use crate::bounds::Bounds;
 use crate::md5::{self, Md5Error};
-use crate::skin::{clip_pose_bounds, InfluenceLimit, SkinnedMesh};
+use crate::skin::{clip_pose_bounds, sampled_poses, InfluenceLimit, SkinnedMesh};
 
 #[derive(Clone, Debug)]
 pub struct Model {
@@ -103,7 +103,7 @@ impl Model {
             }
             clips.push(clip_from_md5(&clip_name(anim_path), &anim));
         }
-        let meshes: Vec<SkinnedMesh> = mesh
+        let mut meshes: Vec<SkinnedMesh> = mesh
             .meshes
             .iter()
             .map(|m| {
@@ -132,6 +132,11 @@ impl Model {
             for (bounds, posed) in clip.bounds.iter_mut().zip(posed) {
                 *bounds = bounds.union(posed);
             }
+        }
+        // From the clips in place, as they play.
+        let poses = sampled_poses(&skeleton, &clips);
+        for mesh in &mut meshes {
+            mesh.choose_level_influences(&poses);
         }
         Ok(Model {
             mesh_path: mesh_path.to_owned(),

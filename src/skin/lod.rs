@@ -23,6 +23,7 @@
 use glam::{Vec2, Vec3};
 use meshopt::{SimplifyOptions, SimplifyVertex, VertexDataAdapter};
 
+use super::influences::MAX_INFLUENCES;
 use super::skinned_mesh::SkinnedMesh;
 
 /// The most levels a mesh has, LOD 0 included.
@@ -70,6 +71,11 @@ pub struct LodLevel {
     /// summed down the chain; for the sloppy level also measured); 0 for
     /// LOD 0.
     pub error: f32,
+    /// Joints per vertex this level is skinned with: the largest of each
+    /// vertex's influences, renormalised (`skin::lod_influences`). All the
+    /// mesh has ([`MAX_INFLUENCES`], clamped to its limit) until
+    /// [`SkinnedMesh::choose_level_influences`] chooses.
+    pub influences: usize,
 }
 
 impl LodLevel {
@@ -111,6 +117,7 @@ pub fn lod_chain(
     let mut lods = vec![LodLevel {
         indices: indices.to_vec(),
         error: 0.0,
+        influences: MAX_INFLUENCES,
     }];
     let triangles = indices.len() / 3;
     let coarsest = coarsest_target(triangles);
@@ -161,6 +168,7 @@ pub fn lod_chain(
         lods.push(LodLevel {
             indices: next,
             error,
+            influences: MAX_INFLUENCES,
         });
     }
 
@@ -189,6 +197,7 @@ pub fn lod_chain(
         lods.push(LodLevel {
             indices: sloppy,
             error,
+            influences: MAX_INFLUENCES,
         });
     }
     lods
@@ -320,6 +329,7 @@ impl SkinnedMesh {
             self.lods.push(LodLevel {
                 indices: self.indices.clone(),
                 error: 0.0,
+                influences: MAX_INFLUENCES,
             });
         }
         debug_assert_eq!(self.lods[0].indices, self.indices);
@@ -417,6 +427,10 @@ mod tests {
     #[test]
     fn no_triangles_one_empty_level() {
         let lods = lod_chain(&[], &[], &[], &[]);
-        assert_eq!(lods, vec![LodLevel::default()]);
+        let empty = LodLevel {
+            influences: MAX_INFLUENCES,
+            ..LodLevel::default()
+        };
+        assert_eq!(lods, vec![empty]);
     }
 }

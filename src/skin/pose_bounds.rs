@@ -9,41 +9,29 @@
 //! a DQS-skinned vertex can lie a little outside this box at a strongly
 //! twisted joint; the sphere around the box leaves room for that.
 
-use glam::{Quat, Vec3, Vec4};
-
 use crate::anim::{
     local_to_model, skinning_transforms, Clip, JointPose, Skeleton, SkinningTransform,
 };
 use crate::bounds::Bounds;
 
+use super::lod_influences::{skin_position_with, INFLUENCE_STEPS};
 use super::SkinnedMesh;
 
 /// The box around every vertex of `meshes` skinned by `transforms` (one per
-/// joint) with linear blend skinning; [`Bounds::EMPTY`] without vertices.
+/// joint) with linear blend skinning, with all its influences and with each
+/// smaller count a coarse level may keep (`INFLUENCE_STEPS`): the box holds
+/// every level of detail. [`Bounds::EMPTY`] without vertices.
 pub fn skinned_bounds(meshes: &[SkinnedMesh], transforms: &[SkinningTransform]) -> Bounds {
-    let rigid: Vec<(Quat, Vec3)> = transforms
-        .iter()
-        .map(|t| {
-            (
-                Quat::from_array(t.rotation),
-                Vec4::from_array(t.translation).truncate(),
-            )
-        })
-        .collect();
     let mut bounds = Bounds::EMPTY;
     for mesh in meshes {
-        let influences = mesh.limit.count();
-        for ((position, joints), weights) in
+        let limit = mesh.limit.count();
+        for ((&position, joints), weights) in
             mesh.positions.iter().zip(&mesh.joints).zip(&mesh.weights)
         {
-            let skinned = (0..influences)
-                .filter(|&slot| weights[slot] != 0.0)
-                .map(|slot| {
-                    let (rotation, translation) = rigid[joints[slot] as usize];
-                    weights[slot] * (rotation * *position + translation)
-                })
-                .sum();
-            bounds = bounds.union(Bounds::point(skinned));
+            for influences in INFLUENCE_STEPS.into_iter().filter(|&k| k <= limit) {
+                let skinned = skin_position_with(position, joints, weights, influences, transforms);
+                bounds = bounds.union(Bounds::point(skinned));
+            }
         }
     }
     bounds
@@ -83,7 +71,7 @@ pub fn clip_pose_bounds(skeleton: &Skeleton, clip: &Clip, meshes: &[SkinnedMesh]
 mod tests {
     use super::*;
     use crate::skin::InfluenceLimit;
-    use glam::Mat4;
+    use glam::{Mat4, Quat, Vec3};
 
     /// Two joints, the second 10 units up; four vertices shared between them.
     fn subject() -> (Skeleton, SkinnedMesh) {
@@ -98,7 +86,18 @@ mod tests {
             bind_pose,
         };
         let mut mesh = SkinnedMesh::empty_for_tests(InfluenceLimit::Four);
-        let weight = |w: f32| [w, 1.0 - w, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0];
+        // Largest influence first, as `select_influences` orders them.
+        let influences = |w: f32| {
+            let (joints, weights) = if w >= 0.5 {
+                ([0, 1], [w, 1.0 - w])
+            } else {
+                ([1, 0], [1.0 - w, w])
+            };
+            (
+                [joints[0], joints[1], 0, 0, 0, 0, 0, 0],
+                [weights[0], weights[1], 0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
+            )
+        };
         for (position, w) in [
             (Vec3::new(1.0, 0.0, 0.0), 1.0),
             (Vec3::new(0.0, 1.0, 5.0), 0.6),
@@ -107,8 +106,9 @@ mod tests {
         ] {
             mesh.positions.push(position);
             mesh.normals.push(Vec3::Z);
-            mesh.joints.push([0, 1, 0, 0, 0, 0, 0, 0]);
-            mesh.weights.push(weight(w));
+            let (joints, weights) = influences(w);
+            mesh.joints.push(joints);
+            mesh.weights.push(weights);
         }
         (skeleton, mesh)
     }
@@ -137,20 +137,25 @@ mod tests {
         assert_eq!(boxes.len(), 3);
         for (frame, bounds) in clip.frames.iter().zip(&boxes) {
             // Reference: each vertex through 4x4 matrices, model pose times
-            // inverse bind pose per joint, blended by weight.
+            // inverse bind pose per joint, blended by weight; with both
+            // joints, and with the larger alone (a coarse level's skinning).
             let matrix = |p: JointPose| Mat4::from_rotation_translation(p.rotation, p.translation);
             let root = matrix(frame[0]);
             let model = [root, root * matrix(frame[1])];
             let mesh = &meshes[0];
-            let expected = (0..mesh.vertex_count()).fold(Bounds::EMPTY, |b, v| {
-                let skinned: Vec3 = (0..2)
+            let skin = |v: usize, slots: usize| -> Vec3 {
+                let kept: f32 = mesh.weights[v][..slots].iter().sum();
+                (0..slots)
                     .map(|slot| {
                         let joint = mesh.joints[v][slot] as usize;
                         let skin = model[joint] * matrix(skeleton.inverse_bind_pose[joint]);
-                        mesh.weights[v][slot] * skin.transform_point3(mesh.positions[v])
+                        mesh.weights[v][slot] / kept * skin.transform_point3(mesh.positions[v])
                     })
-                    .sum();
-                b.union(Bounds::point(skinned))
+                    .sum()
+            };
+            let expected = (0..mesh.vertex_count()).fold(Bounds::EMPTY, |b, v| {
+                b.union(Bounds::point(skin(v, 2)))
+                    .union(Bounds::point(skin(v, 1)))
             });
             assert!(
                 bounds.min.abs_diff_eq(expected.min, 1e-4),

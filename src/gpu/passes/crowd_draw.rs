@@ -38,16 +38,51 @@ pub enum Surface {
 /// `VkDrawIndexedIndirectCommand`: the layout cull.comp counts instances into.
 pub const DRAW_COMMAND_SIZE: u64 = size_of::<vk::DrawIndexedIndirectCommand>() as u64;
 
+/// The crowd's pipelines: one per influence count the meshes' levels of
+/// detail are skinned with (coarse levels read fewer joints per vertex,
+/// `skin::lod_influences`), fewest first.
 pub struct CrowdDraw {
-    pub pipeline: vk::Pipeline,
+    variants: Vec<CrowdVariant>,
+}
+
+/// crowd.vert specialised for `influences` joints per vertex.
+struct CrowdVariant {
+    influences: u32,
+    pipeline: vk::Pipeline,
     /// The same pipeline drawing triangle edges; only where the device has
     /// `fillModeNonSolid`.
-    pub wireframe: Option<vk::Pipeline>,
+    wireframe: Option<vk::Pipeline>,
+}
+
+impl CrowdDraw {
+    /// The influence counts there are pipelines for, fewest first, and
+    /// those (filled) pipelines.
+    pub fn variants(&self) -> Vec<(u32, vk::Pipeline)> {
+        self.variants
+            .iter()
+            .map(|v| (v.influences, v.pipeline))
+            .collect()
+    }
+
+    /// The pipeline for a level skinned with `influences`, filled or (where
+    /// the device can) wireframe.
+    fn pipeline(&self, influences: u32, wireframe: bool) -> vk::Pipeline {
+        let variant = self
+            .variants
+            .iter()
+            .find(|v| v.influences >= influences)
+            .or(self.variants.last())
+            .expect("a crowd draw has a pipeline");
+        variant
+            .wireframe
+            .filter(|_| wireframe)
+            .unwrap_or(variant.pipeline)
+    }
 }
 
 /// Vertex streams and attributes for `limit`. With four influences the
 /// second joints/weights pair (locations 5, 6) aliases the first: the
-/// shader's `INFLUENCES_8` branch never reads it, but its interface declares
+/// shader never reads past its `INFLUENCES`, but its interface declares
 /// it, and every declared input must be fed.
 pub fn vertex_input(
     limit: InfluenceLimit,
@@ -101,23 +136,50 @@ pub fn vertex_input(
     (bindings, attributes)
 }
 
+/// Pipelines for a model skinned with up to `limit` influences, one per
+/// count its meshes' levels read.
 pub fn create_crowd_draw(
     ctx: &Context,
     layout: vk::PipelineLayout,
     limit: InfluenceLimit,
+    meshes: &[MeshDraw],
     formats: TargetFormats,
 ) -> Result<CrowdDraw, GpuError> {
+    // All of them too: `--lod-influences off`.
+    let mut counts: Vec<u32> = meshes
+        .iter()
+        .flat_map(|m| &m.lods)
+        .map(|level| level.influences)
+        .chain([limit.count() as u32])
+        .collect();
+    counts.sort_unstable();
+    counts.dedup();
+    let mut variants = guard(ctx, Vec::with_capacity(counts.len()));
+    for influences in counts {
+        variants.push(create_variant(ctx, layout, limit, influences, formats)?);
+    }
+    Ok(CrowdDraw {
+        variants: variants.keep(),
+    })
+}
+
+fn create_variant(
+    ctx: &Context,
+    layout: vk::PipelineLayout,
+    limit: InfluenceLimit,
+    influences: u32,
+    formats: TargetFormats,
+) -> Result<CrowdVariant, GpuError> {
     let (bindings, attributes) = vertex_input(limit);
-    let influences_8: vk::Bool32 = (limit == InfluenceLimit::Eight).into();
     let map_entries = [vk::SpecializationMapEntry {
         constant_id: 0,
         offset: 0,
-        size: size_of::<vk::Bool32>(),
+        size: size_of::<u32>(),
     }];
     let specialization = vk::SpecializationInfo::default()
         .map_entries(&map_entries)
-        .data(bytemuck::bytes_of(&influences_8));
-    let name = format!("crowd draw ({} influences)", limit.count());
+        .data(bytemuck::bytes_of(&influences));
+    let name = format!("crowd draw ({influences} of {} influences)", limit.count());
     let desc = GraphicsPipelineDesc {
         name: &name,
         layout,
@@ -155,23 +217,31 @@ pub fn create_crowd_draw(
     } else {
         None
     };
-    Ok(CrowdDraw {
+    Ok(CrowdVariant {
+        influences,
         pipeline: pipeline.keep(),
         wireframe,
     })
 }
 
-impl Destroy for CrowdDraw {
+impl Destroy for CrowdVariant {
     fn destroy(self, ctx: &Context) {
         self.pipeline.destroy(ctx);
         self.wireframe.destroy(ctx);
     }
 }
 
+impl Destroy for CrowdDraw {
+    fn destroy(self, ctx: &Context) {
+        self.variants.destroy(ctx);
+    }
+}
+
 /// Records the draws, inside a dynamic rendering scope whose set 0 (scene)
 /// is already bound with `layout`. `material_sets[i]` samples the maps of
 /// `model.materials[i]`. `wireframe` draws edges where the device can, and
-/// filled triangles where it cannot.
+/// filled triangles where it cannot. Each level skins with the influences
+/// it keeps, or with `lod_influences` off with all of them.
 #[allow(clippy::too_many_arguments)]
 pub fn record_crowd_draw(
     ctx: &Context,
@@ -183,14 +253,13 @@ pub fn record_crowd_draw(
     surface: Surface,
     constants: DrawConstants,
     wireframe: bool,
+    lod_influences: bool,
 ) {
     let device = &ctx.device;
-    let pipeline = pass
-        .wireframe
-        .filter(|_| wireframe)
-        .unwrap_or(pass.pipeline);
-    unsafe {
+    let bind_pipeline = |pipeline| unsafe {
         device.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::GRAPHICS, pipeline);
+    };
+    unsafe {
         device.cmd_push_constants(
             cmd,
             layout,
@@ -223,10 +292,19 @@ pub fn record_crowd_draw(
         } => {
             unsafe { device.cmd_bind_vertex_buffers(cmd, 0, &[model.surface.handle], &[0]) };
             let lods = u64::from(lod_count);
+            let mut bound = None;
             for (mesh, draw) in model.draws.iter().enumerate() {
                 let _label = debug::label(ctx, cmd, &draw.label);
                 bind_texture(draw);
                 for lod in 0..u64::from(drawn_levels) {
+                    let influences = match lod_influences {
+                        true => draw.lods[lod as usize].influences,
+                        false => model.limit.count() as u32,
+                    };
+                    let pipeline = pass.pipeline(influences, wireframe);
+                    if bound.replace(pipeline) != Some(pipeline) {
+                        bind_pipeline(pipeline);
+                    }
                     let offset = first_command + (mesh as u64 * lods + lod) * DRAW_COMMAND_SIZE;
                     unsafe { device.cmd_draw_indexed_indirect(cmd, draw_commands, offset, 1, 0) };
                 }
@@ -238,6 +316,8 @@ pub fn record_crowd_draw(
             vertices,
             instance_count,
         } => {
+            // Skinned already: any variant draws them.
+            bind_pipeline(pass.pipeline(0, wireframe));
             let stride = u64::from(model.vertex_count) * size_of::<SurfaceVertex>() as u64;
             for draw in &model.draws {
                 let _label = debug::label(ctx, cmd, &draw.label);
