@@ -124,3 +124,44 @@ fn compute_only_times_the_compute_passes_alone() {
         assert_eq!(passes, expected, "nothing is drawn: {run}");
     }
 }
+
+#[test]
+fn one_timed_frame_still_reports_what_it_drew_for_each_influence_switch() {
+    if !common::vulkan_or_skip() {
+        return;
+    }
+    let dir = common::scratch_dir("bench_lod_influences");
+    let json = dir.join("bench.json");
+    let report = bench(
+        &[
+            "--instances",
+            "5",
+            "--frames",
+            "1",
+            "--modes",
+            "gpu",
+            "--lod-influences",
+            "on,off",
+            "--width",
+            "96",
+            "--height",
+            "54",
+        ],
+        &json,
+    );
+    let runs = report["runs"].as_array().unwrap();
+    let switches: Vec<&str> = runs
+        .iter()
+        .map(|run| run["lod_influences"].as_str().unwrap())
+        .collect();
+    assert_eq!(switches, ["on", "off"]);
+    for run in runs {
+        assert_eq!(run["visible"], 5, "{run}");
+        for key in ["cpu_ms", "frame_ms", "triangles"] {
+            let value = run[key]
+                .as_f64()
+                .unwrap_or_else(|| panic!("{key} in {run}"));
+            assert!(value > 0.0 && value.is_finite(), "{key} = {value}");
+        }
+    }
+}
