@@ -118,7 +118,19 @@ fn clicks_on_the_overlay_switch_the_skinning_and_the_influences() {
     std::thread::sleep(Duration::from_millis(300));
     x.xdotool(&["click", "1"]);
     wait_for("| DQS, 8 influences");
+    // The "fewer influences when coarse" checkbox: every level then skins
+    // with all 8, which the line logged after each control says.
+    x.xdotool(&["mousemove", "--window", &window, "15", "209"]);
+    std::thread::sleep(Duration::from_millis(300));
+    x.xdotool(&["click", "1"]);
+    std::thread::sleep(Duration::from_millis(500));
     x.xdotool(&["key", "Escape"]);
     let output = VirtualDisplay::wait_for_exit(app);
     assert_validated(&output);
+    let log = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        log.lines()
+            .any(|l| l.contains("DQS, 8 influences, all influences at every level")),
+        "{log}"
+    );
 }

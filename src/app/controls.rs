@@ -56,6 +56,8 @@ pub enum Action {
     /// The pixel error level of detail allows (`--lod-bias`).
     LodBias(f32),
     AnimationLod,
+    /// Coarse levels skin with the fewer influences they keep, or all.
+    LodInfluences,
     /// Keep culling with the frustum of the moment while the view moves.
     FreezeCulling,
     Overlay,

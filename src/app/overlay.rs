@@ -254,6 +254,12 @@ fn controls(ui: &mut egui::Ui, view: &OverlayView, actions: &mut Vec<Action>) {
     toggle(ui, options.show_lod, "tint by level (T)", Action::ShowLod);
     toggle(
         ui,
+        options.lod_influences,
+        "fewer influences when coarse",
+        Action::LodInfluences,
+    );
+    toggle(
+        ui,
         options.occlusion,
         "occlusion culling (C)",
         Action::Occlusion,

@@ -328,6 +328,9 @@ impl App<'_> {
                 view.lod_threshold = view.lod_threshold.map(|_| bias);
             }
             Action::AnimationLod => live.scene.view.anim_lod = !live.scene.view.anim_lod,
+            Action::LodInfluences => {
+                live.scene.view.lod_influences = !live.scene.view.lod_influences;
+            }
             Action::FreezeCulling => live.scene.toggle_frozen_culling(),
             Action::Overlay => live.overlay.shown = !live.overlay.shown,
             Action::DoubleCrowd => {
@@ -466,6 +469,7 @@ impl Live {
             (view.wireframe, ", wireframe"),
             (view.lod_threshold.is_none(), ", LOD off"),
             (view.show_lod, ", LOD tint"),
+            (!view.lod_influences, ", all influences at every level"),
             (!view.anim_lod, ", animation LOD off"),
             (self.scene.culling_frozen(), ", culling frozen"),
             (!view.occlusion, ", occlusion off"),
