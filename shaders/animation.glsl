@@ -97,6 +97,12 @@ FramePair frame_pair(ClipInfo clip, float time, uint joint_count) {
                      clamp(position - float(frame), 0.0, 1.0));
 }
 
+// sampling::frame_position's first frame: the frame whose box
+// (cull.comp's frame_bounds) holds the pose at clip time `time`.
+uint frame_at(ClipInfo clip, float time) {
+    return frame_pair(clip, time, 1u).first - clip.first_pose;
+}
+
 // Shared poses per second of clip time: distant instances move at this rate.
 const float SHARED_POSE_RATE = 30.0;
 

@@ -24,6 +24,16 @@ layout(set = 0, binding = 2) readonly buffer InstanceAnimations {
 layout(set = 0, binding = 3) readonly buffer Clips {
     ClipInfo clips[];
 };
+// Per frame of every clip, the box around the mesh posed anywhere between
+// that frame and the next, as min, max: frame f of a clip at
+// first_pose / joint_count + f (Clip::bounds).
+struct FrameBounds {
+    vec4 min;
+    vec4 max;
+};
+layout(set = 0, binding = 12) readonly buffer ClipFrameBounds {
+    FrameBounds frame_bounds[];
+};
 layout(set = 0, binding = 6) buffer VisibleInstances {
     VISIBLE_INSTANCES_BLOCK
 };
@@ -207,8 +217,21 @@ void main() {
     if (constants.phase == PHASE_EARLY) {
         draw = drawn_early;
     } else if (constants.phase == PHASE_LATE) {
-        vec3 bounds_min = clips[animation.clip].bounds_min.xyz;
-        vec3 bounds_max = clips[animation.clip].bounds_max.xyz;
+        // cull::instance_bounds: settled on its clip, the boxes of the frames
+        // it is between at its own time and at its shared pose's; switched,
+        // the whole swing of every clip of the fade.
+        ClipInfo clip = clips[animation.clip];
+        vec3 bounds_min = clip.bounds_min.xyz;
+        vec3 bounds_max = clip.bounds_max.xyz;
+        if (!switched && clip.frame_count > 0u) {
+            float own = frame.time * animation.rate + animation.phase;
+            float shared_time = float(shared_pose_index(clip, own)) / SHARED_POSE_RATE;
+            uint first = clip.first_pose / constants.joint_count;
+            FrameBounds a = frame_bounds[first + frame_at(clip, own)];
+            FrameBounds b = frame_bounds[first + frame_at(clip, shared_time)];
+            bounds_min = min(a.min.xyz, b.min.xyz);
+            bounds_max = max(a.max.xyz, b.max.xyz);
+        }
         if (switched) {
             bounds_min = min(bounds_min, min(clips[animation.previous_clip].bounds_min.xyz,
                                              clips[animation.older_clip].bounds_min.xyz));

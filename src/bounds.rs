@@ -26,4 +26,12 @@ impl Bounds {
             max: self.max.max(other.max),
         }
     }
+
+    /// Larger by `margin` on every side ([`Bounds::EMPTY`] stays empty).
+    pub fn grown(self, margin: f32) -> Bounds {
+        Bounds {
+            min: self.min - Vec3::splat(margin),
+            max: self.max + Vec3::splat(margin),
+        }
+    }
 }

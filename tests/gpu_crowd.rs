@@ -594,12 +594,6 @@ fn occlusion_culling_matches_the_cpu_reference() {
     let time = 0.4;
     let mut harness = Harness::new(900, time);
     harness.occlusion = true;
-    let clip_bounds: Vec<_> = harness
-        .model
-        .clips
-        .iter()
-        .map(|c| c.bounds_union())
-        .collect();
     let bind_pose = harness.model.bind_pose_bounds();
     let height = bind_pose.max.z - bind_pose.min.z;
     let mut random = SplitMix64(5);
@@ -636,7 +630,8 @@ fn occlusion_culling_matches_the_cpu_reference() {
                 continue; // outside the frustum, or a hair from a plane
             }
             let instance = &harness.crowd[id as usize];
-            let corners = crowd::instance_box(instance, &clip_bounds, bind_pose);
+            let local = crowd::instance_bounds(instance, &harness.model.clips, time, bind_pose);
+            let corners = crowd::instance_box(instance, local);
             let margin = gpu.occlusion_margin(vp, &corners, WIDTH, HEIGHT, near);
             if margin.is_some_and(|m| m.abs() < 1e-6) {
                 continue; // the two float paths may round either way

@@ -12,9 +12,11 @@ pub struct Clip {
     /// `frames[f][j]`: joint `j`'s pose relative to its parent at frame `f`.
     pub frames: Vec<Vec<JointPose>>,
     /// Model-space bounds of the animated mesh, one box per frame: the
-    /// md5anim's, grown at load to hold the mesh skinned by each frame's pose
-    /// (`crate::skin::clip_pose_bounds`), so wrong bounds in a file never
-    /// cull a visible character.
+    /// md5anim's, grown at load to hold the mesh posed anywhere from that
+    /// frame to the next as it is interpolated, and the file's box of the
+    /// next frame (`crate::skin::clip_pose_bounds`), so wrong bounds in a
+    /// file never cull a visible character, and an instance between two
+    /// frames is inside the first one's box.
     pub bounds: Vec<Bounds>,
     /// Whether time wraps at `duration()` (Doom 3's convention: a looping
     /// clip's last frame repeats its first, so the wrap is seamless) or the

@@ -7,9 +7,10 @@
 
 use glam::{Mat4, Vec3, Vec4, Vec4Swizzles};
 
-use crate::anim::Clip;
+use crate::anim::{frame_position, Clip};
 use crate::bounds::Bounds;
 
+use super::anim_lod::{shared_pose_index, SHARED_POSE_RATE};
 use super::Instance;
 
 /// Six planes `(normal, distance)` with normals pointing into the frustum,
@@ -183,15 +184,39 @@ pub fn instance_sphere(
     }
 }
 
-/// The corners, in the world, of the box around an instance's contributing
-/// clips (as for [`instance_sphere`]) as placed and turned: the occlusion
-/// test's bound, tighter than the sphere. `clip_bounds[c]` is clip c's box
-/// in model space; `fallback` stands for clips past them.
-pub fn instance_box(instance: &Instance, clip_bounds: &[Bounds], fallback: Bounds) -> [Vec3; 8] {
-    let bounds_of = |clip: u32| clip_bounds.get(clip as usize).copied().unwrap_or(fallback);
-    let local = contributing_clips(instance)
-        .map(bounds_of)
-        .fold(Bounds::EMPTY, Bounds::union);
+/// The box, in model space, around what an instance can show at `time`: the
+/// occlusion test's bound, tighter than the sphere. One settled on its clip
+/// shows a pose between two frames, at its own time or (animation level of
+/// detail) the shared pose's, so the boxes of those frames hold it
+/// (`Clip::bounds`); one that has switched, any blend of its contributing
+/// clips (as for [`instance_sphere`]), so their whole swings. `fallback`
+/// stands for clips past `clips` (a model without any: its bind pose).
+pub fn instance_bounds(instance: &Instance, clips: &[Clip], time: f32, fallback: Bounds) -> Bounds {
+    let clip_box = |clip: u32| {
+        clips
+            .get(clip as usize)
+            .map_or(fallback, Clip::bounds_union)
+    };
+    let Some(clip) = clips.get(instance.clip as usize) else {
+        return fallback;
+    };
+    if instance.previous_clip != instance.clip || clip.bounds.is_empty() {
+        return contributing_clips(instance)
+            .map(clip_box)
+            .fold(Bounds::EMPTY, Bounds::union);
+    }
+    let frame_box = |clip_time: f32| {
+        let (frame, _, _) = frame_position(clip, clip_time);
+        clip.bounds.get(frame).copied().unwrap_or(fallback)
+    };
+    let own = instance.local_time(time);
+    let shared = shared_pose_index(clip, own) as f32 / SHARED_POSE_RATE;
+    frame_box(own).union(frame_box(shared))
+}
+
+/// The corners, in the world, of `local` (an instance's
+/// [`instance_bounds`]) as the instance is placed and turned.
+pub fn instance_box(instance: &Instance, local: Bounds) -> [Vec3; 8] {
     let (sin, cos) = instance.yaw.sin_cos();
     std::array::from_fn(|i| {
         let pick = |bit: usize, low: f32, high: f32| if i & bit != 0 { high } else { low };
@@ -307,11 +332,51 @@ mod tests {
         for s in spheres {
             assert!(sphere.centre.distance(s.centre) + s.radius <= sphere.radius + 1e-5);
         }
-        let corners = instance_box(&instance, &boxes, boxes[0]);
+        let clips = boxes.map(|b| Clip {
+            name: String::new(),
+            frame_rate: 24.0,
+            frames: vec![Vec::new(); 2],
+            bounds: vec![b; 2],
+            looping: true,
+        });
+        let local = instance_bounds(&instance, &clips, 1.5, boxes[0]);
+        let corners = instance_box(&instance, local);
         let low = corners.iter().fold(Vec3::MAX, |a, &c| a.min(c));
         let high = corners.iter().fold(Vec3::MIN, |a, &c| a.max(c));
         assert!(low.abs_diff_eq(Vec3::new(-12.0, -2.0, -2.0), 1e-5), "{low}");
         assert!(high.abs_diff_eq(Vec3::new(11.0, 2.0, 2.0), 1e-5), "{high}");
+    }
+
+    #[test]
+    fn a_settled_instance_is_bound_by_the_frames_it_shows() {
+        let cube = |x: f32| Bounds {
+            min: Vec3::new(x, 0.0, 0.0),
+            max: Vec3::new(x + 1.0, 1.0, 1.0),
+        };
+        let clip = Clip {
+            name: String::new(),
+            frame_rate: 24.0,
+            frames: vec![Vec::new(); 3],
+            bounds: vec![cube(0.0), cube(10.0), cube(20.0)],
+            looping: false,
+        };
+        let fallback = cube(-50.0);
+        let bounds = |time: f32| {
+            instance_bounds(
+                &Instance::settled(0, time),
+                std::slice::from_ref(&clip),
+                0.0,
+                fallback,
+            )
+        };
+        // Between frames 1 and 2; the shared pose animation level of detail
+        // would show, sampled at 1/30 s, is between frames 0 and 1.
+        assert_eq!(bounds(1.5 / 24.0), cube(0.0).union(cube(10.0)));
+        // Both in frame 1's span.
+        assert_eq!(bounds(1.9 / 24.0), cube(10.0));
+        // Past a clip it has no frames of: the fallback.
+        let elsewhere = instance_bounds(&Instance::settled(3, 0.0), &[clip], 0.0, fallback);
+        assert_eq!(elsewhere, fallback);
     }
 
     fn camera(eye: Vec3, fov_y: f32, near: f32) -> Mat4 {

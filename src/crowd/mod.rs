@@ -18,7 +18,8 @@ pub use anim_lod::{
 };
 pub use animate::{animate_crowd, animate_instance};
 pub use cull::{
-    clip_spheres, instance_box, instance_sphere, select_lod, BoundingSphere, Frustum, LodParams,
+    clip_spheres, instance_bounds, instance_box, instance_sphere, select_lod, BoundingSphere,
+    Frustum, LodParams,
 };
 pub use occlusion::{pyramid_levels, screen_rect, DepthPyramid, PyramidLevel, MAX_PYRAMID_LEVELS};
 pub use spawn::{spawn_crowd, CrowdLayout, Instance, SplitMix64};

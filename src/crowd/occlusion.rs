@@ -9,7 +9,8 @@
 //! `[y, y + 1) * 2^(L+1)` clipped to the image, whatever the image size.
 //!
 //! An instance is occluded when even the nearest corner of its box (the
-//! clip's bounds, placed and turned: [`super::instance_box`]) is farther
+//! boxes of the frames it is between, placed and turned:
+//! [`super::instance_bounds`], [`super::instance_box`]) is farther
 //! than the farthest depth drawn anywhere in the screen rectangle the box
 //! can cover. Conservative by construction: a box lies within the rectangle
 //! its corners project to, and behind its nearest corner's depth; a box

@@ -21,6 +21,11 @@ pub struct AnimationData {
     /// Animation LOD: every clip's shared poses ([`SharedPoses`]); for a
     /// model without clips, its bind pose.
     pub shared_poses: Buffer,
+    /// Every clip's per-frame boxes (`Clip::bounds`: the mesh between that
+    /// frame and the next) as min, max pairs, frame f of a clip at
+    /// `first_pose / joint_count + f` (a model without clips: its bind
+    /// pose's box): cull.comp's occlusion bound.
+    pub frame_bounds: Buffer,
     /// Real clips (0 when the model has none).
     pub clip_count: u32,
 }
@@ -42,6 +47,7 @@ pub fn upload_animation_data(ctx: &Context, model: &Model) -> Result<AnimationDa
 
     let shared = SharedPoses::sample(&model.skeleton, &model.clips);
     let mut poses: Vec<GpuJointPose> = Vec::new();
+    let mut frame_bounds: Vec<[f32; 4]> = Vec::new();
     let mut clips: Vec<ClipInfo> = Vec::with_capacity(model.clips.len().max(1));
     for ((clip, clip_sphere), &(shared_first, shared_count)) in
         model.clips.iter().zip(&spheres).zip(&shared.clips)
@@ -59,6 +65,15 @@ pub fn upload_animation_data(ctx: &Context, model: &Model) -> Result<AnimationDa
             bounds_max: corner(clip.bounds_union().max),
         });
         poses.extend(clip.frames.iter().flatten().map(|&p| GpuJointPose::from(p)));
+        // One box per frame, even where a file gave fewer.
+        frame_bounds.extend((0..clip.frames.len()).flat_map(|f| {
+            let b = clip.bounds.get(f).copied().unwrap_or(clip.bounds_union());
+            [corner(b.min), corner(b.max)]
+        }));
+    }
+    if frame_bounds.is_empty() {
+        let b = model.bind_pose_bounds();
+        frame_bounds.extend([corner(b.min), corner(b.max)]);
     }
     if clips.is_empty() {
         clips.push(ClipInfo {
@@ -97,8 +112,10 @@ pub fn upload_animation_data(ctx: &Context, model: &Model) -> Result<AnimationDa
         shared_transforms = vec![SkinningTransform::from(JointPose::IDENTITY); joints.max(1)];
     }
     let shared_poses = upload("shared poses", bytemuck::cast_slice(&shared_transforms))?;
+    let frame_bounds = upload("clip frame bounds", bytemuck::cast_slice(&frame_bounds))?;
     Ok(AnimationData {
         shared_poses: shared_poses.keep(),
+        frame_bounds: frame_bounds.keep(),
         clip_poses: clip_poses.keep(),
         clips: clips.keep(),
         skeleton: skeleton.keep(),
@@ -112,5 +129,6 @@ impl Destroy for AnimationData {
         self.clips.destroy(ctx);
         self.skeleton.destroy(ctx);
         self.shared_poses.destroy(ctx);
+        self.frame_bounds.destroy(ctx);
     }
 }

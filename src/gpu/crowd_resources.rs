@@ -586,6 +586,10 @@ impl CrowdResources {
                     ),
                     ("Clips", Resource::Buffer(&animation_data.clips)),
                     ("ClipPoses", Resource::Buffer(&animation_data.clip_poses)),
+                    (
+                        "ClipFrameBounds",
+                        Resource::Buffer(&animation_data.frame_bounds),
+                    ),
                     ("Skeleton", Resource::Buffer(&animation_data.skeleton)),
                     (
                         "VisibleInstances",

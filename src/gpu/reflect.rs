@@ -657,6 +657,7 @@ mod tests {
                 (6, StorageBuffer, "VisibleInstances"),
                 (9, StorageBuffer, "Visibility"),
                 (10, StorageBuffer, "PoseSources"),
+                (12, StorageBuffer, "ClipFrameBounds"),
             ])
         );
         assert_eq!(
@@ -686,7 +687,7 @@ mod tests {
     }
 
     #[test]
-    fn merged_compute_set_is_frame_then_ten_storage_buffers() {
+    fn merged_compute_set_is_frame_then_eleven_storage_buffers() {
         let cull = words(spirv::CULL_COMP);
         let draws = words(spirv::DRAWS_COMP);
         let animate = words(spirv::ANIMATE_COMP);
@@ -705,6 +706,7 @@ mod tests {
             .collect();
         let mut want = vec![(0, UniformBuffer, COMPUTE)];
         want.extend((1..=10).map(|binding| (binding, StorageBuffer, COMPUTE)));
+        want.push((12, StorageBuffer, COMPUTE));
         assert_eq!(summary, want);
     }
 

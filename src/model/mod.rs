@@ -70,8 +70,9 @@ impl Model {
     /// and is then ordered for the GPU (`SkinnedMesh::build_lods`,
     /// `optimize_for_gpu`): vertex order differs from the file's. Each clip
     /// loops or plays once by `anim::loops_by_rule` unless the options say,
-    /// and its per-frame bounds grow to hold the mesh skinned by the frame's
-    /// pose (`skin::clip_pose_bounds`): culling never trusts the file alone.
+    /// and its per-frame bounds grow to hold the mesh posed anywhere between
+    /// that frame and the next (`skin::clip_pose_bounds`): culling never
+    /// trusts the file alone.
     /// Each clip's ground motion is measured (`anim::ground_motion`), root
     /// motion taken out so that every clip plays in place, and its distance
     /// curve found (`anim::distance_curve`).
@@ -127,11 +128,16 @@ impl Model {
             ground_motions.push(motion);
             // From the clip in place: its planted feet slide back as it plays.
             distance_curves.push(distance_curve(&skeleton.parents, clip, &motion));
+            // Frame f's box: the file's for frames f and f + 1, and the mesh
+            // posed anywhere between them.
             let posed = clip_pose_bounds(&skeleton, clip, &meshes);
-            clip.bounds.resize(posed.len(), Bounds::EMPTY);
-            for (bounds, posed) in clip.bounds.iter_mut().zip(posed) {
-                *bounds = bounds.union(posed);
-            }
+            let file = std::mem::take(&mut clip.bounds);
+            let file_box = |f: usize| file.get(f).copied().unwrap_or(Bounds::EMPTY);
+            clip.bounds = posed
+                .iter()
+                .enumerate()
+                .map(|(f, posed)| posed.union(file_box(f)).union(file_box(f + 1)))
+                .collect();
         }
         // From the clips in place, as they play.
         let poses = sampled_poses(&skeleton, &clips);

@@ -15,7 +15,7 @@
 //! shifts; added outright, the errors grew by up to 23% on the shipped
 //! character and 16384 characters drew 20% more triangles.
 
-use glam::{Quat, Vec3, Vec4};
+use glam::{Affine3A, Quat, Vec3, Vec4};
 
 use crate::anim::{
     local_to_model, skinning_transforms, Clip, JointPose, Skeleton, SkinningTransform,
@@ -59,29 +59,47 @@ pub fn sampled_poses(skeleton: &Skeleton, clips: &[Clip]) -> Vec<Vec<SkinningTra
         .collect()
 }
 
-/// Linear blend skinning of `position` with its first `influences` joints
-/// (the largest), their weights renormalised: crowd.vert's position for a
-/// level with that many.
-pub fn skin_position_with(
+/// Each joint's skinning transform as an affine map: converted once per
+/// pose, for skinning many vertices.
+pub fn affine_transforms(transforms: &[SkinningTransform]) -> Vec<Affine3A> {
+    transforms
+        .iter()
+        .map(|t| {
+            Affine3A::from_rotation_translation(
+                Quat::from_array(t.rotation),
+                Vec4::from_array(t.translation).truncate(),
+            )
+        })
+        .collect()
+}
+
+/// Linear blend skinning of `position` with its first k influences (the
+/// largest), their weights renormalised to sum to 1, for every k of
+/// [`INFLUENCE_STEPS`] up to `limit`, fewest first, into `out`: crowd.vert's
+/// position for a level that keeps k. Returns how many it wrote; one pass
+/// over the influences serves them all.
+#[inline]
+pub fn skin_position_by_steps(
     position: Vec3,
     joints: &[u16],
     weights: &[f32],
-    influences: usize,
-    transforms: &[SkinningTransform],
-) -> Vec3 {
-    let kept: f32 = weights[..influences].iter().sum();
-    if kept <= 0.0 {
-        return position;
+    limit: usize,
+    affine: &[Affine3A],
+    out: &mut [Vec3; INFLUENCE_STEPS.len()],
+) -> usize {
+    let (mut sum, mut kept, mut written) = (Vec3::ZERO, 0.0, 0);
+    for slot in 0..limit {
+        let weight = weights[slot];
+        if weight != 0.0 {
+            sum += weight * affine[joints[slot] as usize].transform_point3(position);
+            kept += weight;
+        }
+        if written < out.len() && INFLUENCE_STEPS[written] == slot + 1 {
+            out[written] = if kept > 0.0 { sum / kept } else { position };
+            written += 1;
+        }
     }
-    (0..influences)
-        .filter(|&slot| weights[slot] != 0.0)
-        .map(|slot| {
-            let t = &transforms[joints[slot] as usize];
-            let rotation = Quat::from_array(t.rotation);
-            let translation = Vec4::from_array(t.translation).truncate();
-            (weights[slot] / kept) * (rotation * position + translation)
-        })
-        .sum()
+    written
 }
 
 impl SkinnedMesh {
@@ -95,12 +113,15 @@ impl SkinnedMesh {
         // every pose: a property of the vertex, whichever level uses it.
         let mut strays = vec![vec![0.0f32; steps.len()]; self.vertex_count()];
         for transforms in poses {
+            let affine = affine_transforms(transforms);
+            let mut skinned = [Vec3::ZERO; INFLUENCE_STEPS.len()];
             for (v, stray) in strays.iter_mut().enumerate() {
                 let (joints, weights) = (&self.joints[v], &self.weights[v]);
                 let position = self.positions[v];
-                let full = skin_position_with(position, joints, weights, limit, transforms);
-                for (stray, &k) in stray.iter_mut().zip(&steps) {
-                    let fewer = skin_position_with(position, joints, weights, k, transforms);
+                let count =
+                    skin_position_by_steps(position, joints, weights, limit, &affine, &mut skinned);
+                let full = skinned[count - 1];
+                for (stray, fewer) in stray.iter_mut().zip(&skinned[..count]) {
                     *stray = stray.max(fewer.distance(full));
                 }
             }
@@ -148,14 +169,17 @@ mod tests {
             transform(Quat::IDENTITY, Vec3::X),
             transform(Quat::IDENTITY, Vec3::Y),
         ];
+        let affine = affine_transforms(&transforms);
         let joints = [0, 1, 0, 0];
         let weights = [0.75, 0.25, 0.0, 0.0];
         let p = Vec3::new(1.0, 2.0, 3.0);
-        let both = skin_position_with(p, &joints, &weights, 2, &transforms);
-        assert!(both.distance(p + Vec3::new(0.75, 0.25, 0.0)) < 1e-6);
+        let mut steps = [Vec3::ZERO; INFLUENCE_STEPS.len()];
+        let count = skin_position_by_steps(p, &joints, &weights, 4, &affine, &mut steps);
+        assert_eq!(count, 3, "1, 2 and 4 of 4");
         // The largest alone carries the whole vertex.
-        let one = skin_position_with(p, &joints, &weights, 1, &transforms);
-        assert!(one.distance(p + Vec3::X) < 1e-6);
+        assert!(steps[0].distance(p + Vec3::X) < 1e-6);
+        assert!(steps[1].distance(p + Vec3::new(0.75, 0.25, 0.0)) < 1e-6);
+        assert_eq!(steps[1], steps[2]);
     }
 
     /// Two vertices: one on joint 0 alone, one shared 0.8 / 0.2 with joint 1,

@@ -20,7 +20,8 @@ pub use lod::{
     coarsest_target, level_ratio, lod_chain, point_triangle_distance_squared, LodLevel, MAX_LODS,
 };
 pub use lod_influences::{
-    sampled_poses, skin_position_with, INFLUENCE_ERROR_SHARE, INFLUENCE_STEPS, MAX_SAMPLED_POSES,
+    affine_transforms, sampled_poses, skin_position_by_steps, INFLUENCE_ERROR_SHARE,
+    INFLUENCE_STEPS, MAX_SAMPLED_POSES,
 };
 pub use pose_bounds::{clip_pose_bounds, skinned_bounds};
 pub use skinned_mesh::{smooth_normals, tangents, SkinnedMesh};

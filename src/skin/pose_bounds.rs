@@ -9,12 +9,14 @@
 //! a DQS-skinned vertex can lie a little outside this box at a strongly
 //! twisted joint; the sphere around the box leaves room for that.
 
+use glam::Vec3;
+
 use crate::anim::{
-    local_to_model, skinning_transforms, Clip, JointPose, Skeleton, SkinningTransform,
+    blend_poses, local_to_model, skinning_transforms, Clip, JointPose, Skeleton, SkinningTransform,
 };
 use crate::bounds::Bounds;
 
-use super::lod_influences::{skin_position_with, INFLUENCE_STEPS};
+use super::lod_influences::{affine_transforms, skin_position_by_steps, INFLUENCE_STEPS};
 use super::SkinnedMesh;
 
 /// The box around every vertex of `meshes` skinned by `transforms` (one per
@@ -22,49 +24,81 @@ use super::SkinnedMesh;
 /// smaller count a coarse level may keep (`INFLUENCE_STEPS`): the box holds
 /// every level of detail. [`Bounds::EMPTY`] without vertices.
 pub fn skinned_bounds(meshes: &[SkinnedMesh], transforms: &[SkinningTransform]) -> Bounds {
+    let affine = affine_transforms(transforms);
+    let mut skinned = [Vec3::ZERO; INFLUENCE_STEPS.len()];
     let mut bounds = Bounds::EMPTY;
     for mesh in meshes {
         let limit = mesh.limit.count();
         for ((&position, joints), weights) in
             mesh.positions.iter().zip(&mesh.joints).zip(&mesh.weights)
         {
-            for influences in INFLUENCE_STEPS.into_iter().filter(|&k| k <= limit) {
-                let skinned = skin_position_with(position, joints, weights, influences, transforms);
-                bounds = bounds.union(Bounds::point(skinned));
+            let count =
+                skin_position_by_steps(position, joints, weights, limit, &affine, &mut skinned);
+            for &point in &skinned[..count] {
+                bounds = bounds.union(Bounds::point(point));
             }
         }
     }
     bounds
 }
 
-/// Per frame of `clip`, the box around `meshes` skinned by that frame's
-/// pose. Frames are independent, so they are split across every core.
+/// What the boxes grow by, as a fraction of the clip's largest extent: each
+/// box skins the mesh at both frames and halfway between them, and a joint
+/// turning 0.4 rad a frame (fast for a character at 24 fps) strays from the
+/// chord between samples half a frame apart by 0.5% of its distance from
+/// the root; the margin allows twice that.
+const BETWEEN_SAMPLES_MARGIN: f32 = 0.01;
+
+/// Per frame f of `clip`, the box around `meshes` posed anywhere from frame
+/// f to frame f + 1 as animate.comp interpolates them (the last frame: its
+/// own pose): skinned by both frames' poses and by the blend halfway
+/// between, grown by [`BETWEEN_SAMPLES_MARGIN`] for the arcs between those.
+/// Culling by the box of the frames an instance is between is tighter than
+/// by the clip's whole swing. Frames are independent, so they are split
+/// across every core.
 pub fn clip_pose_bounds(skeleton: &Skeleton, clip: &Clip, meshes: &[SkinnedMesh]) -> Vec<Bounds> {
     let joints = skeleton.joint_count();
-    let mut out = vec![Bounds::EMPTY; clip.frames.len()];
+    let frame_count = clip.frames.len();
     if clip.frames.is_empty() || clip.joint_count() != joints {
-        return out;
+        return vec![Bounds::EMPTY; frame_count];
     }
+    // Per frame: (the box at the frame, the box halfway to the next).
+    let mut samples = vec![(Bounds::EMPTY, Bounds::EMPTY); frame_count];
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let per_thread = clip.frames.len().div_ceil(threads);
+    let per_thread = frame_count.div_ceil(threads);
     std::thread::scope(|scope| {
-        for (frames, out) in clip
-            .frames
-            .chunks(per_thread)
-            .zip(out.chunks_mut(per_thread))
-        {
+        for (chunk, samples) in samples.chunks_mut(per_thread).enumerate() {
             scope.spawn(move || {
+                let mut halfway = vec![JointPose::IDENTITY; joints];
                 let mut model = vec![JointPose::IDENTITY; joints];
                 let mut transforms = vec![SkinningTransform::default(); joints];
-                for (local, out) in frames.iter().zip(out) {
-                    local_to_model(&skeleton.parents, local, &mut model);
+                let mut skin = |pose: &[JointPose]| {
+                    local_to_model(&skeleton.parents, pose, &mut model);
                     skinning_transforms(&model, &skeleton.inverse_bind_pose, &mut transforms);
-                    *out = skinned_bounds(meshes, &transforms);
+                    skinned_bounds(meshes, &transforms)
+                };
+                for (i, (at, between)) in samples.iter_mut().enumerate() {
+                    let frame = chunk * per_thread + i;
+                    let next = (frame + 1).min(frame_count - 1);
+                    *at = skin(&clip.frames[frame]);
+                    if next != frame {
+                        blend_poses(&clip.frames[frame], &clip.frames[next], 0.5, &mut halfway);
+                        *between = skin(&halfway);
+                    }
                 }
             });
         }
     });
-    out
+    let whole = samples.iter().fold(Bounds::EMPTY, |acc, (at, between)| {
+        acc.union(*at).union(*between)
+    });
+    let margin = BETWEEN_SAMPLES_MARGIN * (whole.max - whole.min).max_element().max(0.0);
+    (0..frame_count)
+        .map(|f| {
+            let next = samples[(f + 1).min(frame_count - 1)].0;
+            samples[f].0.union(samples[f].1).union(next).grown(margin)
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -116,7 +150,57 @@ mod tests {
     #[test]
     fn each_frame_box_holds_the_skinned_mesh_exactly() {
         let (skeleton, mesh) = subject();
-        let frames: Vec<Vec<JointPose>> = [0.0f32, 0.7, 1.6]
+        let clip = swing(&[0.0, 0.7, 1.6]);
+        let meshes = [mesh];
+        let boxes = clip_pose_bounds(&skeleton, &clip, &meshes);
+        assert_eq!(boxes.len(), 3);
+        // Frame f's box: the mesh at frames f and f + 1 and halfway (where
+        // nlerp and slerp agree), grown by 1% of the largest extent.
+        let posed = |f: usize, to_next: f32| {
+            let next = (f + 1).min(2);
+            posed_box(
+                &skeleton,
+                &meshes[0],
+                &blend(&clip.frames[f], &clip.frames[next], to_next),
+            )
+        };
+        let unions: Vec<Bounds> = (0..3)
+            .map(|f| posed(f, 0.0).union(posed(f, 0.5)).union(posed(f, 1.0)))
+            .collect();
+        let whole = unions.iter().fold(Bounds::EMPTY, |a, b| a.union(*b));
+        let margin = 0.01 * (whole.max - whole.min).max_element();
+        for (bounds, expected) in boxes.iter().zip(&unions) {
+            let expected = expected.grown(margin);
+            assert!(
+                bounds.min.abs_diff_eq(expected.min, 1e-4)
+                    && bounds.max.abs_diff_eq(expected.max, 1e-4),
+                "{bounds:?} vs {expected:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_box_holds_the_mesh_between_its_samples() {
+        // 0.3 rad a frame, as a brisk swing at 24 fps; the first frames
+        // straddle a turn where points reach their farthest between samples.
+        let (skeleton, mesh) = subject();
+        let clip = swing(&[-0.1, 0.2, 0.5, 0.8]);
+        let boxes = clip_pose_bounds(&skeleton, &clip, std::slice::from_ref(&mesh));
+        for (f, bounds) in boxes.iter().enumerate().take(3) {
+            for step in 1..16 {
+                let pose = blend(&clip.frames[f], &clip.frames[f + 1], step as f32 / 16.0);
+                let inside = posed_box(&skeleton, &mesh, &pose);
+                assert!(
+                    inside.min.cmpge(bounds.min).all() && inside.max.cmple(bounds.max).all(),
+                    "frame {f} + {step}/16: {inside:?} outside {bounds:?}"
+                );
+            }
+        }
+    }
+
+    /// Two joints, each turned by its frame's angle.
+    fn swing(angles: &[f32]) -> Clip {
+        let frames: Vec<Vec<JointPose>> = angles
             .iter()
             .map(|&angle| {
                 vec![
@@ -125,46 +209,48 @@ mod tests {
                 ]
             })
             .collect();
-        let clip = Clip {
+        Clip {
             name: "swing".into(),
             frame_rate: 24.0,
             bounds: vec![Bounds::point(Vec3::ZERO); frames.len()],
             frames,
             looping: false,
-        };
-        let meshes = [mesh];
-        let boxes = clip_pose_bounds(&skeleton, &clip, &meshes);
-        assert_eq!(boxes.len(), 3);
-        for (frame, bounds) in clip.frames.iter().zip(&boxes) {
-            // Reference: each vertex through 4x4 matrices, model pose times
-            // inverse bind pose per joint, blended by weight; with both
-            // joints, and with the larger alone (a coarse level's skinning).
-            let matrix = |p: JointPose| Mat4::from_rotation_translation(p.rotation, p.translation);
-            let root = matrix(frame[0]);
-            let model = [root, root * matrix(frame[1])];
-            let mesh = &meshes[0];
-            let skin = |v: usize, slots: usize| -> Vec3 {
-                let kept: f32 = mesh.weights[v][..slots].iter().sum();
-                (0..slots)
-                    .map(|slot| {
-                        let joint = mesh.joints[v][slot] as usize;
-                        let skin = model[joint] * matrix(skeleton.inverse_bind_pose[joint]);
-                        mesh.weights[v][slot] / kept * skin.transform_point3(mesh.positions[v])
-                    })
-                    .sum()
-            };
-            let expected = (0..mesh.vertex_count()).fold(Bounds::EMPTY, |b, v| {
-                b.union(Bounds::point(skin(v, 2)))
-                    .union(Bounds::point(skin(v, 1)))
-            });
-            assert!(
-                bounds.min.abs_diff_eq(expected.min, 1e-4),
-                "{bounds:?} vs {expected:?}"
-            );
-            assert!(
-                bounds.max.abs_diff_eq(expected.max, 1e-4),
-                "{bounds:?} vs {expected:?}"
-            );
         }
+    }
+
+    /// Slerp and lerp: the reference blend.
+    fn blend(a: &[JointPose], b: &[JointPose], t: f32) -> Vec<JointPose> {
+        a.iter()
+            .zip(b)
+            .map(|(a, b)| {
+                JointPose::new(
+                    a.rotation.slerp(b.rotation, t),
+                    a.translation.lerp(b.translation, t),
+                )
+            })
+            .collect()
+    }
+
+    /// Reference: each vertex through 4x4 matrices, model pose times inverse
+    /// bind pose per joint, blended by weight; with both joints, and with
+    /// the larger alone (a coarse level's skinning).
+    fn posed_box(skeleton: &Skeleton, mesh: &SkinnedMesh, frame: &[JointPose]) -> Bounds {
+        let matrix = |p: JointPose| Mat4::from_rotation_translation(p.rotation, p.translation);
+        let root = matrix(frame[0]);
+        let model = [root, root * matrix(frame[1])];
+        let skin = |v: usize, slots: usize| -> Vec3 {
+            let kept: f32 = mesh.weights[v][..slots].iter().sum();
+            (0..slots)
+                .map(|slot| {
+                    let joint = mesh.joints[v][slot] as usize;
+                    let skin = model[joint] * matrix(skeleton.inverse_bind_pose[joint]);
+                    mesh.weights[v][slot] / kept * skin.transform_point3(mesh.positions[v])
+                })
+                .sum()
+        };
+        (0..mesh.vertex_count()).fold(Bounds::EMPTY, |b, v| {
+            b.union(Bounds::point(skin(v, 2)))
+                .union(Bounds::point(skin(v, 1)))
+        })
     }
 }
