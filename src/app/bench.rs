@@ -252,39 +252,29 @@ fn measure(
     case: Case,
     capture: &mut FrameCapture,
 ) -> Result<Run, AppError> {
-    let Case {
-        instances,
-        mode,
-        lod,
-        lod_influences,
-        occlusion,
-        anim_lod,
-        locomotion,
-        view,
-    } = case;
     let extent = vk::Extent2D {
         width: args.width,
         height: args.height,
     };
     let spec = CrowdSpec {
-        instances,
+        instances: case.instances,
         seed: args.seed,
         spacing: None,
         clip: None,
         blend_time: 0.25,
-        animation: mode.animation(),
-        locomotion: locomotion == Switch::On,
+        animation: case.mode.animation(),
+        locomotion: case.locomotion == Switch::On,
     };
     let (crowd, renderer) = super::build_crowd(ctx, model, spec, extent, None)?;
     let mut renderer = guard(ctx, renderer);
     let aspect = args.width as f32 / args.height as f32;
-    let camera = view.camera(&crowd, aspect);
+    let camera = case.view.camera(&crowd, aspect);
     let view = ViewOptions {
-        lod_threshold: (lod == Switch::On).then_some(args.lod_bias),
-        lod_influences: lod_influences == Switch::On,
-        occlusion: occlusion == Switch::On,
+        lod_threshold: (case.lod == Switch::On).then_some(args.lod_bias),
+        lod_influences: case.lod_influences == Switch::On,
+        occlusion: case.occlusion == Switch::On,
         compute_only: args.compute_only,
-        anim_lod: anim_lod == Switch::On,
+        anim_lod: case.anim_lod == Switch::On,
         ..ViewOptions::default()
     };
     let mut scene = Scene::new(Rc::clone(model), crowd, camera, view, aspect);
