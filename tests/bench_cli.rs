@@ -126,7 +126,7 @@ fn compute_only_times_the_compute_passes_alone() {
 }
 
 #[test]
-fn one_timed_frame_still_reports_what_it_drew_for_each_influence_switch() {
+fn one_timed_frame_a_round_still_reports_what_it_drew_for_each_influence_switch() {
     if !common::vulkan_or_skip() {
         return;
     }
@@ -142,6 +142,8 @@ fn one_timed_frame_still_reports_what_it_drew_for_each_influence_switch() {
             "gpu",
             "--lod-influences",
             "on,off",
+            "--rounds",
+            "2",
             "--width",
             "96",
             "--height",
@@ -149,6 +151,8 @@ fn one_timed_frame_still_reports_what_it_drew_for_each_influence_switch() {
         ],
         &json,
     );
+    assert_eq!(report["rounds"], 2);
+    // One row per combination, whatever the rounds.
     let runs = report["runs"].as_array().unwrap();
     let switches: Vec<&str> = runs
         .iter()

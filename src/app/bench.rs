@@ -41,6 +41,12 @@ pub struct BenchArgs {
     /// Timed frames per run (after a few untimed ones).
     #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u32).range(1..))]
     pub frames: u32,
+    /// Measure every combination this many times, the combinations taking
+    /// turns, and report each over the frames of all its rounds: where the
+    /// machine's speed drifts (a shared host, a CPU driver), every
+    /// combination then meets the same drift and their ratios hold.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=100))]
+    pub rounds: u32,
     /// Write the results as JSON here.
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
@@ -165,7 +171,9 @@ pub struct Report {
     pub device: String,
     pub width: u32,
     pub height: u32,
+    /// Timed frames per round of each run.
     pub frames: u32,
+    pub rounds: u32,
     pub runs: Vec<Run>,
 }
 
@@ -181,33 +189,16 @@ pub fn run(args: &BenchArgs, model: &Rc<Model>) -> Result<Report, AppError> {
         window: None,
     })?;
     log::info!("GPU: {}", ctx.device_name);
-    let mut runs = Vec::new();
-    for &instances in &args.instances {
-        for &view in &args.view {
-            for &lod in &args.lod {
-                for &lod_influences in &args.lod_influences {
-                    for &occlusion in &args.occlusion {
-                        for &anim_lod in &args.anim_lod {
-                            for &locomotion in &args.locomotion {
-                                for &mode in &args.modes {
-                                    let case = Case {
-                                        instances,
-                                        mode,
-                                        lod,
-                                        lod_influences,
-                                        occlusion,
-                                        anim_lod,
-                                        locomotion,
-                                        view,
-                                    };
-                                    let run = measure(&ctx, args, model, case, &mut capture)?;
-                                    log_run(&run);
-                                    runs.push(run);
-                                }
-                            }
-                        }
-                    }
-                }
+    let cases = cases(args);
+    let mut samples: Vec<Samples> = cases.iter().map(|_| Samples::default()).collect();
+    let mut runs = Vec::with_capacity(cases.len());
+    for round in 1..=args.rounds {
+        for (&case, samples) in cases.iter().zip(&mut samples) {
+            measure(&ctx, args, model, case, &mut capture, samples)?;
+            if round == args.rounds {
+                let run = summarize(args, model, case, samples);
+                log_run(&run);
+                runs.push(run);
             }
         }
     }
@@ -217,8 +208,51 @@ pub fn run(args: &BenchArgs, model: &Rc<Model>) -> Result<Report, AppError> {
         width: args.width,
         height: args.height,
         frames: args.frames,
+        rounds: args.rounds,
         runs,
     })
+}
+
+/// Every combination of the options' lists, in the order the runs report.
+fn cases(args: &BenchArgs) -> Vec<Case> {
+    let mut cases = Vec::new();
+    for &instances in &args.instances {
+        for &view in &args.view {
+            for &lod in &args.lod {
+                for &lod_influences in &args.lod_influences {
+                    for &occlusion in &args.occlusion {
+                        for &anim_lod in &args.anim_lod {
+                            for &locomotion in &args.locomotion {
+                                for &mode in &args.modes {
+                                    cases.push(Case {
+                                        instances,
+                                        mode,
+                                        lod,
+                                        lod_influences,
+                                        occlusion,
+                                        anim_lod,
+                                        locomotion,
+                                        view,
+                                    });
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    cases
+}
+
+/// What the timed frames of one run recorded, over its rounds so far.
+#[derive(Default)]
+struct Samples {
+    cpu_ms: Vec<f64>,
+    frame_ms: Vec<f64>,
+    gpu_ms: BTreeMap<&'static str, Vec<f64>>,
+    visible: u32,
+    triangles: Vec<f64>,
 }
 
 fn log_run(run: &Run) {
@@ -245,13 +279,16 @@ fn log_run(run: &Run) {
     );
 }
 
+/// One round of `case`: a crowd built, warmed up and timed for
+/// `args.frames` frames, its samples added to `samples`.
 fn measure(
     ctx: &Context,
     args: &BenchArgs,
     model: &Rc<Model>,
     case: Case,
     capture: &mut FrameCapture,
-) -> Result<Run, AppError> {
+    samples: &mut Samples,
+) -> Result<(), AppError> {
     let extent = vk::Extent2D {
         width: args.width,
         height: args.height,
@@ -279,11 +316,6 @@ fn measure(
     };
     let mut scene = Scene::new(Rc::clone(model), crowd, camera, view, aspect);
 
-    let mut cpu_ms = Vec::with_capacity(args.frames as usize);
-    let mut frame_ms = Vec::with_capacity(args.frames as usize);
-    let mut visible = 0;
-    let mut triangles = Vec::with_capacity(args.frames as usize);
-    let mut gpu_ms: BTreeMap<&'static str, Vec<f64>> = BTreeMap::new();
     let mut last_done: Option<Instant> = None;
     for index in 0..WARMUP_FRAMES + args.frames {
         scene.time = index as f32 * FIXED_STEP;
@@ -295,41 +327,47 @@ fn measure(
         // frame on they describe warm frames of this run.
         if timed {
             if let Some(counts) = report.visible {
-                visible = counts.total();
-                triangles.push(counts.triangles(&renderer.model.model.lod_triangles) as f64);
+                samples.visible = counts.total();
+                let triangles = counts.triangles(&renderer.model.model.lod_triangles);
+                samples.triangles.push(triangles as f64);
             }
             let finished = report.finished.into_iter();
             for measured in finished {
-                cpu_ms.push(measured.cpu.as_secs_f64() * 1e3);
+                samples.cpu_ms.push(measured.cpu.as_secs_f64() * 1e3);
                 for (pass, ms) in measured.gpu.passes {
-                    gpu_ms.entry(pass).or_default().push(ms);
+                    samples.gpu_ms.entry(pass).or_default().push(ms);
                 }
             }
         }
         if let (true, Some(last)) = (timed, last_done) {
-            frame_ms.push((done - last).as_secs_f64() * 1e3);
+            samples.frame_ms.push((done - last).as_secs_f64() * 1e3);
         }
         last_done = Some(done);
     }
     renderer.finish(ctx)?;
+    Ok(())
+}
 
-    let frame_ms = median(&mut frame_ms);
+/// A run's figures: medians over every round's frames.
+fn summarize(args: &BenchArgs, model: &Model, case: Case, samples: &mut Samples) -> Run {
+    let frame_ms = median(&mut samples.frame_ms);
     let vertices: usize = crate::gpu::gpu_model::drawn_meshes(model)
         .map(|m| m.vertex_count())
         .sum();
-    Ok(Run {
+    Run {
         case,
         compute_only: args.compute_only,
-        cpu_ms: median(&mut cpu_ms),
+        cpu_ms: median(&mut samples.cpu_ms),
         frame_ms,
-        gpu_ms: gpu_ms
-            .into_iter()
-            .map(|(pass, mut ms)| (pass, median(&mut ms)))
+        gpu_ms: samples
+            .gpu_ms
+            .iter_mut()
+            .map(|(&pass, ms)| (pass, median(ms)))
             .collect(),
-        visible,
-        triangles: median(&mut triangles),
-        vertices_per_s: f64::from(visible) * vertices as f64 / (frame_ms / 1e3),
-    })
+        visible: samples.visible,
+        triangles: median(&mut samples.triangles),
+        vertices_per_s: f64::from(samples.visible) * vertices as f64 / (frame_ms / 1e3),
+    }
 }
 
 fn median(samples: &mut [f64]) -> f64 {
