@@ -5,10 +5,10 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
-use crate::anim::{ground_motion, GroundMotion, GroundMotionSource};
+use crate::anim::{ground_motion, Clip, GroundMotion, GroundMotionSource};
 use crate::md5::{self, Md5Anim, Md5Error, Md5Mesh};
 use crate::model::{clip_from_md5, clip_name, skeleton_from_md5, skinned_mesh_from_md5};
-use crate::skin::{InfluenceLimit, SkinnedMesh};
+use crate::skin::{sampled_poses, InfluenceLimit, SkinnedMesh};
 
 #[derive(Clone, Debug, Serialize)]
 #[serde(tag = "kind", rename_all = "lowercase")]
@@ -35,6 +35,13 @@ pub struct MeshReport {
     /// The levels of detail `Model::load` builds, LOD 0 first, over all
     /// meshes (see [`summed_lods`]).
     pub lods: Vec<LodReport>,
+    /// Per level, the most joints per vertex any mesh's level skins with
+    /// (`skin::lod_influences`), chosen over the poses of the anims named
+    /// in the same call (none: the bind pose, where one is exact).
+    pub lod_influences: Vec<usize>,
+    /// How many anims those poses came from (the first mesh named gets
+    /// the anims that fit it; any other, none).
+    pub lod_anims: usize,
 }
 
 /// One level of detail of a whole model.
@@ -83,6 +90,11 @@ pub struct AnimReport {
 /// first invalid file.
 pub fn inspect_files(paths: &[PathBuf]) -> Result<Vec<FileReport>, Md5Error> {
     let mut first_mesh: Option<(String, Md5Mesh)> = None;
+    // Where the first mesh's report is, and the clips of the anims checked
+    // against it: its levels' influences are chosen over their poses, as
+    // `Model::load` chooses them.
+    let mut first_mesh_report = None;
+    let mut fitting_clips = Vec::new();
     let mut reports = Vec::with_capacity(paths.len());
     for path in paths {
         let file = path.display().to_string();
@@ -101,6 +113,7 @@ pub fn inspect_files(paths: &[PathBuf]) -> Result<Vec<FileReport>, Md5Error> {
             let motion = anim_parents(&anim).map_or(GroundMotion::STILL, |parents| {
                 ground_motion(&parents, &clip)
             });
+            let fits = name_mismatches.is_some();
             reports.push(FileReport::Anim(anim_report(
                 file,
                 &anim,
@@ -108,17 +121,30 @@ pub fn inspect_files(paths: &[PathBuf]) -> Result<Vec<FileReport>, Md5Error> {
                 name_mismatches,
                 motion,
             )));
+            if fits {
+                fitting_clips.push(clip);
+            }
         } else {
             let mesh = md5::read_mesh_file(path)?;
-            reports.push(FileReport::Mesh(mesh_report(file.clone(), &mesh)));
+            first_mesh_report.get_or_insert(reports.len());
+            reports.push(FileReport::Mesh(mesh_report(file.clone(), &mesh, &[])));
             first_mesh.get_or_insert((file, mesh));
+        }
+    }
+    if let (Some(index), Some((file, mesh))) = (first_mesh_report, first_mesh) {
+        if !fitting_clips.is_empty() {
+            reports[index] = FileReport::Mesh(mesh_report(file, &mesh, &fitting_clips));
         }
     }
     Ok(reports)
 }
 
-fn mesh_report(file: String, mesh: &Md5Mesh) -> MeshReport {
+/// `clips`: the anims that fit the mesh, whose poses choose each level's
+/// influences (their root motion, which `Model::load` takes out, moves every
+/// influence alike and changes no choice).
+fn mesh_report(file: String, mesh: &Md5Mesh, clips: &[Clip]) -> MeshReport {
     let skeleton = skeleton_from_md5(mesh);
+    let poses = sampled_poses(&skeleton, clips);
     // Converted as Model::load does, with the LOD chain (its GPU ordering
     // changes no count or error).
     let four: Vec<SkinnedMesh> = mesh
@@ -127,6 +153,7 @@ fn mesh_report(file: String, mesh: &Md5Mesh) -> MeshReport {
         .map(|m| {
             let mut skinned = skinned_mesh_from_md5(m, &skeleton, InfluenceLimit::Four);
             skinned.build_lods();
+            skinned.choose_level_influences(&poses);
             skinned
         })
         .collect();
@@ -164,6 +191,8 @@ fn mesh_report(file: String, mesh: &Md5Mesh) -> MeshReport {
             .map(|m| m.truncation.max_dropped_weight)
             .fold(0.0, f32::max),
         lods: summed_lods(&four),
+        lod_influences: level_influences(&four),
+        lod_anims: clips.len(),
     }
 }
 
@@ -184,6 +213,22 @@ pub fn summed_lods(meshes: &[SkinnedMesh]) -> Vec<LodReport> {
                 tris: at_k().map(|l| l.triangle_count()).sum(),
                 error: at_k().map(|l| l.error).fold(0.0, f32::max),
             }
+        })
+        .collect()
+}
+
+/// Per level of the chain [`summed_lods`] reports, the most influences any
+/// mesh's level keeps.
+fn level_influences(meshes: &[SkinnedMesh]) -> Vec<usize> {
+    let levels = meshes.iter().map(|m| m.lods.len()).max().unwrap_or(1);
+    (0..levels)
+        .map(|k| {
+            meshes
+                .iter()
+                .filter_map(|m| m.lods.get(k).or(m.lods.last()))
+                .map(|l| l.influences)
+                .max()
+                .unwrap_or(0)
         })
         .collect()
 }
@@ -236,7 +281,7 @@ fn ground_speed_text(report: &AnimReport) -> String {
     )
 }
 
-/// `5920 tris, 2970 (err 0.19), ..., 52 (err 15.35)`; error in model units.
+/// `5920 tris, 2970 (err 0.19), ..., 52 (err 15.37)`; error in model units.
 fn lod_chain_text(lods: &[LodReport]) -> String {
     let mut text = String::new();
     for (k, lod) in lods.iter().enumerate() {
@@ -247,6 +292,17 @@ fn lod_chain_text(lods: &[LodReport]) -> String {
         }
     }
     text
+}
+
+/// `4 4 4 4 2 2 1 1 (over the poses of 4 anims)`.
+fn lod_influences_text(report: &MeshReport) -> String {
+    let counts: Vec<String> = report.lod_influences.iter().map(usize::to_string).collect();
+    let over = match report.lod_anims {
+        0 => "no anims named: the bind pose, where one is exact".to_owned(),
+        1 => "over the poses of 1 anim".to_owned(),
+        n => format!("over the poses of {n} anims"),
+    };
+    format!("{} ({over})", counts.join(" "))
 }
 
 pub fn to_json(reports: &[FileReport]) -> String {
@@ -281,6 +337,7 @@ pub fn to_text(reports: &[FileReport]) -> String {
                 )
                 .unwrap();
                 writeln!(out, "  LODs: {}", lod_chain_text(&m.lods)).unwrap();
+                writeln!(out, "  influences per level: {}", lod_influences_text(m)).unwrap();
             }
             FileReport::Anim(a) => {
                 writeln!(out, "{} (md5anim)", a.file).unwrap();

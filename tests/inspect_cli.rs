@@ -387,3 +387,46 @@ fn text_report_shows_the_lod_chain() {
     let levels = json["lods"].as_array().unwrap().len();
     assert_eq!(line.matches("(err ").count(), levels - 1, "{line}");
 }
+
+#[test]
+fn json_influences_per_level_follow_the_anims_named() {
+    let assets = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("assets");
+    let mesh = assets.join("crowdling.md5mesh");
+    let report = |anims: &[&str]| {
+        let mut args = vec!["--json".as_ref(), mesh.as_os_str()];
+        let anims: Vec<PathBuf> = anims.iter().map(|a| assets.join(a)).collect();
+        args.extend(anims.iter().map(|a| a.as_os_str()));
+        let out = inspect(&args);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let counts: Vec<u64> = json[0]["lod_influences"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c.as_u64().unwrap())
+            .collect();
+        assert_eq!(counts.len(), json[0]["lods"].as_array().unwrap().len());
+        (counts, json[0]["lod_anims"].as_u64().unwrap())
+    };
+    // Alone: the bind pose, where one joint per vertex is exact everywhere.
+    let (alone, anims) = report(&[]);
+    assert_eq!(anims, 0);
+    assert!(alone.iter().all(|&c| c == 1), "{alone:?}");
+    // With its clips: LOD 0 keeps all 4, coarser levels no more than finer
+    // ones, the coarsest one.
+    let clips = [
+        "walk.md5anim",
+        "run.md5anim",
+        "idle.md5anim",
+        "wave.md5anim",
+    ];
+    let (posed, anims) = report(&clips);
+    assert_eq!(anims, 4);
+    assert_eq!(posed[0], 4, "{posed:?}");
+    assert_eq!(*posed.last().unwrap(), 1, "{posed:?}");
+    assert!(posed.windows(2).all(|w| w[1] <= w[0]), "{posed:?}");
+}
