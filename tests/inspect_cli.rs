@@ -78,6 +78,19 @@ fn inspect(args: &[&std::ffi::OsStr]) -> std::process::Output {
         .expect("run md5crowd")
 }
 
+/// `md5crowd inspect --json FILES`, which must succeed: its reports.
+fn inspect_json(files: &[&std::ffi::OsStr]) -> serde_json::Value {
+    let mut args: Vec<&std::ffi::OsStr> = vec!["--json".as_ref()];
+    args.extend_from_slice(files);
+    let out = inspect(&args);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("valid JSON")
+}
+
 #[test]
 fn json_reports_every_key() {
     let mesh = fixture("hero.md5mesh", MESH);
@@ -180,15 +193,8 @@ fn every_shipped_file_passes_inspect() {
     // The mesh first, so every anim is checked against it.
     files.sort_by_key(|p| p.extension().is_some_and(|e| e == "md5anim"));
     assert!(files.len() >= 4, "{files:?}");
-    let mut args: Vec<&std::ffi::OsStr> = vec!["--json".as_ref()];
-    args.extend(files.iter().map(|p| p.as_os_str()));
-    let out = inspect(&args);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let files: Vec<&std::ffi::OsStr> = files.iter().map(|p| p.as_os_str()).collect();
+    let json = inspect_json(&files);
     let reports = json.as_array().unwrap();
     assert_eq!(reports[0]["kind"], "mesh");
     assert!(
@@ -342,14 +348,7 @@ fn json_lods_of_a_one_triangle_mesh_are_lod_0_alone() {
 
 fn shipped_character_json() -> serde_json::Value {
     let mesh = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("assets/crowdling.md5mesh");
-    let out = inspect(&["--json".as_ref(), mesh.as_os_str()]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    json[0].clone()
+    inspect_json(&[mesh.as_os_str()])[0].clone()
 }
 
 #[test]
@@ -393,16 +392,10 @@ fn json_influences_per_level_follow_the_anims_named() {
     let assets = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("assets");
     let mesh = assets.join("crowdling.md5mesh");
     let report = |anims: &[&str]| {
-        let mut args = vec!["--json".as_ref(), mesh.as_os_str()];
         let anims: Vec<PathBuf> = anims.iter().map(|a| assets.join(a)).collect();
-        args.extend(anims.iter().map(|a| a.as_os_str()));
-        let out = inspect(&args);
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let mut files = vec![mesh.as_os_str()];
+        files.extend(anims.iter().map(|a| a.as_os_str()));
+        let json = inspect_json(&files);
         let counts: Vec<u64> = json[0]["lod_influences"]
             .as_array()
             .unwrap()
