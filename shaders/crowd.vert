@@ -62,7 +62,7 @@ void main() {
                              in_joints1.x, in_joints1.y, in_joints1.z, in_joints1.w);
     float weights[8] = float[8](in_weights0.x, in_weights0.y, in_weights0.z, in_weights0.w,
                                 in_weights1.x, in_weights1.y, in_weights1.z, in_weights1.w);
-    // skin::skin_position_with: the kept weights scaled to sum to 1.
+    // skin::skin_position_by_steps: the kept weights scaled to sum to 1.
     float kept = 0.0;
     for (uint i = 0u; i < INFLUENCES; ++i) {
         kept += weights[i];

@@ -5,7 +5,7 @@
 
 use super::guard::{guard, Destroy};
 use super::resources::{self, Buffer};
-use super::shader_types::{ClipInfo, GpuJointPose, SkeletonJoint, SkinningTransform};
+use super::shader_types::{ClipInfo, FrameBounds, GpuJointPose, SkeletonJoint, SkinningTransform};
 use super::{Context, GpuError};
 use crate::anim::JointPose;
 use crate::crowd::{self, BoundingSphere, SharedPoses};
@@ -47,7 +47,7 @@ pub fn upload_animation_data(ctx: &Context, model: &Model) -> Result<AnimationDa
 
     let shared = SharedPoses::sample(&model.skeleton, &model.clips);
     let mut poses: Vec<GpuJointPose> = Vec::new();
-    let mut frame_bounds: Vec<[f32; 4]> = Vec::new();
+    let mut frame_bounds: Vec<FrameBounds> = Vec::new();
     let mut clips: Vec<ClipInfo> = Vec::with_capacity(model.clips.len().max(1));
     for ((clip, clip_sphere), &(shared_first, shared_count)) in
         model.clips.iter().zip(&spheres).zip(&shared.clips)
@@ -66,14 +66,20 @@ pub fn upload_animation_data(ctx: &Context, model: &Model) -> Result<AnimationDa
         });
         poses.extend(clip.frames.iter().flatten().map(|&p| GpuJointPose::from(p)));
         // One box per frame, even where a file gave fewer.
-        frame_bounds.extend((0..clip.frames.len()).flat_map(|f| {
+        frame_bounds.extend((0..clip.frames.len()).map(|f| {
             let b = clip.bounds.get(f).copied().unwrap_or(clip.bounds_union());
-            [corner(b.min), corner(b.max)]
+            FrameBounds {
+                min: corner(b.min),
+                max: corner(b.max),
+            }
         }));
     }
     if frame_bounds.is_empty() {
         let b = model.bind_pose_bounds();
-        frame_bounds.extend([corner(b.min), corner(b.max)]);
+        frame_bounds.push(FrameBounds {
+            min: corner(b.min),
+            max: corner(b.max),
+        });
     }
     if clips.is_empty() {
         clips.push(ClipInfo {

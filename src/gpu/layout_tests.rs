@@ -11,9 +11,9 @@ use super::passes::crowd_draw;
 use super::passes::skeleton_overlay;
 use super::reflect::{self, layout_mismatches, ScalarKind, StructLayout};
 use super::shader_types::{
-    ClipInfo, CrowdComputeConstants, CrowdInstance, DrawConstants, FrameUniforms, GpuAgentLane,
-    GpuGaitSwitch, GpuJointPose, GpuLocomotionTable, GpuSpeedSegment, InstanceAnimation,
-    SkeletonJoint, SkeletonVertex, SkinningTransform, VisibleHeader,
+    ClipInfo, CrowdComputeConstants, CrowdInstance, DrawConstants, FrameBounds, FrameUniforms,
+    GpuAgentLane, GpuGaitSwitch, GpuJointPose, GpuLocomotionTable, GpuSpeedSegment,
+    InstanceAnimation, SkeletonJoint, SkeletonVertex, SkinningTransform, VisibleHeader,
 };
 use super::shaders::spirv;
 use crate::skin::InfluenceLimit;
@@ -93,6 +93,11 @@ fn animation_data() {
         glsl_struct(spirv::ANIMATE_COMP, "JointPose"),
         size_of::<GpuJointPose>(),
         &offsets!(GpuJointPose, rotation, translation),
+    );
+    assert_twin(
+        glsl_struct(spirv::CULL_COMP, "FrameBounds"),
+        size_of::<FrameBounds>(),
+        &offsets!(FrameBounds, min, max),
     );
     assert_twin(
         glsl_struct(spirv::ANIMATE_COMP, "SkeletonJoint"),

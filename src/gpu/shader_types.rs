@@ -103,6 +103,16 @@ pub struct ClipInfo {
     pub bounds_max: [f32; 4],
 }
 
+/// Twin of `FrameBounds` in shaders/cull.comp: one frame's box
+/// (`Clip::bounds`, the mesh posed from that frame to the next), model
+/// space, xyz.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct FrameBounds {
+    pub min: [f32; 4],
+    pub max: [f32; 4],
+}
+
 /// Twin of `SkeletonJoint` in shaders/animation.glsl.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
