@@ -93,7 +93,8 @@ pub struct BenchArgs {
     /// comparable with those taken before it existed.
     #[arg(long, value_enum, value_delimiter = ',', default_value = "off")]
     pub locomotion: Vec<Switch>,
-    /// Scales the error, in pixels, a level of detail may show.
+    /// Scales the error a level of detail may show on screen (half a pixel
+    /// at 1).
     #[arg(long, value_name = "FACTOR", default_value_t = 1.0, value_parser = super::render_args::positive)]
     pub lod_bias: f32,
     /// Camera, comma-separated: overview (framing the crowd from above),
@@ -307,7 +308,7 @@ fn measure(
     let aspect = args.width as f32 / args.height as f32;
     let camera = case.view.camera(&crowd, aspect);
     let view = ViewOptions {
-        lod_threshold: (case.lod == Switch::On).then_some(args.lod_bias),
+        lod_bias: (case.lod == Switch::On).then_some(args.lod_bias),
         lod_influences: case.lod_influences == Switch::On,
         occlusion: case.occlusion == Switch::On,
         compute_only: args.compute_only,

@@ -247,7 +247,7 @@ fn controls(ui: &mut egui::Ui, view: &OverlayView, actions: &mut Vec<Action>) {
     toggle(ui, view.paused, "pause (Space)", Action::Pause);
     toggle(
         ui,
-        options.lod_threshold.is_some(),
+        options.lod_bias.is_some(),
         "level of detail (O)",
         Action::LevelOfDetail,
     );
@@ -293,7 +293,7 @@ fn controls(ui: &mut egui::Ui, view: &OverlayView, actions: &mut Vec<Action>) {
             .changed();
         changed.then_some(edited)
     };
-    if let Some(bias) = float_slider(ui, view.lod_bias, 0.25..=8.0, "LOD bias (pixels)") {
+    if let Some(bias) = float_slider(ui, view.lod_bias, 0.25..=8.0, "LOD bias") {
         actions.push(Action::LodBias(bias));
     }
     if let Some(scale) = float_slider(ui, view.time_scale, 0.0..=4.0, "time scale") {

@@ -102,8 +102,8 @@ pub struct RenderArgs {
     /// stays under a pixel (times --lod-bias); off: always the full mesh.
     #[arg(long, value_enum, default_value_t = Switch::On)]
     pub lod: Switch,
-    /// Scales the error, in pixels, a level of detail may show: 2 picks
-    /// coarser levels sooner, 0.5 later.
+    /// Scales the error a level of detail may show on screen (half a pixel
+    /// at 1): 2 picks coarser levels sooner, 0.5 later.
     #[arg(long, value_name = "FACTOR", default_value_t = 1.0, value_parser = positive, allow_negative_numbers = true)]
     pub lod_bias: f32,
     /// Tint each instance by its level of detail (white = full mesh).
@@ -191,8 +191,8 @@ impl RenderArgs {
         self.memory_budget_mib.map(|mib| mib << 20)
     }
 
-    /// The error a level of detail may show, in pixels; `None`: LOD off.
-    pub fn lod_threshold(&self) -> Option<f32> {
+    /// What scales the error a level of detail may show; `None`: LOD off.
+    pub fn lod_bias(&self) -> Option<f32> {
         (self.lod == Switch::On).then_some(self.lod_bias)
     }
 
@@ -204,7 +204,7 @@ impl RenderArgs {
             skinning: self.skinning.into(),
             show_skeleton: self.skeleton,
             wireframe: self.wireframe && wireframe_supported,
-            lod_threshold: self.lod_threshold(),
+            lod_bias: self.lod_bias(),
             show_lod: self.show_lod,
             lod_influences: self.lod_influences == Switch::On,
             occlusion: self.occlusion == Switch::On,

@@ -325,7 +325,7 @@ impl App<'_> {
             Action::LodBias(bias) => {
                 live.lod_bias = bias;
                 let view = &mut live.scene.view;
-                view.lod_threshold = view.lod_threshold.map(|_| bias);
+                view.lod_bias = view.lod_bias.map(|_| bias);
             }
             Action::AnimationLod => live.scene.view.anim_lod = !live.scene.view.anim_lod,
             Action::LodInfluences => {
@@ -364,7 +364,7 @@ impl App<'_> {
             ),
             Action::LevelOfDetail => {
                 let view = &mut live.scene.view;
-                view.lod_threshold = match view.lod_threshold {
+                view.lod_bias = match view.lod_bias {
                     Some(_) => None,
                     None => Some(live.lod_bias),
                 };
@@ -467,7 +467,7 @@ impl Live {
             (self.paused, ", paused"),
             (view.show_skeleton, ", skeleton"),
             (view.wireframe, ", wireframe"),
-            (view.lod_threshold.is_none(), ", LOD off"),
+            (view.lod_bias.is_none(), ", LOD off"),
             (view.show_lod, ", LOD tint"),
             (!view.lod_influences, ", all influences at every level"),
             (!view.anim_lod, ", animation LOD off"),

@@ -75,9 +75,10 @@ pub struct ViewOptions {
     pub show_skeleton: bool,
     /// Triangle edges only, where [`Context::wireframe`] allows.
     pub wireframe: bool,
-    /// The projected error, in pixels, a level of detail may have (`None`:
-    /// every instance at level 0).
-    pub lod_threshold: Option<f32>,
+    /// Scales the projected error a level of detail may have
+    /// (`cull::LOD_PIXEL_ERROR` pixels at 1; `None`: every instance at
+    /// level 0).
+    pub lod_bias: Option<f32>,
     /// Tint instances by their level of detail.
     pub show_lod: bool,
     /// Coarse levels skin with the fewer influences per vertex they keep
@@ -117,7 +118,7 @@ impl Default for ViewOptions {
             skinning: SkinningMethod::Linear,
             show_skeleton: false,
             wireframe: false,
-            lod_threshold: Some(1.0),
+            lod_bias: Some(1.0),
             show_lod: false,
             lod_influences: true,
             occlusion: true,
@@ -384,7 +385,7 @@ impl Renderer {
         uniforms.lod_params = LodParams::new(
             uniforms.cull_view_projection,
             extent.height,
-            input.view.lod_threshold,
+            input.view.lod_bias,
         )
         .to_vec4()
         .with_w(if anim_lod { ANIM_LOD_RADIUS } else { 0.0 });

@@ -109,7 +109,7 @@ impl Renderer {
         );
         let layout = model.compute_pipeline_layout;
         // Without level of detail cull.comp puts everyone at level 0.
-        let drawn_levels = match input.view.lod_threshold {
+        let drawn_levels = match input.view.lod_bias {
             Some(_) => model.model.lod_count,
             None => 1,
         };

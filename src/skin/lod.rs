@@ -7,7 +7,8 @@
 //! attribute-aware simplifier (positions, normals and uvs) for
 //! [`level_ratio`] (at most [`LEVEL_RATIO`]) of the previous level's
 //! triangles, starting from that level (as meshoptimizer recommends for
-//! smooth transitions; errors summed); the last level is sloppy
+//! smooth transitions) or from LOD 0, whichever lands closer to LOD 0; each
+//! level's error is its measured distance to LOD 0; the last level is sloppy
 //! simplification (a grid clustering that ignores topology, so it merges
 //! what the edge collapser may not) down to [`coarsest_target`], a few dozen
 //! triangles. [`SkinnedMesh::optimize_for_gpu`] then orders each level for
@@ -25,6 +26,7 @@ use meshopt::{SimplifyOptions, SimplifyVertex, VertexDataAdapter};
 
 use super::influences::MAX_INFLUENCES;
 use super::skinned_mesh::SkinnedMesh;
+use super::surface_distance::surface_distance;
 
 /// The most levels a mesh has, LOD 0 included.
 pub const MAX_LODS: usize = 8;
@@ -66,10 +68,9 @@ const UV_WEIGHT_SCALE: f32 = 0.1;
 pub struct LodLevel {
     /// Triangle list into the mesh's (shared) vertices, clockwise as md5's.
     pub indices: Vec<u32>,
-    /// How far this level's surface may stray from LOD 0's, in model units
-    /// (meshopt's relative error times the mesh's scale, `simplify_scale`,
-    /// summed down the chain; for the sloppy level also measured); 0 for
-    /// LOD 0.
+    /// How far this level's surface strays from LOD 0's in the bind pose, in
+    /// model units: measured ([`super::surface_distance`]), never less than
+    /// the finer levels'; 0 for LOD 0.
     pub error: f32,
     /// Joints per vertex this level is skinned with: the largest of each
     /// vertex's influences, renormalised (`skin::lod_influences`). All the
@@ -126,7 +127,6 @@ pub fn lod_chain(
     }
     let vertices = VertexDataAdapter::new(bytemuck::cast_slice(positions), 12, 0)
         .expect("Vec3 positions are 12-byte vertices");
-    let scale = meshopt::simplify_scale(&vertices);
     let (attributes, weights) = simplification_attributes(normals, uvs, indices);
     // No locks: seams stay welded because the simplifier finds them itself
     // (vertices sharing a position with different uvs only collapse along
@@ -134,37 +134,55 @@ pub fn lod_chain(
     let locks = vec![SimplifyVertex::None; positions.len()];
     let ratio = level_ratio(triangles);
 
-    // Middle levels, each simplified from the previous one (nested, so
-    // neighbouring levels differ little). meshoptimizer measures each against
-    // the previous level, so errors are summed as it advises: by the triangle
-    // inequality, a bound on the distance to LOD 0 if each step's is one
-    // (measured on the shipped character: 1 to 3x the real distance). A
-    // level whose successor would be within 1.5x of the coarsest target is
-    // left to the sloppy step, so that the last step is a real reduction too.
+    // Middle levels. meshoptimizer allows two ways, and each level takes
+    // whichever lies closer to LOD 0: simplified from the previous level
+    // (nested, so neighbouring levels differ little; closer for the fine
+    // levels of the shipped character) or from LOD 0 itself (the whole
+    // surface to choose from; its body at 64 triangles: 3.9 units from LOD 0
+    // against 6.6 nested). Each level's error is measured, not estimated:
+    // meshoptimizer's estimates summed along the chain (as it advises for
+    // nested levels) came to 1 to 3.3x the distance, and its estimate also
+    // counts the normal and uv error, which the picture does not show as
+    // displacement. A level whose successor would be within 1.5x of the
+    // coarsest target is left to the sloppy step, so that the last step is a
+    // real reduction too.
     while lods.len() < MAX_LODS - 1 {
         let previous = lods.last().expect("LOD 0");
         let target = (previous.triangle_count() as f32 * ratio) as usize;
         if target * 2 <= coarsest * 3 {
             break;
         }
-        let mut relative_error = 0.0;
-        let next = meshopt::simplify_with_attributes_and_locks(
-            &previous.indices,
-            &vertices,
-            &attributes,
-            &weights,
-            ATTRIBUTES * size_of::<f32>(),
-            &locks,
-            target * 3,
-            1.0, // relative to the mesh's extent: no bound, the count decides
-            SimplifyOptions::None,
-            Some(&mut relative_error),
-        );
+        let simplify = |from: &[u32]| {
+            meshopt::simplify_with_attributes_and_locks(
+                from,
+                &vertices,
+                &attributes,
+                &weights,
+                ATTRIBUTES * size_of::<f32>(),
+                &locks,
+                target * 3,
+                1.0, // relative to the mesh's extent: no bound, the count decides
+                SimplifyOptions::None,
+                None,
+            )
+        };
+        let measured = |from: &[u32]| {
+            let level = simplify(from);
+            let distance = surface_distance(positions, indices, &level);
+            (level, distance)
+        };
+        // Two independent candidates: one on another core.
+        let (nested, direct) = std::thread::scope(|scope| {
+            let direct = scope.spawn(|| measured(indices));
+            let nested = measured(&previous.indices);
+            (nested, direct.join().expect("simplifying LOD 0 panicked"))
+        });
+        let (next, distance) = if direct.1 < nested.1 { direct } else { nested };
         let kept = next.len() / 3;
         if kept == 0 || kept as f32 > previous.triangle_count() as f32 * MIN_PROGRESS {
             break; // stuck: seams or topology; sloppy simplification goes on
         }
-        let error = previous.error + relative_error * scale;
+        let error = previous.error.max(distance);
         lods.push(LodLevel {
             indices: next,
             error,
@@ -174,25 +192,16 @@ pub fn lod_chain(
 
     // The coarsest level: sloppy simplification of LOD 0 itself (it sees all
     // of the surface, and measured closer to it than sloppy simplification of
-    // the last middle level). Its error is measured, not only estimated:
-    // grid clustering drops whole thin parts (a limb, a tube's end), which
-    // meshoptimizer's estimate misses (a tube: 2 estimated, 12 measured), and
-    // the level is small enough to measure against LOD 0 cheaply. Kept no
-    // smaller than the previous level's bound.
+    // the last middle level). Measuring matters most here: grid clustering
+    // drops whole thin parts (a limb, a tube's end), which meshoptimizer's
+    // estimate misses (a tube: 2 estimated, 12 measured). Errors never
+    // decrease along the chain, so a coarser level is never chosen nearer.
     let previous = lods.last().expect("LOD 0");
-    let mut relative_error = 0.0;
-    let sloppy = meshopt::simplify_sloppy(
-        indices,
-        &vertices,
-        coarsest * 3,
-        1.0,
-        Some(&mut relative_error),
-    );
+    let sloppy = meshopt::simplify_sloppy(indices, &vertices, coarsest * 3, 1.0, None);
     let kept = sloppy.len() / 3;
     if kept > 0 && kept < previous.triangle_count() {
         let error = previous
             .error
-            .max(relative_error * scale)
             .max(surface_distance(positions, indices, &sloppy));
         lods.push(LodLevel {
             indices: sloppy,
@@ -201,79 +210,6 @@ pub fn lod_chain(
         });
     }
     lods
-}
-
-/// How far apart two triangle lists over `positions` are, sampled: the
-/// vertices of `full` to the nearest point of `coarse`, and the triangle
-/// centres of `coarse` (its corners are `full`'s vertices) to the nearest
-/// point of `full`. Brute force, `O(full x coarse)`: for a coarse level of a
-/// few dozen triangles.
-fn surface_distance(positions: &[Vec3], full: &[u32], coarse: &[u32]) -> f32 {
-    let triangles = |indices: &[u32]| -> Vec<[Vec3; 3]> {
-        indices
-            .chunks_exact(3)
-            .map(|t| [0, 1, 2].map(|i| positions[t[i] as usize]))
-            .collect()
-    };
-    let (full_triangles, coarse_triangles) = (triangles(full), triangles(coarse));
-    let farthest_squared = |samples: &mut dyn Iterator<Item = Vec3>, surface: &[[Vec3; 3]]| {
-        samples
-            .map(|p| {
-                surface
-                    .iter()
-                    .map(|t| point_triangle_distance_squared(p, t))
-                    .fold(f32::INFINITY, f32::min)
-            })
-            .fold(0.0, f32::max)
-    };
-    let mut used = vec![false; positions.len()];
-    for &i in full {
-        used[i as usize] = true;
-    }
-    let mut full_vertices = positions
-        .iter()
-        .zip(&used)
-        .filter(|(_, &u)| u)
-        .map(|(&p, _)| p);
-    let mut coarse_centres = coarse_triangles.iter().map(|t| (t[0] + t[1] + t[2]) / 3.0);
-    farthest_squared(&mut full_vertices, &coarse_triangles)
-        .max(farthest_squared(&mut coarse_centres, &full_triangles))
-        .sqrt()
-}
-
-/// Squared distance from `p` to the nearest point of triangle `t` (Ericson,
-/// Real-Time Collision Detection, 5.1.5).
-pub fn point_triangle_distance_squared(p: Vec3, [a, b, c]: &[Vec3; 3]) -> f32 {
-    let (a, b, c) = (*a, *b, *c);
-    let (ab, ac, ap) = (b - a, c - a, p - a);
-    let (d1, d2) = (ab.dot(ap), ac.dot(ap));
-    if d1 <= 0.0 && d2 <= 0.0 {
-        return p.distance_squared(a);
-    }
-    let bp = p - b;
-    let (d3, d4) = (ab.dot(bp), ac.dot(bp));
-    if d3 >= 0.0 && d4 <= d3 {
-        return p.distance_squared(b);
-    }
-    let vc = d1 * d4 - d3 * d2;
-    if vc <= 0.0 && d1 >= 0.0 && d3 <= 0.0 {
-        return p.distance_squared(a + ab * (d1 / (d1 - d3)));
-    }
-    let cp = p - c;
-    let (d5, d6) = (ab.dot(cp), ac.dot(cp));
-    if d6 >= 0.0 && d5 <= d6 {
-        return p.distance_squared(c);
-    }
-    let vb = d5 * d2 - d1 * d6;
-    if vb <= 0.0 && d2 >= 0.0 && d6 <= 0.0 {
-        return p.distance_squared(a + ac * (d2 / (d2 - d6)));
-    }
-    let va = d3 * d6 - d5 * d4;
-    if va <= 0.0 && d4 - d3 >= 0.0 && d5 - d6 >= 0.0 {
-        return p.distance_squared(b + (c - b) * ((d4 - d3) / ((d4 - d3) + (d5 - d6))));
-    }
-    let denom = 1.0 / (va + vb + vc);
-    p.distance_squared(a + ab * (vb * denom) + ac * (vc * denom))
 }
 
 /// Floats per vertex given to the simplifier: normal xyz, uv.
@@ -399,29 +335,6 @@ mod tests {
         assert_eq!(coarsest_target(5056), COARSEST_TRIANGLES);
         assert_eq!(coarsest_target(100), 10);
         assert_eq!(coarsest_target(9), 0);
-    }
-
-    #[test]
-    fn point_triangle_distance_by_region() {
-        let t = [Vec3::ZERO, Vec3::X, Vec3::Y];
-        let d = |p: Vec3| point_triangle_distance_squared(p, &t).sqrt();
-        assert_eq!(d(Vec3::new(0.25, 0.25, 2.0)), 2.0); // inside, above
-        assert_eq!(d(Vec3::new(-3.0, -4.0, 0.0)), 5.0); // past vertex a
-        assert_eq!(d(Vec3::new(0.5, -1.0, 0.0)), 1.0); // past edge ab
-        assert!((d(Vec3::new(1.0, 1.0, 0.0)) - 0.5f32.sqrt()).abs() < 1e-6); // past bc
-    }
-
-    #[test]
-    fn a_missing_part_is_measured() {
-        // Two unit squares 10 apart; the coarse level keeps one.
-        let positions = [0.0, 10.0].map(|x| {
-            [(0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0)].map(|(a, b)| Vec3::new(x + a, b, 0.0))
-        });
-        let positions: Vec<Vec3> = positions.concat();
-        let full = [0, 3, 2, 0, 2, 1, 4, 7, 6, 4, 6, 5];
-        assert!(surface_distance(&positions, &full, &full) < 1e-6);
-        let far = surface_distance(&positions, &full, &full[..6]);
-        assert!((far - 10.0).abs() < 1e-5, "{far}"); // (11, 0) to (1, 0)
     }
 
     #[test]

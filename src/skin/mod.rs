@@ -13,15 +13,15 @@ mod lod;
 mod lod_influences;
 mod pose_bounds;
 mod skinned_mesh;
+mod surface_distance;
 
 pub use cpu_skinning::{skin_vertices, SkinningMethod, SurfaceVertex};
 pub use influences::{select_influences, InfluenceLimit, TruncationReport, MAX_INFLUENCES};
-pub use lod::{
-    coarsest_target, level_ratio, lod_chain, point_triangle_distance_squared, LodLevel, MAX_LODS,
-};
+pub use lod::{coarsest_target, level_ratio, lod_chain, LodLevel, MAX_LODS};
 pub use lod_influences::{
     affine_transforms, sampled_poses, skin_position_by_steps, INFLUENCE_ERROR_SHARE,
     INFLUENCE_STEPS, MAX_SAMPLED_POSES,
 };
 pub use pose_bounds::{clip_pose_bounds, skinned_bounds};
 pub use skinned_mesh::{smooth_normals, tangents, SkinnedMesh};
+pub use surface_distance::{point_triangle_distance_squared, surface_distance, TriangleGrid};
