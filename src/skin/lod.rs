@@ -26,7 +26,7 @@ use meshopt::{SimplifyOptions, SimplifyVertex, VertexDataAdapter};
 
 use super::influences::MAX_INFLUENCES;
 use super::skinned_mesh::SkinnedMesh;
-use super::surface_distance::surface_distance;
+use super::surface_distance::ReferenceSurface;
 
 /// The most levels a mesh has, LOD 0 included.
 pub const MAX_LODS: usize = 8;
@@ -133,6 +133,7 @@ pub fn lod_chain(
     // the seam), which is what keeps the texture from tearing.
     let locks = vec![SimplifyVertex::None; positions.len()];
     let ratio = level_ratio(triangles);
+    let mut lod_0 = ReferenceSurface::new(positions, indices);
 
     // Middle levels. meshoptimizer allows two ways, and each level takes
     // whichever lies closer to LOD 0: simplified from the previous level
@@ -166,15 +167,16 @@ pub fn lod_chain(
                 None,
             )
         };
-        let measured = |from: &[u32]| {
+        let measured = |from: &[u32], lod_0: &mut ReferenceSurface| {
             let level = simplify(from);
-            let distance = surface_distance(positions, indices, &level);
+            let distance = lod_0.distance_to(positions, &level);
             (level, distance)
         };
         // Two independent candidates: one on another core.
+        let mut lod_0_there = lod_0.clone();
         let (nested, direct) = std::thread::scope(|scope| {
-            let direct = scope.spawn(|| measured(indices));
-            let nested = measured(&previous.indices);
+            let direct = scope.spawn(|| measured(indices, &mut lod_0_there));
+            let nested = measured(&previous.indices, &mut lod_0);
             (nested, direct.join().expect("simplifying LOD 0 panicked"))
         });
         let (next, distance) = if direct.1 < nested.1 { direct } else { nested };
@@ -200,9 +202,7 @@ pub fn lod_chain(
     let sloppy = meshopt::simplify_sloppy(indices, &vertices, coarsest * 3, 1.0, None);
     let kept = sloppy.len() / 3;
     if kept > 0 && kept < previous.triangle_count() {
-        let error = previous
-            .error
-            .max(surface_distance(positions, indices, &sloppy));
+        let error = previous.error.max(lod_0.distance_to(positions, &sloppy));
         lods.push(LodLevel {
             indices: sloppy,
             error,
