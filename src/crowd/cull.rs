@@ -57,8 +57,8 @@ impl Frustum {
 /// (`skin::surface_distance`), and a silhouette that moves by a fraction of a
 /// pixel already changes the pixels along it: on the shipped character's
 /// 256-instance overview (1280x720), LOD on against off, 0.50% of the pixels
-/// differ by more than 10% at half a pixel, 0.97% at three quarters and
-/// 1.34% at one (the limit is 1%).
+/// differ by more than 10% at half a pixel, 0.86% at three quarters and
+/// 1.30% at one (the limit is 1%).
 pub const LOD_PIXEL_ERROR: f32 = 0.5;
 
 /// What turns a level's error into pixels: `FrameUniforms::lod_params`.
