@@ -89,6 +89,10 @@ fn triangles(positions: &[Vec3], indices: &[u32]) -> Vec<[Vec3; 3]> {
 /// triangles, and a coarse level a few dozen large ones.
 const MAX_CELLS_PER_AXIS: i32 = 64;
 
+/// The most (cell, triangle) entries a grid keeps per triangle: a grid whose
+/// triangles would overlap more cells than that gets larger cells.
+const MAX_CELLS_PER_TRIANGLE: usize = 32;
+
 /// Triangles bucketed by the grid cells their bounding boxes overlap.
 #[derive(Clone)]
 pub struct TriangleGrid {
@@ -109,11 +113,15 @@ pub struct TriangleGrid {
 }
 
 impl TriangleGrid {
-    /// A grid of about one cell per triangle over the triangles' bounding box.
+    /// A grid of about one cell per triangle over the triangles' bounding
+    /// box, coarser where large triangles would each land in many cells.
     pub fn new(triangles: Vec<[Vec3; 3]>) -> TriangleGrid {
-        let (low, high) = triangles.iter().flatten().fold(
+        let boxes: Vec<(Vec3, Vec3)> = (triangles.iter())
+            .map(|t| (t[0].min(t[1]).min(t[2]), t[0].max(t[1]).max(t[2])))
+            .collect();
+        let (low, high) = boxes.iter().fold(
             (Vec3::splat(f32::INFINITY), Vec3::splat(f32::NEG_INFINITY)),
-            |(low, high), &p| (low.min(p), high.max(p)),
+            |(low, high), &(l, h)| (low.min(l), high.max(h)),
         );
         let (low, high) = if low.cmple(high).all() {
             (low, high)
@@ -124,26 +132,38 @@ impl TriangleGrid {
         // triangle (and so the cell size) stays meaningful.
         let extent = (high - low).max(Vec3::splat((high - low).max_element() * 0.01 + 1e-6));
         let per_triangle = extent.x * extent.y * extent.z / triangles.len().max(1) as f32;
-        let cell = per_triangle
-            .cbrt()
-            .max(extent.max_element() / MAX_CELLS_PER_AXIS as f32);
-        let cells = (extent / cell)
-            .ceil()
-            .as_ivec3()
-            .clamp(IVec3::ONE, IVec3::splat(MAX_CELLS_PER_AXIS));
         let mut grid = TriangleGrid {
+            tested_by: vec![u32::MAX; triangles.len()],
             triangles,
+            boxes,
             origin: low,
-            cell,
-            cells,
+            cell: per_triangle.cbrt(),
+            cells: IVec3::ONE,
             cell_start: Vec::new(),
             cell_triangles: Vec::new(),
-            tested_by: Vec::new(),
             query: 0,
-            boxes: Vec::new(),
         };
+        // Whatever the file's triangles, the lists stay within a budget.
+        let budget = grid.triangles.len() * MAX_CELLS_PER_TRIANGLE;
+        loop {
+            grid.cell = grid
+                .cell
+                .max(extent.max_element() / MAX_CELLS_PER_AXIS as f32);
+            grid.cells = (extent / grid.cell)
+                .ceil()
+                .as_ivec3()
+                .clamp(IVec3::ONE, IVec3::splat(MAX_CELLS_PER_AXIS));
+            let overlaps: usize = (grid.boxes.iter())
+                .map(|&(l, h)| (grid.cell_of(h) - grid.cell_of(l) + 1).as_uvec3())
+                .map(|span| span.x as usize * span.y as usize * span.z as usize)
+                .sum();
+            if overlaps <= budget || grid.cells == IVec3::ONE {
+                break;
+            }
+            grid.cell *= 2.0;
+        }
         // Counting sort of (cell, triangle) pairs: count, prefix-sum, fill.
-        let cell_count = (cells.x * cells.y * cells.z) as usize;
+        let cell_count = (grid.cells.x * grid.cells.y * grid.cells.z) as usize;
         let mut counts = vec![0u32; cell_count + 1];
         grid.for_each_overlap(|cell, _| counts[cell] += 1);
         let mut start = 0;
@@ -160,17 +180,12 @@ impl TriangleGrid {
         });
         grid.cell_start = counts;
         grid.cell_triangles = cell_triangles;
-        grid.tested_by = vec![u32::MAX; grid.triangles.len()];
-        grid.boxes = (grid.triangles.iter())
-            .map(|t| (t[0].min(t[1]).min(t[2]), t[0].max(t[1]).max(t[2])))
-            .collect();
         grid
     }
 
     fn for_each_overlap(&self, mut visit: impl FnMut(usize, u32)) {
-        for (i, t) in self.triangles.iter().enumerate() {
-            let low = self.cell_of(t[0].min(t[1]).min(t[2]));
-            let high = self.cell_of(t[0].max(t[1]).max(t[2]));
+        for (i, &(low, high)) in self.boxes.iter().enumerate() {
+            let (low, high) = (self.cell_of(low), self.cell_of(high));
             for z in low.z..=high.z {
                 for y in low.y..=high.y {
                     for x in low.x..=high.x {
@@ -355,6 +370,28 @@ mod tests {
                     "{count} triangles at {p}: {fast} against {exact}"
                 );
             }
+        }
+    }
+
+    #[test]
+    fn large_overlapping_triangles_stay_within_the_budget() {
+        // Every triangle spans the whole box: one cell per triangle would
+        // put each in every cell (n squared entries).
+        let triangles: Vec<[Vec3; 3]> = (0..2000)
+            .map(|i| {
+                let t = i as f32 / 2000.0;
+                [
+                    Vec3::ZERO,
+                    Vec3::new(100.0, 100.0 * t, 0.0),
+                    Vec3::new(0.0, 100.0, 100.0 * t),
+                ]
+            })
+            .collect();
+        let mut grid = TriangleGrid::new(triangles.clone());
+        assert!(grid.cell_triangles.len() <= 2000 * MAX_CELLS_PER_TRIANGLE);
+        for p in scattered_triangles(40).iter().flatten() {
+            let (fast, exact) = (grid.distance_squared(*p), brute_force(&triangles, *p));
+            assert!((fast - exact).abs() <= 1e-3 * exact.max(1.0), "{p}");
         }
     }
 
