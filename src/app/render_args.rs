@@ -99,7 +99,7 @@ pub struct RenderArgs {
     #[arg(long)]
     pub wireframe: bool,
     /// Draw each instance at the coarsest level of detail whose error
-    /// stays under a pixel (times --lod-bias); off: always the full mesh.
+    /// stays under half a pixel (times --lod-bias); off: always the full mesh.
     #[arg(long, value_enum, default_value_t = Switch::On)]
     pub lod: Switch,
     /// Scales the error a level of detail may show on screen (half a pixel
