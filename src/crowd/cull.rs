@@ -54,7 +54,7 @@ impl Frustum {
 
 /// The projected error, in pixels, a level of detail may show at
 /// `--lod-bias 1`. Level errors are measured distances to LOD 0
-/// (`skin::surface_distance`), and a silhouette that moves by a fraction of a
+/// (`skin::ReferenceSurface`), and a silhouette that moves by a fraction of a
 /// pixel already changes the pixels along it: on the shipped character's
 /// 256-instance overview (1280x720), LOD on against off, 0.50% of the pixels
 /// differ by more than 10% at half a pixel, 0.86% at three quarters and
@@ -76,7 +76,7 @@ impl LodParams {
     /// For `view_projection`, an infinite reverse-Z perspective as the
     /// camera builds it, drawn `height` pixels high. Its row 1 is P[1][1]
     /// times the view's unit up row, and its row 2 is (0, 0, 0, near).
-    /// `bias` scales [`LOD_PIXEL_ERROR`]; `None` turns level of detail off.
+    /// `bias` scales `LOD_PIXEL_ERROR`; `None` turns level of detail off.
     pub fn new(view_projection: Mat4, height: u32, bias: Option<f32>) -> LodParams {
         LodParams {
             pixels_per_unit: view_projection.row(1).xyz().length() * height as f32 / 2.0,

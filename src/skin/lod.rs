@@ -69,7 +69,7 @@ pub struct LodLevel {
     /// Triangle list into the mesh's (shared) vertices, clockwise as md5's.
     pub indices: Vec<u32>,
     /// How far this level's surface strays from LOD 0's in the bind pose, in
-    /// model units: measured ([`super::surface_distance`]), never less than
+    /// model units: measured ([`super::ReferenceSurface`]), never less than
     /// the finer levels'; 0 for LOD 0.
     pub error: f32,
     /// Joints per vertex this level is skinned with: the largest of each

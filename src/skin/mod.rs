@@ -24,4 +24,4 @@ pub use lod_influences::{
 };
 pub use pose_bounds::{clip_pose_bounds, skinned_bounds};
 pub use skinned_mesh::{smooth_normals, tangents, SkinnedMesh};
-pub use surface_distance::{point_triangle_distance_squared, surface_distance, TriangleGrid};
+pub use surface_distance::{point_triangle_distance_squared, ReferenceSurface};

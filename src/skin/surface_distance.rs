@@ -5,12 +5,6 @@
 
 use glam::{IVec3, Vec3};
 
-/// The two-sided distance between two triangle lists over `positions`,
-/// sampled ([`ReferenceSurface::distance_to`]).
-pub fn surface_distance(positions: &[Vec3], full: &[u32], coarse: &[u32]) -> f32 {
-    ReferenceSurface::new(positions, full).distance_to(positions, coarse)
-}
-
 /// A full-detail surface prepared once for measuring its simplified levels
 /// against: its triangles in a grid, and its sample points.
 #[derive(Clone)]
@@ -424,8 +418,9 @@ mod tests {
         });
         let positions: Vec<Vec3> = positions.concat();
         let full = [0, 3, 2, 0, 2, 1, 4, 7, 6, 4, 6, 5];
-        assert!(surface_distance(&positions, &full, &full) < 1e-6);
-        let far = surface_distance(&positions, &full, &full[..6]);
+        let mut surface = ReferenceSurface::new(&positions, &full);
+        assert!(surface.distance_to(&positions, &full) < 1e-6);
+        let far = surface.distance_to(&positions, &full[..6]);
         assert!((far - 10.0).abs() < 1e-5, "{far}"); // (11, 0) to (1, 0)
     }
 }
