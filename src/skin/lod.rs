@@ -134,6 +134,9 @@ pub fn lod_chain(
     let locks = vec![SimplifyVertex::None; positions.len()];
     let ratio = level_ratio(triangles);
     let mut lod_0 = ReferenceSurface::new(positions, indices);
+    // The second candidate of each level is measured on another core, with
+    // its own copy (queries keep per-triangle marks).
+    let mut lod_0_there = lod_0.clone();
 
     // Middle levels. meshoptimizer allows two ways, and each level takes
     // whichever lies closer to LOD 0: simplified from the previous level
@@ -173,7 +176,6 @@ pub fn lod_chain(
             (level, distance)
         };
         // Two independent candidates: one on another core.
-        let mut lod_0_there = lod_0.clone();
         let (nested, direct) = std::thread::scope(|scope| {
             let direct = scope.spawn(|| measured(indices, &mut lod_0_there));
             let nested = measured(&previous.indices, &mut lod_0);
