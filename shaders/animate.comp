@@ -16,12 +16,15 @@ layout(set = 0, binding = 2) readonly buffer InstanceAnimations {
 layout(set = 0, binding = 3) readonly buffer Clips {
     ClipInfo clips[];
 };
-layout(set = 0, binding = 4) readonly buffer ClipPoses {
-    JointPose clip_poses[];   // local (parent-relative) poses, every frame of every clip
-};
-layout(set = 0, binding = 5) readonly buffer Skeleton {
-    SkeletonJoint skeleton[];
-};
+// Local (parent-relative) poses, every frame of every clip, two texels
+// each: the rotation, then the translation (w unused). Clips and skeleton
+// are texel buffers rather than storage buffers: a texel fetch moves a
+// whole vec4 (see gpu::resources::TexelBuffer).
+layout(set = 0, binding = 4) uniform samplerBuffer clip_poses;
+// Two texels per joint (gpu::shader_types::SkeletonJoint): the inverse bind
+// pose's rotation, then its translation with the parent's index in w (-1
+// for roots; a parent always comes before its children).
+layout(set = 0, binding = 5) uniform samplerBuffer skeleton;
 // cull.comp's compacted list of the instances that passed, in no particular
 // order. Draws are instanced over it: gl_InstanceIndex is a slot here.
 layout(set = 0, binding = 6) readonly buffer VisibleInstances {
@@ -40,8 +43,19 @@ layout(set = 0, binding = 8) buffer SkinningTransforms {
     SkinningTransform skinning_transforms[];
 };
 
+JointPose clip_pose(uint pose) {
+    int texel = int(2u * pose);
+    return JointPose(texelFetch(clip_poses, texel), texelFetch(clip_poses, texel + 1));
+}
+
 JointPose sample_joint(FramePair pair, uint joint) {
-    return blend_pose(clip_poses[pair.first + joint], clip_poses[pair.next + joint], pair.alpha);
+    return blend_pose(clip_pose(pair.first + joint), clip_pose(pair.next + joint), pair.alpha);
+}
+
+// The joint's inverse bind pose, its parent's index in the translation's w.
+JointPose skeleton_joint(uint joint) {
+    int texel = int(2u * joint);
+    return JointPose(texelFetch(skeleton, texel), texelFetch(skeleton, texel + 1));
 }
 
 JointPose stored_pose(uint index) {
@@ -112,16 +126,17 @@ void main() {
             }
             local = blend_pose(from, local, weight);
         }
-        int parent = skeleton[joint].parent;
+        JointPose inverse_bind = skeleton_joint(joint);
+        int parent = int(inverse_bind.translation.w);
         JointPose model = parent >= 0 ? pose_then(model_pose(first, uint(parent)), local) : local;
         if (joint < LOCAL_JOINTS) {
             model_poses[joint] = model;
-            store_pose(first + joint, pose_then(model, skeleton[joint].inverse_bind_pose));
+            store_pose(first + joint, pose_then(model, inverse_bind));
         } else {
             store_pose(first + joint, model);
         }
     }
     for (uint joint = LOCAL_JOINTS; joint < constants.joint_count; ++joint) {
-        store_pose(first + joint, pose_then(stored_pose(first + joint), skeleton[joint].inverse_bind_pose));
+        store_pose(first + joint, pose_then(stored_pose(first + joint), skeleton_joint(joint)));
     }
 }

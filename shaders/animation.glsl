@@ -6,7 +6,8 @@
 
 #include "quaternion.glsl"
 
-// Twin of Rust's gpu::animation_data::GpuJointPose (anim::JointPose).
+// anim::JointPose. Clips hold theirs as two texels (Rust's
+// gpu::shader_types::GpuJointPose): the rotation, then the translation.
 struct JointPose {
     vec4 rotation;    // unit quaternion
     vec4 translation; // xyz, w unused
@@ -26,13 +27,6 @@ struct ClipInfo {
     vec4 bounding_sphere;  // xyz centre, w radius: around the union of the frame bounds
     vec4 bounds_min;       // xyz: the union of the frame bounds as a box, model space
     vec4 bounds_max;
-};
-
-// Twin of Rust's gpu::animation_data::SkeletonJoint.
-struct SkeletonJoint {
-    JointPose inverse_bind_pose;
-    int parent;            // -1 for roots; always smaller than the joint's index
-    uint padding[3];
 };
 
 // Twin of Rust's gpu::shader_types::InstanceAnimation (crowd::Instance).

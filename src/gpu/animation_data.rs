@@ -4,7 +4,7 @@
 //! which the CPU rewrites only when it changes (a clip switch).
 
 use super::guard::{guard, Destroy};
-use super::resources::{self, Buffer};
+use super::resources::{self, Buffer, TexelBuffer};
 use super::shader_types::{ClipInfo, FrameBounds, GpuJointPose, SkeletonJoint, SkinningTransform};
 use super::{Context, GpuError};
 use crate::anim::JointPose;
@@ -13,11 +13,13 @@ use crate::model::Model;
 use ash::vk;
 
 pub struct AnimationData {
-    pub clip_poses: Buffer,
+    /// Every clip's frames, [`GpuJointPose`]s.
+    pub clip_poses: TexelBuffer,
     /// At least one entry: a model without clips gets one standing for its
     /// bind pose, so culling always finds a bounding sphere.
     pub clips: Buffer,
-    pub skeleton: Buffer,
+    /// [`SkeletonJoint`]s.
+    pub skeleton: TexelBuffer,
     /// Animation LOD: every clip's shared poses ([`SharedPoses`]); for a
     /// model without clips, its bind pose.
     pub shared_poses: Buffer,
@@ -97,10 +99,13 @@ pub fn upload_animation_data(ctx: &Context, model: &Model) -> Result<AnimationDa
         poses.push(GpuJointPose::default());
     }
     let skeleton: Vec<SkeletonJoint> = (0..joints)
-        .map(|j| SkeletonJoint {
-            inverse_bind_pose: model.skeleton.inverse_bind_pose[j].into(),
-            parent: model.skeleton.parents[j].map_or(-1, i32::from),
-            padding: [0; 3],
+        .map(|j| {
+            let inverse_bind = model.skeleton.inverse_bind_pose[j];
+            SkeletonJoint {
+                inverse_bind_rotation: inverse_bind.rotation.to_array(),
+                inverse_bind_translation: inverse_bind.translation.to_array(),
+                parent: model.skeleton.parents[j].map_or(-1.0, f32::from),
+            }
         })
         .collect();
 
@@ -108,9 +113,12 @@ pub fn upload_animation_data(ctx: &Context, model: &Model) -> Result<AnimationDa
     let upload = |name, bytes: &[u8]| {
         resources::create_buffer_with_data(ctx, name, storage, bytes).map(|b| guard(ctx, b))
     };
-    let clip_poses = upload("clip frames", bytemuck::cast_slice(&poses))?;
+    let texels = |name, texels: &[[f32; 4]]| {
+        resources::create_texel_buffer_with_data(ctx, name, texels).map(|b| guard(ctx, b))
+    };
+    let clip_poses = texels("clip frames", bytemuck::cast_slice(&poses))?;
     let clips = upload("clips", bytemuck::cast_slice(&clips))?;
-    let skeleton = upload("skeleton", bytemuck::cast_slice(&skeleton))?;
+    let skeleton = texels("skeleton", bytemuck::cast_slice(&skeleton))?;
     let mut shared_transforms = shared.transforms;
     if shared_transforms.is_empty() {
         // A model without clips stands in its bind pose, whose skinning

@@ -585,12 +585,18 @@ impl CrowdResources {
                         Resource::Buffer(crowd(CrowdBuffer::InstanceAnimation)),
                     ),
                     ("Clips", Resource::Buffer(&animation_data.clips)),
-                    ("ClipPoses", Resource::Buffer(&animation_data.clip_poses)),
+                    (
+                        "clip_poses",
+                        Resource::TexelBuffer(animation_data.clip_poses.view),
+                    ),
                     (
                         "ClipFrameBounds",
                         Resource::Buffer(&animation_data.frame_bounds),
                     ),
-                    ("Skeleton", Resource::Buffer(&animation_data.skeleton)),
+                    (
+                        "skeleton",
+                        Resource::TexelBuffer(animation_data.skeleton.view),
+                    ),
                     (
                         "VisibleInstances",
                         Resource::Buffer(crowd(CrowdBuffer::VisibleInstances)),

@@ -87,6 +87,8 @@ pub enum Resource<'a> {
     Buffer(&'a Buffer),
     /// An image as it will be laid out when the shader samples it.
     Texture(&'a Image, vk::Sampler, vk::ImageLayout),
+    /// A buffer read through a format (`samplerBuffer`).
+    TexelBuffer(vk::BufferView),
 }
 
 /// A set of `layout` from `pool` (freed with the pool), with every binding
@@ -134,6 +136,7 @@ pub fn write_set(
 ) {
     let mut buffer_infos = Vec::new();
     let mut image_infos = Vec::new();
+    let mut texel_views = Vec::new();
     let targets: Vec<(&MergedBinding, &Resource)> = resources
         .iter()
         .map(|(resource_name, resource)| {
@@ -153,11 +156,13 @@ pub fn write_set(
                         .image_view(image.view)
                         .image_layout(*layout)])
                 }
+                Resource::TexelBuffer(view) => texel_views.push([*view]),
             }
             (binding, resource)
         })
         .collect();
     let (mut buffers, mut images) = (buffer_infos.iter(), image_infos.iter());
+    let mut views = texel_views.iter();
     let writes: Vec<vk::WriteDescriptorSet> = targets
         .iter()
         .map(|(binding, resource)| {
@@ -168,6 +173,9 @@ pub fn write_set(
             match resource {
                 Resource::Buffer(_) => write.buffer_info(buffers.next().expect("one info each")),
                 Resource::Texture(..) => write.image_info(images.next().expect("one info each")),
+                Resource::TexelBuffer(_) => {
+                    write.texel_buffer_view(views.next().expect("one view each"))
+                }
             }
         })
         .collect();

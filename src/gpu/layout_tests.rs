@@ -10,6 +10,7 @@ use super::crowd_resources::VISIBLE_HEADER_BYTES;
 use super::passes::crowd_draw;
 use super::passes::skeleton_overlay;
 use super::reflect::{self, layout_mismatches, ScalarKind, StructLayout};
+use super::resources::TEXEL_BYTES;
 use super::shader_types::{
     ClipInfo, CrowdComputeConstants, CrowdInstance, DrawConstants, FrameBounds, FrameUniforms,
     GpuAgentLane, GpuGaitSwitch, GpuJointPose, GpuLocomotionTable, GpuSpeedSegment,
@@ -87,22 +88,29 @@ fn frame_uniforms() {
     }
 }
 
+/// animate.comp fetches a clip pose and a joint as two whole texels each of
+/// its texel buffers (`clip_pose`, `skeleton_joint`), the second starting
+/// with the translation; the GPU == CPU animation tests catch a shader that
+/// reads them otherwise.
+#[test]
+fn texel_records() {
+    assert_eq!(size_of::<GpuJointPose>(), 2 * TEXEL_BYTES);
+    assert_eq!(offset_of!(GpuJointPose, translation), TEXEL_BYTES);
+    assert_eq!(size_of::<SkeletonJoint>(), 2 * TEXEL_BYTES);
+    assert_eq!(
+        offset_of!(SkeletonJoint, inverse_bind_translation),
+        TEXEL_BYTES
+    );
+    // The parent's index is the translation texel's w.
+    assert_eq!(offset_of!(SkeletonJoint, parent), TEXEL_BYTES + 12);
+}
+
 #[test]
 fn animation_data() {
-    assert_twin(
-        glsl_struct(spirv::ANIMATE_COMP, "JointPose"),
-        size_of::<GpuJointPose>(),
-        &offsets!(GpuJointPose, rotation, translation),
-    );
     assert_twin(
         glsl_struct(spirv::CULL_COMP, "FrameBounds"),
         size_of::<FrameBounds>(),
         &offsets!(FrameBounds, min, max),
-    );
-    assert_twin(
-        glsl_struct(spirv::ANIMATE_COMP, "SkeletonJoint"),
-        size_of::<SkeletonJoint>(),
-        &offsets!(SkeletonJoint, inverse_bind_pose, parent, padding),
     );
     // The agent pass writes what the animate and cull passes read.
     for shader in [spirv::ANIMATE_COMP, spirv::CULL_COMP, spirv::AGENTS_COMP] {

@@ -85,6 +85,15 @@ pub enum GpuError {
         /// The device limit that decides, in words.
         reason: String,
     },
+    #[error(
+        "{name} needs {texels} texels, but this GPU's texel buffers hold at most {limit} \
+         (maxTexelBufferElements)"
+    )]
+    TexelBufferTooLarge {
+        name: String,
+        texels: u64,
+        limit: u32,
+    },
     /// [`Context::fail_creation_step`]'s doing.
     #[error("{call} (creation step {step}) failed on purpose (test hook)")]
     InjectedFailure { call: &'static str, step: u32 },

@@ -234,9 +234,9 @@ impl ModelResources {
     pub fn buffer_bytes(&self) -> u64 {
         let animation = &self.animation;
         self.model.buffer_bytes()
-            + animation.clip_poses.size
+            + animation.clip_poses.buffer.size
             + animation.clips.size
-            + animation.skeleton.size
+            + animation.skeleton.buffer.size
     }
 }
 

@@ -19,6 +19,7 @@ const OP_TYPE_INT: u32 = 21;
 const OP_TYPE_FLOAT: u32 = 22;
 const OP_TYPE_VECTOR: u32 = 23;
 const OP_TYPE_MATRIX: u32 = 24;
+const OP_TYPE_IMAGE: u32 = 25;
 const OP_TYPE_SAMPLED_IMAGE: u32 = 27;
 const OP_TYPE_ARRAY: u32 = 28;
 const OP_TYPE_RUNTIME_ARRAY: u32 = 29;
@@ -28,6 +29,7 @@ const OP_CONSTANT: u32 = 43;
 const OP_VARIABLE: u32 = 59;
 const OP_DECORATE: u32 = 71;
 const OP_MEMBER_DECORATE: u32 = 72;
+const DIM_BUFFER: u32 = 5;
 const DECORATION_BLOCK: u32 = 2;
 const DECORATION_BUFFER_BLOCK: u32 = 3;
 const DECORATION_ARRAY_STRIDE: u32 = 6;
@@ -73,12 +75,14 @@ pub struct VertexInput {
 }
 
 /// The descriptor kinds the shaders use; others (separate images and
-/// samplers, storage images, texel buffers) are not reflected yet.
+/// samplers, storage images, storage texel buffers) are not reflected yet.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum DescriptorKind {
     UniformBuffer,
     StorageBuffer,
     CombinedImageSampler,
+    /// `samplerBuffer` and the like: a buffer read through a format.
+    UniformTexelBuffer,
 }
 
 impl DescriptorKind {
@@ -88,6 +92,7 @@ impl DescriptorKind {
             DescriptorKind::UniformBuffer => vk::DescriptorType::UNIFORM_BUFFER,
             DescriptorKind::StorageBuffer => vk::DescriptorType::STORAGE_BUFFER,
             DescriptorKind::CombinedImageSampler => vk::DescriptorType::COMBINED_IMAGE_SAMPLER,
+            DescriptorKind::UniformTexelBuffer => vk::DescriptorType::UNIFORM_TEXEL_BUFFER,
         }
     }
 }
@@ -147,8 +152,15 @@ enum Type {
         storage: u32,
         pointee: u32,
     },
-    /// `sampler2D` and friends; only the descriptor kind matters here.
-    SampledImage,
+    /// An image type's dimensionality (`Dim`), which tells a texel buffer
+    /// from an image.
+    Image {
+        dim: u32,
+    },
+    /// `sampler2D`, `samplerBuffer` and friends.
+    SampledImage {
+        image: u32,
+    },
 }
 
 /// The facts about one module that the queries need, gathered in one pass.
@@ -240,7 +252,8 @@ pub fn vertex_inputs(spirv: &[u32]) -> Vec<VertexInput> {
 ///
 /// Uniform blocks are `UniformBuffer`; `buffer` blocks (StorageBuffer
 /// storage, or Uniform storage decorated BufferBlock before SPIR-V 1.3) are
-/// `StorageBuffer`; `sampler2D` and the like are `CombinedImageSampler`.
+/// `StorageBuffer`; `sampler2D` and the like are `CombinedImageSampler`,
+/// `samplerBuffer` and the like `UniformTexelBuffer`.
 /// Skipped, because no shader here uses them: arrays of descriptors (the
 /// count would have to reach the layout), and separate images, samplers and
 /// storage images. A layout derived from such a shader lacks the binding,
@@ -270,8 +283,13 @@ pub fn descriptor_bindings(spirv: &[u32]) -> Vec<DescriptorBinding> {
                 (STORAGE_CLASS_STORAGE_BUFFER, Type::Struct { .. }) => {
                     (DescriptorKind::StorageBuffer, pointee)
                 }
-                (STORAGE_CLASS_UNIFORM_CONSTANT, Type::SampledImage) => {
-                    (DescriptorKind::CombinedImageSampler, variable)
+                (STORAGE_CLASS_UNIFORM_CONSTANT, Type::SampledImage { image }) => {
+                    match module.types.get(image)? {
+                        Type::Image { dim: DIM_BUFFER } => {
+                            (DescriptorKind::UniformTexelBuffer, variable)
+                        }
+                        _ => (DescriptorKind::CombinedImageSampler, variable),
+                    }
                 }
                 _ => return None,
             };
@@ -489,8 +507,11 @@ impl Module {
                     },
                 );
             }
-            (OP_TYPE_SAMPLED_IMAGE, [id, _image]) => {
-                self.types.insert(*id, Type::SampledImage);
+            (OP_TYPE_IMAGE, [id, _sampled_type, dim, ..]) => {
+                self.types.insert(*id, Type::Image { dim: *dim });
+            }
+            (OP_TYPE_SAMPLED_IMAGE, [id, image]) => {
+                self.types.insert(*id, Type::SampledImage { image: *image });
             }
             // 32-bit constants are all that array lengths use here.
             (OP_CONSTANT, [_type, id, value, ..]) => {
@@ -567,7 +588,7 @@ impl Module {
                 stride * length
             }
             Some(Type::Struct { .. }) => self.struct_end(ty),
-            Some(Type::Pointer { .. } | Type::SampledImage) | None => 0,
+            Some(Type::Pointer { .. } | Type::Image { .. } | Type::SampledImage { .. }) | None => 0,
         }
     }
 }
@@ -615,7 +636,7 @@ mod tests {
             .collect()
     }
 
-    use DescriptorKind::{CombinedImageSampler, StorageBuffer, UniformBuffer};
+    use DescriptorKind::{CombinedImageSampler, StorageBuffer, UniformBuffer, UniformTexelBuffer};
 
     #[test]
     fn draw_vertex_shaders_declare_the_scene_set_without_push_constants() {
@@ -677,8 +698,8 @@ mod tests {
                 (0, UniformBuffer, "Frame"),
                 (2, StorageBuffer, "InstanceAnimations"),
                 (3, StorageBuffer, "Clips"),
-                (4, StorageBuffer, "ClipPoses"),
-                (5, StorageBuffer, "Skeleton"),
+                (4, UniformTexelBuffer, "clip_poses"),
+                (5, UniformTexelBuffer, "skeleton"),
                 (6, StorageBuffer, "VisibleInstances"),
                 (8, StorageBuffer, "SkinningTransforms"),
                 (10, StorageBuffer, "PoseSources"),
@@ -687,7 +708,7 @@ mod tests {
     }
 
     #[test]
-    fn merged_compute_set_is_frame_then_eleven_storage_buffers() {
+    fn merged_compute_set_is_frame_storage_buffers_and_two_texel_buffers() {
         let cull = words(spirv::CULL_COMP);
         let draws = words(spirv::DRAWS_COMP);
         let animate = words(spirv::ANIMATE_COMP);
@@ -705,7 +726,13 @@ mod tests {
             .map(|m| (m.descriptor.binding, m.descriptor.kind, m.stages))
             .collect();
         let mut want = vec![(0, UniformBuffer, COMPUTE)];
-        want.extend((1..=10).map(|binding| (binding, StorageBuffer, COMPUTE)));
+        want.extend((1..=10).map(|binding| {
+            let kind = match binding {
+                4 | 5 => UniformTexelBuffer,
+                _ => StorageBuffer,
+            };
+            (binding, kind, COMPUTE)
+        }));
         want.push((12, StorageBuffer, COMPUTE));
         assert_eq!(summary, want);
     }
@@ -805,7 +832,6 @@ mod tests {
     /// SPIR-V 1.5): a pre-1.3 BufferBlock storage buffer, a push constant
     /// block, an array of samplers, and a conflicting uniform buffer.
     fn hand_built(storage_decoration: u32, push_constant_binding: bool) -> Vec<u32> {
-        const OP_TYPE_IMAGE: u32 = 25;
         let (float, uint, image, sampled, length) = (1, 2, 3, 4, 5);
         let (array, array_ptr, samplers, block, block_ptr, buffer) = (6, 7, 8, 9, 10, 11);
         let (push_block, push_ptr, push) = (12, 13, 14);

@@ -130,6 +130,71 @@ pub fn create_buffer_with_data(
     Ok(buffer.keep())
 }
 
+/// A device-local buffer that shaders read through a format, four 32-bit
+/// floats a texel (`samplerBuffer`, `texelFetch`): how animate.comp reads the
+/// clips and the skeleton. A texel fetch moves a whole texel, where a
+/// storage buffer's vec4 may be four scalar loads (lavapipe turns every
+/// component a lane reads at its own address into a loop over the lanes).
+pub struct TexelBuffer {
+    pub buffer: Buffer,
+    pub view: vk::BufferView,
+}
+
+/// The format of every [`TexelBuffer`].
+pub const TEXEL_FORMAT: vk::Format = vk::Format::R32G32B32A32_SFLOAT;
+pub const TEXEL_BYTES: usize = 16;
+
+/// A [`TexelBuffer`] holding `texels`, or the device limit it breaks
+/// (`maxTexelBufferElements`, at least 65536 texels).
+pub fn create_texel_buffer_with_data(
+    ctx: &Context,
+    name: &str,
+    texels: &[[f32; 4]],
+) -> Result<TexelBuffer, GpuError> {
+    let limits = unsafe {
+        ctx.instance
+            .get_physical_device_properties(ctx.physical_device)
+            .limits
+    };
+    let limit = limits.max_texel_buffer_elements;
+    if texels.len() as u64 > u64::from(limit) {
+        return Err(GpuError::TexelBufferTooLarge {
+            name: name.to_owned(),
+            texels: texels.len() as u64,
+            limit,
+        });
+    }
+    let buffer = guard(
+        ctx,
+        create_buffer_with_data(
+            ctx,
+            name,
+            vk::BufferUsageFlags::UNIFORM_TEXEL_BUFFER,
+            bytemuck::cast_slice(texels),
+        )?,
+    );
+    let info = vk::BufferViewCreateInfo::default()
+        .buffer(buffer.handle)
+        .format(TEXEL_FORMAT)
+        .offset(0)
+        .range(vk::WHOLE_SIZE);
+    ctx.creation_step("vkCreateBufferView")?;
+    let view = unsafe { ctx.device.create_buffer_view(&info, None) }
+        .map_err(vk_error("vkCreateBufferView"))?;
+    debug::set_name(ctx, view, &format!("{name} texels"));
+    Ok(TexelBuffer {
+        buffer: buffer.keep(),
+        view,
+    })
+}
+
+impl Destroy for TexelBuffer {
+    fn destroy(self, ctx: &Context) {
+        unsafe { ctx.device.destroy_buffer_view(self.view, None) };
+        self.buffer.destroy(ctx);
+    }
+}
+
 /// Fills the start of a device-local `buffer` (made with TRANSFER_DST)
 /// through a staging buffer, and waits for it.
 pub fn upload_to_buffer(

@@ -65,7 +65,9 @@ impl From<&Instance> for CrowdInstance {
     }
 }
 
-/// Twin of `JointPose` in shaders/animation.glsl.
+/// A clip frame's joint pose as animate.comp fetches it from the
+/// `clip_poses` texel buffer (`clip_pose` in shaders/animate.comp): two
+/// texels, the rotation, then the translation (w unused).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
 pub struct GpuJointPose {
@@ -113,14 +115,16 @@ pub struct FrameBounds {
     pub max: [f32; 4],
 }
 
-/// Twin of `SkeletonJoint` in shaders/animation.glsl.
+/// A joint as animate.comp fetches it from the `skeleton` texel buffer
+/// (`skeleton_joint` in shaders/animate.comp): two texels, the inverse bind
+/// pose's rotation, then its translation with the parent's index in w.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
 pub struct SkeletonJoint {
-    pub inverse_bind_pose: GpuJointPose,
-    /// -1 for roots.
-    pub parent: i32,
-    pub padding: [u32; 3],
+    pub inverse_bind_rotation: [f32; 4],
+    pub inverse_bind_translation: [f32; 3],
+    /// -1 for roots; a float, exact for any joint count a buffer can hold.
+    pub parent: f32,
 }
 
 /// Twin of `InstanceAnimation` in shaders/animation.glsl: a
