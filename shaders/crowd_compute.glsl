@@ -37,5 +37,8 @@ const uint PHASE_LATE = 2u;
 
 // animate.comp's invocations per workgroup, one instance each.
 const uint ANIMATE_WORKGROUP_SIZE = 64u;
+// animate_joints.comp's invocations per workgroup (one instance), each over
+// a joint at a time.
+const uint JOINT_LANES = 64u;
 
 #endif

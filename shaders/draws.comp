@@ -10,6 +10,11 @@
 
 layout(local_size_x = 64) in;
 
+// How many instances each of the animate pass's workgroups poses:
+// ANIMATE_WORKGROUP_SIZE for animate.comp, 1 for animate_joints.comp
+// (passes::animate::Kernel::instances_per_workgroup).
+layout(constant_id = 0) const uint ANIMATE_INSTANCES_PER_WORKGROUP = ANIMATE_WORKGROUP_SIZE;
+
 layout(set = 0, binding = 6) buffer VisibleInstances {
     VISIBLE_INSTANCES_BLOCK
 };
@@ -42,7 +47,8 @@ void main() {
             appended += lod_counts[lod] - (late ? early_counts[lod] : 0u);
         }
         uint word = 2u * per_phase * 5u + (late ? 4u : 0u);
-        draw_words[word] = (appended + ANIMATE_WORKGROUP_SIZE - 1u) / ANIMATE_WORKGROUP_SIZE;
+        draw_words[word] = (appended + ANIMATE_INSTANCES_PER_WORKGROUP - 1u)
+            / ANIMATE_INSTANCES_PER_WORKGROUP;
         draw_words[word + 1u] = 1u;
         draw_words[word + 2u] = 1u;
     }

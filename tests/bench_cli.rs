@@ -102,11 +102,24 @@ fn compute_only_times_the_compute_passes_alone() {
             "gpu,cpu",
             "--anim-lod",
             "off",
+            "--animate-kernel",
+            "device,lane-per-joint",
         ],
         &json,
     );
     let runs = report["runs"].as_array().unwrap();
-    assert_eq!(runs.len(), 2);
+    // CPU animation has no kernel: measured once.
+    let kernels: Vec<(&str, &serde_json::Value)> = runs
+        .iter()
+        .map(|run| (run["mode"].as_str().unwrap(), &run["animate_kernel"]))
+        .collect();
+    assert_eq!(kernels.len(), 3, "{kernels:?}");
+    assert!(
+        ["lane-per-instance", "lane-per-joint"].contains(&kernels[0].1.as_str().unwrap()),
+        "the device's kernel: {kernels:?}"
+    );
+    assert_eq!(kernels[1], ("cpu", &serde_json::Value::Null));
+    assert_eq!(kernels[2], ("gpu", &serde_json::json!("lane-per-joint")));
     for run in runs {
         assert_eq!(run["compute_only"], true, "{run}");
         assert_eq!(run["anim_lod"], "off", "{run}");

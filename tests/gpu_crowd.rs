@@ -18,6 +18,7 @@ use md5crowd::gpu::frame_loop::{
     Destination, FrameInput, FrameSource, Posed, ViewOptions, ANIM_LOD_RADIUS,
 };
 use md5crowd::gpu::guard::Destroy;
+use md5crowd::gpu::passes::animate::{Kernel, SHARED_JOINTS};
 use md5crowd::gpu::renderer::{Renderer, RendererDesc};
 use md5crowd::gpu::shader_types::{CrowdInstance, FrameUniforms, InstanceAnimation, SHARED_POSE};
 use md5crowd::gpu::{Context, ContextDesc};
@@ -160,6 +161,11 @@ impl Harness {
     }
 
     fn with_model(model: Model, instances: usize, time: f32) -> Harness {
+        Harness::with_kernel(model, instances, time, None)
+    }
+
+    /// `kernel`: the GPU animation kernel, `None` for the device's.
+    fn with_kernel(model: Model, instances: usize, time: f32, kernel: Option<Kernel>) -> Harness {
         // Validation messages go to the log: show them when a test fails.
         let _ = env_logger::builder().is_test(true).try_init();
         let ctx = Context::new(&ContextDesc {
@@ -180,6 +186,7 @@ impl Harness {
                 },
                 animation: Animation::Gpu,
                 memory_budget: None,
+                animate_kernel: kernel,
             },
         )
         .unwrap();
@@ -330,9 +337,16 @@ fn gpu_joint_buffer_equals_the_cpu_reference() {
     }
     let time = 1.37;
     let (harness, visible) = overview_harness(300, time);
-
     let worst = assert_animation_matches_the_cpu(&harness, &visible, time);
     println!("largest GPU/CPU difference over 300 instances: {worst:e}");
+    harness.finish();
+
+    // The kernel a GPU runs (lavapipe, a CPU driver, runs the other).
+    let mut harness = Harness::with_kernel(shipped_model(), 300, time, Some(Kernel::LanePerJoint));
+    let visible = harness.render(overview(), time);
+    assert_eq!(visible.len(), 300, "the overview sees the whole crowd");
+    let worst = assert_animation_matches_the_cpu(&harness, &visible, time);
+    println!("lane per joint: largest GPU/CPU difference over 300 instances: {worst:e}");
     harness.finish();
 }
 
@@ -390,22 +404,36 @@ fn gpu_animation_matches_the_cpu_for_skeletons_of_any_size() {
     }
     let time = 0.9;
     // One joint draws a cone about the root; 300 runs past animate.comp's
-    // 256 joints kept in the invocation.
+    // 256 joints kept in the invocation, and past what animate_joints.comp
+    // keeps in shared memory (so a GPU runs animate.comp for it too).
+    assert_eq!(
+        Kernel::for_device(ash::vk::PhysicalDeviceType::DISCRETE_GPU, 300),
+        Kernel::LanePerInstance
+    );
     for joints in [1, 23, 110, 300] {
         let dir = common::scratch_dir(&format!("animation_{joints}_joints"));
         let written = common::many_joints::write_many_joints(&dir, joints).unwrap();
-        let model = Model::load(&written.mesh, &written.anims, InfluenceLimit::Eight).unwrap();
         let depth =
             common::many_joints::depth(&md5crowd::md5::read_mesh_file(&written.mesh).unwrap());
-        let mut harness = Harness::with_model(model, 60, time);
-        let visible = harness.render(overview(), time);
-        assert_eq!(visible.len(), 60, "{joints} joints: everyone in view");
-        let worst = assert_animation_matches_the_cpu(&harness, &visible, time);
-        println!("{joints} joints, {depth} deep: largest GPU/CPU difference {worst:e}");
         if joints == 300 {
             assert!(depth >= 64, "a deep chain: {depth}");
         }
-        harness.finish();
+        let kernels: &[Kernel] = if joints <= SHARED_JOINTS {
+            &[Kernel::LanePerInstance, Kernel::LanePerJoint]
+        } else {
+            &[Kernel::LanePerInstance]
+        };
+        for &kernel in kernels {
+            let model = Model::load(&written.mesh, &written.anims, InfluenceLimit::Eight).unwrap();
+            let mut harness = Harness::with_kernel(model, 60, time, Some(kernel));
+            let visible = harness.render(overview(), time);
+            assert_eq!(visible.len(), 60, "{joints} joints: everyone in view");
+            let worst = assert_animation_matches_the_cpu(&harness, &visible, time);
+            println!(
+                "{kernel:?}, {joints} joints, {depth} deep: largest GPU/CPU difference {worst:e}"
+            );
+            harness.finish();
+        }
     }
 }
 

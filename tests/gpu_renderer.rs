@@ -58,6 +58,7 @@ fn desc(animation: Animation) -> RendererDesc {
         },
         animation,
         memory_budget: None,
+        animate_kernel: None,
     }
 }
 

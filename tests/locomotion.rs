@@ -262,6 +262,7 @@ fn the_agent_pass_matches_the_cpu_reference() {
             },
             animation: Animation::Gpu,
             memory_budget: None,
+            animate_kernel: None,
         },
     )
     .unwrap();

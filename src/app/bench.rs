@@ -13,7 +13,7 @@ use serde::Serialize;
 
 use super::crowd_state::CrowdSpec;
 use super::headless::FIXED_STEP;
-use super::render_args::{LoadArgs, Switch, View};
+use super::render_args::{AnimateKernel, LoadArgs, Switch, View};
 use super::scene::Scene;
 use super::AppError;
 use crate::gpu::capture::FrameCapture;
@@ -85,6 +85,11 @@ pub struct BenchArgs {
     /// Animation level of detail (gpu mode), comma-separated: on, off or both.
     #[arg(long, value_enum, value_delimiter = ',', default_value = "on")]
     pub anim_lod: Vec<Switch>,
+    /// The GPU animation kernel (gpu mode), comma-separated: device,
+    /// lane-per-instance, lane-per-joint (see the render command's
+    /// --animate-kernel).
+    #[arg(long, value_enum, value_delimiter = ',', default_value = "device")]
+    pub animate_kernel: Vec<AnimateKernel>,
     /// Occlusion culling, comma-separated: on, off or both.
     #[arg(long, value_enum, value_delimiter = ',', default_value = "on")]
     pub occlusion: Vec<Switch>,
@@ -138,6 +143,8 @@ pub struct Run {
     /// What was measured: its keys sit in the run's JSON object itself.
     #[serde(flatten)]
     pub case: Case,
+    /// The animate kernel that posed the crowd (gpu mode; `None` otherwise).
+    pub animate_kernel: Option<&'static str>,
     pub compute_only: bool,
     /// Median CPU time per frame spent animating (CPU mode), recording and
     /// submitting: not waiting for the GPU.
@@ -165,6 +172,9 @@ pub struct Case {
     pub anim_lod: Switch,
     pub locomotion: Switch,
     pub view: View,
+    /// What was asked; the row reports the kernel that ran.
+    #[serde(skip)]
+    pub animate_kernel: AnimateKernel,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -224,17 +234,26 @@ fn cases(args: &BenchArgs) -> Vec<Case> {
                     for &occlusion in &args.occlusion {
                         for &anim_lod in &args.anim_lod {
                             for &locomotion in &args.locomotion {
-                                for &mode in &args.modes {
-                                    cases.push(Case {
-                                        instances,
-                                        mode,
-                                        lod,
-                                        lod_influences,
-                                        occlusion,
-                                        anim_lod,
-                                        locomotion,
-                                        view,
-                                    });
+                                for &animate_kernel in &args.animate_kernel {
+                                    for &mode in &args.modes {
+                                        // Only GPU animation has a kernel.
+                                        if mode != Mode::Gpu
+                                            && animate_kernel != args.animate_kernel[0]
+                                        {
+                                            continue;
+                                        }
+                                        cases.push(Case {
+                                            instances,
+                                            mode,
+                                            lod,
+                                            lod_influences,
+                                            occlusion,
+                                            anim_lod,
+                                            locomotion,
+                                            view,
+                                            animate_kernel,
+                                        });
+                                    }
                                 }
                             }
                         }
@@ -254,6 +273,7 @@ struct Samples {
     gpu_ms: BTreeMap<&'static str, Vec<f64>>,
     visible: u32,
     triangles: Vec<f64>,
+    animate_kernel: Option<&'static str>,
 }
 
 fn log_run(run: &Run) {
@@ -263,9 +283,10 @@ fn log_run(run: &Run) {
         .map(|(p, ms)| format!("{p} {ms:.3}"))
         .collect();
     log::info!(
-        "{:>6} instances, {:<6} LOD {:<3} LOD influences {:<3} occlusion {:<3} anim LOD {:<3} locomotion {:<3} {:<8}: cpu {:7.3} ms, frame {:8.3} ms, gpu [{}] ms, {} visible, {:.0} triangles",
+        "{:>6} instances, {:<6} {}LOD {:<3} LOD influences {:<3} occlusion {:<3} anim LOD {:<3} locomotion {:<3} {:<8}: cpu {:7.3} ms, frame {:8.3} ms, gpu [{}] ms, {} visible, {:.0} triangles",
         run.case.instances,
         run.case.mode.name(),
+        run.animate_kernel.map(|k| format!("({k}) ")).unwrap_or_default(),
         if run.case.lod == Switch::On { "on" } else { "off" },
         if run.case.lod_influences == Switch::On { "on" } else { "off" },
         if run.case.occlusion == Switch::On { "on" } else { "off" },
@@ -301,6 +322,7 @@ fn measure(
         clip: None,
         blend_time: 0.25,
         animation: case.mode.animation(),
+        animate_kernel: case.animate_kernel.kernel(),
         locomotion: case.locomotion == Switch::On,
     };
     let (crowd, renderer) = super::build_crowd(ctx, model, spec, extent, None)?;
@@ -316,6 +338,7 @@ fn measure(
         ..ViewOptions::default()
     };
     let mut scene = Scene::new(Rc::clone(model), crowd, camera, view, aspect);
+    samples.animate_kernel = (case.mode == Mode::Gpu).then(|| renderer.model.animate.kernel.name());
 
     let mut last_done: Option<Instant> = None;
     for index in 0..WARMUP_FRAMES + args.frames {
@@ -357,6 +380,7 @@ fn summarize(args: &BenchArgs, model: &Model, case: Case, samples: &mut Samples)
         .sum();
     Run {
         case,
+        animate_kernel: samples.animate_kernel,
         compute_only: args.compute_only,
         cpu_ms: median(&mut samples.cpu_ms),
         frame_ms,

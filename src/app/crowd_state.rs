@@ -12,6 +12,7 @@ use crate::crowd::{self, AgentLane, CrowdLayout, Instance, LocomotionTable};
 use crate::gpu::crowd_resources::{Animation, CrowdAgents};
 use crate::gpu::frame_loop::{FrameInput, Posed, ViewOptions};
 use crate::gpu::gpu_model;
+use crate::gpu::passes::animate::Kernel;
 use crate::gpu::shader_types::{
     CrowdInstance, FrameUniforms, GpuAgentLane, GpuLocomotionTable, InstanceAnimation,
     SkinningTransform, SurfaceVertex,
@@ -31,6 +32,8 @@ pub struct CrowdSpec {
     /// Seconds a clip switch crossfades over.
     pub blend_time: f32,
     pub animation: Animation,
+    /// The GPU animation kernel; `None`: the device's.
+    pub animate_kernel: Option<Kernel>,
     /// Agents walk their lanes (the window's G toggles it); off: the grid.
     pub locomotion: bool,
 }
@@ -420,6 +423,7 @@ mod tests {
             clip,
             blend_time: 0.25,
             animation: Animation::Gpu,
+            animate_kernel: None,
             locomotion: false,
         }
     }

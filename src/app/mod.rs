@@ -138,6 +138,7 @@ pub fn run(args: &RenderArgs) -> Result<(), AppError> {
         clip: starting_clip(&model, args.clip.as_deref())?,
         blend_time: args.blend_time,
         animation: args.animation(),
+        animate_kernel: args.animate_kernel.kernel(),
         locomotion: args.locomotion == render_args::Switch::On,
     };
     let counts = if args.headless {
@@ -259,6 +260,7 @@ fn build_crowd(
         extent,
         animation: spec.animation,
         memory_budget,
+        animate_kernel: spec.animate_kernel,
     };
     let mut renderer = guard(ctx, Renderer::new(ctx, model, &desc)?);
     renderer.check_crowd_fits(spec.instances)?;

@@ -3,6 +3,8 @@
 
 use std::path::PathBuf;
 
+use crate::gpu::passes::animate::Kernel;
+
 use super::camera::OrbitCamera;
 use super::crowd_state::CrowdState;
 use crate::gpu::crowd_resources::Animation;
@@ -123,6 +125,13 @@ pub struct RenderArgs {
     /// (30 poses a second), and are not animated one by one.
     #[arg(long, value_enum, default_value_t = Switch::On)]
     pub anim_lod: Switch,
+    /// How the GPU animation pass spreads its work: device picks
+    /// lane-per-instance on a CPU driver (animate.comp: a lane walks an
+    /// instance's joints) and lane-per-joint on a GPU (animate_joints.comp:
+    /// a workgroup per instance, a lane per joint, up to 256 joints; larger
+    /// skeletons always get lane-per-instance).
+    #[arg(long, value_enum, default_value_t = AnimateKernel::Device)]
+    pub animate_kernel: AnimateKernel,
     /// Agents walk concentric lanes around the crowd's centre, standing,
     /// walking and running in turn, each playing the clip its speed calls
     /// for (looping clips that move over the ground; one that stays put
@@ -270,6 +279,27 @@ impl View {
 pub enum Switch {
     On,
     Off,
+}
+
+/// `--animate-kernel`: which GPU animation kernel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum AnimateKernel {
+    /// The device's: lane-per-instance on a CPU driver, lane-per-joint on a GPU.
+    Device,
+    /// animate.comp: a lane per instance.
+    LanePerInstance,
+    /// animate_joints.comp: a workgroup per instance, a lane per joint.
+    LanePerJoint,
+}
+
+impl AnimateKernel {
+    pub fn kernel(self) -> Option<Kernel> {
+        match self {
+            AnimateKernel::Device => None,
+            AnimateKernel::LanePerInstance => Some(Kernel::LanePerInstance),
+            AnimateKernel::LanePerJoint => Some(Kernel::LanePerJoint),
+        }
+    }
 }
 
 /// `--animate`: who poses the crowd.

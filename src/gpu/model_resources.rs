@@ -10,7 +10,7 @@ use super::descriptors::{self, Resource, Sampling, SetLayout};
 use super::gpu_model::{self, GpuModel};
 use super::guard::{guard, Destroy};
 use super::passes::agents::{self, Agents};
-use super::passes::animate::{self, Animate};
+use super::passes::animate::{self, Animate, Kernel, SHARED_JOINTS};
 use super::passes::crowd_draw::DRAW_COMMAND_SIZE;
 use super::passes::crowd_draw::{self, CrowdDraw};
 use super::passes::cull::{self, Cull};
@@ -61,7 +61,12 @@ pub struct ModelResources {
 }
 
 impl ModelResources {
-    pub fn new(ctx: &Context, model: &Model) -> Result<ModelResources, GpuError> {
+    /// `animate_kernel`: the GPU animation kernel; `None`: the device's.
+    pub fn new(
+        ctx: &Context,
+        model: &Model,
+        animate_kernel: Option<Kernel>,
+    ) -> Result<ModelResources, GpuError> {
         use vk::ShaderStageFlags as Stage;
         let gpu_model = guard(ctx, gpu_model::upload_model(ctx, model)?);
         let animation = guard(ctx, animation_data::upload_animation_data(ctx, model)?);
@@ -101,6 +106,11 @@ impl ModelResources {
                     ("cull.comp", spirv::CULL_COMP, Stage::COMPUTE),
                     ("draws.comp", spirv::DRAWS_COMP, Stage::COMPUTE),
                     ("animate.comp", spirv::ANIMATE_COMP, Stage::COMPUTE),
+                    (
+                        "animate_joints.comp",
+                        spirv::ANIMATE_JOINTS_COMP,
+                        Stage::COMPUTE,
+                    ),
                     ("agents.comp", spirv::AGENTS_COMP, Stage::COMPUTE),
                 ],
             )?,
@@ -138,8 +148,35 @@ impl ModelResources {
         );
         let agents = guard(ctx, agents::create_agents(ctx, *compute_pipeline_layout)?);
         let cull = guard(ctx, cull::create_cull(ctx, *compute_pipeline_layout)?);
-        let draws = guard(ctx, draws::create_draws(ctx, *compute_pipeline_layout)?);
-        let animate = guard(ctx, animate::create_animate(ctx, *compute_pipeline_layout)?);
+        let joints = model.skeleton.joint_count();
+        let kernel = match animate_kernel {
+            Some(kernel) => kernel.for_skeleton(joints),
+            None => {
+                let device_type = unsafe {
+                    ctx.instance
+                        .get_physical_device_properties(ctx.physical_device)
+                        .device_type
+                };
+                Kernel::for_device(device_type, joints)
+            }
+        };
+        if animate_kernel.is_some_and(|asked| asked != kernel) {
+            log::warn!(
+                "{joints} joints are more than the {} kernel keeps in shared memory \
+                 ({SHARED_JOINTS}); animating with {}",
+                Kernel::LanePerJoint.name(),
+                kernel.name()
+            );
+        }
+        log::debug!("GPU animation kernel: {}", kernel.name());
+        let draws = guard(
+            ctx,
+            draws::create_draws(ctx, *compute_pipeline_layout, kernel)?,
+        );
+        let animate = guard(
+            ctx,
+            animate::create_animate(ctx, *compute_pipeline_layout, kernel)?,
+        );
         let pyramid = guard(ctx, pyramid::create_pyramid(ctx, *compute_pipeline_layout)?);
         let crowd_draw = guard(
             ctx,

@@ -13,6 +13,7 @@ use super::crowd_resources::{
 use super::frame::{FrameSlot, FRAMES_IN_FLIGHT};
 use super::guard::{guard, Destroy};
 use super::model_resources::ModelResources;
+use super::passes::animate::Kernel;
 use super::passes::overlay::OverlayPass;
 use super::profiler::Profiler;
 use super::resources;
@@ -28,12 +29,17 @@ pub struct RendererDesc {
     /// Device memory the crowd may take, when smaller than the device's
     /// largest device-local heap (tests use it to play a small GPU).
     pub memory_budget: Option<u64>,
+    /// The GPU animation kernel; `None`: the device's
+    /// ([`Kernel::for_device`]).
+    pub animate_kernel: Option<Kernel>,
 }
 
 pub struct Renderer {
     pub model: ModelResources,
     /// Who poses the crowds this renderer draws.
     animation: Animation,
+    /// What [`RendererDesc::animate_kernel`] asked for; a new model picks again.
+    animate_kernel: Option<Kernel>,
     /// `None` until [`Renderer::set_crowd`].
     pub(super) crowd: Option<CrowdResources>,
     pub(super) slots: Vec<FrameSlot>,
@@ -63,7 +69,10 @@ impl Renderer {
     /// A renderer for `model`, without a crowd yet: [`Renderer::set_crowd`]
     /// gives it one once [`Renderer::check_crowd_fits`] said it fits.
     pub fn new(ctx: &Context, model: &Model, desc: &RendererDesc) -> Result<Renderer, GpuError> {
-        let parts = guard(ctx, ModelParts::new(ctx, model, desc.extent)?);
+        let parts = guard(
+            ctx,
+            ModelParts::new(ctx, model, desc.extent, desc.animate_kernel)?,
+        );
         let profiler = Profiler::new(ctx)?;
         let ModelParts {
             model,
@@ -72,6 +81,7 @@ impl Renderer {
         } = parts.keep();
         Ok(Renderer {
             animation: desc.animation,
+            animate_kernel: desc.animate_kernel,
             limits: BufferLimits::of(ctx, desc.memory_budget),
             model,
             crowd: None,
@@ -97,7 +107,10 @@ impl Renderer {
         placements: &[CrowdInstance],
         agents: Option<&CrowdAgents>,
     ) -> Result<(), GpuError> {
-        let parts = guard(ctx, ModelParts::new(ctx, model, self.extent())?);
+        let parts = guard(
+            ctx,
+            ModelParts::new(ctx, model, self.extent(), self.animate_kernel)?,
+        );
         let shape = CrowdShape::of(model, self.animation);
         let fixed = fixed_bytes(&parts.model, &parts.slots);
         check_crowd_fits(&shape, placements.len() as u32, &self.limits, fixed)?;
@@ -427,8 +440,13 @@ struct ModelParts {
 }
 
 impl ModelParts {
-    fn new(ctx: &Context, model: &Model, extent: vk::Extent2D) -> Result<ModelParts, GpuError> {
-        let model = guard(ctx, ModelResources::new(ctx, model)?);
+    fn new(
+        ctx: &Context,
+        model: &Model,
+        extent: vk::Extent2D,
+        animate_kernel: Option<Kernel>,
+    ) -> Result<ModelParts, GpuError> {
+        let model = guard(ctx, ModelResources::new(ctx, model, animate_kernel)?);
         let mut slots = guard(ctx, Vec::with_capacity(FRAMES_IN_FLIGHT));
         for slot in 0..FRAMES_IN_FLIGHT {
             slots.push(FrameSlot::new(ctx, slot, &model.draw_commands)?);

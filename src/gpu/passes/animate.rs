@@ -1,7 +1,9 @@
-//! Animation on the GPU (animate.comp): for each visible instance, sample
-//! its clip (and the clip it fades from), run the joint hierarchy and write
-//! its skinning transforms, a quaternion and a translation per joint, into
-//! the buffer crowd.vert reads. The CPU reference is `crowd::animate_crowd`.
+//! Animation on the GPU: for each visible instance, sample its clip (and
+//! the clips it fades from), run the joint hierarchy and write its skinning
+//! transforms, a quaternion and a translation per joint, into the buffer
+//! crowd.vert reads. Two kernels do the same jobs in the same order, shaped
+//! for two kinds of device (see [`Kernel`]). The CPU reference is
+//! `crowd::animate_crowd`.
 
 use ash::vk;
 
@@ -12,18 +14,89 @@ use crate::gpu::shader_types::CrowdComputeConstants;
 use crate::gpu::shaders::spirv;
 use crate::gpu::{debug, Context, GpuError};
 
-pub struct Animate {
-    pub pipeline: vk::Pipeline,
+/// The most joints animate_joints.comp keeps in shared memory (its
+/// `SHARED_JOINTS`): 8 KiB of model poses, within every device's 16 KiB.
+pub const SHARED_JOINTS: usize = 256;
+
+/// How the animate pass spreads the work over lanes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kernel {
+    /// animate.comp: a lane per instance, walking its joints in order. What
+    /// a CPU driver runs fastest: its lanes are the SIMD lanes of one core,
+    /// which read alike and need no barrier (lavapipe turns a workgroup
+    /// barrier into a coroutine switch per group of lanes). The fallback for
+    /// skeletons past [`SHARED_JOINTS`].
+    LanePerInstance,
+    /// animate_joints.comp: a workgroup per instance, a lane per joint, the
+    /// hierarchy resolved level by level in shared memory: what a GPU wants
+    /// (neighbouring lanes read neighbouring clip texels and write
+    /// neighbouring palette entries; a crowd's worth of lanes in flight).
+    LanePerJoint,
 }
 
-pub fn create_animate(ctx: &Context, layout: vk::PipelineLayout) -> Result<Animate, GpuError> {
-    let shader = ShaderStage {
-        name: "animate.comp",
-        spirv: spirv::ANIMATE_COMP,
-        specialization: None,
+impl Kernel {
+    /// The kernel for `device_type` and a skeleton of `joints` joints.
+    pub fn for_device(device_type: vk::PhysicalDeviceType, joints: usize) -> Kernel {
+        if device_type == vk::PhysicalDeviceType::CPU {
+            Kernel::LanePerInstance
+        } else {
+            Kernel::LanePerJoint.for_skeleton(joints)
+        }
+    }
+
+    /// This kernel if it can pose `joints` joints, else
+    /// [`Kernel::LanePerInstance`], which poses any number.
+    pub fn for_skeleton(self, joints: usize) -> Kernel {
+        if joints > SHARED_JOINTS {
+            Kernel::LanePerInstance
+        } else {
+            self
+        }
+    }
+
+    /// The name the command line and the benchmark's JSON use.
+    pub fn name(self) -> &'static str {
+        match self {
+            Kernel::LanePerInstance => "lane-per-instance",
+            Kernel::LanePerJoint => "lane-per-joint",
+        }
+    }
+
+    /// Instances a workgroup poses: draws.comp's
+    /// `ANIMATE_INSTANCES_PER_WORKGROUP`.
+    pub fn instances_per_workgroup(self) -> u32 {
+        match self {
+            // crowd_compute.glsl's ANIMATE_WORKGROUP_SIZE.
+            Kernel::LanePerInstance => 64,
+            Kernel::LanePerJoint => 1,
+        }
+    }
+}
+
+pub struct Animate {
+    pub pipeline: vk::Pipeline,
+    pub kernel: Kernel,
+}
+
+pub fn create_animate(
+    ctx: &Context,
+    layout: vk::PipelineLayout,
+    kernel: Kernel,
+) -> Result<Animate, GpuError> {
+    let shader = match kernel {
+        Kernel::LanePerInstance => ShaderStage {
+            name: "animate.comp",
+            spirv: spirv::ANIMATE_COMP,
+            specialization: None,
+        },
+        Kernel::LanePerJoint => ShaderStage {
+            name: "animate_joints.comp",
+            spirv: spirv::ANIMATE_JOINTS_COMP,
+            specialization: None,
+        },
     };
     let pipeline = pipeline::create_compute_pipeline(ctx, "animate", layout, &shader)?;
-    Ok(Animate { pipeline })
+    Ok(Animate { pipeline, kernel })
 }
 
 impl Destroy for Animate {
@@ -50,4 +123,35 @@ pub fn record_animate(
         ctx.device
             .cmd_dispatch_indirect(cmd, dispatch.0, dispatch.1)
     };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cpu_drivers_get_a_lane_per_instance_and_gpus_a_lane_per_joint_while_it_fits() {
+        use vk::PhysicalDeviceType as Device;
+        assert_eq!(Kernel::for_device(Device::CPU, 23), Kernel::LanePerInstance);
+        for gpu in [
+            Device::DISCRETE_GPU,
+            Device::INTEGRATED_GPU,
+            Device::VIRTUAL_GPU,
+        ] {
+            assert_eq!(Kernel::for_device(gpu, 1), Kernel::LanePerJoint);
+            assert_eq!(Kernel::for_device(gpu, SHARED_JOINTS), Kernel::LanePerJoint);
+            assert_eq!(
+                Kernel::for_device(gpu, SHARED_JOINTS + 1),
+                Kernel::LanePerInstance
+            );
+        }
+        assert_eq!(
+            Kernel::LanePerJoint.for_skeleton(300),
+            Kernel::LanePerInstance
+        );
+        assert_eq!(
+            Kernel::LanePerInstance.for_skeleton(3),
+            Kernel::LanePerInstance
+        );
+    }
 }

@@ -5,6 +5,7 @@
 
 use ash::vk;
 
+use super::animate::Kernel;
 use crate::gpu::guard::Destroy;
 use crate::gpu::pipeline::{self, ShaderStage};
 use crate::gpu::shader_types::CrowdComputeConstants;
@@ -15,11 +16,25 @@ pub struct Draws {
     pub pipeline: vk::Pipeline,
 }
 
-pub fn create_draws(ctx: &Context, layout: vk::PipelineLayout) -> Result<Draws, GpuError> {
+/// `animate`: the animate pass whose dispatch draws.comp sizes.
+pub fn create_draws(
+    ctx: &Context,
+    layout: vk::PipelineLayout,
+    animate: Kernel,
+) -> Result<Draws, GpuError> {
+    let map_entries = [vk::SpecializationMapEntry {
+        constant_id: 0,
+        offset: 0,
+        size: size_of::<u32>(),
+    }];
+    let instances_per_workgroup = animate.instances_per_workgroup();
+    let specialization = vk::SpecializationInfo::default()
+        .map_entries(&map_entries)
+        .data(bytemuck::bytes_of(&instances_per_workgroup));
     let shader = ShaderStage {
         name: "draws.comp",
         spirv: spirv::DRAWS_COMP,
-        specialization: None,
+        specialization: Some(&specialization),
     };
     let pipeline = pipeline::create_compute_pipeline(ctx, "write draws", layout, &shader)?;
     Ok(Draws { pipeline })

@@ -1,0 +1,124 @@
+// What both animate kernels share: the bindings they read and write, which
+// instance a phase appended n-th, and how one joint of an instance is
+// sampled. animate.comp runs an instance per invocation (CPU drivers),
+// animate_joints.comp an instance per workgroup, its lanes over the joints
+// (GPUs); gpu::passes::animate picks one. The CPU reference of both is
+// src/crowd/animate.rs.
+#ifndef ANIMATE_GLSL
+#define ANIMATE_GLSL
+
+#include "crowd_compute.glsl"
+
+layout(set = 0, binding = 2) readonly buffer InstanceAnimations {
+    InstanceAnimation instance_animations[];
+};
+layout(set = 0, binding = 3) readonly buffer Clips {
+    ClipInfo clips[];
+};
+// Local (parent-relative) poses, every frame of every clip, two texels
+// each: the rotation, then the translation (w unused). Clips and skeleton
+// are texel buffers rather than storage buffers: a texel fetch moves a
+// whole vec4 (see gpu::resources::TexelBuffer).
+layout(set = 0, binding = 4) uniform samplerBuffer clip_poses;
+// Two texels per joint (gpu::shader_types::SkeletonJoint): the inverse bind
+// pose's rotation, then its translation with the parent's index in w (-1
+// for roots; a parent always comes before its children).
+layout(set = 0, binding = 5) uniform samplerBuffer skeleton;
+// cull.comp's compacted list of the instances that passed, in no particular
+// order. Draws are instanced over it: gl_InstanceIndex is a slot here.
+layout(set = 0, binding = 6) readonly buffer VisibleInstances {
+    VISIBLE_INSTANCES_BLOCK
+};
+// Per instance, where its transforms go: the first of the palette rows
+// cull.comp gave it. Instances showing a shared pose (animation level of
+// detail, a palette too small this frame, a model without clips) are skipped.
+layout(set = 0, binding = 10) readonly buffer PoseSources {
+    uint pose_sources[];
+};
+// The skinning palette: [row * joint_count + joint], the skinning
+// transforms (and, in animate.comp's walk, the model poses of joints past
+// the ones it keeps).
+layout(set = 0, binding = 8) buffer SkinningTransforms {
+    SkinningTransform skinning_transforms[];
+};
+
+// The instance this phase appended n-th, counting through the levels'
+// regions (the late phase's follow the early phase's in each region), and
+// the first palette row of its transforms; false past the last one, or for
+// an instance showing a shared pose.
+bool appended_instance(uint n, out uint instance, out uint first) {
+    bool late = constants.phase == PHASE_LATE;
+    uint slot = n;
+    for (uint lod = 0u; lod < constants.lod_count; ++lod) {
+        uint before = late ? early_counts[lod] : 0u;
+        uint appended = lod_counts[lod] - before;
+        if (slot < appended) {
+            instance = visible_instances[lod * constants.instance_count + slot + before];
+            first = pose_sources[instance];
+            return (first & SHARED_POSE) == 0u;
+        }
+        slot -= appended;
+    }
+    return false;
+}
+
+JointPose clip_pose(uint pose) {
+    int texel = int(2u * pose);
+    return JointPose(texelFetch(clip_poses, texel), texelFetch(clip_poses, texel + 1));
+}
+
+// The joint's inverse bind pose, its parent's index in the translation's w.
+JointPose skeleton_joint(uint joint) {
+    int texel = int(2u * joint);
+    return JointPose(texelFetch(skeleton, texel), texelFetch(skeleton, texel + 1));
+}
+
+int parent_of(JointPose skeleton_joint) {
+    return int(skeleton_joint.translation.w);
+}
+
+// Where an instance's clips are sampled at the frame's time, and how they
+// blend (crowd::animate_instance).
+struct InstanceSampling {
+    FramePair current;
+    FramePair previous;
+    FramePair older;
+    float weight;      // of the current clip against the fade's start
+    float from_weight; // of previous_clip against older_clip in that start
+};
+
+InstanceSampling instance_sampling(InstanceAnimation animation) {
+    float scaled_time = frame.time * animation.rate;
+    return InstanceSampling(
+        frame_pair(clips[animation.clip], scaled_time + animation.phase, constants.joint_count),
+        frame_pair(clips[animation.previous_clip], scaled_time + animation.previous_phase,
+                   constants.joint_count),
+        frame_pair(clips[animation.older_clip], scaled_time + animation.older_phase,
+                   constants.joint_count),
+        crossfade_weight(animation, frame.time, frame.blend_time),
+        animation.from_weight);
+}
+
+JointPose sample_joint(FramePair pair, uint joint) {
+    return blend_pose(clip_pose(pair.first + joint), clip_pose(pair.next + joint), pair.alpha);
+}
+
+// The joint's local pose: its clip sampled and, while fading in, blended
+// with the fade's start.
+JointPose local_pose(InstanceSampling sampling, uint joint) {
+    JointPose local = sample_joint(sampling.current, joint);
+    if (sampling.weight < 1.0) {
+        JointPose from = sample_joint(sampling.previous, joint);
+        if (sampling.from_weight < 1.0) {
+            from = blend_pose(sample_joint(sampling.older, joint), from, sampling.from_weight);
+        }
+        local = blend_pose(from, local, sampling.weight);
+    }
+    return local;
+}
+
+void store_pose(uint index, JointPose pose) {
+    skinning_transforms[index] = SkinningTransform(pose.rotation, pose.translation);
+}
+
+#endif
