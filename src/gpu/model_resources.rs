@@ -10,7 +10,7 @@ use super::descriptors::{self, Resource, Sampling, SetLayout};
 use super::gpu_model::{self, GpuModel};
 use super::guard::{guard, Destroy};
 use super::passes::agents::{self, Agents};
-use super::passes::animate::{self, Animate, Kernel, SHARED_JOINTS};
+use super::passes::animate::{self, Animate, Kernel};
 use super::passes::crowd_draw::DRAW_COMMAND_SIZE;
 use super::passes::crowd_draw::{self, CrowdDraw};
 use super::passes::cull::{self, Cull};
@@ -148,27 +148,7 @@ impl ModelResources {
         );
         let agents = guard(ctx, agents::create_agents(ctx, *compute_pipeline_layout)?);
         let cull = guard(ctx, cull::create_cull(ctx, *compute_pipeline_layout)?);
-        let joints = model.skeleton.joint_count();
-        let kernel = match animate_kernel {
-            Some(kernel) => kernel.for_skeleton(joints),
-            None => {
-                let device_type = unsafe {
-                    ctx.instance
-                        .get_physical_device_properties(ctx.physical_device)
-                        .device_type
-                };
-                Kernel::for_device(device_type, joints)
-            }
-        };
-        if animate_kernel.is_some_and(|asked| asked != kernel) {
-            log::warn!(
-                "{joints} joints are more than the {} kernel keeps in shared memory \
-                 ({SHARED_JOINTS}); animating with {}",
-                Kernel::LanePerJoint.name(),
-                kernel.name()
-            );
-        }
-        log::debug!("GPU animation kernel: {}", kernel.name());
+        let kernel = animate::pick_kernel(ctx, animate_kernel, model.skeleton.joint_count());
         let draws = guard(
             ctx,
             draws::create_draws(ctx, *compute_pipeline_layout, kernel)?,

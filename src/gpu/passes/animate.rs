@@ -73,6 +73,33 @@ impl Kernel {
     }
 }
 
+/// The kernel for a skeleton of `joints` joints on this device:
+/// `requested` where it can pose them (a warning where it cannot), else
+/// the device's ([`Kernel::for_device`]).
+pub fn pick_kernel(ctx: &Context, requested: Option<Kernel>, joints: usize) -> Kernel {
+    let kernel = match requested {
+        Some(kernel) => kernel.for_skeleton(joints),
+        None => {
+            let device_type = unsafe {
+                ctx.instance
+                    .get_physical_device_properties(ctx.physical_device)
+                    .device_type
+            };
+            Kernel::for_device(device_type, joints)
+        }
+    };
+    if requested.is_some_and(|asked| asked != kernel) {
+        log::warn!(
+            "{joints} joints are more than the {} kernel keeps in shared memory \
+             ({SHARED_JOINTS}); animating with {}",
+            Kernel::LanePerJoint.name(),
+            kernel.name()
+        );
+    }
+    log::debug!("GPU animation kernel: {}", kernel.name());
+    kernel
+}
+
 pub struct Animate {
     pub pipeline: vk::Pipeline,
     pub kernel: Kernel,
