@@ -20,10 +20,12 @@ layout(set = 0, binding = 3) readonly buffer Clips {
 // are texel buffers rather than storage buffers: a texel fetch moves a
 // whole vec4 (see gpu::resources::TexelBuffer).
 layout(set = 0, binding = 4) uniform samplerBuffer clip_poses;
-// Two texels per joint (gpu::shader_types::SkeletonJoint): the inverse bind
-// pose's rotation, then its translation with the parent's index in w (-1
-// for roots; a parent always comes before its children).
+// Three texels per joint (gpu::shader_types::SkeletonJoint): the inverse
+// bind pose's rotation, then its translation with the parent's index in w
+// (-1 for roots; a parent always comes before its children), then in x the
+// joint's depth (its number of ancestors).
 layout(set = 0, binding = 5) uniform samplerBuffer skeleton;
+const int SKELETON_TEXELS = 3;
 // cull.comp's compacted list of the instances that passed, in no particular
 // order. Draws are instanced over it: gl_InstanceIndex is a slot here.
 layout(set = 0, binding = 6) readonly buffer VisibleInstances {
@@ -69,12 +71,16 @@ JointPose clip_pose(uint pose) {
 
 // The joint's inverse bind pose, its parent's index in the translation's w.
 JointPose skeleton_joint(uint joint) {
-    int texel = int(2u * joint);
+    int texel = SKELETON_TEXELS * int(joint);
     return JointPose(texelFetch(skeleton, texel), texelFetch(skeleton, texel + 1));
 }
 
 int parent_of(JointPose skeleton_joint) {
     return int(skeleton_joint.translation.w);
+}
+
+uint joint_depth(uint joint) {
+    return uint(texelFetch(skeleton, SKELETON_TEXELS * int(joint) + 2).x);
 }
 
 // Where an instance's clips are sampled at the frame's time, and how they

@@ -37,7 +37,7 @@ void main() {
     barrier();
 
     // Lane l owns joints l, l + JOINT_LANES, ...: their inverse bind poses
-    // and their depths (ancestor counts), found by walking up the parents.
+    // and depths.
     JointPose inverse_bind[JOINTS_PER_LANE];
     uint depth[JOINTS_PER_LANE];
     for (uint k = 0u; k < JOINTS_PER_LANE; ++k) {
@@ -45,10 +45,7 @@ void main() {
         depth[k] = 0u;
         if (joint < constants.joint_count) {
             inverse_bind[k] = skeleton_joint(joint);
-            for (int parent = parent_of(inverse_bind[k]); parent >= 0;
-                 parent = parent_of(skeleton_joint(uint(parent)))) {
-                ++depth[k];
-            }
+            depth[k] = joint_depth(joint);
             atomicMax(deepest, depth[k]);
         }
     }

@@ -10,10 +10,11 @@
 
 layout(local_size_x = 64) in;
 
-// How many instances each of the animate pass's workgroups poses:
-// ANIMATE_WORKGROUP_SIZE for animate.comp, 1 for animate_joints.comp
-// (passes::animate::Kernel::instances_per_workgroup).
-layout(constant_id = 0) const uint ANIMATE_INSTANCES_PER_WORKGROUP = ANIMATE_WORKGROUP_SIZE;
+// Which animate kernel the dispatch is for (passes::draws::create_draws):
+// animate.comp poses ANIMATE_WORKGROUP_SIZE instances a workgroup,
+// animate_joints.comp one.
+layout(constant_id = 0) const bool ANIMATE_WORKGROUP_PER_INSTANCE = false;
+const uint ANIMATE_INSTANCES_PER_WORKGROUP = ANIMATE_WORKGROUP_PER_INSTANCE ? 1u : ANIMATE_WORKGROUP_SIZE;
 
 layout(set = 0, binding = 6) buffer VisibleInstances {
     VISIBLE_INSTANCES_BLOCK

@@ -98,16 +98,23 @@ pub fn upload_animation_data(ctx: &Context, model: &Model) -> Result<AnimationDa
         // Vulkan buffers cannot be empty; nothing reads this pose.
         poses.push(GpuJointPose::default());
     }
-    let skeleton: Vec<SkeletonJoint> = (0..joints)
-        .map(|j| {
-            let inverse_bind = model.skeleton.inverse_bind_pose[j];
-            SkeletonJoint {
-                inverse_bind_rotation: inverse_bind.rotation.to_array(),
-                inverse_bind_translation: inverse_bind.translation.to_array(),
-                parent: model.skeleton.parents[j].map_or(-1.0, f32::from),
-            }
-        })
-        .collect();
+    let mut skeleton: Vec<SkeletonJoint> = Vec::with_capacity(joints);
+    for (inverse_bind, parent) in model
+        .skeleton
+        .inverse_bind_pose
+        .iter()
+        .zip(&model.skeleton.parents)
+    {
+        // Parents come first.
+        let depth = parent.map_or(0.0, |p| skeleton[usize::from(p)].depth + 1.0);
+        skeleton.push(SkeletonJoint {
+            inverse_bind_rotation: inverse_bind.rotation.to_array(),
+            inverse_bind_translation: inverse_bind.translation.to_array(),
+            parent: parent.map_or(-1.0, f32::from),
+            depth,
+            padding: [0.0; 3],
+        });
+    }
 
     let storage = vk::BufferUsageFlags::STORAGE_BUFFER;
     let upload = |name, bytes: &[u8]| {

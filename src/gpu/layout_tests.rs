@@ -88,21 +88,22 @@ fn frame_uniforms() {
     }
 }
 
-/// animate.comp fetches a clip pose and a joint as two whole texels each of
-/// its texel buffers (`clip_pose`, `skeleton_joint`), the second starting
-/// with the translation; the GPU == CPU animation tests catch a shader that
-/// reads them otherwise.
+/// The animate kernels fetch a clip pose as two whole texels and a joint as
+/// three (shaders/animate.glsl: `clip_pose`, `skeleton_joint`,
+/// `joint_depth`), the second starting with the translation; the GPU == CPU
+/// animation tests catch a shader that reads them otherwise.
 #[test]
 fn texel_records() {
     assert_eq!(size_of::<GpuJointPose>(), 2 * TEXEL_BYTES);
     assert_eq!(offset_of!(GpuJointPose, translation), TEXEL_BYTES);
-    assert_eq!(size_of::<SkeletonJoint>(), 2 * TEXEL_BYTES);
+    assert_eq!(size_of::<SkeletonJoint>(), 3 * TEXEL_BYTES);
     assert_eq!(
         offset_of!(SkeletonJoint, inverse_bind_translation),
         TEXEL_BYTES
     );
-    // The parent's index is the translation texel's w.
+    // The parent's index is the translation texel's w, the depth the third's x.
     assert_eq!(offset_of!(SkeletonJoint, parent), TEXEL_BYTES + 12);
+    assert_eq!(offset_of!(SkeletonJoint, depth), 2 * TEXEL_BYTES);
 }
 
 #[test]

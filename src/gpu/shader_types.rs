@@ -115,16 +115,20 @@ pub struct FrameBounds {
     pub max: [f32; 4],
 }
 
-/// A joint as animate.comp fetches it from the `skeleton` texel buffer
-/// (`skeleton_joint` in shaders/animate.comp): two texels, the inverse bind
-/// pose's rotation, then its translation with the parent's index in w.
+/// A joint as the animate kernels fetch it from the `skeleton` texel
+/// buffer (`skeleton_joint` and `joint_depth` in shaders/animate.glsl):
+/// three texels, the inverse bind pose's rotation, its translation with the
+/// parent's index in w, and the joint's depth.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
 pub struct SkeletonJoint {
     pub inverse_bind_rotation: [f32; 4],
     pub inverse_bind_translation: [f32; 3],
-    /// -1 for roots; a float, exact for any joint count a buffer can hold.
+    /// -1 for roots. Floats, exact for any joint count a buffer can hold.
     pub parent: f32,
+    /// How many ancestors: the level animate_joints.comp poses it at.
+    pub depth: f32,
+    pub padding: [f32; 3],
 }
 
 /// Twin of `InstanceAnimation` in shaders/animation.glsl: a

@@ -61,16 +61,6 @@ impl Kernel {
             Kernel::LanePerJoint => "lane-per-joint",
         }
     }
-
-    /// Instances a workgroup poses: draws.comp's
-    /// `ANIMATE_INSTANCES_PER_WORKGROUP`.
-    pub fn instances_per_workgroup(self) -> u32 {
-        match self {
-            // crowd_compute.glsl's ANIMATE_WORKGROUP_SIZE.
-            Kernel::LanePerInstance => 64,
-            Kernel::LanePerJoint => 1,
-        }
-    }
 }
 
 /// The kernel for a skeleton of `joints` joints on this device:

@@ -27,10 +27,11 @@ pub fn create_draws(
         offset: 0,
         size: size_of::<u32>(),
     }];
-    let instances_per_workgroup = animate.instances_per_workgroup();
+    // draws.comp's ANIMATE_WORKGROUP_PER_INSTANCE, a VkBool32.
+    let workgroup_per_instance = vk::Bool32::from(animate == Kernel::LanePerJoint);
     let specialization = vk::SpecializationInfo::default()
         .map_entries(&map_entries)
-        .data(bytemuck::bytes_of(&instances_per_workgroup));
+        .data(bytemuck::bytes_of(&workgroup_per_instance));
     let shader = ShaderStage {
         name: "draws.comp",
         spirv: spirv::DRAWS_COMP,
