@@ -14,8 +14,9 @@
 
 layout(local_size_x = JOINT_LANES) in;
 
-// passes::animate::SHARED_JOINTS.
-const uint SHARED_JOINTS = 256u;
+// The most joints kept in shared memory: passes::animate::SHARED_JOINTS,
+// a multiple of JOINT_LANES, set when the pipeline is made.
+layout(constant_id = 0) const uint SHARED_JOINTS = JOINT_LANES;
 const uint JOINTS_PER_LANE = SHARED_JOINTS / JOINT_LANES;
 
 shared JointPose model_poses[SHARED_JOINTS];

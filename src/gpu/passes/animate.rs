@@ -15,7 +15,8 @@ use crate::gpu::shaders::spirv;
 use crate::gpu::{debug, Context, GpuError};
 
 /// The most joints animate_joints.comp keeps in shared memory (its
-/// `SHARED_JOINTS`): 8 KiB of model poses, within every device's 16 KiB.
+/// `SHARED_JOINTS`, specialized to this): 8 KiB of model poses, within
+/// every device's 16 KiB. A multiple of its 64 lanes.
 pub const SHARED_JOINTS: usize = 256;
 
 /// How the animate pass spreads the work over lanes.
@@ -100,6 +101,15 @@ pub fn create_animate(
     layout: vk::PipelineLayout,
     kernel: Kernel,
 ) -> Result<Animate, GpuError> {
+    let map_entries = [vk::SpecializationMapEntry {
+        constant_id: 0,
+        offset: 0,
+        size: size_of::<u32>(),
+    }];
+    let shared_joints = SHARED_JOINTS as u32;
+    let shared_joints = vk::SpecializationInfo::default()
+        .map_entries(&map_entries)
+        .data(bytemuck::bytes_of(&shared_joints));
     let shader = match kernel {
         Kernel::LanePerInstance => ShaderStage {
             name: "animate.comp",
@@ -109,7 +119,7 @@ pub fn create_animate(
         Kernel::LanePerJoint => ShaderStage {
             name: "animate_joints.comp",
             spirv: spirv::ANIMATE_JOINTS_COMP,
-            specialization: None,
+            specialization: Some(&shared_joints),
         },
     };
     let pipeline = pipeline::create_compute_pipeline(ctx, "animate", layout, &shader)?;
