@@ -32,6 +32,19 @@ pub struct ShaderStage<'a> {
     pub specialization: Option<&'a vk::SpecializationInfo<'a>>,
 }
 
+/// The specialization every shader here uses: constant 0, a 32-bit
+/// scalar (a `uint`, or a `bool` as a `VkBool32`), set to `value`.
+pub fn constant_0(value: &u32) -> vk::SpecializationInfo<'_> {
+    static ENTRY: [vk::SpecializationMapEntry; 1] = [vk::SpecializationMapEntry {
+        constant_id: 0,
+        offset: 0,
+        size: size_of::<u32>(),
+    }];
+    vk::SpecializationInfo::default()
+        .map_entries(&ENTRY)
+        .data(bytemuck::bytes_of(value))
+}
+
 pub struct GraphicsPipelineDesc<'a> {
     pub name: &'a str,
     pub layout: vk::PipelineLayout,

@@ -101,15 +101,8 @@ pub fn create_animate(
     layout: vk::PipelineLayout,
     kernel: Kernel,
 ) -> Result<Animate, GpuError> {
-    let map_entries = [vk::SpecializationMapEntry {
-        constant_id: 0,
-        offset: 0,
-        size: size_of::<u32>(),
-    }];
     let shared_joints = SHARED_JOINTS as u32;
-    let shared_joints = vk::SpecializationInfo::default()
-        .map_entries(&map_entries)
-        .data(bytemuck::bytes_of(&shared_joints));
+    let shared_joints = pipeline::constant_0(&shared_joints);
     let shader = match kernel {
         Kernel::LanePerInstance => ShaderStage {
             name: "animate.comp",

@@ -171,14 +171,7 @@ fn create_variant(
     formats: TargetFormats,
 ) -> Result<CrowdVariant, GpuError> {
     let (bindings, attributes) = vertex_input(limit);
-    let map_entries = [vk::SpecializationMapEntry {
-        constant_id: 0,
-        offset: 0,
-        size: size_of::<u32>(),
-    }];
-    let specialization = vk::SpecializationInfo::default()
-        .map_entries(&map_entries)
-        .data(bytemuck::bytes_of(&influences));
+    let specialization = pipeline::constant_0(&influences);
     let name = format!("crowd draw ({influences} of {} influences)", limit.count());
     let desc = GraphicsPipelineDesc {
         name: &name,

@@ -22,16 +22,9 @@ pub fn create_draws(
     layout: vk::PipelineLayout,
     animate: Kernel,
 ) -> Result<Draws, GpuError> {
-    let map_entries = [vk::SpecializationMapEntry {
-        constant_id: 0,
-        offset: 0,
-        size: size_of::<u32>(),
-    }];
-    // draws.comp's ANIMATE_WORKGROUP_PER_INSTANCE, a VkBool32.
+    // draws.comp's ANIMATE_WORKGROUP_PER_INSTANCE.
     let workgroup_per_instance = vk::Bool32::from(animate == Kernel::LanePerJoint);
-    let specialization = vk::SpecializationInfo::default()
-        .map_entries(&map_entries)
-        .data(bytemuck::bytes_of(&workgroup_per_instance));
+    let specialization = pipeline::constant_0(&workgroup_per_instance);
     let shader = ShaderStage {
         name: "draws.comp",
         spirv: spirv::DRAWS_COMP,
