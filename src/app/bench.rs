@@ -42,9 +42,11 @@ pub struct BenchArgs {
     #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u32).range(1..))]
     pub frames: u32,
     /// Measure every combination this many times, the combinations taking
-    /// turns, and report each over the frames of all its rounds: where the
-    /// machine's speed drifts (a shared host, a CPU driver), every
-    /// combination then meets the same drift and their ratios hold.
+    /// turns (in the listed order, then backwards, and so on), and report
+    /// each over the frames of all its rounds: where the machine's speed
+    /// drifts (a shared host, a CPU driver), every combination then meets
+    /// the same drift and their ratios hold. An even number lets every pair
+    /// be measured in both orders.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=100))]
     pub rounds: u32,
     /// Write the results as JSON here.
@@ -202,17 +204,27 @@ pub fn run(args: &BenchArgs, model: &Rc<Model>) -> Result<Report, AppError> {
     log::info!("GPU: {}", ctx.device_name);
     let cases = cases(args);
     let mut samples: Vec<Samples> = cases.iter().map(|_| Samples::default()).collect();
-    let mut runs = Vec::with_capacity(cases.len());
-    for round in 1..=args.rounds {
-        for (&case, samples) in cases.iter().zip(&mut samples) {
-            measure(&ctx, args, model, case, &mut capture, samples)?;
-            if round == args.rounds {
-                let run = summarize(args, model, case, samples);
-                log_run(&run);
-                runs.push(run);
-            }
+    for round in 0..args.rounds {
+        for index in round_order(cases.len(), round) {
+            measure(
+                &ctx,
+                args,
+                model,
+                cases[index],
+                &mut capture,
+                &mut samples[index],
+            )?;
         }
     }
+    let runs = cases
+        .iter()
+        .zip(&mut samples)
+        .map(|(&case, samples)| {
+            let run = summarize(args, model, case, samples);
+            log_run(&run);
+            run
+        })
+        .collect();
     ctx.wait_idle()?;
     Ok(Report {
         device: ctx.device_name.clone(),
@@ -222,6 +234,16 @@ pub fn run(args: &BenchArgs, model: &Rc<Model>) -> Result<Report, AppError> {
         rounds: args.rounds,
         runs,
     })
+}
+
+/// The order round `round` (from 0) measures `count` combinations in:
+/// forwards, then backwards, and so on. What a run measures can depend on
+/// what ran just before it (memory the driver and the allocator freed, the
+/// cores' idle state), so no combination always follows the same one;
+/// over an even number of rounds every pair meets in both orders.
+fn round_order(count: usize, round: u32) -> impl Iterator<Item = usize> {
+    let backwards = round % 2 == 1;
+    (0..count).map(move |i| if backwards { count - 1 - i } else { i })
 }
 
 /// Every combination of the options' lists, in the order the runs report.
@@ -531,4 +553,18 @@ fn xml_escape(text: &str) -> String {
     text.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::round_order;
+
+    #[test]
+    fn rounds_alternate_forwards_and_backwards() {
+        let order = |round| round_order(3, round).collect::<Vec<_>>();
+        assert_eq!(order(0), [0, 1, 2]);
+        assert_eq!(order(1), [2, 1, 0]);
+        assert_eq!(order(2), [0, 1, 2]);
+        assert_eq!(round_order(0, 1).count(), 0);
+    }
 }
