@@ -34,6 +34,20 @@ void main() {
     }
     InstanceSampling sampling = instance_sampling(instance_animations[instance]);
 
+    // A CPU driver runs what a branch guards, masked, for every lane of the
+    // group whether it takes the branch or not, and blending in a fade's
+    // start samples two more clips: inside the walk below it cost every
+    // instance at every joint (4096 x 110 joints: 7.0 ms against 4.8
+    // without). A loop, though, runs as long as its longest lane needs. So
+    // a fading lane first parks the fade's starting pose of every joint in
+    // the joint's own row, in a loop that is empty for the other lanes (and
+    // skipped by a group where none fades); the walk blends with one load.
+    bool fading = sampling.weight < 1.0;
+    uint fade_joints = fading ? constants.joint_count : 0u;
+    for (uint joint = 0u; joint < fade_joints; ++joint) {
+        store_pose(first + joint, fade_start(sampling, joint));
+    }
+
     // Sampling, blending, local-to-model and the skinning transform in one
     // walk (parents come first): each transform is written once, and a
     // child reads its parent's model pose from the invocation's own array,
@@ -41,7 +55,10 @@ void main() {
     // the array park their model pose in their own row for their children,
     // and become skinning transforms in a second walk.
     for (uint joint = 0u; joint < constants.joint_count; ++joint) {
-        JointPose local = local_pose(sampling, joint);
+        JointPose local = sample_joint(sampling.current, joint);
+        if (fading) {
+            local = blend_pose(stored_pose(first + joint), local, sampling.weight);
+        }
         JointPose inverse_bind = skeleton_joint(joint);
         int parent = parent_of(inverse_bind);
         JointPose model = parent >= 0 ? pose_then(model_pose(first, uint(parent)), local) : local;

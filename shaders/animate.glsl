@@ -109,16 +109,22 @@ JointPose sample_joint(FramePair pair, uint joint) {
     return blend_pose(clip_pose(pair.first + joint), clip_pose(pair.next + joint), pair.alpha);
 }
 
+// The pose the joint's fade started from: previous_clip's, itself blended
+// with older_clip's where that fade was still under way.
+JointPose fade_start(InstanceSampling sampling, uint joint) {
+    JointPose from = sample_joint(sampling.previous, joint);
+    if (sampling.from_weight < 1.0) {
+        from = blend_pose(sample_joint(sampling.older, joint), from, sampling.from_weight);
+    }
+    return from;
+}
+
 // The joint's local pose: its clip sampled and, while fading in, blended
 // with the fade's start.
 JointPose local_pose(InstanceSampling sampling, uint joint) {
     JointPose local = sample_joint(sampling.current, joint);
     if (sampling.weight < 1.0) {
-        JointPose from = sample_joint(sampling.previous, joint);
-        if (sampling.from_weight < 1.0) {
-            from = blend_pose(sample_joint(sampling.older, joint), from, sampling.from_weight);
-        }
-        local = blend_pose(from, local, sampling.weight);
+        local = blend_pose(fade_start(sampling, joint), local, sampling.weight);
     }
     return local;
 }
