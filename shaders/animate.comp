@@ -40,8 +40,8 @@ void main() {
     // instance at every joint (4096 x 110 joints: 7.0 ms against 4.8
     // without). A loop, though, runs as long as its longest lane needs. So
     // a fading lane first parks the fade's starting pose of every joint in
-    // the joint's own row, in a loop that is empty for the other lanes (and
-    // skipped by a group where none fades); the walk blends with one load.
+    // the joint's own row, in a loop that is empty for the other lanes; the
+    // walk blends with one load (4096 x 110 joints: 5.4-6.5 ms).
     bool fading = sampling.weight < 1.0;
     uint fade_joints = fading ? constants.joint_count : 0u;
     for (uint joint = 0u; joint < fade_joints; ++joint) {

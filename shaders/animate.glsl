@@ -38,8 +38,8 @@ layout(set = 0, binding = 10) readonly buffer PoseSources {
     uint pose_sources[];
 };
 // The skinning palette: [row * joint_count + joint], the skinning
-// transforms (and, in animate.comp's walk, the model poses of joints past
-// the ones it keeps).
+// transforms (and, in animate.comp, first a fading instance's fade-start
+// poses, then in its walk the model poses of joints past the ones it keeps).
 layout(set = 0, binding = 8) buffer SkinningTransforms {
     SkinningTransform skinning_transforms[];
 };
