@@ -24,6 +24,8 @@ layout(push_constant) uniform CrowdComputeConstants {
     // CPU animation, which uploads every instance's transforms at its own
     // rows (instance * joint_count).
     uint palette_rows;
+    // Occlusion boxes (body parts) per clip frame in cull.comp's frame_bounds.
+    uint part_count;
 } constants;
 
 const uint PALETTE_PER_INSTANCE = 0xffffffffu;

@@ -24,9 +24,10 @@ layout(set = 0, binding = 2) readonly buffer InstanceAnimations {
 layout(set = 0, binding = 3) readonly buffer Clips {
     ClipInfo clips[];
 };
-// Per frame of every clip, the box around the mesh posed anywhere between
-// that frame and the next, as min, max: frame f of a clip at
-// first_pose / joint_count + f (Clip::bounds).
+// Per frame of every clip and body part, the box around the part posed
+// anywhere between that frame and the next, as min, max: part p of frame f
+// of a clip at (first_pose / joint_count + f) * part_count + p
+// (Model::part_bounds).
 struct FrameBounds {
     vec4 min;
     vec4 max;
@@ -217,28 +218,44 @@ void main() {
     if (constants.phase == PHASE_EARLY) {
         draw = drawn_early;
     } else if (constants.phase == PHASE_LATE) {
-        // cull::instance_bounds: settled on its clip, the boxes of the frames
-        // it is between at its own time and at its shared pose's; switched,
-        // the whole swing of every clip of the fade.
+        // cull::instance_bounds: settled on its clip, per body part the
+        // boxes of the frames it is between at its own time and at its
+        // shared pose's; switched, the whole swing of every clip of the fade.
         ClipInfo clip = clips[animation.clip];
-        vec3 bounds_min = clip.bounds_min.xyz;
-        vec3 bounds_max = clip.bounds_max.xyz;
-        if (!switched && clip.frame_count > 0u) {
+        bool by_parts = !switched && clip.frame_count > 0u;
+        uint a = 0u;
+        uint b = 0u;
+        if (by_parts) {
             float own = frame.time * animation.rate + animation.phase;
             float shared_time = float(shared_pose_index(clip, own)) / SHARED_POSE_RATE;
             uint first = clip.first_pose / constants.joint_count;
-            FrameBounds a = frame_bounds[first + frame_at(clip, own)];
-            FrameBounds b = frame_bounds[first + frame_at(clip, shared_time)];
-            bounds_min = min(a.min.xyz, b.min.xyz);
-            bounds_max = max(a.max.xyz, b.max.xyz);
+            a = (first + frame_at(clip, own)) * constants.part_count;
+            b = (first + frame_at(clip, shared_time)) * constants.part_count;
         }
+        vec3 whole_min = clip.bounds_min.xyz;
+        vec3 whole_max = clip.bounds_max.xyz;
         if (switched) {
-            bounds_min = min(bounds_min, min(clips[animation.previous_clip].bounds_min.xyz,
-                                             clips[animation.older_clip].bounds_min.xyz));
-            bounds_max = max(bounds_max, max(clips[animation.previous_clip].bounds_max.xyz,
-                                             clips[animation.older_clip].bounds_max.xyz));
+            whole_min = min(whole_min, min(clips[animation.previous_clip].bounds_min.xyz,
+                                           clips[animation.older_clip].bounds_min.xyz));
+            whole_max = max(whole_max, max(clips[animation.previous_clip].bounds_max.xyz,
+                                           clips[animation.older_clip].bounds_max.xyz));
         }
-        bool visible = !occluded(bounds_min, bounds_max, placed);
+        // Visible when any of its boxes is. One call of occluded() in a
+        // loop, not one per branch: lavapipe runs a branch's body for every
+        // lane, taken or not, and a loop only as long as its longest lane.
+        uint boxes = by_parts ? constants.part_count : 1u;
+        bool visible = false;
+        for (uint part = 0u; part < boxes && !visible; ++part) {
+            vec3 bounds_min = whole_min;
+            vec3 bounds_max = whole_max;
+            if (by_parts) {
+                FrameBounds at_a = frame_bounds[a + part];
+                FrameBounds at_b = frame_bounds[b + part];
+                bounds_min = min(at_a.min.xyz, at_b.min.xyz);
+                bounds_max = max(at_a.max.xyz, at_b.max.xyz);
+            }
+            visible = !occluded(bounds_min, bounds_max, placed);
+        }
         visible_last_frame[instance] = visible ? 1u : 0u;
         draw = visible && !drawn_early;
     } else {

@@ -16,6 +16,11 @@ impl Bounds {
         max: Vec3::splat(f32::NEG_INFINITY),
     };
 
+    /// Holds no point ([`Bounds::EMPTY`], or a min past its max).
+    pub fn is_empty(self) -> bool {
+        self.min.cmpgt(self.max).any()
+    }
+
     pub fn point(p: Vec3) -> Bounds {
         Bounds { min: p, max: p }
     }

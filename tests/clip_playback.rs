@@ -14,7 +14,7 @@ use md5crowd::bounds::Bounds;
 use md5crowd::crowd::{animate_instance, Instance};
 use md5crowd::md5::{read_anim_file, write_anim};
 use md5crowd::model::Model;
-use md5crowd::skin::{clip_pose_bounds, InfluenceLimit, SkinnedMesh};
+use md5crowd::skin::{clip_pose_bounds, BodyParts, InfluenceLimit, SkinnedMesh};
 
 fn shipped_anims() -> Vec<PathBuf> {
     ["idle", "run", "walk", "wave"]
@@ -151,6 +151,64 @@ fn wrong_md5anim_bounds_grow_to_hold_every_skinned_vertex() {
     }
 }
 
+/// Occlusion culling hides an instance only when every body part box is
+/// hidden, so every triangle it draws must lie whole in one of them: a
+/// triangle between two boxes would cross the gap between them.
+#[test]
+fn every_triangle_of_every_level_lies_in_one_body_part_box() {
+    let model = Model::load(&shipped_mesh(), &shipped_anims(), InfluenceLimit::Four).unwrap();
+    let parts = BodyParts::of(&model.skeleton, &model.meshes);
+    // Trunk, head, two arms, two legs.
+    assert_eq!(parts.count, 6);
+    let mut transforms = vec![SkinningTransform::default(); model.skeleton.joint_count()];
+    let slack = Vec3::splat(1e-3);
+    for (clip, part_bounds) in model.clips.iter().zip(&model.part_bounds) {
+        assert_eq!(part_bounds.part_count, parts.count);
+        assert_eq!(part_bounds.frame_count(), clip.frames.len());
+        // On each frame and halfway to the next, which the frame's boxes
+        // also hold.
+        for step in 0..2 * clip.frames.len() - 1 {
+            let frame = step / 2;
+            let at = Instance::settled(0, step as f32 * 0.5 / clip.frame_rate);
+            animate_instance(
+                &model.skeleton,
+                std::slice::from_ref(clip),
+                &at,
+                0.0,
+                0.0,
+                &mut transforms,
+            );
+            let posed = skinned_positions(&model.meshes, &transforms);
+            let boxes = part_bounds.frame(frame);
+            let mut first_vertex = 0;
+            for mesh in &model.meshes {
+                let vertex = |i: u32| posed[first_vertex + i as usize];
+                for (level, lod) in mesh.lods.iter().enumerate() {
+                    for triangle in lod.indices.chunks_exact(3) {
+                        let inside = |b: &Bounds| {
+                            triangle.iter().all(|&i| {
+                                let p = vertex(i);
+                                p.cmpge(b.min - slack).all() && p.cmple(b.max + slack).all()
+                            })
+                        };
+                        assert!(
+                            boxes.iter().any(inside),
+                            "{} at {step}/2 frames, level {level}: triangle {triangle:?} \
+                             in no part box",
+                            clip.name
+                        );
+                    }
+                }
+                first_vertex += mesh.vertex_count();
+            }
+            // Together no larger than the frame's box.
+            let whole = boxes.iter().fold(Bounds::EMPTY, |a, b| a.union(*b));
+            let frame_box = clip.bounds[frame];
+            assert!(whole.min.cmpge(frame_box.min).all() && whole.max.cmple(frame_box.max).all());
+        }
+    }
+}
+
 #[test]
 fn load_time_with_the_pose_bounds() {
     // Reported, not asserted: what growing the bounds to the poses costs.
@@ -172,12 +230,18 @@ fn load_time_with_the_pose_bounds() {
     );
     let model = Model::load(&shipped_mesh(), &anims, InfluenceLimit::Four).unwrap();
     let frames: usize = model.clips.iter().map(|c| c.frames.len()).sum();
+    let parts = BodyParts::of(&model.skeleton, &model.meshes);
     let bounds = median(
         (0..7)
             .map(|_| {
                 let start = Instant::now();
                 for clip in &model.clips {
-                    std::hint::black_box(clip_pose_bounds(&model.skeleton, clip, &model.meshes));
+                    std::hint::black_box(clip_pose_bounds(
+                        &model.skeleton,
+                        clip,
+                        &model.meshes,
+                        &parts,
+                    ));
                 }
                 start.elapsed().as_secs_f64() * 1e3
             })

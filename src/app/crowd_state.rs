@@ -411,6 +411,8 @@ mod tests {
                 .iter()
                 .map(|&(_, seconds, _)| crate::anim::DistanceCurve::uniform(seconds, 0.0))
                 .collect(),
+            // Occlusion falls back to each frame's whole box.
+            part_bounds: Vec::new(),
             texture_folder: None,
         }
     }

@@ -9,6 +9,7 @@ use glam::{Mat4, Vec3, Vec4, Vec4Swizzles};
 
 use crate::anim::{frame_position, Clip};
 use crate::bounds::Bounds;
+use crate::skin::ClipPartBounds;
 
 use super::anim_lod::{shared_pose_index, SHARED_POSE_RATE};
 use super::Instance;
@@ -193,37 +194,57 @@ pub fn instance_sphere(
     }
 }
 
-/// The box, in model space, around what an instance can show at `time`: the
-/// occlusion test's bound, tighter than the sphere. One settled on its clip
-/// shows a pose between two frames, at its own time or (animation level of
-/// detail) the shared pose's, so the boxes of those frames hold it
-/// (`Clip::bounds`); one that has switched, any blend of its contributing
-/// clips (as for [`instance_sphere`]), so their whole swings. `fallback`
-/// stands for clips past `clips` (a model without any: its bind pose).
-pub fn instance_bounds(instance: &Instance, clips: &[Clip], time: f32, fallback: Bounds) -> Bounds {
+/// The boxes, in model space, around what an instance can show at `time`:
+/// the occlusion test's bounds, tighter than the sphere; it is hidden when
+/// every one is. One settled on its clip shows a pose between two frames, at
+/// its own time or (animation level of detail) the shared pose's, so per
+/// body part the part boxes of those frames hold it (`part_bounds`, one
+/// [`ClipPartBounds`] per clip; a clip without them is one part, its frame
+/// boxes, `Clip::bounds`). One that has switched shows any blend of its
+/// contributing clips (as for [`instance_sphere`]): one box, their whole
+/// swings. `fallback` stands for clips past `clips` (a model without any:
+/// its bind pose).
+pub fn instance_bounds(
+    instance: &Instance,
+    clips: &[Clip],
+    part_bounds: &[ClipPartBounds],
+    time: f32,
+    fallback: Bounds,
+) -> Vec<Bounds> {
     let clip_box = |clip: u32| {
         clips
             .get(clip as usize)
             .map_or(fallback, Clip::bounds_union)
     };
     let Some(clip) = clips.get(instance.clip as usize) else {
-        return fallback;
+        return vec![fallback];
     };
     if instance.previous_clip != instance.clip || clip.bounds.is_empty() {
-        return contributing_clips(instance)
+        return vec![contributing_clips(instance)
             .map(clip_box)
-            .fold(Bounds::EMPTY, Bounds::union);
+            .fold(Bounds::EMPTY, Bounds::union)];
     }
-    let frame_box = |clip_time: f32| {
+    let parts = part_bounds.get(instance.clip as usize);
+    let part_count = parts.map_or(1, |p| p.part_count.max(1));
+    let frame_boxes = |clip_time: f32| {
         let (frame, _, _) = frame_position(clip, clip_time);
-        clip.bounds.get(frame).copied().unwrap_or(fallback)
+        let whole = clip.bounds.get(frame).copied().unwrap_or(fallback);
+        (0..part_count).map(move |p| {
+            parts
+                .and_then(|parts| parts.frame(frame).get(p))
+                .copied()
+                .unwrap_or(whole)
+        })
     };
     let own = instance.local_time(time);
     let shared = shared_pose_index(clip, own) as f32 / SHARED_POSE_RATE;
-    frame_box(own).union(frame_box(shared))
+    frame_boxes(own)
+        .zip(frame_boxes(shared))
+        .map(|(a, b)| a.union(b))
+        .collect()
 }
 
-/// The corners, in the world, of `local` (an instance's
+/// The corners, in the world, of `local` (one of an instance's
 /// [`instance_bounds`]) as the instance is placed and turned.
 pub fn instance_box(instance: &Instance, local: Bounds) -> [Vec3; 8] {
     let (sin, cos) = instance.yaw.sin_cos();
@@ -348,8 +369,9 @@ mod tests {
             bounds: vec![b; 2],
             looping: true,
         });
-        let local = instance_bounds(&instance, &clips, 1.5, boxes[0]);
-        let corners = instance_box(&instance, local);
+        let local = instance_bounds(&instance, &clips, &[], 1.5, boxes[0]);
+        assert_eq!(local.len(), 1, "a switched instance has one box");
+        let corners = instance_box(&instance, local[0]);
         let low = corners.iter().fold(Vec3::MAX, |a, &c| a.min(c));
         let high = corners.iter().fold(Vec3::MIN, |a, &c| a.max(c));
         assert!(low.abs_diff_eq(Vec3::new(-12.0, -2.0, -2.0), 1e-5), "{low}");
@@ -370,22 +392,42 @@ mod tests {
             looping: false,
         };
         let fallback = cube(-50.0);
-        let bounds = |time: f32| {
+        let bounds = |time: f32, parts: &[ClipPartBounds]| {
             instance_bounds(
                 &Instance::settled(0, time),
                 std::slice::from_ref(&clip),
+                parts,
                 0.0,
                 fallback,
             )
         };
         // Between frames 1 and 2; the shared pose animation level of detail
         // would show, sampled at 1/30 s, is between frames 0 and 1.
-        assert_eq!(bounds(1.5 / 24.0), cube(0.0).union(cube(10.0)));
+        assert_eq!(bounds(1.5 / 24.0, &[]), [cube(0.0).union(cube(10.0))]);
         // Both in frame 1's span.
-        assert_eq!(bounds(1.9 / 24.0), cube(10.0));
+        assert_eq!(bounds(1.9 / 24.0, &[]), [cube(10.0)]);
+        // Two body parts per frame: each part's boxes of both frames.
+        let up = |b: Bounds| Bounds {
+            min: b.min + Vec3::Z,
+            max: b.max + Vec3::Z,
+        };
+        let parts = ClipPartBounds {
+            part_count: 2,
+            boxes: [0.0, 10.0, 20.0]
+                .into_iter()
+                .flat_map(|x| [cube(x), up(cube(x))])
+                .collect(),
+        };
+        assert_eq!(
+            bounds(1.5 / 24.0, std::slice::from_ref(&parts)),
+            [
+                cube(0.0).union(cube(10.0)),
+                up(cube(0.0)).union(up(cube(10.0)))
+            ]
+        );
         // Past a clip it has no frames of: the fallback.
-        let elsewhere = instance_bounds(&Instance::settled(3, 0.0), &[clip], 0.0, fallback);
-        assert_eq!(elsewhere, fallback);
+        let elsewhere = instance_bounds(&Instance::settled(3, 0.0), &[clip], &[], 0.0, fallback);
+        assert_eq!(elsewhere, [fallback]);
     }
 
     fn camera(eye: Vec3, fov_y: f32, near: f32) -> Mat4 {

@@ -23,11 +23,14 @@ pub struct AnimationData {
     /// Animation LOD: every clip's shared poses ([`SharedPoses`]); for a
     /// model without clips, its bind pose.
     pub shared_poses: Buffer,
-    /// Every clip's per-frame boxes (`Clip::bounds`: the mesh between that
-    /// frame and the next) as min, max pairs, frame f of a clip at
-    /// `first_pose / joint_count + f` (a model without clips: its bind
-    /// pose's box): cull.comp's occlusion bound.
+    /// Every clip's per-frame body part boxes (`Model::part_bounds`: each
+    /// part between that frame and the next) as min, max pairs, part p of
+    /// frame f of a clip at `(first_pose / joint_count + f) * part_count + p`
+    /// (a model without clips: its bind pose's box): cull.comp's occlusion
+    /// bounds.
     pub frame_bounds: Buffer,
+    /// Boxes per clip frame in `frame_bounds`: `Model::body_part_count`.
+    pub part_count: u32,
     /// Real clips (0 when the model has none).
     pub clip_count: u32,
 }
@@ -51,8 +54,13 @@ pub fn upload_animation_data(ctx: &Context, model: &Model) -> Result<AnimationDa
     let mut poses: Vec<GpuJointPose> = Vec::new();
     let mut frame_bounds: Vec<FrameBounds> = Vec::new();
     let mut clips: Vec<ClipInfo> = Vec::with_capacity(model.clips.len().max(1));
-    for ((clip, clip_sphere), &(shared_first, shared_count)) in
-        model.clips.iter().zip(&spheres).zip(&shared.clips)
+    let part_count = model.body_part_count();
+    for (c, ((clip, clip_sphere), &(shared_first, shared_count))) in model
+        .clips
+        .iter()
+        .zip(&spheres)
+        .zip(&shared.clips)
+        .enumerate()
     {
         clips.push(ClipInfo {
             shared_first,
@@ -67,14 +75,22 @@ pub fn upload_animation_data(ctx: &Context, model: &Model) -> Result<AnimationDa
             bounds_max: corner(clip.bounds_union().max),
         });
         poses.extend(clip.frames.iter().flatten().map(|&p| GpuJointPose::from(p)));
-        // One box per frame, even where a file gave fewer.
-        frame_bounds.extend((0..clip.frames.len()).map(|f| {
-            let b = clip.bounds.get(f).copied().unwrap_or(clip.bounds_union());
-            FrameBounds {
-                min: corner(b.min),
-                max: corner(b.max),
-            }
-        }));
+        // Every frame gets part_count boxes, the frame's whole box standing
+        // in for parts a model does not have (or a clip it lacks boxes for).
+        let parts = model.part_bounds.get(c);
+        for f in 0..clip.frames.len() {
+            let whole = clip.bounds.get(f).copied().unwrap_or(clip.bounds_union());
+            frame_bounds.extend((0..part_count).map(|p| {
+                let b = parts
+                    .and_then(|parts| parts.frame(f).get(p))
+                    .copied()
+                    .unwrap_or(whole);
+                FrameBounds {
+                    min: corner(b.min),
+                    max: corner(b.max),
+                }
+            }));
+        }
     }
     if frame_bounds.is_empty() {
         let b = model.bind_pose_bounds();
@@ -141,6 +157,7 @@ pub fn upload_animation_data(ctx: &Context, model: &Model) -> Result<AnimationDa
         clips: clips.keep(),
         skeleton: skeleton.keep(),
         clip_count: model.clips.len() as u32,
+        part_count: part_count as u32,
     })
 }
 

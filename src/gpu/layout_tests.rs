@@ -162,7 +162,8 @@ fn animation_data() {
                 lod_count,
                 mesh_count,
                 phase,
-                palette_rows
+                palette_rows,
+                part_count
             ),
         );
     }

@@ -99,6 +99,7 @@ impl Renderer {
             mesh_count: model.model.draws.len() as u32,
             phase: phase as u32,
             palette_rows: crowd.palette_rows(slot).unwrap_or(PALETTE_PER_INSTANCE),
+            part_count: model.animation.part_count,
         };
         let skinning = (animation != Animation::BindPose).then_some(input.view.skinning);
         let draw_constants = DrawConstants::new(

@@ -186,6 +186,8 @@ pub struct CrowdComputeConstants {
     /// cull.comp hands out to the instances it draws;
     /// [`PALETTE_PER_INSTANCE`] with CPU animation.
     pub palette_rows: u32,
+    /// Occlusion boxes per clip frame (`AnimationData::part_count`).
+    pub part_count: u32,
 }
 
 /// Twin of `PALETTE_PER_INSTANCE` in shaders/crowd_compute.glsl, as

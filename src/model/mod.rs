@@ -15,7 +15,9 @@ use crate::anim::{
 };
 use crate::bounds::Bounds;
 use crate::md5::{self, Md5Error};
-use crate::skin::{clip_pose_bounds, sampled_poses, InfluenceLimit, SkinnedMesh};
+use crate::skin::{
+    clip_pose_bounds, sampled_poses, BodyParts, ClipPartBounds, InfluenceLimit, SkinnedMesh,
+};
 
 #[derive(Clone, Debug)]
 pub struct Model {
@@ -33,6 +35,12 @@ pub struct Model {
     /// stride, one per clip in the order of `clips` (`anim::distance_curve`):
     /// locomotion times a moving clip by it so planted feet stay planted.
     pub distance_curves: Vec<DistanceCurve>,
+    /// Per clip in the order of `clips`, per frame, one box per body part
+    /// (`skin::BodyParts`), each holding its part posed anywhere between
+    /// that frame and the next (`skin::clip_pose_bounds`): the occlusion
+    /// test's bounds, closer to the character's shape than `Clip::bounds`,
+    /// which holds them all.
+    pub part_bounds: Vec<ClipPartBounds>,
     /// The game's base folder, where materials/*.mtr and images are looked
     /// up (`--textures`); `None`: found from the mesh's path.
     pub texture_folder: Option<PathBuf>,
@@ -114,8 +122,10 @@ impl Model {
                 mesh
             })
             .collect();
+        let parts = BodyParts::of(&skeleton, &meshes);
         let mut ground_motions = Vec::with_capacity(clips.len());
         let mut distance_curves = Vec::with_capacity(clips.len());
+        let mut part_bounds = Vec::with_capacity(clips.len());
         for clip in &mut clips {
             if let Some(looping) = options.loop_overrides.loops(&clip.name) {
                 clip.looping = looping;
@@ -130,14 +140,23 @@ impl Model {
             distance_curves.push(distance_curve(&skeleton.parents, clip, &motion));
             // Frame f's box: the file's for frames f and f + 1, and the mesh
             // posed anywhere between them.
-            let posed = clip_pose_bounds(&skeleton, clip, &meshes);
+            let mut posed = clip_pose_bounds(&skeleton, clip, &meshes, &parts);
             let file = std::mem::take(&mut clip.bounds);
             let file_box = |f: usize| file.get(f).copied().unwrap_or(Bounds::EMPTY);
-            clip.bounds = posed
-                .iter()
-                .enumerate()
-                .map(|(f, posed)| posed.union(file_box(f)).union(file_box(f + 1)))
+            clip.bounds = (0..clip.frames.len())
+                .map(|f| posed.whole(f).union(file_box(f)).union(file_box(f + 1)))
                 .collect();
+            // Where the mesh could not be posed (a clip of another
+            // skeleton), every part gets the frame's whole box.
+            for (f, whole) in clip.bounds.iter().enumerate() {
+                let start = f * posed.part_count;
+                for part in &mut posed.boxes[start..start + posed.part_count] {
+                    if part.is_empty() {
+                        *part = *whole;
+                    }
+                }
+            }
+            part_bounds.push(posed);
         }
         // From the clips in place, as they play.
         let poses = sampled_poses(&skeleton, &clips);
@@ -151,6 +170,7 @@ impl Model {
             clips,
             ground_motion: ground_motions,
             distance_curves,
+            part_bounds,
             texture_folder: options.texture_folder.clone(),
         })
     }
@@ -164,6 +184,12 @@ impl Model {
 
     pub fn triangle_count(&self) -> usize {
         self.meshes.iter().map(SkinnedMesh::triangle_count).sum()
+    }
+
+    /// Boxes per clip frame in `part_bounds`, at least 1: one where there
+    /// are no clips, or no part boxes for them.
+    pub fn body_part_count(&self) -> usize {
+        self.part_bounds.first().map_or(1, |b| b.part_count.max(1))
     }
 
     /// The box around every drawn vertex in the bind pose.

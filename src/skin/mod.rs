@@ -7,6 +7,7 @@
 //! `tangents`), and the LOD chain and GPU order added at load (`lod_chain`,
 //! `LodLevel`, `SkinnedMesh::build_lods`, `SkinnedMesh::optimize_for_gpu`).
 
+mod body_parts;
 mod cpu_skinning;
 mod influences;
 mod lod;
@@ -15,6 +16,7 @@ mod pose_bounds;
 mod skinned_mesh;
 mod surface_distance;
 
+pub use body_parts::{BodyParts, MAX_BODY_PARTS};
 pub use cpu_skinning::{skin_vertices, SkinningMethod, SurfaceVertex};
 pub use influences::{select_influences, InfluenceLimit, TruncationReport, MAX_INFLUENCES};
 pub use lod::{coarsest_target, level_ratio, lod_chain, LodLevel, MAX_LODS};
@@ -22,6 +24,6 @@ pub use lod_influences::{
     affine_transforms, sampled_poses, skin_position_by_steps, INFLUENCE_ERROR_SHARE,
     INFLUENCE_STEPS, MAX_SAMPLED_POSES,
 };
-pub use pose_bounds::{clip_pose_bounds, skinned_bounds};
+pub use pose_bounds::{clip_pose_bounds, skinned_part_bounds, ClipPartBounds};
 pub use skinned_mesh::{smooth_normals, tangents, SkinnedMesh};
 pub use surface_distance::{point_triangle_distance_squared, ReferenceSurface};

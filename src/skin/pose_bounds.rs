@@ -17,29 +17,43 @@ use crate::anim::{
 use crate::bounds::Bounds;
 
 use super::lod_influences::{affine_transforms, skin_position_by_steps, INFLUENCE_STEPS};
-use super::SkinnedMesh;
+use super::{BodyParts, SkinnedMesh};
 
-/// The box around every vertex of `meshes` skinned by `transforms` (one per
-/// joint) with linear blend skinning, with all its influences and with each
-/// smaller count a coarse level may keep (`INFLUENCE_STEPS`): the box holds
-/// every level of detail. [`Bounds::EMPTY`] without vertices.
-pub fn skinned_bounds(meshes: &[SkinnedMesh], transforms: &[SkinningTransform]) -> Bounds {
+/// Per body part, the box around the vertices `parts` puts in it, skinned
+/// by `transforms` (one per joint) with linear blend skinning, with all
+/// their influences and with each smaller count a coarse level may keep
+/// (`INFLUENCE_STEPS`): the boxes hold every level of detail.
+/// [`Bounds::EMPTY`] for a part without vertices.
+pub fn skinned_part_bounds(
+    meshes: &[SkinnedMesh],
+    parts: &BodyParts,
+    transforms: &[SkinningTransform],
+) -> Vec<Bounds> {
     let affine = affine_transforms(transforms);
     let mut skinned = [Vec3::ZERO; INFLUENCE_STEPS.len()];
-    let mut bounds = Bounds::EMPTY;
-    for mesh in meshes {
+    let mut boxes = vec![Bounds::EMPTY; parts.count];
+    for (mesh, vertex_parts) in meshes.iter().zip(&parts.vertex_parts) {
         let limit = mesh.limit.count();
-        for ((&position, joints), weights) in
-            mesh.positions.iter().zip(&mesh.joints).zip(&mesh.weights)
+        for (((&position, joints), weights), &bits) in mesh
+            .positions
+            .iter()
+            .zip(&mesh.joints)
+            .zip(&mesh.weights)
+            .zip(vertex_parts)
         {
             let count =
                 skin_position_by_steps(position, joints, weights, limit, &affine, &mut skinned);
-            for &point in &skinned[..count] {
-                bounds = bounds.union(Bounds::point(point));
+            let vertex = skinned[..count]
+                .iter()
+                .fold(Bounds::EMPTY, |b, &p| b.union(Bounds::point(p)));
+            for (part, bounds) in boxes.iter_mut().enumerate() {
+                if bits & (1 << part) != 0 {
+                    *bounds = bounds.union(vertex);
+                }
             }
         }
     }
-    bounds
+    boxes
 }
 
 /// What the boxes grow by, as a fraction of the clip's largest extent: each
@@ -49,21 +63,58 @@ pub fn skinned_bounds(meshes: &[SkinnedMesh], transforms: &[SkinningTransform]) 
 /// the root; the margin allows twice that.
 const BETWEEN_SAMPLES_MARGIN: f32 = 0.01;
 
-/// Per frame f of `clip`, the box around `meshes` posed anywhere from frame
-/// f to frame f + 1 as animate.comp interpolates them (the last frame: its
-/// own pose): skinned by both frames' poses and by the blend halfway
-/// between, grown by [`BETWEEN_SAMPLES_MARGIN`] for the arcs between those.
-/// Culling by the box of the frames an instance is between is tighter than
-/// by the clip's whole swing. Frames are independent, so they are split
-/// across every core.
-pub fn clip_pose_bounds(skeleton: &Skeleton, clip: &Clip, meshes: &[SkinnedMesh]) -> Vec<Bounds> {
+/// A clip's boxes: per frame, one per body part.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ClipPartBounds {
+    pub part_count: usize,
+    /// Frame f's part p at `f * part_count + p`.
+    pub boxes: Vec<Bounds>,
+}
+
+impl ClipPartBounds {
+    pub fn frame_count(&self) -> usize {
+        self.boxes.len().checked_div(self.part_count).unwrap_or(0)
+    }
+
+    /// Frame f's part boxes; none past the clip's frames.
+    pub fn frame(&self, f: usize) -> &[Bounds] {
+        let start = (f * self.part_count).min(self.boxes.len());
+        let end = (start + self.part_count).min(self.boxes.len());
+        &self.boxes[start..end]
+    }
+
+    /// The box around frame f's parts.
+    pub fn whole(&self, f: usize) -> Bounds {
+        self.frame(f).iter().fold(Bounds::EMPTY, |a, b| a.union(*b))
+    }
+}
+
+/// Per frame f of `clip` and body part, the box around the part of `meshes`
+/// posed anywhere from frame f to frame f + 1 as animate.comp interpolates
+/// them (the last frame: its own pose): skinned by both frames' poses and
+/// by the blend halfway between, grown by [`BETWEEN_SAMPLES_MARGIN`] for the
+/// arcs between those. Culling by the boxes of the frames an instance is
+/// between is tighter than by the clip's whole swing. Every box is empty
+/// for a clip of another skeleton. Frames are independent, so they are
+/// split across every core.
+pub fn clip_pose_bounds(
+    skeleton: &Skeleton,
+    clip: &Clip,
+    meshes: &[SkinnedMesh],
+    parts: &BodyParts,
+) -> ClipPartBounds {
     let joints = skeleton.joint_count();
     let frame_count = clip.frames.len();
+    let part_count = parts.count;
+    let empty = ClipPartBounds {
+        part_count,
+        boxes: vec![Bounds::EMPTY; frame_count * part_count],
+    };
     if clip.frames.is_empty() || clip.joint_count() != joints {
-        return vec![Bounds::EMPTY; frame_count];
+        return empty;
     }
-    // Per frame: (the box at the frame, the box halfway to the next).
-    let mut samples = vec![(Bounds::EMPTY, Bounds::EMPTY); frame_count];
+    // Per frame: (the boxes at the frame, the boxes halfway to the next).
+    let mut samples = vec![(empty.frame(0).to_vec(), empty.frame(0).to_vec()); frame_count];
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     let per_thread = frame_count.div_ceil(threads);
     std::thread::scope(|scope| {
@@ -75,7 +126,7 @@ pub fn clip_pose_bounds(skeleton: &Skeleton, clip: &Clip, meshes: &[SkinnedMesh]
                 let mut skin = |pose: &[JointPose]| {
                     local_to_model(&skeleton.parents, pose, &mut model);
                     skinning_transforms(&model, &skeleton.inverse_bind_pose, &mut transforms);
-                    skinned_bounds(meshes, &transforms)
+                    skinned_part_bounds(meshes, parts, &transforms)
                 };
                 for (i, (at, between)) in samples.iter_mut().enumerate() {
                     let frame = chunk * per_thread + i;
@@ -89,16 +140,19 @@ pub fn clip_pose_bounds(skeleton: &Skeleton, clip: &Clip, meshes: &[SkinnedMesh]
             });
         }
     });
-    let whole = samples.iter().fold(Bounds::EMPTY, |acc, (at, between)| {
-        acc.union(*at).union(*between)
-    });
+    let whole = samples
+        .iter()
+        .flat_map(|(at, between)| at.iter().chain(between))
+        .fold(Bounds::EMPTY, |acc, b| acc.union(*b));
     let margin = BETWEEN_SAMPLES_MARGIN * (whole.max - whole.min).max_element().max(0.0);
-    (0..frame_count)
-        .map(|f| {
-            let next = samples[(f + 1).min(frame_count - 1)].0;
-            samples[f].0.union(samples[f].1).union(next).grown(margin)
+    let boxes = (0..frame_count)
+        .flat_map(|f| {
+            let (at, between) = &samples[f];
+            let next = &samples[(f + 1).min(frame_count - 1)].0;
+            (0..part_count).map(move |p| at[p].union(between[p]).union(next[p]).grown(margin))
         })
-        .collect()
+        .collect();
+    ClipPartBounds { part_count, boxes }
 }
 
 #[cfg(test)]
@@ -152,8 +206,10 @@ mod tests {
         let (skeleton, mesh) = subject();
         let clip = swing(&[0.0, 0.7, 1.6]);
         let meshes = [mesh];
-        let boxes = clip_pose_bounds(&skeleton, &clip, &meshes);
-        assert_eq!(boxes.len(), 3);
+        let parts = BodyParts::of(&skeleton, &meshes);
+        assert_eq!(parts.count, 1, "two joints of two vertices each: no limb");
+        let boxes = clip_pose_bounds(&skeleton, &clip, &meshes, &parts);
+        assert_eq!(boxes.frame_count(), 3);
         // Frame f's box: the mesh at frames f and f + 1 and halfway (where
         // nlerp and slerp agree), grown by 1% of the largest extent.
         let posed = |f: usize, to_next: f32| {
@@ -169,7 +225,8 @@ mod tests {
             .collect();
         let whole = unions.iter().fold(Bounds::EMPTY, |a, b| a.union(*b));
         let margin = 0.01 * (whole.max - whole.min).max_element();
-        for (bounds, expected) in boxes.iter().zip(&unions) {
+        for (f, expected) in unions.iter().enumerate() {
+            let bounds = boxes.whole(f);
             let expected = expected.grown(margin);
             assert!(
                 bounds.min.abs_diff_eq(expected.min, 1e-4)
@@ -185,8 +242,10 @@ mod tests {
         // straddle a turn where points reach their farthest between samples.
         let (skeleton, mesh) = subject();
         let clip = swing(&[-0.1, 0.2, 0.5, 0.8]);
-        let boxes = clip_pose_bounds(&skeleton, &clip, std::slice::from_ref(&mesh));
-        for (f, bounds) in boxes.iter().enumerate().take(3) {
+        let meshes = std::slice::from_ref(&mesh);
+        let boxes = clip_pose_bounds(&skeleton, &clip, meshes, &BodyParts::of(&skeleton, meshes));
+        for f in 0..3 {
+            let bounds = boxes.whole(f);
             for step in 1..16 {
                 let pose = blend(&clip.frames[f], &clip.frames[f + 1], step as f32 / 16.0);
                 let inside = posed_box(&skeleton, &mesh, &pose);
