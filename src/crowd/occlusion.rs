@@ -8,11 +8,11 @@
 //! (x, y) of level L covers exactly the pixels `[x, x + 1) * 2^(L+1)` by
 //! `[y, y + 1) * 2^(L+1)` clipped to the image, whatever the image size.
 //!
-//! An instance is occluded when even the nearest corner of its box (the
-//! boxes of the frames it is between, placed and turned:
-//! [`super::instance_bounds`], [`super::instance_box`]) is farther
-//! than the farthest depth drawn anywhere in the screen rectangle the box
-//! can cover. Conservative by construction: a box lies within the rectangle
+//! An instance is occluded when, for every one of its boxes (per body part,
+//! the part's boxes of the frames it is between, placed and turned:
+//! [`super::instance_bounds`], [`super::instance_box`]), even the box's
+//! nearest corner is farther than the farthest depth drawn anywhere in the
+//! screen rectangle the box can cover. Conservative by construction: a box lies within the rectangle
 //! its corners project to, and behind its nearest corner's depth; a box
 //! reaching the near plane is never occluded.
 
