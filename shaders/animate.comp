@@ -1,6 +1,7 @@
 #version 450
 // GPU animation shaped for a CPU driver: one invocation per instance the
-// cull pass appended this phase (dispatched indirectly, for those only),
+// cull pass gave a palette row this phase (dispatched indirectly, for those
+// only: the instances showing a shared pose take no lane),
 // walking the instance's joints in order: sample its clip (and, while it
 // fades in, the fade's starting clips) at their local times, blend, run the
 // joint hierarchy, and write joint quaternion + translation skinning
@@ -29,7 +30,7 @@ JointPose model_pose(uint first, uint joint) {
 void main() {
     uint instance;
     uint first;
-    if (!appended_instance(gl_GlobalInvocationID.x, instance, first)) {
+    if (!posed_instance_at(gl_GlobalInvocationID.x, instance, first)) {
         return;
     }
     InstanceSampling sampling = instance_sampling(instance_animations[instance]);

@@ -26,16 +26,11 @@ layout(set = 0, binding = 4) uniform samplerBuffer clip_poses;
 // joint's depth (its number of ancestors).
 layout(set = 0, binding = 5) uniform samplerBuffer skeleton;
 const int SKELETON_TEXELS = 3;
-// cull.comp's compacted list of the instances that passed, in no particular
-// order. Draws are instanced over it: gl_InstanceIndex is a slot here.
+// Read for its posed list: the instance cull.comp gave each palette row.
+// Instances showing a shared pose (animation level of detail, a palette too
+// small this frame, a model without clips) have no row and are not posed.
 layout(set = 0, binding = 6) readonly buffer VisibleInstances {
     VISIBLE_INSTANCES_BLOCK
-};
-// Per instance, where its transforms go: the first of the palette rows
-// cull.comp gave it. Instances showing a shared pose (animation level of
-// detail, a palette too small this frame, a model without clips) are skipped.
-layout(set = 0, binding = 10) readonly buffer PoseSources {
-    uint pose_sources[];
 };
 // The skinning palette: [row * joint_count + joint], the skinning
 // transforms (and, in animate.comp, first a fading instance's fade-start
@@ -44,24 +39,19 @@ layout(set = 0, binding = 8) buffer SkinningTransforms {
     SkinningTransform skinning_transforms[];
 };
 
-// The instance this phase appended n-th, counting through the levels'
-// regions (the late phase's follow the early phase's in each region), and
-// the first palette row of its transforms; false past the last one, or for
-// an instance showing a shared pose.
-bool appended_instance(uint n, out uint instance, out uint first) {
-    bool late = constants.phase == PHASE_LATE;
-    uint slot = n;
-    for (uint lod = 0u; lod < constants.lod_count; ++lod) {
-        uint before = late ? early_counts[lod] : 0u;
-        uint appended = lod_counts[lod] - before;
-        if (slot < appended) {
-            instance = visible_instances[lod * constants.instance_count + slot + before];
-            first = pose_sources[instance];
-            return (first & SHARED_POSE) == 0u;
-        }
-        slot -= appended;
+// The instance this phase gave its n-th palette row (the late phase's rows
+// follow the early phase's), and its first transform; false past the rows
+// the phase handed out.
+bool posed_instance_at(uint n, out uint instance, out uint first) {
+    uint rows = min(palette_rows_wanted, constants.palette_rows);
+    uint before = constants.phase == PHASE_LATE ? min(early_rows_wanted, constants.palette_rows) : 0u;
+    uint row = before + n;
+    if (row >= rows) {
+        return false;
     }
-    return false;
+    instance = posed_instance(row);
+    first = row * constants.joint_count;
+    return true;
 }
 
 JointPose clip_pose(uint pose) {

@@ -1,6 +1,6 @@
 #version 450
 // GPU animation shaped for a GPU: one workgroup per instance the cull pass
-// appended this phase (dispatched indirectly, for those only), its lanes
+// gave a palette row this phase (dispatched indirectly, for those only), its lanes
 // over the instance's joints. Lanes sample neighbouring joints, so their
 // clip frames are neighbouring texels, and write neighbouring palette
 // entries. The hierarchy is resolved level by level: a level's joints read
@@ -27,7 +27,7 @@ void main() {
     uint instance;
     uint first;
     // The same for every lane: the barriers below are reached by all or none.
-    if (!appended_instance(gl_WorkGroupID.x, instance, first)) {
+    if (!posed_instance_at(gl_WorkGroupID.x, instance, first)) {
         return;
     }
     InstanceSampling sampling = instance_sampling(instance_animations[instance]);

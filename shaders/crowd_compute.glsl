@@ -30,6 +30,10 @@ layout(push_constant) uniform CrowdComputeConstants {
 
 const uint PALETTE_PER_INSTANCE = 0xffffffffu;
 
+// The instance skinning palette row `row` poses: the posed list follows the
+// levels' regions of the visible lists. A macro, as it reads the block.
+#define posed_instance(row) visible_instances[constants.lod_count * constants.instance_count + (row)]
+
 // Without occlusion culling one phase culls and draws everything; with it,
 // the early phase draws what was visible last frame and the late phase,
 // after the depth pyramid, tests everything and draws what newly passed.

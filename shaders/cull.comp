@@ -166,7 +166,7 @@ uint shared_pose(InstanceAnimation animation) {
 // the palette grows with what is drawn, not with the crowd. Past the
 // palette's rows it shows the shared pose after all, and the count it leaves
 // tells the CPU how many rows the frame wanted.
-uint drawn_pose_source(InstanceAnimation animation, vec3 centre, float radius) {
+uint drawn_pose_source(uint instance, InstanceAnimation animation, vec3 centre, float radius) {
     if (constants.clip_count == 0u) {
         return SHARED_POSE;
     }
@@ -178,7 +178,11 @@ uint drawn_pose_source(InstanceAnimation animation, vec3 centre, float radius) {
         return shared_pose(animation);
     }
     uint row = atomicAdd(palette_rows_wanted, 1u);
-    return row < constants.palette_rows ? row * constants.joint_count : shared_pose(animation);
+    if (row >= constants.palette_rows) {
+        return shared_pose(animation);
+    }
+    posed_instance(row) = instance;
+    return row * constants.joint_count;
 }
 
 void main() {
@@ -266,7 +270,7 @@ void main() {
     // source of an instance the other drew.
     if (draw) {
         if (!per_instance) {
-            pose_sources[instance] = drawn_pose_source(animation, centre, sphere.w);
+            pose_sources[instance] = drawn_pose_source(instance, animation, centre, sphere.w);
         }
         uint lod = select_lod(centre, sphere.w);
         uint slot = atomicAdd(lod_counts[lod], 1u);

@@ -23,8 +23,8 @@ layout(set = 0, binding = 6) buffer VisibleInstances {
 // words) per mesh and level, mesh-major, then the skeleton overlay's
 // VkDrawIndirectCommand (4 words, padded to 5) per level. After both
 // phases' commands, a VkDispatchIndirectCommand per phase (padded to 4
-// words): animate.comp's workgroups, enough for the instances the phase
-// appended.
+// words): animate.comp's workgroups, enough for the palette rows the phase
+// handed out.
 layout(set = 0, binding = 7) buffer DrawCommands {
     uint draw_words[];
 };
@@ -43,12 +43,12 @@ void main() {
         draw_words[word + (command < mesh_commands ? 4u : 3u)] = lod * constants.instance_count + before;
     }
     if (gl_LocalInvocationID.x == 0u) {
-        uint appended = 0u;
-        for (uint lod = 0u; lod < lods; ++lod) {
-            appended += lod_counts[lod] - (late ? early_counts[lod] : 0u);
-        }
+        // The palette rows this phase handed out (animate.glsl's
+        // posed_instance_at); CPU animation dispatches no animate pass.
+        uint rows = min(palette_rows_wanted, constants.palette_rows);
+        uint posed = rows - (late ? min(early_rows_wanted, constants.palette_rows) : 0u);
         uint word = 2u * per_phase * 5u + (late ? 4u : 0u);
-        draw_words[word] = (appended + ANIMATE_INSTANCES_PER_WORKGROUP - 1u)
+        draw_words[word] = (posed + ANIMATE_INSTANCES_PER_WORKGROUP - 1u)
             / ANIMATE_INSTANCES_PER_WORKGROUP;
         draw_words[word + 1u] = 1u;
         draw_words[word + 2u] = 1u;
@@ -57,5 +57,8 @@ void main() {
     barrier();
     if (!late && gl_LocalInvocationID.x < lods) {
         early_counts[gl_LocalInvocationID.x] = lod_counts[gl_LocalInvocationID.x];
+    }
+    if (!late && gl_LocalInvocationID.x == 0u) {
+        early_rows_wanted = palette_rows_wanted;
     }
 }

@@ -16,6 +16,7 @@ const uint MAX_LODS = 8u;
     uint lod_counts[MAX_LODS];      \
     uint early_counts[MAX_LODS];    \
     uint palette_rows_wanted;       \
+    uint early_rows_wanted;         \
     uint visible_instances[];
 
 // Twin of Rust's gpu::shader_types::FrameUniforms.

@@ -217,13 +217,16 @@ pub fn crowd_buffers(shape: &CrowdShape) -> Vec<CrowdBufferDesc> {
                 },
             )
         },
-        // A count per level, then a region of instance_count ids per level.
+        // A count per level, then a region of instance_count ids per level,
+        // then the posed list: per skinning palette row, the instance
+        // cull.comp handed it to, which animate.comp poses (a palette has
+        // at most a row per instance).
         CrowdBufferDesc {
             header_bytes: VISIBLE_HEADER_BYTES,
             ..desc(
                 CrowdBuffer::VisibleInstances,
                 "visible instances",
-                size_of::<u32>() * shape.lod_count as usize,
+                size_of::<u32>() * (shape.lod_count as usize + 1),
                 true,
                 storage | Usage::TRANSFER_DST | Usage::TRANSFER_SRC,
                 MemoryLocation::GpuOnly,

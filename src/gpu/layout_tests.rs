@@ -181,8 +181,14 @@ fn visible_header() {
         spirv::CROWD_VERT,
         spirv::SKELETON_VERT,
     ] {
-        let mut members =
-            offsets!(VisibleHeader, lod_counts, early_counts, palette_rows_wanted).to_vec();
+        let mut members = offsets!(
+            VisibleHeader,
+            lod_counts,
+            early_counts,
+            palette_rows_wanted,
+            early_rows_wanted
+        )
+        .to_vec();
         members.push(("visible_instances", header));
         assert_twin(glsl_struct(shader, "VisibleInstances"), header, &members);
     }

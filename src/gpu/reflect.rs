@@ -702,7 +702,6 @@ mod tests {
                 (5, UniformTexelBuffer, "skeleton"),
                 (6, StorageBuffer, "VisibleInstances"),
                 (8, StorageBuffer, "SkinningTransforms"),
-                (10, StorageBuffer, "PoseSources"),
             ])
         );
     }

@@ -207,6 +207,10 @@ pub struct VisibleHeader {
     /// Skinning palette rows the drawn instances wanted (GPU animation),
     /// counted on past the palette's end.
     pub palette_rows_wanted: u32,
+    /// What the early phase of occlusion culling left in
+    /// `palette_rows_wanted`: the late phase's animate dispatch poses the
+    /// rows after it.
+    pub early_rows_wanted: u32,
 }
 
 /// The phases of a frame with occlusion culling (`PHASE_*` in
