@@ -7,7 +7,8 @@
 // list: one atomic per visible instance. It also says where each drawn
 // instance's skinning transforms are (its pose source): a shared pose, or
 // with GPU animation a row of the skinning palette it hands out, one more
-// atomic. draws.comp turns the counts into indirect draws. CPU references:
+// atomic, writing the instance at that row of the posed list, which the
+// animate pass runs over. draws.comp turns the counts into indirect draws. CPU references:
 // src/crowd/cull.rs, src/crowd/occlusion.rs, src/crowd/anim_lod.rs.
 
 #include "crowd_compute.glsl"

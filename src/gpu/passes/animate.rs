@@ -127,8 +127,8 @@ impl Destroy for Animate {
 
 /// After the cull pass and the draws pass, with the compute set bound: as
 /// many workgroups as draws.comp wrote into the `VkDispatchIndirectCommand`
-/// at `dispatch` (buffer, offset), enough for the instances this phase
-/// appended and no more.
+/// at `dispatch` (buffer, offset), enough for the palette rows this phase
+/// handed out (the posed list's new entries) and no more.
 pub fn record_animate(
     ctx: &Context,
     cmd: vk::CommandBuffer,
