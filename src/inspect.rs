@@ -5,10 +5,10 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
-use crate::anim::{ground_motion, Clip, GroundMotion, GroundMotionSource};
+use crate::anim::{ground_motion, Clip, GroundMotion, GroundMotionSource, Skeleton};
 use crate::md5::{self, Md5Anim, Md5Error, Md5Mesh};
 use crate::model::{clip_from_md5, clip_name, skeleton_from_md5, skinned_mesh_from_md5};
-use crate::skin::{sampled_poses, InfluenceLimit, SkinnedMesh};
+use crate::skin::{sampled_poses, BodyParts, InfluenceLimit, SkinnedMesh};
 
 #[derive(Clone, Debug, Serialize)]
 #[serde(tag = "kind", rename_all = "lowercase")]
@@ -42,6 +42,15 @@ pub struct MeshReport {
     /// How many anims those poses came from (the first mesh named gets
     /// the anims that fit it; any other, none).
     pub lod_anims: usize,
+    /// The body parts occlusion culling boxes apart (`skin::BodyParts`),
+    /// the trunk first.
+    pub body_parts: Vec<BodyPartReport>,
+}
+
+/// One body part: the joints whose vertices it boxes, parents first.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct BodyPartReport {
+    pub joints: Vec<String>,
 }
 
 /// One level of detail of a whole model.
@@ -193,7 +202,23 @@ fn mesh_report(file: String, mesh: &Md5Mesh, clips: &[Clip]) -> MeshReport {
         lods: summed_lods(&four),
         lod_influences: level_influences(&four),
         lod_anims: clips.len(),
+        body_parts: body_parts(&skeleton, &four),
     }
+}
+
+fn body_parts(skeleton: &Skeleton, meshes: &[SkinnedMesh]) -> Vec<BodyPartReport> {
+    let parts = BodyParts::of(skeleton, meshes);
+    (0..parts.count)
+        .map(|part| BodyPartReport {
+            joints: parts
+                .joint_parts
+                .iter()
+                .zip(&skeleton.names)
+                .filter(|(&p, _)| usize::from(p) == part)
+                .map(|(_, name)| name.clone())
+                .collect(),
+        })
+        .collect()
 }
 
 /// A model's LOD chain as one: level k's triangles summed over the meshes
@@ -305,6 +330,20 @@ fn lod_influences_text(report: &MeshReport) -> String {
     format!("{} ({over})", counts.join(" "))
 }
 
+/// Each part as its first joint and how many more: `neck (+1)`.
+fn body_parts_text(report: &MeshReport) -> String {
+    let parts: Vec<String> = report
+        .body_parts
+        .iter()
+        .map(|part| match part.joints.as_slice() {
+            [] => "(no joints)".to_owned(),
+            [only] => only.clone(),
+            [first, rest @ ..] => format!("{first} (+{})", rest.len()),
+        })
+        .collect();
+    format!("{}: {}", parts.len(), parts.join(", "))
+}
+
 pub fn to_json(reports: &[FileReport]) -> String {
     serde_json::to_string_pretty(reports).expect("reports serialize")
 }
@@ -338,6 +377,12 @@ pub fn to_text(reports: &[FileReport]) -> String {
                 .unwrap();
                 writeln!(out, "  LODs: {}", lod_chain_text(&m.lods)).unwrap();
                 writeln!(out, "  influences per level: {}", lod_influences_text(m)).unwrap();
+                writeln!(
+                    out,
+                    "  body parts (occlusion boxes): {}",
+                    body_parts_text(m)
+                )
+                .unwrap();
             }
             FileReport::Anim(a) => {
                 writeln!(out, "{} (md5anim)", a.file).unwrap();

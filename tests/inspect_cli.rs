@@ -388,6 +388,48 @@ fn text_report_shows_the_lod_chain() {
 }
 
 #[test]
+fn the_body_parts_hold_every_joint_once_and_show_in_the_text() {
+    let json = shipped_character_json();
+    let parts: Vec<Vec<&str>> = json["body_parts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            p["joints"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|j| j.as_str().unwrap())
+                .collect()
+        })
+        .collect();
+    // The trunk first, then the head, the arms and the legs.
+    assert_eq!(parts.len(), 6, "{parts:?}");
+    assert_eq!(
+        parts[0],
+        ["origin", "pelvis", "spine_1", "spine_2", "chest"]
+    );
+    assert!(parts.contains(&vec!["neck", "head"]), "{parts:?}");
+    assert!(
+        parts.contains(&vec!["l_clavicle", "l_upper_arm", "l_forearm", "l_hand"]),
+        "{parts:?}"
+    );
+    assert!(
+        parts.contains(&vec!["r_thigh", "r_calf", "r_foot", "r_toe"]),
+        "{parts:?}"
+    );
+    let joints: usize = parts.iter().map(Vec::len).sum();
+    assert_eq!(joints as u64, json["joints"].as_u64().unwrap());
+
+    let mesh = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("assets/crowdling.md5mesh");
+    let text = String::from_utf8(inspect(&[mesh.as_os_str()]).stdout).unwrap();
+    assert!(
+        text.contains("body parts (occlusion boxes): 6: origin (+4), "),
+        "{text}"
+    );
+}
+
+#[test]
 fn json_influences_per_level_follow_the_anims_named() {
     let assets = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("assets");
     let mesh = assets.join("crowdling.md5mesh");

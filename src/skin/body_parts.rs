@@ -32,6 +32,9 @@ pub struct BodyParts {
     /// Per mesh, per vertex: bit p set when the vertex lies in part p's box
     /// (a vertex of triangles of two parts is in both).
     pub vertex_parts: Vec<Vec<u8>>,
+    /// Per joint, the part its vertices (those it influences most) count
+    /// towards: what `inspect` shows.
+    pub joint_parts: Vec<u8>,
 }
 
 impl BodyParts {
@@ -40,7 +43,7 @@ impl BodyParts {
     /// skeleton has no subtree to split off (a single joint, or a mesh
     /// weighted to one bone).
     pub fn of(skeleton: &Skeleton, meshes: &[SkinnedMesh]) -> BodyParts {
-        let part_of_joint = part_of_joint(skeleton, meshes);
+        let mut part_of_joint = part_of_joint(skeleton, meshes);
         let part_of_vertex = |mesh: &SkinnedMesh, v: usize| {
             mesh.joints
                 .get(v)
@@ -97,9 +100,15 @@ impl BodyParts {
                 .filter(|&p| old & (1 << p) != 0)
                 .fold(0, |acc, p| acc | 1 << renumber[p]);
         }
+        // A subtree whose every triangle joined other parts has no box:
+        // its joints count towards the trunk's.
+        for part in &mut part_of_joint {
+            *part = renumber[usize::from(*part)];
+        }
         BodyParts {
             count: count.max(1),
             vertex_parts,
+            joint_parts: part_of_joint,
         }
     }
 }
@@ -204,6 +213,7 @@ mod tests {
         );
         let parts = BodyParts::of(&skeleton, &[mesh]);
         assert_eq!(parts.count, 3);
+        assert_eq!(parts.joint_parts, [0, 1, 2]);
         let (trunk, head, arm) = (1, 2, 4);
         assert_eq!(
             parts.vertex_parts[0],
@@ -226,5 +236,6 @@ mod tests {
         let parts = BodyParts::of(&skeleton, &[mesh]);
         assert_eq!(parts.count, 1);
         assert!(parts.vertex_parts[0].iter().all(|&b| b == 1));
+        assert_eq!(parts.joint_parts, [0]);
     }
 }
