@@ -4,8 +4,8 @@
 mod common;
 
 use common::{
-    assets, covered_pixels, differing_pixels, render, scratch_dir, vulkan_or_skip,
-    wireframe_or_skip,
+    assert_validated, assets, covered_pixels, differing_pixels, render, scratch_dir,
+    vulkan_or_skip, wireframe_or_skip,
 };
 
 /// GPU and CPU skinning compute the same thing in different float orders
@@ -234,4 +234,33 @@ fn wireframe_draws_the_edges_only() {
         edges > filled / 10 && edges < filled * 9 / 10,
         "{edges} pixels of edges against {filled} filled"
     );
+}
+
+/// The demo command with no display to open a window on (a server, ssh, CI)
+/// renders the window's crowd headless into md5crowd.png in the working
+/// directory and says so, instead of failing.
+#[test]
+fn the_demo_without_a_display_renders_md5crowd_png() {
+    if !vulkan_or_skip() {
+        return;
+    }
+    let dir = scratch_dir("no_display");
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_md5crowd"))
+        .args(["--validate", "--width", "320", "--height", "180"])
+        .current_dir(&dir)
+        .env_remove("DISPLAY")
+        .env_remove("WAYLAND_DISPLAY")
+        .output()
+        .expect("md5crowd runs");
+    assert_validated(&output);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("no display (DISPLAY and WAYLAND_DISPLAY are unset): rendering 64 instances headless into md5crowd.png"),
+        "{stderr}"
+    );
+    let image = image::open(dir.join("md5crowd.png"))
+        .expect("md5crowd.png in the working directory")
+        .to_rgba8();
+    assert_eq!(image.dimensions(), (320, 180));
+    assert!(covered_pixels(&image) > 0, "the crowd is in the picture");
 }

@@ -108,6 +108,15 @@ impl AppError {
 /// Loads the model, renders as `args` say, and with validation on, fails
 /// if the layer reported anything, so a clean run is a checked property.
 pub fn run(args: &RenderArgs) -> Result<(), AppError> {
+    if let Some(headless) = args.without_display(has_display()) {
+        log::warn!(
+            "no display (DISPLAY and WAYLAND_DISPLAY are unset): rendering {} instances \
+             headless into {}",
+            headless.instances(),
+            headless.screenshot.clone().unwrap_or_default().display()
+        );
+        return run(&headless);
+    }
     let frames = if args.headless {
         Some(args.frames.unwrap_or(1))
     } else {
@@ -147,6 +156,13 @@ pub fn run(args: &RenderArgs) -> Result<(), AppError> {
         window::run(args, model, spec, &load)?
     };
     report_validation(counts.as_deref())
+}
+
+/// Whether winit has a display to open a window on (X11 or Wayland).
+fn has_display() -> bool {
+    ["DISPLAY", "WAYLAND_DISPLAY"]
+        .iter()
+        .any(|name| std::env::var_os(name).is_some_and(|value| !value.is_empty()))
 }
 
 /// `md5crowd bench`: measures, prints a table, writes the JSON and the plot.

@@ -16,6 +16,13 @@ use crate::skin::{InfluenceLimit, SkinningMethod};
 pub const WINDOW_INSTANCES: u32 = 64;
 pub const HEADLESS_INSTANCES: u32 = 1;
 
+/// Where a window run with no display to open one on writes its picture
+/// instead, in the working directory.
+pub const NO_DISPLAY_SCREENSHOT: &str = "md5crowd.png";
+
+/// Animation time of that picture: the crowd has set off walking.
+const NO_DISPLAY_TIME: f32 = 2.0;
+
 #[derive(clap::Args, Clone, Debug)]
 pub struct RenderArgs {
     /// An .md5mesh, or a directory holding one: its md5mesh and every
@@ -188,6 +195,28 @@ pub struct LoadArgs {
 }
 
 impl RenderArgs {
+    /// A window run where no display can show one (`has_display` false: on
+    /// a server, over ssh, in a container) becomes a headless render of the
+    /// window's crowd into [`NO_DISPLAY_SCREENSHOT`], so the demo still shows
+    /// something; `None` when the window can open or the run is headless.
+    pub fn without_display(&self, has_display: bool) -> Option<RenderArgs> {
+        if self.headless || has_display {
+            return None;
+        }
+        let mut headless = self.clone();
+        headless.headless = true;
+        headless.instances = Some(self.instances());
+        headless.screenshot = Some(
+            self.screenshot
+                .clone()
+                .unwrap_or_else(|| PathBuf::from(NO_DISPLAY_SCREENSHOT)),
+        );
+        if self.time == 0.0 {
+            headless.time = NO_DISPLAY_TIME;
+        }
+        Some(headless)
+    }
+
     pub fn instances(&self) -> u32 {
         self.instances.unwrap_or(if self.headless {
             HEADLESS_INSTANCES
