@@ -1,6 +1,6 @@
 //! `md5crowd bench`: the same headless frame loop as the demo, timed, for
 //! each crowd size and each way of animating it. Ratios between runs of one
-//! invocation are the figures the README quotes; absolute numbers depend on
+//! invocation are the figures docs/performance.md quotes; absolute numbers depend on
 //! the driver (a CPU Vulkan driver shares the cores with the CPU path).
 
 use std::collections::BTreeMap;

@@ -49,7 +49,7 @@ const PROFILE_PLAN: [(f32, Level, Level); PROFILE_SEGMENTS] = [
     (1.5, Level::Walk, Level::Stand),
 ];
 
-/// Seconds of one period of [`PROFILE_PLAN`].
+/// Seconds of one period of `PROFILE_PLAN`.
 pub const PROFILE_PERIOD: f32 = 29.0;
 
 /// Distance between neighbours on a ring and between rings, in footprints

@@ -75,7 +75,7 @@ pub struct LodParams {
 
 impl LodParams {
     /// For `view_projection`, an infinite reverse-Z perspective as the
-    /// camera builds it, drawn `height` pixels high. Its row 1 is P[1][1]
+    /// camera builds it, drawn `height` pixels high. Its row 1 is `P[1][1]`
     /// times the view's unit up row, and its row 2 is (0, 0, 0, near).
     /// `bias` scales `LOD_PIXEL_ERROR`; `None` turns level of detail off.
     pub fn new(view_projection: Mat4, height: u32, bias: Option<f32>) -> LodParams {

@@ -132,7 +132,7 @@ pub struct SkeletonJoint {
 }
 
 /// Twin of `InstanceAnimation` in shaders/animation.glsl: a
-/// [`crowd::Instance`](Instance)'s clips and crossfade (48 bytes, three
+/// [`crowd::Instance`]'s clips and crossfade (48 bytes, three
 /// 16-byte rows).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]

@@ -19,7 +19,10 @@ mod surface_distance;
 pub use body_parts::{BodyParts, MAX_BODY_PARTS};
 pub use cpu_skinning::{skin_vertices, SkinningMethod, SurfaceVertex};
 pub use influences::{select_influences, InfluenceLimit, TruncationReport, MAX_INFLUENCES};
-pub use lod::{coarsest_target, level_ratio, lod_chain, LodLevel, MAX_LODS};
+pub use lod::{
+    coarsest_target, level_ratio, lod_chain, LodLevel, COARSEST_MAX_FRACTION, COARSEST_TRIANGLES,
+    LEVEL_RATIO, MAX_LODS,
+};
 pub use lod_influences::{
     affine_transforms, sampled_poses, skin_position_by_steps, INFLUENCE_ERROR_SHARE,
     INFLUENCE_STEPS, MAX_SAMPLED_POSES,

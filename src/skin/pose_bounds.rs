@@ -92,7 +92,7 @@ impl ClipPartBounds {
 /// Per frame f of `clip` and body part, the box around the part of `meshes`
 /// posed anywhere from frame f to frame f + 1 as animate.comp interpolates
 /// them (the last frame: its own pose): skinned by both frames' poses and
-/// by the blend halfway between, grown by [`BETWEEN_SAMPLES_MARGIN`] for the
+/// by the blend halfway between, grown by `BETWEEN_SAMPLES_MARGIN` for the
 /// arcs between those. Culling by the boxes of the frames an instance is
 /// between is tighter than by the clip's whole swing. Every box is empty
 /// for a clip of another skeleton. Frames are independent, so they are

@@ -5,7 +5,7 @@
 //! frees is kept until the frame that last drew with it is done.
 //!
 //! egui-ash-renderer makes its buffers and images through
-//! [`NamingAllocator`], which names them; its pipeline, layouts, sampler,
+//! `NamingAllocator`, which names them; its pipeline, layouts, sampler,
 //! image views and descriptor pool are private to it and stay unnamed
 //! (RenderDoc shows them inside the "ui overlay" label).
 
