@@ -37,12 +37,11 @@ void main() {
 
     // A CPU driver runs what a branch guards, masked, for every lane of the
     // group whether it takes the branch or not, and blending in a fade's
-    // start samples two more clips: inside the walk below it cost every
-    // instance at every joint (4096 x 110 joints: 7.0 ms against 4.8
-    // without). A loop, though, runs as long as its longest lane needs. So
-    // a fading lane first parks the fade's starting pose of every joint in
-    // the joint's own row, in a loop that is empty for the other lanes; the
-    // walk blends with one load (4096 x 110 joints: 5.4-6.5 ms).
+    // start samples two more clips: inside the walk below it would cost
+    // every instance at every joint. A loop, though, runs as long as its
+    // longest lane needs. So a fading lane first parks the fade's starting
+    // pose of every joint in the joint's own row, in a loop that is empty
+    // for the other lanes, and the walk blends with one load.
     bool fading = sampling.weight < 1.0;
     uint fade_joints = fading ? constants.joint_count : 0u;
     for (uint joint = 0u; joint < fade_joints; ++joint) {
