@@ -3,7 +3,8 @@
 //! Data flows one way: [`md5`] (the file format) -> [`model`] (conversion) ->
 //! [`anim`] and [`skin`] (the CPU runtime model and reference jobs) -> `gpu`
 //! (buffers and passes). The runtime never imports the file format; the box in
-//! [`bounds`] is the one type both sides share.
+//! [`bounds`] is the one type both sides share. Files are read through
+//! [`vfs`]: a game folder's loose files and its pk4 archives.
 
 pub mod anim;
 pub mod app;
@@ -15,3 +16,4 @@ pub mod material;
 pub mod md5;
 pub mod model;
 pub mod skin;
+pub mod vfs;
