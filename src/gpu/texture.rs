@@ -163,15 +163,12 @@ fn upload_texels(
         DdsTexels::Blocks(blocks) => block_format_for(kind, blocks),
     };
     let blit_mips = texels.texels == DdsTexels::Rgba8 && texels.levels.len() == 1;
-    let (mip_levels, usage) = if blit_mips {
-        let levels = if can_blit_mips(ctx, format) {
-            32 - extent.width.max(extent.height).leading_zeros()
-        } else {
-            1
-        };
-        (levels, vk::ImageUsageFlags::TRANSFER_SRC)
+    let mip_levels = if !blit_mips {
+        texels.levels.len() as u32
+    } else if can_blit_mips(ctx, format) {
+        32 - extent.width.max(extent.height).leading_zeros()
     } else {
-        (texels.levels.len() as u32, vk::ImageUsageFlags::empty())
+        1
     };
     // RXGB: the file's alpha is the normal's x.
     let swizzle = if texels.red_in_alpha {
@@ -192,7 +189,11 @@ fn upload_texels(
             &ImageDesc {
                 extent,
                 format,
-                usage: vk::ImageUsageFlags::SAMPLED | vk::ImageUsageFlags::TRANSFER_DST | usage,
+                // A transfer source for the blits, and for tools and
+                // tests reading a texture back (BC formats must allow it).
+                usage: vk::ImageUsageFlags::SAMPLED
+                    | vk::ImageUsageFlags::TRANSFER_DST
+                    | vk::ImageUsageFlags::TRANSFER_SRC,
                 mip_levels,
                 swizzle,
             },

@@ -81,10 +81,12 @@ impl Vfs {
             search: search.into(),
             base: Some(base.to_path_buf()),
         };
-        log::info!(
-            "game folder {vfs}: {} files in archives",
-            vfs.archives().map(Archive::len).sum::<usize>()
-        );
+        if vfs.archive_count() > 0 {
+            log::info!(
+                "game folder {vfs}: {} files in the archives",
+                vfs.archives().map(Archive::len).sum::<usize>()
+            );
+        }
         (vfs, warnings)
     }
 
