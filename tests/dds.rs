@@ -1,9 +1,10 @@
 //! DDS images written byte by byte from known blocks (`common::dds`): what
 //! they decode to on the CPU (BC1's four and three colours, BC2's and
-//! BC3's alpha, RXGB's red, uncompressed masks), their mip levels, broken
-//! and hostile headers; then on the device, under validation: BC1-3 images
-//! with their levels, whose texels the device decodes as the CPU does, and
-//! the CPU path for a device without `textureCompressionBC`.
+//! BC3's alpha, RXGB's red, uncompressed RGB and grey masks), their mip
+//! levels, broken and hostile headers; then on the device, under
+//! validation: BC1-3 images with their levels, whose texels the device
+//! decodes as the CPU does, and the CPU path for a device without
+//! `textureCompressionBC`.
 
 mod common;
 

@@ -211,6 +211,37 @@ fn origin(vfs: &Vfs, path: &str) -> String {
 }
 
 #[test]
+fn a_corrupt_entry_is_a_warning_when_read() {
+    let base = common::scratch_dir("game_folder_corrupt");
+    let archive = base.join("pak000.pk4");
+    write_pk4_with(
+        &archive,
+        &[("textures/x.tga", &TGA_RLE, CompressionMethod::Stored)],
+    );
+    // Damage the stored pixels: the entry's CRC no longer matches.
+    let mut bytes = fs::read(&archive).unwrap();
+    let at = bytes
+        .windows(TGA_RLE.len())
+        .position(|w| w == TGA_RLE)
+        .unwrap();
+    bytes[at + 20] ^= 0xff;
+    fs::write(&archive, bytes).unwrap();
+
+    let (vfs, warnings) = Vfs::open_game(&base, None);
+    assert!(warnings.is_empty(), "the index is intact: {warnings:?}");
+    let file = vfs.find("textures/x.tga").unwrap();
+    assert!(file.read().is_err());
+    let image = decode_image(&ImageSource::File(file), MapKind::Diffuse, 4096);
+    assert!(image.is_default);
+    assert_eq!(image.warnings.len(), 1);
+    assert!(
+        image.warnings[0].contains("pak000.pk4/textures/x.tga"),
+        "{}",
+        image.warnings[0]
+    );
+}
+
+#[test]
 fn later_archives_override_earlier_ones_and_loose_files_override_archives() {
     let (vfs, _) = open();
     assert_eq!(text(&vfs, "def/imp.def"), "// pak001 imp");
@@ -298,8 +329,15 @@ fn a_mod_overrides_its_base() {
     assert_eq!(warnings.len(), 1, "the truncated archive: {warnings:?}");
     assert_eq!(text(&vfs, "def/imp.def"), "// mod imp");
     assert_eq!(text(&vfs, "def/zombie.def"), "// loose zombie");
-    assert_eq!(vfs.base(), Some(game().base.as_path()));
+    assert_eq!(vfs.base(), game().base.as_path());
     assert_eq!(vfs.archive_count(), 3);
+}
+
+#[test]
+fn a_mod_that_is_the_base_is_the_base() {
+    let (vfs, _) = Vfs::open_game(&game().base, Some(&game().base));
+    assert_eq!(vfs.archive_count(), 2);
+    assert_eq!(text(&vfs, "def/imp.def"), "// pak001 imp");
 }
 
 #[test]

@@ -1,8 +1,9 @@
 //! DDS images, as id Tech 4 games ship their textures precompressed under
 //! `dds/`: DXT1, DXT3 and DXT5 (BC1, BC2, BC3 blocks), RXGB (Doom 3's
-//! normal maps: DXT5 with red moved to alpha, whose block has twice the
-//! precision of DXT5's colour endpoints), the same three as DX10-header
-//! files, and uncompressed RGB(A) described by channel masks; each with the
+//! normal maps: DXT5 with red moved to alpha, whose block of 8-bit
+//! endpoints and 8 steps keeps it finer than the colour block's 5-bit red
+//! and 4 steps), the same three as DX10-header files, and uncompressed
+//! RGB(A), luminance and alpha described by channel masks; each with the
 //! mip levels the file holds. The header is read by `ddsfile`; every
 //! level's size is checked against what the file holds before it is
 //! copied, so a header cannot make a large allocation.
@@ -117,7 +118,7 @@ pub fn parse_dds(bytes: &[u8]) -> Result<DdsImage, String> {
     if header.caps2.contains(Caps2::CUBEMAP) || header.caps2.contains(Caps2::VOLUME) {
         return Err("a cube map or volume texture; only 2D images are supported".to_owned());
     }
-    let (layout, red_in_alpha) = pixel_layout(&dds)?;
+    let (layout, red_in_alpha) = pixel_layout(&dds, bytes)?;
     let full_chain = 32 - width.max(height).leading_zeros() as usize;
     let declared = header
         .mip_map_count
@@ -176,8 +177,9 @@ enum Layout {
     Masked(Masks),
 }
 
-/// The file's texel layout, and whether red is in alpha.
-fn pixel_layout(dds: &Dds) -> Result<(Layout, bool), String> {
+/// The file's texel layout, and whether red is in alpha; `bytes` is the
+/// whole file, whose header `dds` holds.
+fn pixel_layout(dds: &Dds, bytes: &[u8]) -> Result<(Layout, bool), String> {
     const RXGB: u32 = u32::from_le_bytes(*b"RXGB");
     let format = &dds.header.spf;
     if let Some(header10) = &dds.header10 {
@@ -206,41 +208,36 @@ fn pixel_layout(dds: &Dds) -> Result<(Layout, bool), String> {
         };
         return Ok((Layout::Blocks(blocks), *code == RXGB));
     }
-    let flags = format.flags;
-    let bits = format.rgb_bit_count.unwrap_or(0);
+    // `ddsfile` leaves out the bit count and masks of luminance and
+    // alpha-only formats; they are at fixed places of the pixel format.
+    let word = |offset: usize| {
+        bytes
+            .get(offset..offset + 4)
+            .map_or(0, |w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
+    };
+    let [bits, red, green, blue, alpha] = [88, 92, 96, 100, 104].map(word);
     if !matches!(bits, 8 | 16 | 24 | 32) {
         return Err(format!("{bits} bits a texel is not supported"));
     }
-    let mask = |m: Option<u32>| m.unwrap_or(0);
+    let flags = format.flags;
     let alpha = if flags.intersects(PixelFormatFlags::ALPHA_PIXELS | PixelFormatFlags::ALPHA) {
-        mask(format.a_bit_mask)
+        alpha
     } else {
         0
     };
-    let masks = if flags.contains(PixelFormatFlags::RGB) {
-        Masks {
-            rgb: [
-                mask(format.r_bit_mask),
-                mask(format.g_bit_mask),
-                mask(format.b_bit_mask),
-            ],
-            alpha,
-            bytes: bits as usize / 8,
-        }
+    let rgb = if flags.contains(PixelFormatFlags::RGB) {
+        [red, green, blue]
     } else if flags.contains(PixelFormatFlags::LUMINANCE) {
-        Masks {
-            rgb: [mask(format.r_bit_mask); 3],
-            alpha,
-            bytes: bits as usize / 8,
-        }
+        [red; 3]
     } else if flags.contains(PixelFormatFlags::ALPHA) {
-        Masks {
-            rgb: [0; 3],
-            alpha,
-            bytes: bits as usize / 8,
-        }
+        [0; 3]
     } else {
         return Err("neither compressed nor RGB, luminance or alpha".to_owned());
+    };
+    let masks = Masks {
+        rgb,
+        alpha,
+        bytes: bits as usize / 8,
     };
     Ok((Layout::Masked(masks), false))
 }

@@ -1,7 +1,8 @@
-//! Image files to RGBA8 pixels, on the CPU: the part of texture loading
-//! that needs no GPU. A file that cannot be decoded is one warning and the
-//! map's default texel, never an error; an image larger than the device
-//! allows is scaled down; a height map becomes a normal map here.
+//! Image files (TGA, PNG, JPEG, and the first level of a DDS) to RGBA8
+//! pixels, on the CPU: the part of texture loading that needs no GPU. A
+//! file that cannot be decoded is one warning and the map's default texel,
+//! never an error; an image larger than the device allows is scaled down;
+//! a height map becomes a normal map here.
 
 use std::fmt;
 

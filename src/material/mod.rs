@@ -167,8 +167,8 @@ impl MaterialLibrary {
         let files = game.list("materials", "mtr");
         for file in &files {
             let shown = file.to_string();
-            let text = match file.read() {
-                Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
+            let text = match file.read_text() {
+                Ok(text) => text,
                 Err(error) => {
                     library.warnings.push(format!("{shown}: {error}"));
                     continue;
@@ -214,7 +214,7 @@ impl MaterialLibrary {
 
     /// The game folder's base folder.
     pub fn base(&self) -> Option<&Path> {
-        self.game.as_ref().and_then(Vfs::base)
+        self.game.as_ref().map(Vfs::base)
     }
 
     /// How many materials were defined.

@@ -30,16 +30,11 @@ pub fn read_anim(file: &GameFile) -> Result<Md5Anim, Md5Error> {
     parse_anim(&text, &name)
 }
 
-/// The file's text and its name for messages. Bytes that are not UTF-8 (old
-/// exporters wrote Latin-1 joint names) become U+FFFD rather than failing.
+/// The file's text and its name for messages.
 fn read_text(file: &GameFile) -> Result<(String, String), Md5Error> {
     let name = file.to_string();
-    match file.read() {
-        Ok(bytes) => {
-            let text = String::from_utf8(bytes)
-                .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
-            Ok((text, name))
-        }
+    match file.read_text() {
+        Ok(text) => Ok((text, name)),
         Err(e) => Err(Md5Error {
             file: name,
             location: None,

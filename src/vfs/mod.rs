@@ -8,9 +8,13 @@
 //! folder's list comes before its base's. A path is looked up along that
 //! list and the first holder wins, so `pak001.pk4` overrides `pak000.pk4`,
 //! a loose file overrides every archive of its folder, and a mod overrides
-//! its base. Archives whose root holds `addon.conf` (a downloaded map,
-//! which the game searches only while that map is loaded) or
-//! `binary.conf` (game code) are left out, as the game leaves them out.
+//! its base. (FileSystem.cpp's opening comment says archives take
+//! precedence over the file system; its code puts the folder first.)
+//! Archives whose root holds `addon.conf` (a downloaded map, which the
+//! game searches only while that map is loaded) or `binary.conf` (game
+//! code) are left out, as the game leaves them out. The game's "pure"
+//! mode, where a network server's archives are all it reads, has no
+//! counterpart here: loose files always count, as in single player.
 //!
 //! An archive's index is read when the folder is opened; a file's bytes
 //! only when [`GameFile::read`] is called. An archive that cannot be
@@ -37,12 +41,12 @@ pub const MAX_FILE_BYTES: u64 = 512 << 20;
 
 /// One game folder's search list; cheap to clone (the archives' indexes
 /// are shared).
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct Vfs {
     /// In search order: the first that holds a path is where it is read.
     search: Arc<[Source]>,
     /// The base folder, for messages and [`Vfs::base`].
-    base: Option<PathBuf>,
+    base: PathBuf,
 }
 
 #[derive(Debug)]
@@ -53,12 +57,14 @@ enum Source {
 
 impl Vfs {
     /// The game in `base` (its loose files and `*.pk4` archives) with, when
-    /// given, the mod in `mod_dir` searched before it. Never fails: an
-    /// archive that cannot be read, or a folder that cannot be listed, is a
-    /// warning (already logged, and returned) and is left out.
+    /// given, the mod in `mod_dir` searched before it (a mod that is the
+    /// base itself is the base). Never fails: an archive that cannot be
+    /// read, or a folder that cannot be listed, is a warning (already
+    /// logged, and returned) and is left out.
     pub fn open_game(base: &Path, mod_dir: Option<&Path>) -> (Vfs, Vec<String>) {
         let mut search = Vec::new();
         let mut warnings = Vec::new();
+        let mod_dir = mod_dir.filter(|dir| *dir != base);
         for dir in mod_dir.into_iter().chain([base]) {
             search.push(Source::Folder(dir.to_path_buf()));
             for path in archives_in(dir, &mut warnings) {
@@ -79,7 +85,7 @@ impl Vfs {
         }
         let vfs = Vfs {
             search: search.into(),
-            base: Some(base.to_path_buf()),
+            base: base.to_path_buf(),
         };
         if vfs.archive_count() > 0 {
             log::info!(
@@ -94,13 +100,13 @@ impl Vfs {
     pub fn folder(dir: &Path) -> Vfs {
         Vfs {
             search: Arc::new([Source::Folder(dir.to_path_buf())]),
-            base: Some(dir.to_path_buf()),
+            base: dir.to_path_buf(),
         }
     }
 
     /// The base folder [`Vfs::open_game`] or [`Vfs::folder`] was given.
-    pub fn base(&self) -> Option<&Path> {
-        self.base.as_deref()
+    pub fn base(&self) -> &Path {
+        &self.base
     }
 
     /// How many archives are searched.
@@ -188,10 +194,9 @@ impl Vfs {
 impl fmt::Display for Vfs {
     /// The base folder, and how many archives it holds.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let base = self.base.as_deref().unwrap_or(Path::new("(none)"));
         match self.archive_count() {
-            0 => write!(f, "{}", base.display()),
-            n => write!(f, "{} ({n} archive{})", base.display(), plural(n)),
+            0 => write!(f, "{}", self.base.display()),
+            n => write!(f, "{} ({n} archive{})", self.base.display(), plural(n)),
         }
     }
 }
@@ -285,6 +290,14 @@ impl GameFile {
             Location::Loose(path) => std::fs::read(path),
             Location::Archived { archive, entry, .. } => archive.read(*entry),
         }
+    }
+
+    /// Its bytes as text. Bytes that are not UTF-8 (old tools wrote
+    /// Latin-1 names and comments) become U+FFFD rather than failing.
+    pub fn read_text(&self) -> io::Result<String> {
+        let bytes = self.read()?;
+        Ok(String::from_utf8(bytes)
+            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()))
     }
 
     /// The path on disk of a loose file.
