@@ -20,7 +20,7 @@ mod texels;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-pub use dds::{is_dds, parse_dds, BlockFormat, DdsImage, DdsTexels};
+pub use dds::{parse_dds, BlockFormat, DdsImage, DdsTexels};
 pub use decode::{
     decode_image, encode_normal, fit_within, normal_map_from_height, normals_from_heights,
     DecodedImage, MapKind,

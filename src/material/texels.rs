@@ -26,13 +26,6 @@ pub struct MapTexels {
     pub warnings: Vec<String>,
 }
 
-impl MapTexels {
-    /// Bytes in all levels.
-    pub fn byte_count(&self) -> usize {
-        self.levels.iter().map(Vec::len).sum()
-    }
-}
-
 impl From<DecodedImage> for MapTexels {
     fn from(decoded: DecodedImage) -> MapTexels {
         MapTexels {
