@@ -7,8 +7,9 @@ use serde::Serialize;
 
 use crate::anim::{ground_motion, Clip, GroundMotion, GroundMotionSource, Skeleton};
 use crate::md5::{self, Md5Anim, Md5Error, Md5Mesh};
-use crate::model::{clip_from_md5, clip_name, skeleton_from_md5, skinned_mesh_from_md5};
+use crate::model::{clip_from_md5, skeleton_from_md5, skinned_mesh_from_md5};
 use crate::skin::{sampled_poses, BodyParts, InfluenceLimit, SkinnedMesh};
+use crate::vfs::GameFile;
 
 #[derive(Clone, Debug, Serialize)]
 #[serde(tag = "kind", rename_all = "lowercase")]
@@ -118,7 +119,7 @@ pub fn inspect_files(paths: &[PathBuf]) -> Result<Vec<FileReport>, Md5Error> {
                 }
                 None => None,
             };
-            let clip = clip_from_md5(&clip_name(path), &anim);
+            let clip = clip_from_md5(&GameFile::loose(path).file_stem(), &anim);
             let motion = anim_parents(&anim).map_or(GroundMotion::STILL, |parents| {
                 ground_motion(&parents, &clip)
             });

@@ -21,7 +21,8 @@
 //!
 //! `docs/architecture.md` in the repository follows a joint from md5 text to
 //! `gl_Position` with links into this code. [`material`] resolves an md5
-//! `shader` to image files; [`inspect`] is `md5crowd inspect`. The box in
+//! `shader` to image files; every file is read through [`vfs`] (a game
+//! folder's loose files and its pk4 archives); [`inspect`] is `md5crowd inspect`. The box in
 //! [`bounds`] is the one type both the format and the runtime share.
 
 pub mod anim;
@@ -34,3 +35,4 @@ pub mod material;
 pub mod md5;
 pub mod model;
 pub mod skin;
+pub mod vfs;

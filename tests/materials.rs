@@ -16,6 +16,7 @@ use md5crowd::material::{
     decode_image, ImageSource, MapKind, MaterialImages, MaterialLibrary, ORIGIN_IMPLICIT,
     ORIGIN_MESH_FOLDER, ORIGIN_NONE,
 };
+use md5crowd::vfs::GameFile;
 
 const A_MTR: &str = "\
 // The guy: keyword syntax.
@@ -145,11 +146,11 @@ fn library() -> &'static MaterialLibrary {
 }
 
 fn file(path: &str) -> Option<ImageSource> {
-    Some(ImageSource::File(game().base.join(path)))
+    Some(ImageSource::File(GameFile::loose(game().base.join(path))))
 }
 
 fn resolve(shader: &str) -> MaterialImages {
-    library().resolve(shader, &game().mesh)
+    library().resolve(shader, &GameFile::loose(&game().mesh))
 }
 
 #[test]
@@ -200,7 +201,7 @@ fn a_height_map_a_missing_image_and_a_builtin() {
     assert_eq!(
         helmet.normal,
         Some(ImageSource::HeightMap {
-            path: game().base.join("Models/Chars/Helmet/helmet_h.tga"),
+            file: GameFile::loose(game().base.join("Models/Chars/Helmet/helmet_h.tga")),
             scale: 3.0
         })
     );
@@ -250,11 +251,18 @@ fn syntax_errors_are_warnings_with_file_and_line() {
 }
 
 #[test]
-fn a_dds_only_image_is_left_out_with_a_warning() {
+fn a_dds_beside_the_reference_is_found_and_a_broken_one_is_a_warning() {
     let bfg = resolve("textures/gear/bfg");
-    assert_eq!(bfg.diffuse, None);
-    assert_eq!(bfg.warnings.len(), 1);
-    assert!(bfg.warnings[0].contains("DDS"), "{}", bfg.warnings[0]);
+    assert_eq!(bfg.diffuse, file("textures/gear/bfg.dds"));
+    assert!(bfg.warnings.is_empty(), "{:?}", bfg.warnings);
+    let diffuse = decode_image(bfg.diffuse.as_ref().unwrap(), MapKind::Diffuse, 4096);
+    assert!(diffuse.is_default);
+    assert_eq!(diffuse.warnings.len(), 1);
+    assert!(
+        diffuse.warnings[0].contains("bfg.dds") && diffuse.warnings[0].contains("DDS"),
+        "{}",
+        diffuse.warnings[0]
+    );
 }
 
 #[test]
@@ -284,8 +292,11 @@ fn then_the_mesh_folder_then_grey() {
     fs::write(root.join("skin.tga"), tga_bytes(&picture([7, 7, 7, 255]))).unwrap();
     let library = MaterialLibrary::for_mesh(&mesh, None);
     assert_eq!(library.base(), None);
-    let skin = library.resolve("models/hero/skin", &mesh);
-    assert_eq!(skin.diffuse, Some(ImageSource::File(root.join("skin.tga"))));
+    let skin = library.resolve("models/hero/skin", &GameFile::loose(&mesh));
+    assert_eq!(
+        skin.diffuse,
+        Some(ImageSource::File(GameFile::loose(root.join("skin.tga"))))
+    );
 }
 
 #[test]
@@ -295,7 +306,7 @@ fn textures_dir_overrides_the_base_folder() {
     write(&mesh, b"");
     let library = MaterialLibrary::for_mesh(&mesh, Some(&game().base));
     assert_eq!(library.base(), Some(game().base.as_path()));
-    let guy = library.resolve("models/chars/guy/guy", &mesh);
+    let guy = library.resolve("models/chars/guy/guy", &GameFile::loose(&mesh));
     assert_eq!(guy.diffuse, file("models/chars/guy/guy_d.tga"));
 
     // And it wins over the folder the mesh would find itself.
@@ -304,7 +315,9 @@ fn textures_dir_overrides_the_base_folder() {
     let library = MaterialLibrary::for_mesh(&game().mesh, Some(&empty_base));
     assert!(library.is_empty());
     assert_eq!(
-        library.resolve("models/chars/guy/guy", &game().mesh).origin,
+        library
+            .resolve("models/chars/guy/guy", &GameFile::loose(&game().mesh))
+            .origin,
         ORIGIN_NONE
     );
 }

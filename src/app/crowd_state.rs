@@ -104,7 +104,7 @@ impl CrowdState {
         if table.is_none() && spec.locomotion {
             log::warn!(
                 "locomotion: no looping clip of {} moves over the ground; the crowd stands",
-                model.mesh_path.display()
+                model.mesh_file
             );
         }
         let locomotion = table.map(|table| Locomotion {
@@ -385,7 +385,7 @@ mod tests {
     /// One joint, no mesh; clips of `seconds` at 10 fps, looping or not.
     fn model(clips: &[(&str, f32, bool)]) -> Model {
         Model {
-            mesh_path: "test.md5mesh".into(),
+            mesh_file: crate::vfs::GameFile::loose("test.md5mesh"),
             skeleton: Skeleton {
                 names: vec!["root".into()],
                 parents: vec![None],
@@ -413,7 +413,7 @@ mod tests {
                 .collect(),
             // Occlusion falls back to each frame's whole box.
             part_bounds: Vec::new(),
-            texture_folder: None,
+            game: None,
         }
     }
 

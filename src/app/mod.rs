@@ -26,8 +26,9 @@ use crate::gpu::guard::guard;
 use crate::gpu::renderer::{Renderer, RendererDesc};
 use crate::gpu::{Context, GpuError};
 use crate::md5::Md5Error;
-use crate::model::{self, LoadOptions, Model};
+use crate::model::{ClipFile, LoadOptions, Model};
 use crate::skin::InfluenceLimit;
+use crate::vfs::{GameFile, Vfs};
 use crowd_state::{CrowdSpec, CrowdState};
 pub use render_args::{LoadArgs, RenderArgs};
 
@@ -213,17 +214,28 @@ fn load_model(
         looping: load.looping.clone(),
         once: load.once.clone(),
     };
-    let clip_names: Vec<String> = files.anims.iter().map(|a| model::clip_name(a)).collect();
-    let clip_names: Vec<&str> = clip_names.iter().map(String::as_str).collect();
+    let clips: Vec<ClipFile> = files
+        .anims
+        .iter()
+        .map(|path| ClipFile::named_after(GameFile::loose(path)))
+        .collect();
+    let clip_names: Vec<&str> = clips.iter().map(|c| c.name.as_str()).collect();
     loop_overrides
         .check(&clip_names)
         .map_err(AppError::Arguments)?;
     let options = LoadOptions {
         influences: limit,
         loop_overrides,
-        texture_folder: load.textures.clone(),
+        game: load
+            .textures
+            .as_deref()
+            .map(|folder| Vfs::open_game(folder, None).0),
     };
-    Ok(Model::load_with(&files.mesh, &files.anims, &options)?)
+    Ok(Model::load_with(
+        &GameFile::loose(&files.mesh),
+        &clips,
+        &options,
+    )?)
 }
 
 /// `--clip NAME` as an index into the model's clips.
@@ -251,7 +263,7 @@ fn log_summary(ctx: &Context, model: &Model, instances: u32, buffer_bytes: u64) 
     log::info!(
         "{}: {}, {} joints, {} meshes, {} triangles, {} clip(s) ({}), {} instance(s), {:.1} MiB of GPU buffers",
         ctx.device_name,
-        model.mesh_path.display(),
+        model.mesh_file,
         model.skeleton.joint_count(),
         model.meshes.len(),
         model.triangle_count(),

@@ -347,10 +347,7 @@ fn statistics(ui: &mut egui::Ui, view: &OverlayView) {
     ui.label(format!("{} ({})", view.device, view.driver));
     ui.label(format!(
         "{}: {} joints, {} meshes, {} triangles, {} clips",
-        model.mesh_path.file_name().map_or_else(
-            || model.mesh_path.display().to_string(),
-            |n| n.to_string_lossy().into()
-        ),
+        model.mesh_file.file_name(),
         model.skeleton.joint_count(),
         model.meshes.len(),
         model.triangle_count(),

@@ -188,8 +188,9 @@ pub struct LoadArgs {
     #[arg(long, value_name = "NAME,...", value_delimiter = ',')]
     pub once: Vec<String>,
     /// The game's base folder: where materials/*.mtr and images are looked
-    /// up [default: the nearest ancestor of the mesh holding materials/, or
-    /// the parent of the models/ folder the mesh path goes through]
+    /// up, in its loose files and its *.pk4 archives [default: the nearest
+    /// ancestor of the mesh holding materials/, or the parent of the
+    /// models/ folder the mesh path goes through]
     #[arg(long, value_name = "DIR")]
     pub textures: Option<PathBuf>,
 }

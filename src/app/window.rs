@@ -394,7 +394,7 @@ impl Live {
         spec: CrowdSpec,
     ) -> Result<Live, AppError> {
         let attributes = Window::default_attributes()
-            .with_title(format!("md5crowd - {}", model.mesh_path.display()))
+            .with_title(format!("md5crowd - {}", model.mesh_file))
             .with_inner_size(PhysicalSize::new(args.width, args.height));
         let window = event_loop
             .create_window(attributes)
@@ -582,7 +582,7 @@ impl Live {
             log::warn!(
                 "{} influences: {} changed on disk since it was loaded; restart to see it",
                 limit.count(),
-                old.mesh_path.display()
+                old.mesh_file
             );
             return Ok(());
         }

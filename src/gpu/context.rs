@@ -84,6 +84,10 @@ pub struct Context {
     pub queue: vk::Queue,
     /// `fillModeNonSolid` is enabled: wireframe pipelines can be made.
     pub wireframe: bool,
+    /// `textureCompressionBC` is enabled: DDS images upload as their BC1-3
+    /// blocks (else they are decoded on the CPU). Tests clear it to take
+    /// the CPU path on a device that has the feature.
+    pub texture_compression_bc: bool,
     /// What the GPU profiler can measure on this device and queue.
     pub queries: QuerySupport,
     pub dynamic_rendering: khr::dynamic_rendering::Device,
@@ -180,6 +184,7 @@ impl Context {
             queue_family: chosen.queue_family,
             queue,
             wireframe: chosen.fill_mode_non_solid,
+            texture_compression_bc: chosen.texture_compression_bc,
             queries: chosen.queries,
             allocator: ManuallyDrop::new(Arc::new(Mutex::new(allocator))),
             fail_at: AtomicU32::new(u32::MAX),
@@ -386,6 +391,8 @@ struct ChosenDevice {
     queue_family: u32,
     /// Optional: only the wireframe view needs it.
     fill_mode_non_solid: bool,
+    /// Optional: without it DDS images are decoded on the CPU.
+    texture_compression_bc: bool,
     queries: QuerySupport,
 }
 
@@ -461,6 +468,7 @@ fn check_device(
     unsafe { instance.get_physical_device_features2(device, &mut features) };
     let fill_mode_non_solid = features.features.fill_mode_non_solid == vk::TRUE;
     let pipeline_statistics = features.features.pipeline_statistics_query == vk::TRUE;
+    let texture_compression_bc = features.features.texture_compression_bc == vk::TRUE;
     if dynamic_rendering.dynamic_rendering == vk::FALSE
         || synchronization2.synchronization2 == vk::FALSE
     {
@@ -513,6 +521,7 @@ fn check_device(
             name,
             queue_family,
             fill_mode_non_solid,
+            texture_compression_bc,
             queries,
         },
         score,
@@ -541,6 +550,7 @@ fn create_device(
         vk::PhysicalDeviceSynchronization2Features::default().synchronization2(true);
     let features = vk::PhysicalDeviceFeatures::default()
         .fill_mode_non_solid(chosen.fill_mode_non_solid)
+        .texture_compression_bc(chosen.texture_compression_bc)
         .pipeline_statistics_query(chosen.queries.pipeline_statistics);
     let info = vk::DeviceCreateInfo::default()
         .queue_create_infos(&queue_info)

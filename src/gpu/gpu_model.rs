@@ -75,7 +75,7 @@ pub struct GpuModel {
 pub fn upload_model(ctx: &Context, model: &Model) -> Result<GpuModel, GpuError> {
     let meshes: Vec<&SkinnedMesh> = drawn_meshes(model).collect();
     if meshes.is_empty() || model.skeleton.joint_count() == 0 {
-        return Err(GpuError::EmptyModel(model.mesh_path.display().to_string()));
+        return Err(GpuError::EmptyModel(model.mesh_file.to_string()));
     }
     let limit = meshes[0].limit;
     let lod_count = meshes
@@ -91,7 +91,11 @@ pub fn upload_model(ctx: &Context, model: &Model) -> Result<GpuModel, GpuError> 
     let mut extra = Vec::new();
     let mut indices = Vec::new();
     let mut draws = Vec::new();
-    let library = MaterialLibrary::for_mesh(&model.mesh_path, model.texture_folder.as_deref());
+    let library = match (&model.game, model.mesh_file.loose_path()) {
+        (Some(game), _) => MaterialLibrary::from_vfs(game),
+        (None, Some(mesh_path)) => MaterialLibrary::for_mesh(mesh_path, None),
+        (None, None) => MaterialLibrary::empty(),
+    };
     let mut material_of_shader: HashMap<&str, usize> = HashMap::new();
     let mut materials = guard(ctx, MaterialTextures::default());
     let mut vertex_count = 0usize;
@@ -99,7 +103,7 @@ pub fn upload_model(ctx: &Context, model: &Model) -> Result<GpuModel, GpuError> 
         let material = match material_of_shader.get(mesh.shader.as_str()) {
             Some(&index) => index,
             None => {
-                let images = library.resolve(&mesh.shader, &model.mesh_path);
+                let images = library.resolve(&mesh.shader, &model.mesh_file);
                 let index = materials.add(ctx, &images)?;
                 material_of_shader.insert(&mesh.shader, index);
                 index
@@ -154,6 +158,13 @@ pub fn upload_model(ctx: &Context, model: &Model) -> Result<GpuModel, GpuError> 
             }
         }
     }
+    let memory = materials.memory();
+    log::info!(
+        "textures: {} images, {:.2} MiB of device memory, {} of them block-compressed",
+        memory.images,
+        memory.bytes as f64 / f64::from(1 << 20),
+        memory.block_compressed
+    );
 
     let bind_pose = model.bind_pose_bounds();
     let size = bind_pose.max - bind_pose.min;
@@ -161,10 +172,7 @@ pub fn upload_model(ctx: &Context, model: &Model) -> Result<GpuModel, GpuError> 
     let ground_cell = size.z.max(size.x).max(size.y).max(f32::EPSILON);
 
     // Named for RenderDoc's resource list and mesh viewer.
-    let model_name = model
-        .mesh_path
-        .file_stem()
-        .map_or("model".into(), |stem| stem.to_string_lossy());
+    let model_name = model.mesh_file.file_stem();
     let vertex = vk::BufferUsageFlags::VERTEX_BUFFER;
     let upload = |name: String, usage, bytes: &[u8]| {
         resources::create_buffer_with_data(ctx, &name, usage, bytes).map(|b| guard(ctx, b))

@@ -284,6 +284,8 @@ pub struct ImageDesc {
     pub format: vk::Format,
     pub usage: vk::ImageUsageFlags,
     pub mip_levels: u32,
+    /// Where the view's channels come from (identity: as stored).
+    pub swizzle: vk::ComponentMapping,
 }
 
 /// A device-local 2D image and a view of all its mips.
@@ -318,6 +320,7 @@ pub fn create_image(ctx: &Context, name: &str, desc: &ImageDesc) -> Result<Image
         .image(handle.0)
         .view_type(vk::ImageViewType::TYPE_2D)
         .format(desc.format)
+        .components(desc.swizzle)
         .subresource_range(subresource_range(desc.format, 0, desc.mip_levels));
     ctx.creation_step("vkCreateImageView")?;
     let view = unsafe { ctx.device.create_image_view(&view_info, None) }

@@ -56,6 +56,7 @@ pub(super) fn create_targets(
                 format: TARGET_FORMATS.color,
                 usage: vk::ImageUsageFlags::COLOR_ATTACHMENT | vk::ImageUsageFlags::TRANSFER_SRC,
                 mip_levels: 1,
+                swizzle: vk::ComponentMapping::default(),
             },
         )?,
     );
@@ -73,6 +74,7 @@ pub(super) fn create_targets(
                     | vk::ImageUsageFlags::SAMPLED
                     | vk::ImageUsageFlags::TRANSFER_SRC,
                 mip_levels: 1,
+                swizzle: vk::ComponentMapping::default(),
             },
         )?,
     );

@@ -1,17 +1,20 @@
 //! Material textures: a shader's diffuse, normal and specular images
-//! (found by [`crate::material::MaterialLibrary`], decoded on the CPU by
-//! [`decode_map`]) uploaded as mipmapped images, colour maps as sRGB and
-//! data maps (normals, specular) as UNORM. A missing or unreadable map is
-//! its kind's 1x1 default; only Vulkan failures are errors.
+//! (found by [`crate::material::MaterialLibrary`], read on the CPU by
+//! [`map_texels`]) uploaded as mipmapped images, colour maps as sRGB and
+//! data maps (normals, specular) as UNORM. A DDS file's BC1-3 blocks are
+//! uploaded as they are, with its own mip levels, where the device has
+//! `textureCompressionBC`; other images are RGBA8, their mips blitted here.
+//! A missing or unreadable map is its kind's 1x1 default; only Vulkan
+//! failures are errors.
 
 use ash::vk;
 
 use super::guard::{guard, Destroy};
 use super::resources::{self, Image, ImageBarrier, ImageDesc};
 use super::{Context, GpuError};
-use crate::material::{ImageSource, MaterialImages};
+use crate::material::{map_texels, BlockFormat, DdsTexels, ImageSource, MapTexels, MaterialImages};
 
-pub use crate::material::{decode_image, decode_map, DecodedImage, MapKind};
+pub use crate::material::MapKind;
 
 /// Diffuse maps hold colours (sampled with the sRGB decode); normal and
 /// specular maps hold data, read back as stored.
@@ -20,6 +23,27 @@ pub fn format_for(kind: MapKind) -> vk::Format {
         MapKind::Diffuse => vk::Format::R8G8B8A8_SRGB,
         MapKind::Normal | MapKind::Specular => vk::Format::R8G8B8A8_UNORM,
     }
+}
+
+/// [`format_for`] of block-compressed texels. BC1 keeps its 1-bit alpha
+/// (RGBA): a block in its three-colour mode decodes to transparent black
+/// there, as on the CPU.
+pub fn block_format_for(kind: MapKind, blocks: BlockFormat) -> vk::Format {
+    let colour = kind == MapKind::Diffuse;
+    match (blocks, colour) {
+        (BlockFormat::Bc1, true) => vk::Format::BC1_RGBA_SRGB_BLOCK,
+        (BlockFormat::Bc1, false) => vk::Format::BC1_RGBA_UNORM_BLOCK,
+        (BlockFormat::Bc2, true) => vk::Format::BC2_SRGB_BLOCK,
+        (BlockFormat::Bc2, false) => vk::Format::BC2_UNORM_BLOCK,
+        (BlockFormat::Bc3, true) => vk::Format::BC3_SRGB_BLOCK,
+        (BlockFormat::Bc3, false) => vk::Format::BC3_UNORM_BLOCK,
+    }
+}
+
+/// Whether `format` is one of the block-compressed ones.
+pub fn is_block_compressed(format: vk::Format) -> bool {
+    (vk::Format::BC1_RGB_UNORM_BLOCK.as_raw()..=vk::Format::BC7_SRGB_BLOCK.as_raw())
+        .contains(&format.as_raw())
 }
 
 /// The images a model's materials sample, each decoded and uploaded once:
@@ -33,6 +57,16 @@ pub struct MaterialTextures {
     pub materials: Vec<[usize; 3]>,
     /// What each image was made from, for finding it again.
     sources: Vec<(MapKind, Option<ImageSource>)>,
+}
+
+/// What [`MaterialTextures`] holds on the device.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TextureMemory {
+    pub images: usize,
+    /// Device memory of all images (their allocations).
+    pub bytes: u64,
+    /// How many images are block-compressed.
+    pub block_compressed: usize,
 }
 
 impl MaterialTextures {
@@ -66,6 +100,18 @@ impl MaterialTextures {
             .expect("ALL lists every kind");
         &self.images[self.materials[material][slot]]
     }
+
+    pub fn memory(&self) -> TextureMemory {
+        TextureMemory {
+            images: self.images.len(),
+            bytes: self.images.iter().map(|i| i.allocation.size()).sum(),
+            block_compressed: self
+                .images
+                .iter()
+                .filter(|i| is_block_compressed(i.format))
+                .count(),
+        }
+    }
 }
 
 impl Destroy for MaterialTextures {
@@ -91,34 +137,49 @@ pub fn load_map(
     kind: MapKind,
     max_dimension: u32,
 ) -> Result<Image, GpuError> {
-    let decoded = decode_map(source, kind, max_dimension);
+    let texels = map_texels(source, kind, max_dimension, ctx.texture_compression_bc);
     let name = match source {
-        Some(source) if !decoded.is_default => {
-            format!("{kind} map: {}", source.path().display())
-        }
-        Some(source) => format!(
-            "{kind} map: default ({} unreadable)",
-            source.path().display()
-        ),
+        Some(source) if !texels.is_default => format!("{kind} map: {}", source.file()),
+        Some(source) => format!("{kind} map: default ({} unreadable)", source.file()),
         None => format!("{kind} map: default"),
     };
-    upload_texture(ctx, &name, &decoded, format_for(kind))
+    upload_texels(ctx, &name, &texels, kind)
 }
 
-fn upload_texture(
+/// `texels` as an image: a single RGBA8 level gets its mips blitted, any
+/// other chain is copied level by level.
+fn upload_texels(
     ctx: &Context,
     name: &str,
-    decoded: &DecodedImage,
-    format: vk::Format,
+    texels: &MapTexels,
+    kind: MapKind,
 ) -> Result<Image, GpuError> {
     let extent = vk::Extent2D {
-        width: decoded.width,
-        height: decoded.height,
+        width: texels.width,
+        height: texels.height,
     };
-    let mip_levels = if can_blit_mips(ctx, format) {
+    let format = match texels.texels {
+        DdsTexels::Rgba8 => format_for(kind),
+        DdsTexels::Blocks(blocks) => block_format_for(kind, blocks),
+    };
+    let blit_mips = texels.texels == DdsTexels::Rgba8 && texels.levels.len() == 1;
+    let mip_levels = if !blit_mips {
+        texels.levels.len() as u32
+    } else if can_blit_mips(ctx, format) {
         32 - extent.width.max(extent.height).leading_zeros()
     } else {
         1
+    };
+    // RXGB: the file's alpha is the normal's x.
+    let swizzle = if texels.red_in_alpha {
+        vk::ComponentMapping {
+            r: vk::ComponentSwizzle::A,
+            g: vk::ComponentSwizzle::IDENTITY,
+            b: vk::ComponentSwizzle::IDENTITY,
+            a: vk::ComponentSwizzle::ONE,
+        }
+    } else {
+        vk::ComponentMapping::default()
     };
     let image = guard(
         ctx,
@@ -128,17 +189,88 @@ fn upload_texture(
             &ImageDesc {
                 extent,
                 format,
+                // A transfer source for the blits, and for tools and
+                // tests reading a texture back (BC formats must allow it).
                 usage: vk::ImageUsageFlags::SAMPLED
                     | vk::ImageUsageFlags::TRANSFER_DST
                     | vk::ImageUsageFlags::TRANSFER_SRC,
                 mip_levels,
+                swizzle,
             },
         )?,
     );
-    resources::upload_with_staging(ctx, name, &decoded.rgba, |cmd, staging| {
-        record_upload_and_mips(ctx, cmd, staging, &image);
+    let data = texels.levels.concat();
+    resources::upload_with_staging(ctx, name, &data, |cmd, staging| {
+        if blit_mips {
+            record_upload_and_mips(ctx, cmd, staging, &image);
+        } else {
+            record_level_copies(ctx, cmd, staging, &image, &texels.levels);
+        }
     })?;
     Ok(image.keep())
+}
+
+/// Copies each of `levels`, one after the other in `staging`, to its mip
+/// level of `image`, and hands them all to the fragment shader.
+fn record_level_copies(
+    ctx: &Context,
+    cmd: vk::CommandBuffer,
+    staging: vk::Buffer,
+    image: &Image,
+    levels: &[Vec<u8>],
+) {
+    use vk::{AccessFlags2 as Access, ImageLayout as Layout, PipelineStageFlags2 as Stage};
+    let all_levels = resources::subresource_range(image.format, 0, image.mip_levels);
+    resources::image_barrier(
+        ctx,
+        cmd,
+        &ImageBarrier {
+            image: image.handle,
+            range: all_levels,
+            src: (Stage::NONE, Access::NONE),
+            dst: (Stage::COPY, Access::TRANSFER_WRITE),
+            old_layout: Layout::UNDEFINED,
+            new_layout: Layout::TRANSFER_DST_OPTIMAL,
+        },
+    );
+    let mut offset = 0u64;
+    let regions: Vec<vk::BufferImageCopy> = (0u32..)
+        .zip(levels)
+        .map(|(level, bytes)| {
+            let extent = vk::Extent3D {
+                width: (image.extent.width >> level).max(1),
+                height: (image.extent.height >> level).max(1),
+                depth: 1,
+            };
+            let region = vk::BufferImageCopy::default()
+                .buffer_offset(offset)
+                .image_subresource(layers(level))
+                .image_extent(extent);
+            offset += bytes.len() as u64;
+            region
+        })
+        .collect();
+    unsafe {
+        ctx.device.cmd_copy_buffer_to_image(
+            cmd,
+            staging,
+            image.handle,
+            Layout::TRANSFER_DST_OPTIMAL,
+            &regions,
+        );
+    }
+    resources::image_barrier(
+        ctx,
+        cmd,
+        &ImageBarrier {
+            image: image.handle,
+            range: all_levels,
+            src: (Stage::COPY, Access::TRANSFER_WRITE),
+            dst: (Stage::FRAGMENT_SHADER, Access::SHADER_SAMPLED_READ),
+            old_layout: Layout::TRANSFER_DST_OPTIMAL,
+            new_layout: Layout::SHADER_READ_ONLY_OPTIMAL,
+        },
+    );
 }
 
 /// Mips come from linear blits of the level above, which needs the format

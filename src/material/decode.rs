@@ -1,16 +1,17 @@
-//! Image files to RGBA8 pixels, on the CPU: the part of texture loading
-//! that needs no GPU. A file that cannot be decoded is one warning and the
-//! map's default texel, never an error; an image larger than the device
-//! allows is scaled down; a height map becomes a normal map here.
+//! Image files (TGA, PNG, JPEG, and the first level of a DDS) to RGBA8
+//! pixels, on the CPU: the part of texture loading that needs no GPU. A
+//! file that cannot be decoded is one warning and the map's default texel,
+//! never an error; an image larger than the device allows is scaled down;
+//! a height map becomes a normal map here.
 
 use std::fmt;
-use std::path::Path;
 
 use glam::Vec3;
 use image::imageops::FilterType;
 use image::{GrayImage, ImageFormat, RgbImage, RgbaImage};
 
-use super::ImageSource;
+use super::{dds, ImageSource};
+use crate::vfs::GameFile;
 
 /// Which of a material's three maps an image is; it decides the texture
 /// format (colour or data) and the texel that stands in for a missing map.
@@ -88,35 +89,29 @@ impl DecodedImage {
     }
 }
 
-/// The map `source` names, or `kind`'s default when there is none.
-pub fn decode_map(source: Option<&ImageSource>, kind: MapKind, max_dimension: u32) -> DecodedImage {
-    match source {
-        Some(source) => decode_image(source, kind, max_dimension),
-        None => DecodedImage::default_for(kind),
+/// Decodes `source` as a `kind` map no larger than `max_dimension` texels
+/// on a side (the device's `maxImageDimension2D`): of a DDS file, its
+/// first level. Never fails: a file that cannot be read or decoded gives
+/// one warning naming it and the error, and `kind`'s default texel; an
+/// oversized image is scaled down with one warning.
+pub fn decode_image(source: &ImageSource, kind: MapKind, max_dimension: u32) -> DecodedImage {
+    match source.file().read() {
+        Ok(bytes) => decode_bytes(source, &bytes, kind, max_dimension),
+        Err(error) => cannot_decode(source.file(), kind, error),
     }
 }
 
-/// Decodes `source` as a `kind` map no larger than `max_dimension` texels
-/// on a side (the device's `maxImageDimension2D`). Never fails: a file that
-/// cannot be read or decoded gives one warning naming it and the error, and
-/// `kind`'s default texel; an oversized image is scaled down with one
-/// warning.
-pub fn decode_image(source: &ImageSource, kind: MapKind, max_dimension: u32) -> DecodedImage {
-    let path = source.path();
-    let mut rgba = match read_rgba(path) {
+/// [`decode_image`] of the file's `bytes`, already read.
+pub(super) fn decode_bytes(
+    source: &ImageSource,
+    bytes: &[u8],
+    kind: MapKind,
+    max_dimension: u32,
+) -> DecodedImage {
+    let file = source.file();
+    let mut rgba = match pixels(file, bytes) {
         Ok(rgba) => rgba,
-        Err(error) => {
-            let mut decoded = DecodedImage::default_for(kind);
-            warn(
-                &mut decoded.warnings,
-                format!(
-                    "{}: cannot decode the {kind} map ({error}); using a {} texture",
-                    path.display(),
-                    kind.default_description()
-                ),
-            );
-            return decoded;
-        }
+        Err(error) => return cannot_decode(file, kind, error),
     };
     if let ImageSource::HeightMap { scale, .. } = source {
         let heights: Vec<u8> = rgba
@@ -133,9 +128,8 @@ pub fn decode_image(source: &ImageSource, kind: MapKind, max_dimension: u32) -> 
         warn(
             &mut warnings,
             format!(
-                "{}: {}x{} is larger than the device's {max_dimension}x{max_dimension} \
+                "{file}: {}x{} is larger than the device's {max_dimension}x{max_dimension} \
                  limit; scaled down to {width}x{height}",
-                path.display(),
                 rgba.width(),
                 rgba.height()
             ),
@@ -151,26 +145,45 @@ pub fn decode_image(source: &ImageSource, kind: MapKind, max_dimension: u32) -> 
     }
 }
 
-fn warn(warnings: &mut Vec<String>, warning: String) {
+/// `kind`'s default, with the one warning saying why `file` is not used.
+pub(super) fn cannot_decode(
+    file: &GameFile,
+    kind: MapKind,
+    error: impl fmt::Display,
+) -> DecodedImage {
+    let mut decoded = DecodedImage::default_for(kind);
+    warn(
+        &mut decoded.warnings,
+        format!(
+            "{file}: cannot decode the {kind} map ({error}); using a {} texture",
+            kind.default_description()
+        ),
+    );
+    decoded
+}
+
+pub(super) fn warn(warnings: &mut Vec<String>, warning: String) {
     log::warn!("{warning}");
     warnings.push(warning);
 }
 
-/// The file's pixels. PNG and JPEG are recognised by their signature (a
-/// `.tga` that is really a JPEG happens); anything else is taken by its
+/// The file's pixels. DDS, PNG and JPEG are recognised by their signature
+/// (a `.tga` that is really a JPEG happens); anything else is taken by its
 /// extension, and a name without a known one as TGA, which has no
 /// signature and is what the game's extensionless names usually are.
-fn read_rgba(path: &Path) -> Result<RgbaImage, String> {
-    let bytes = std::fs::read(path).map_err(|error| error.to_string())?;
-    let format = match image::guess_format(&bytes) {
+fn pixels(file: &GameFile, bytes: &[u8]) -> Result<RgbaImage, String> {
+    if dds::is_dds(bytes) {
+        let dds = dds::parse_dds(bytes)?;
+        let rgba = dds.decode_level(0);
+        return Ok(RgbaImage::from_raw(dds.width, dds.height, rgba).expect("a texel per pixel"));
+    }
+    let format = match image::guess_format(bytes) {
         Ok(format @ (ImageFormat::Png | ImageFormat::Jpeg)) => format,
-        Ok(ImageFormat::Dds) => return Err("DDS images are not supported".to_owned()),
-        _ => ImageFormat::from_path(path)
-            .ok()
+        _ => ImageFormat::from_extension(file.extension())
             .filter(|f| matches!(f, ImageFormat::Png | ImageFormat::Jpeg | ImageFormat::Tga))
             .unwrap_or(ImageFormat::Tga),
     };
-    image::load_from_memory_with_format(&bytes, format)
+    image::load_from_memory_with_format(bytes, format)
         .map(|image| image.to_rgba8())
         .map_err(|error| error.to_string())
 }
@@ -275,13 +288,5 @@ mod tests {
         assert_eq!(fit_within(512, 256, 4096), (512, 256));
         assert_eq!(fit_within(8192, 2048, 4096), (4096, 1024));
         assert_eq!(fit_within(3, 9000, 4096), (1, 4096));
-    }
-
-    #[test]
-    fn defaults_decode_to_one_texel() {
-        let normal = decode_map(None, MapKind::Normal, 16);
-        assert_eq!((normal.width, normal.height), (1, 1));
-        assert_eq!(normal.rgba, [128, 128, 255, 255]);
-        assert!(normal.is_default && normal.warnings.is_empty());
     }
 }

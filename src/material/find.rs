@@ -1,61 +1,54 @@
-//! Finding files the way the game does on a case-insensitive file system:
-//! a reference such as `models/Monsters/imp/imp_d.tga` names a file whose
-//! case may differ on disk, whose extension may be left out or be another
-//! of the image formats, and whose folders may differ in case too.
+//! Finding a material's images the way the game does: a reference such as
+//! `models/Monsters/imp/imp_d.tga` names an image whose case may differ
+//! (the game folder matches paths in any case), whose extension may be
+//! left out or be another of the image formats, and which may ship
+//! precompressed as `dds/models/monsters/imp/imp_d.dds`.
 
-use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
+
+use crate::vfs::{GameFile, Vfs};
 
 /// Image formats a reference may name or leave out, in the order they are
 /// tried (the game tries `.tga` first, then `.jpg`).
 pub(super) const IMAGE_EXTENSIONS: [&str; 4] = ["tga", "png", "jpg", "jpeg"];
 
-/// What [`find_image`] found.
-#[derive(Debug, PartialEq)]
-pub(super) enum Found {
-    File(PathBuf),
-    /// Only a `.dds` (Doom 3 BFG), which cannot be decoded here.
-    Dds(PathBuf),
-    Missing,
-}
-
-/// The file `reference` names under `root`. Its folders may differ in
-/// case ([`find_folders`], the exact one first); in each, its file name is
-/// tried as written, then with each of [`IMAGE_EXTENSIONS`] in place of (or
-/// added to) its extension, each name exactly and then in any case. An
-/// absolute reference ignores `root`.
-pub(super) fn find_image(root: &Path, reference: &str) -> Found {
+/// The image `reference` names in `game`, the first found of:
+/// 1. its precompressed copy, the reference under `dds/` with `.dds` for
+///    its extension (the game's `ImageProgramStringToCompressedFileName`),
+///    unless a plain image (2) is in a source searched before it: the game
+///    takes the newer of the two, and an image that overrides a shipped
+///    one (a loose file, a mod's, a later archive's) is the newer;
+/// 2. the reference as written, then with each of [`IMAGE_EXTENSIONS`] in
+///    place of (or added to) its extension;
+/// 3. the reference with `.dds` in place of its extension, beside it
+///    (where mods put their precompressed images).
+///
+/// An absolute reference is a file system path, not a game one.
+pub(super) fn find_image(game: &Vfs, reference: &str) -> Option<GameFile> {
     let reference = reference.replace('\\', "/");
-    let root = if reference.starts_with('/') {
-        Path::new("/")
-    } else if root.as_os_str().is_empty() {
-        Path::new(".")
-    } else {
-        root
-    };
-    let mut components: Vec<&str> = reference
-        .split('/')
-        .filter(|c| !c.is_empty() && *c != ".")
-        .collect();
-    let Some(file_name) = components.pop() else {
-        return Found::Missing;
-    };
-    let stem = strip_image_extension(file_name);
-    let candidates = candidate_names(file_name);
-    let dds = format!("{stem}.dds");
-    let folders = find_folders(root, &components);
-    let listings: Vec<Vec<String>> = folders.iter().map(|folder| list(folder)).collect();
-    let mut folders = folders.iter().zip(&listings);
-    if let Some(path) = folders.clone().find_map(|(folder, listing)| {
-        candidates
-            .iter()
-            .find_map(|candidate| pick_in(folder, listing, candidate))
-    }) {
-        return Found::File(path);
+    if reference.starts_with('/') {
+        return find_image(
+            &Vfs::folder(Path::new("/")),
+            reference.trim_start_matches('/'),
+        );
     }
-    match folders.find_map(|(folder, listing)| pick_in(folder, listing, &dds)) {
-        Some(path) => Found::Dds(path),
-        None => Found::Missing,
+    let (folder, file_name) = match reference.rsplit_once('/') {
+        Some((folder, name)) => (format!("{folder}/"), name),
+        None => (String::new(), reference.as_str()),
+    };
+    if file_name.is_empty() {
+        return None;
+    }
+    let stem = strip_image_extension(file_name);
+    let precompressed = game.find_ranked(&format!("dds/{folder}{stem}.dds"));
+    let plain = candidate_names(file_name)
+        .iter()
+        .find_map(|name| game.find_ranked(&format!("{folder}{name}")));
+    match (precompressed, plain) {
+        (Some((dds_rank, dds)), Some((plain_rank, _))) if dds_rank <= plain_rank => Some(dds),
+        (_, Some((_, plain))) => Some(plain),
+        (Some((_, dds)), None) => Some(dds),
+        (None, None) => game.find(&format!("{folder}{stem}.dds")),
     }
 }
 
@@ -86,85 +79,6 @@ fn strip_image_extension(name: &str) -> &str {
         }
         _ => name,
     }
-}
-
-/// The file `name` in `folder` (whose entries are `listing`), as written or
-/// else in any case.
-fn pick_in(folder: &Path, listing: &[String], name: &str) -> Option<PathBuf> {
-    let exact = folder.join(name);
-    if exact.is_file() {
-        return Some(exact);
-    }
-    listing
-        .iter()
-        .filter(|entry| entry.eq_ignore_ascii_case(name))
-        .map(|entry| folder.join(entry))
-        .find(|path| path.is_file())
-}
-
-/// The names in `folder`, sorted; none when it cannot be read.
-fn list(folder: &Path) -> Vec<String> {
-    let listed = if folder.as_os_str().is_empty() {
-        Path::new(".")
-    } else {
-        folder
-    };
-    let Ok(entries) = fs::read_dir(listed) else {
-        return Vec::new();
-    };
-    let mut names: Vec<String> = entries
-        .filter_map(|entry| entry.ok()?.file_name().into_string().ok())
-        .collect();
-    names.sort();
-    names
-}
-
-/// The entries of `folder` named `name` in any case, sorted.
-fn matching_entries(folder: &Path, name: &str) -> Vec<PathBuf> {
-    list(folder)
-        .into_iter()
-        .filter(|entry| entry.eq_ignore_ascii_case(name))
-        .map(|entry| folder.join(entry))
-        .collect()
-}
-
-/// Every folder `root/components...` names when each component may match
-/// in any case (a game folder unpacked from several archives can hold both
-/// `models/` and `Models/`): the exact path first, then the others in
-/// sorted order.
-pub(super) fn find_folders(root: &Path, components: &[&str]) -> Vec<PathBuf> {
-    let mut folders = vec![root.to_path_buf()];
-    for component in components {
-        folders = folders
-            .iter()
-            .flat_map(|folder| child_folders(folder, component))
-            .collect();
-    }
-    folders
-}
-
-/// The folders `name` inside `parent`: as written first, then those that
-/// differ only in case, sorted.
-fn child_folders(parent: &Path, name: &str) -> Vec<PathBuf> {
-    let exact = parent.join(name);
-    let mut folders = Vec::new();
-    if exact.is_dir() {
-        folders.push(exact.clone());
-    }
-    if name == "." || name == ".." {
-        return folders;
-    }
-    folders.extend(
-        matching_entries(parent, name)
-            .into_iter()
-            .filter(|path| *path != exact && path.is_dir()),
-    );
-    folders
-}
-
-/// The folder `name` inside `parent`, as written or else in any case.
-pub(super) fn child_folder(parent: &Path, name: &str) -> Option<PathBuf> {
-    child_folders(parent, name).into_iter().next()
 }
 
 /// A material or shader name as the game compares them: lower case,

@@ -2,49 +2,55 @@
 //!
 //! In Doom 3 (and Quake 4, Prey) a mesh's shader names a *material*, such
 //! as `models/monsters/imp/imp`, defined in a `materials/*.mtr` file of the
-//! game's base folder; the material names a diffuse, a normal and a
-//! specular image elsewhere under that folder. [`MaterialLibrary`] finds
-//! the base folder, parses every `.mtr` in it (`mtr`) and resolves a shader
-//! to files on disk ([`MaterialLibrary::resolve`]) the way the game would on
-//! a case-insensitive file system (`find`). `decode` turns those files into
-//! pixels. Everything here is CPU-only; `gpu::texture` uploads the result.
+//! game folder; the material names a diffuse, a normal and a specular
+//! image elsewhere in that folder. [`MaterialLibrary`] parses every `.mtr`
+//! of a game folder ([`crate::vfs::Vfs`]: loose files and pk4 archives;
+//! `mtr`) and resolves a shader to image files
+//! ([`MaterialLibrary::resolve`]) the way the game would (`find`).
+//! `decode` turns those files into pixels, `dds` reads precompressed ones,
+//! and `texels` gives the levels the GPU takes. Everything here is
+//! CPU-only; `gpu::texture` uploads the result.
 
+mod dds;
 mod decode;
 mod find;
 mod mtr;
+mod texels;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
+pub use dds::{parse_dds, BlockFormat, DdsImage, DdsTexels};
 pub use decode::{
-    decode_image, decode_map, encode_normal, fit_within, normal_map_from_height,
-    normals_from_heights, DecodedImage, MapKind,
+    decode_image, encode_normal, fit_within, normal_map_from_height, normals_from_heights,
+    DecodedImage, MapKind,
 };
+pub use texels::{map_texels, MapTexels};
 
-use find::Found;
+use crate::vfs::{self, GameFile, Vfs};
 use mtr::MapRef;
 
 /// An image file to decode, and how.
 #[derive(Clone, Debug, PartialEq)]
 pub enum ImageSource {
-    File(PathBuf),
+    File(GameFile),
     /// A height map from which a normal map is derived at decode time
     /// ([`normals_from_heights`]), with the material's bump scale.
     HeightMap {
-        path: PathBuf,
+        file: GameFile,
         scale: f32,
     },
 }
 
 impl ImageSource {
-    pub fn path(&self) -> &Path {
+    pub fn file(&self) -> &GameFile {
         match self {
-            ImageSource::File(path) | ImageSource::HeightMap { path, .. } => path,
+            ImageSource::File(file) | ImageSource::HeightMap { file, .. } => file,
         }
     }
 }
 
-/// A shader's images on disk. A map that is `None` is drawn with its kind's
+/// A shader's image files. A map that is `None` is drawn with its kind's
 /// default ([`MapKind::default_texel`]).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct MaterialImages {
@@ -58,7 +64,7 @@ pub struct MaterialImages {
     pub warnings: Vec<String>,
 }
 
-/// No material of that name: the shader itself named an image under the base folder.
+/// No material of that name: the shader itself named an image in the game folder.
 pub const ORIGIN_IMPLICIT: &str = "implicit";
 /// The shader named an image relative to the mesh's folder (or its file name is there).
 pub const ORIGIN_MESH_FOLDER: &str = "mesh folder";
@@ -91,10 +97,10 @@ struct Material {
     maps: [(MapKind, Option<MapRef>); 3],
 }
 
-/// The materials of one game base folder.
+/// The materials of one game folder.
 #[derive(Debug, Default)]
 pub struct MaterialLibrary {
-    base: Option<PathBuf>,
+    game: Option<Vfs>,
     /// By `find::canonical_name`: lower case, no extension.
     materials: HashMap<String, Material>,
     /// Every problem met while loading, `file:line: what` (already logged).
@@ -102,19 +108,26 @@ pub struct MaterialLibrary {
 }
 
 impl MaterialLibrary {
-    /// No base folder: shaders resolve only next to the mesh.
+    /// No game folder: shaders resolve only next to the mesh.
     pub fn empty() -> MaterialLibrary {
         MaterialLibrary::default()
     }
 
-    /// The library for a mesh: the base folder is `textures` when given
-    /// (the `--textures DIR` option), else [`MaterialLibrary::base_folder_for`].
+    /// The library for a mesh on disk: the game folder is `textures` when
+    /// given (the `--textures DIR` option), else
+    /// [`MaterialLibrary::base_folder_for`]; opened with its archives
+    /// ([`Vfs::open_game`], whose warnings join the library's).
     pub fn for_mesh(mesh_path: &Path, textures: Option<&Path>) -> MaterialLibrary {
         match textures
             .map(Path::to_path_buf)
             .or_else(|| MaterialLibrary::base_folder_for(mesh_path))
         {
-            Some(base) => MaterialLibrary::load(&base),
+            Some(base) => {
+                let (game, warnings) = Vfs::open_game(&base, None);
+                let mut library = MaterialLibrary::from_vfs(&game);
+                library.warnings.splice(0..0, warnings);
+                library
+            }
             None => MaterialLibrary::empty(),
         }
     }
@@ -127,7 +140,7 @@ impl MaterialLibrary {
         let folder = absolute.parent()?;
         if let Some(base) = folder
             .ancestors()
-            .find(|dir| find::child_folder(dir, "materials").is_some())
+            .find(|dir| vfs::child_folder(dir, "materials").is_some())
         {
             return Some(base.to_path_buf());
         }
@@ -142,23 +155,20 @@ impl MaterialLibrary {
             .map(Path::to_path_buf)
     }
 
-    /// Parses every `.mtr` file of `base/materials/` (in name order; the
-    /// first definition of a name wins, as in the game). Problems are
-    /// warnings, logged and kept in [`MaterialLibrary::warnings`]; a base
-    /// without `materials/` still resolves implicit materials.
-    pub fn load(base: &Path) -> MaterialLibrary {
+    /// Parses the game's `materials/*.mtr` (in name order; the first
+    /// definition of a name wins, as in the game). Problems are warnings,
+    /// logged and kept in [`MaterialLibrary::warnings`]; a game without
+    /// `materials/` still resolves implicit materials.
+    pub fn from_vfs(game: &Vfs) -> MaterialLibrary {
         let mut library = MaterialLibrary {
-            base: Some(base.to_path_buf()),
+            game: Some(game.clone()),
             ..MaterialLibrary::default()
         };
-        let files = match find::child_folder(base, "materials") {
-            Some(folder) => mtr_files(&folder, &mut library.warnings),
-            None => Vec::new(),
-        };
+        let files = game.list("materials", "mtr");
         for file in &files {
-            let shown = file.display().to_string();
-            let text = match std::fs::read(file) {
-                Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
+            let shown = file.to_string();
+            let text = match file.read_text() {
+                Ok(text) => text,
                 Err(error) => {
                     library.warnings.push(format!("{shown}: {error}"));
                     continue;
@@ -174,10 +184,9 @@ impl MaterialLibrary {
             log::warn!("{warning}");
         }
         log::info!(
-            "materials: {} from {} .mtr files under {}",
+            "materials: {} from {} .mtr files in {game}",
             library.materials.len(),
             files.len(),
-            base.display()
         );
         library
     }
@@ -203,8 +212,9 @@ impl MaterialLibrary {
         self.materials.insert(key, material);
     }
 
+    /// The game folder's base folder.
     pub fn base(&self) -> Option<&Path> {
-        self.base.as_deref()
+        self.game.as_ref().map(Vfs::base)
     }
 
     /// How many materials were defined.
@@ -221,25 +231,27 @@ impl MaterialLibrary {
         self.materials.contains_key(&find::canonical_name(name))
     }
 
-    /// The images of `shader` for the mesh at `mesh_path`, first found of:
-    /// 1. the material of that name, each of its images looked up under the
-    ///    base folder (an image it names that is not there is a warning and
+    /// The images of `shader` for the mesh in `mesh`, first found of:
+    /// 1. the material of that name, each of its images looked up in the
+    ///    game folder (an image it names that is not there is a warning and
     ///    that map is `None`);
-    /// 2. the implicit material: the shader itself as a diffuse image under
-    ///    the base folder (the game's rule for undefined materials);
-    /// 3. the shader as an image path relative to the mesh's folder, then its
-    ///    file name alone in that folder (md5 files outside a game tree).
+    /// 2. the implicit material: the shader itself as a diffuse image in
+    ///    the game folder (the game's rule for undefined materials);
+    /// 3. for a mesh on disk, the shader as an image path relative to the
+    ///    mesh's folder, then its file name alone in that folder (md5 files
+    ///    outside a game tree).
     ///
     /// Every lookup tolerates a missing or different image extension and a
-    /// different case (see `find`). Warnings are logged and kept in the result.
-    pub fn resolve(&self, shader: &str, mesh_path: &Path) -> MaterialImages {
+    /// different case, and prefers a precompressed copy under `dds/` (see
+    /// `find`). Warnings are logged and kept in the result.
+    pub fn resolve(&self, shader: &str, mesh: &GameFile) -> MaterialImages {
         let mut images = MaterialImages::default();
-        if let Some(base) = &self.base {
+        if let Some(game) = &self.game {
             if let Some(material) = self.materials.get(&find::canonical_name(shader)) {
                 images.origin = material.origin.clone();
                 for (kind, map) in &material.maps {
                     let Some(map) = map else { continue };
-                    match self.find_map(base, shader, material, *kind, map) {
+                    match self.find_map(game, shader, material, *kind, map) {
                         Ok(source) => *images.slot(*kind) = source,
                         Err(warning) => {
                             log::warn!("{warning}");
@@ -251,38 +263,38 @@ impl MaterialLibrary {
                 return images;
             }
             if !shader.is_empty() {
-                if let Found::File(path) = find::find_image(base, shader) {
-                    images.diffuse = Some(ImageSource::File(path));
+                if let Some(file) = find::find_image(game, shader) {
+                    images.diffuse = Some(ImageSource::File(file));
                     images.origin = ORIGIN_IMPLICIT.to_owned();
                     return images;
                 }
             }
         }
-        let folder = match mesh_path.parent() {
+        let folder = mesh.loose_path().map(|path| match path.parent() {
             Some(folder) if !folder.as_os_str().is_empty() => folder,
             _ => Path::new("."),
-        };
+        });
         let file_name = shader.rsplit(['/', '\\']).next().unwrap_or(shader);
-        if !shader.is_empty() {
+        if let Some(folder) = folder.filter(|_| !shader.is_empty()) {
+            let beside = Vfs::folder(folder);
             for reference in [shader, file_name] {
-                if let Found::File(path) = find::find_image(folder, reference) {
-                    images.diffuse = Some(ImageSource::File(path));
+                if let Some(file) = find::find_image(&beside, reference) {
+                    images.diffuse = Some(ImageSource::File(file));
                     images.origin = ORIGIN_MESH_FOLDER.to_owned();
                     return images;
                 }
             }
         }
         let mut places = Vec::new();
-        if let Some(base) = &self.base {
+        if let Some(game) = &self.game {
+            places.push(format!("no material and no image {shader} in {game}"));
+        }
+        if let Some(folder) = folder {
             places.push(format!(
-                "no material and no image {shader} under {}",
-                base.display()
+                "no image {shader} or {file_name} in {}",
+                folder.display()
             ));
         }
-        places.push(format!(
-            "no image {shader} or {file_name} in {}",
-            folder.display()
-        ));
         let warning = if shader.is_empty() {
             "an empty shader name; using a neutral grey material".to_owned()
         } else {
@@ -297,11 +309,12 @@ impl MaterialLibrary {
         images
     }
 
-    /// One map of a defined material on disk; `Ok(None)` for the game's
-    /// built-in images (`_flat`, `_black`...), which the defaults stand for.
+    /// One map of a defined material in the game; `Ok(None)` for the
+    /// game's built-in images (`_flat`, `_black`...), which the defaults
+    /// stand for.
     fn find_map(
         &self,
-        base: &Path,
+        game: &Vfs,
         shader: &str,
         material: &Material,
         kind: MapKind,
@@ -320,45 +333,19 @@ impl MaterialLibrary {
             );
             return Ok(None);
         }
-        let context = format!("{}: material {shader}: {kind} map", material.origin);
-        match find::find_image(base, reference) {
-            Found::File(path) => Ok(Some(match map {
-                MapRef::Image(_) => ImageSource::File(path),
+        match find::find_image(game, reference) {
+            Some(file) => Ok(Some(match map {
+                MapRef::Image(_) => ImageSource::File(file),
                 MapRef::HeightMap { scale, .. } => ImageSource::HeightMap {
-                    path,
+                    file,
                     scale: *scale,
                 },
             })),
-            Found::Dds(path) => Err(format!(
-                "{context} {reference} is only a DDS file ({}), which is not supported; left out",
-                path.display()
-            )),
-            Found::Missing => Err(format!(
-                "{context} {reference} is not under {} (extension optional, any case); left out",
-                base.display()
+            None => Err(format!(
+                "{}: material {shader}: {kind} map {reference} is not in {game} \
+                 (extension optional, any case); left out",
+                material.origin
             )),
         }
     }
-}
-
-/// The `.mtr` files directly in `folder`, any case of the extension, by name.
-fn mtr_files(folder: &Path, warnings: &mut Vec<String>) -> Vec<PathBuf> {
-    let entries = match std::fs::read_dir(folder) {
-        Ok(entries) => entries,
-        Err(error) => {
-            warnings.push(format!("{}: {error}", folder.display()));
-            return Vec::new();
-        }
-    };
-    let mut files: Vec<PathBuf> = entries
-        .filter_map(|entry| Some(entry.ok()?.path()))
-        .filter(|path| {
-            path.extension()
-                .and_then(|e| e.to_str())
-                .is_some_and(|e| e.eq_ignore_ascii_case("mtr"))
-                && path.is_file()
-        })
-        .collect();
-    files.sort();
-    files
 }

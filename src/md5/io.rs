@@ -1,33 +1,42 @@
-//! Reading md5 files from disk.
+//! Reading md5 files, from disk or from a game's archives.
 
 use std::path::Path;
 
 use super::{parse_anim, parse_mesh, Md5Anim, Md5Error, Md5Mesh};
+use crate::vfs::GameFile;
 
-/// Reads and parses an `.md5mesh`; errors name the file as `path` spells it.
+/// Reads and parses an `.md5mesh` on disk; errors name the file as `path`
+/// spells it.
 pub fn read_mesh_file(path: &Path) -> Result<Md5Mesh, Md5Error> {
-    let (text, file) = read_text(path)?;
-    parse_mesh(&text, &file)
+    read_mesh(&GameFile::loose(path))
 }
 
-/// Reads and parses an `.md5anim`; errors name the file as `path` spells it.
+/// Reads and parses an `.md5anim` on disk; errors name the file as `path`
+/// spells it.
 pub fn read_anim_file(path: &Path) -> Result<Md5Anim, Md5Error> {
-    let (text, file) = read_text(path)?;
-    parse_anim(&text, &file)
+    read_anim(&GameFile::loose(path))
 }
 
-/// The file's text and its name for messages. Bytes that are not UTF-8 (old
-/// exporters wrote Latin-1 joint names) become U+FFFD rather than failing.
-fn read_text(path: &Path) -> Result<(String, String), Md5Error> {
-    let file = path.display().to_string();
-    match std::fs::read(path) {
-        Ok(bytes) => {
-            let text = String::from_utf8(bytes)
-                .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
-            Ok((text, file))
-        }
+/// Reads and parses an `.md5mesh`; errors name the file as its
+/// [`GameFile`] display does (an archived one by archive and path).
+pub fn read_mesh(file: &GameFile) -> Result<Md5Mesh, Md5Error> {
+    let (text, name) = read_text(file)?;
+    parse_mesh(&text, &name)
+}
+
+/// Reads and parses an `.md5anim`, named as [`read_mesh`] names it.
+pub fn read_anim(file: &GameFile) -> Result<Md5Anim, Md5Error> {
+    let (text, name) = read_text(file)?;
+    parse_anim(&text, &name)
+}
+
+/// The file's text and its name for messages.
+fn read_text(file: &GameFile) -> Result<(String, String), Md5Error> {
+    let name = file.to_string();
+    match file.read_text() {
+        Ok(text) => Ok((text, name)),
         Err(e) => Err(Md5Error {
-            file,
+            file: name,
             location: None,
             message: format!("cannot read: {e}"),
         }),

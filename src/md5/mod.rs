@@ -14,7 +14,7 @@ mod writer;
 pub use anim::parse_anim;
 pub use compat::check_anim_fits_mesh;
 pub use error::{Location, Md5Error};
-pub use io::{read_anim_file, read_mesh_file};
+pub use io::{read_anim, read_anim_file, read_mesh, read_mesh_file};
 pub use mesh::parse_mesh;
 pub use writer::{write_anim, write_mesh};
 

@@ -18,10 +18,11 @@ use crate::md5::{self, Md5Error};
 use crate::skin::{
     clip_pose_bounds, sampled_poses, BodyParts, ClipPartBounds, InfluenceLimit, SkinnedMesh,
 };
+use crate::vfs::{GameFile, Vfs};
 
 #[derive(Clone, Debug)]
 pub struct Model {
-    pub mesh_path: PathBuf,
+    pub mesh_file: GameFile,
     pub skeleton: Skeleton,
     /// Every mesh of the file, empty ones included (drawing skips those).
     pub meshes: Vec<SkinnedMesh>,
@@ -41,25 +42,45 @@ pub struct Model {
     /// test's bounds, closer to the character's shape than `Clip::bounds`,
     /// which holds them all.
     pub part_bounds: Vec<ClipPartBounds>,
-    /// The game's base folder, where materials/*.mtr and images are looked
-    /// up (`--textures`); `None`: found from the mesh's path.
-    pub texture_folder: Option<PathBuf>,
+    /// The game folder whose materials/*.mtr and images the meshes'
+    /// shaders name (`--textures`); `None`: the one found from the path of
+    /// a mesh on disk (`MaterialLibrary::for_mesh`).
+    pub game: Option<Vfs>,
+}
+
+/// An `.md5anim` to load and the name its clip plays under.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ClipFile {
+    pub name: String,
+    pub file: GameFile,
+}
+
+impl ClipFile {
+    /// A clip named after its file: `walk.md5anim` plays as "walk".
+    pub fn named_after(file: GameFile) -> ClipFile {
+        ClipFile {
+            name: file.file_stem(),
+            file,
+        }
+    }
 }
 
 /// How [`Model::load_with`] loads, beyond which files.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default)]
 pub struct LoadOptions {
     /// Joint influences kept per vertex.
     pub influences: InfluenceLimit,
     /// Clips that loop or play once whatever `anim::loops_by_rule` says
     /// (names matching no clip are ignored: check them with
-    /// [`LoopOverrides::check`] against [`clip_name`]s first).
+    /// [`LoopOverrides::check`] against the [`ClipFile`] names first).
     pub loop_overrides: LoopOverrides,
-    pub texture_folder: Option<PathBuf>,
+    /// See [`Model::game`].
+    pub game: Option<Vfs>,
 }
 
 impl Model {
-    /// [`Model::load_with`] with `limit` influences and nothing else asked.
+    /// [`Model::load_with`] of files on disk, each clip named after its
+    /// file, with `limit` influences and nothing else asked.
     pub fn load(
         mesh_path: &Path,
         anim_paths: &[PathBuf],
@@ -69,7 +90,11 @@ impl Model {
             influences: limit,
             ..LoadOptions::default()
         };
-        Model::load_with(mesh_path, anim_paths, &options)
+        let clips: Vec<ClipFile> = anim_paths
+            .iter()
+            .map(|path| ClipFile::named_after(GameFile::loose(path)))
+            .collect();
+        Model::load_with(&GameFile::loose(mesh_path), &clips, &options)
     }
 
     /// Loads a mesh and the clips that animate it. Anims whose joint names
@@ -85,15 +110,15 @@ impl Model {
     /// motion taken out so that every clip plays in place, and its distance
     /// curve found (`anim::distance_curve`).
     pub fn load_with(
-        mesh_path: &Path,
-        anim_paths: &[PathBuf],
+        mesh_file: &GameFile,
+        clip_files: &[ClipFile],
         options: &LoadOptions,
     ) -> Result<Model, Md5Error> {
-        let mesh_file = mesh_path.display().to_string();
-        let mesh = md5::read_mesh_file(mesh_path)?;
+        let mesh_name = mesh_file.to_string();
+        let mesh = md5::read_mesh(mesh_file)?;
         if mesh.joints.len() > Skeleton::MAX_JOINTS {
             return Err(Md5Error {
-                file: mesh_file,
+                file: mesh_name,
                 location: None,
                 message: format!(
                     "{} joints, but joint indices are 16-bit vertex attributes (at most {})",
@@ -103,14 +128,14 @@ impl Model {
             });
         }
         let skeleton = skeleton_from_md5(&mesh);
-        let mut clips = Vec::with_capacity(anim_paths.len());
-        for anim_path in anim_paths {
-            let anim_file = anim_path.display().to_string();
-            let anim = md5::read_anim_file(anim_path)?;
-            for warning in md5::check_anim_fits_mesh(&mesh, &mesh_file, &anim, &anim_file)? {
-                log::warn!("{anim_file}: {warning}");
+        let mut clips = Vec::with_capacity(clip_files.len());
+        for clip_file in clip_files {
+            let anim_name = clip_file.file.to_string();
+            let anim = md5::read_anim(&clip_file.file)?;
+            for warning in md5::check_anim_fits_mesh(&mesh, &mesh_name, &anim, &anim_name)? {
+                log::warn!("{anim_name}: {warning}");
             }
-            clips.push(clip_from_md5(&clip_name(anim_path), &anim));
+            clips.push(clip_from_md5(&clip_file.name, &anim));
         }
         let mut meshes: Vec<SkinnedMesh> = mesh
             .meshes
@@ -164,14 +189,14 @@ impl Model {
             mesh.choose_level_influences(&poses);
         }
         Ok(Model {
-            mesh_path: mesh_path.to_owned(),
+            mesh_file: mesh_file.clone(),
             skeleton,
             meshes,
             clips,
             ground_motion: ground_motions,
             distance_curves,
             part_bounds,
-            texture_folder: options.texture_folder.clone(),
+            game: options.game.clone(),
         })
     }
 
@@ -203,11 +228,4 @@ impl Model {
     pub fn vertex_count(&self) -> usize {
         self.meshes.iter().map(SkinnedMesh::vertex_count).sum()
     }
-}
-
-/// A clip is named after its file: `walk.md5anim` plays as "walk".
-pub fn clip_name(path: &Path) -> String {
-    path.file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_else(|| path.display().to_string())
 }

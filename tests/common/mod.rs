@@ -4,7 +4,9 @@
 // Each test crate uses its own subset of these.
 #![allow(dead_code)]
 
+pub mod dds;
 pub mod many_joints;
+pub mod pk4;
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
