@@ -309,11 +309,33 @@ fn text_report_gives_the_ground_speed() {
 #[test]
 fn anims_say_whether_they_loop_by_name_or_by_their_poses() {
     // Neither name is in the rule's lists: the poses decide. ANIM's last
-    // frame repeats its first; the other ends turned.
+    // frame repeats its first; the other turns the hand 5 degrees a frame,
+    // from 90 to 65: it ends 25 degrees (five steps) from where it began.
     let back = fixture("sway.md5anim", ANIM);
+    let tilt_frames = [
+        "0.7071068",
+        "0.6755902",
+        "0.6427876",
+        "0.6087614",
+        "0.5735764",
+        "0.5372996",
+    ]
+    .iter()
+    .enumerate()
+    .map(|(f, qz)| format!("frame {f} {{ {qz} }}\n"))
+    .collect::<String>();
     let away = fixture(
         "tilt.md5anim",
-        &ANIM.replace("frame 2 { 0.7071068 }", "frame 2 { 0.5 }"),
+        &ANIM
+            .replace("numFrames 3", "numFrames 6")
+            .replace(
+                "bounds {\n",
+                &format!("bounds {{\n{}", "\t( -1 -1 -1 ) ( 1 1 1 )\n".repeat(3)),
+            )
+            .replace(
+                "frame 0 { 0.7071068 }\nframe 1 { 0.5 }\nframe 2 { 0.7071068 }\n",
+                &tilt_frames,
+            ),
     );
     let death = fixture("death_2.md5anim", ANIM);
     let out = inspect(&[
@@ -330,7 +352,7 @@ fn anims_say_whether_they_loop_by_name_or_by_their_poses() {
     let out = inspect(&[back.as_os_str(), away.as_os_str()]);
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.contains("(0.083 s, loops)"), "{text}");
-    assert!(text.contains("(0.083 s, plays once)"), "{text}");
+    assert!(text.contains("(0.208 s, plays once)"), "{text}");
 }
 
 #[test]
