@@ -356,6 +356,32 @@ fn anims_say_whether_they_loop_by_name_or_by_their_poses() {
 }
 
 #[test]
+fn a_loop_without_its_closing_frame_reports_the_time_it_plays() {
+    // The hand swings 90, 70, 50, 70 degrees and back to 90 as the clip
+    // wraps: four frames, four steps, as most exporters write cycles.
+    let open = fixture(
+        "swing.md5anim",
+        &ANIM
+            .replace("numFrames 3", "numFrames 4")
+            .replace("bounds {\n", "bounds {\n\t( -1 -1 -1 ) ( 1 1 1 )\n")
+            .replace(
+                "frame 0 { 0.7071068 }\nframe 1 { 0.5 }\nframe 2 { 0.7071068 }\n",
+                "frame 0 { 0.7071068 }\nframe 1 { 0.5735764 }\nframe 2 { 0.4226183 }\n\
+                 frame 3 { 0.5735764 }\n",
+            ),
+    );
+    let out = inspect(&["--json".as_ref(), open.as_os_str()]);
+    assert!(out.status.success());
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json[0]["frames"], 4);
+    assert_eq!(json[0]["loops"], true);
+    let duration = json[0]["duration"].as_f64().unwrap();
+    assert!((duration - 4.0 / 24.0).abs() < 1e-6, "{duration}");
+    let text = String::from_utf8(inspect(&[open.as_os_str()]).stdout).unwrap();
+    assert!(text.contains("(0.167 s, loops)"), "{text}");
+}
+
+#[test]
 fn json_lods_of_a_one_triangle_mesh_are_lod_0_alone() {
     // Too small for a coarser level; the empty mesh adds its one empty level.
     let mesh = fixture("tiny.md5mesh", MESH);
