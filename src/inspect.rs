@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
-use crate::anim::{ground_motion, Clip, GroundMotion, GroundMotionSource, Skeleton};
+use crate::anim::{close_loop, ground_motion, Clip, GroundMotion, GroundMotionSource, Skeleton};
 use crate::md5::{self, Md5Anim, Md5Error, Md5Mesh};
 use crate::model::{clip_from_md5, skeleton_from_md5, skinned_mesh_from_md5};
 use crate::skin::{sampled_poses, BodyParts, InfluenceLimit, SkinnedMesh};
@@ -77,6 +77,8 @@ pub struct AnimReport {
     pub joints: usize,
     pub frames: usize,
     pub frame_rate: f32,
+    /// Seconds as played: a loop written without its closing frame plays
+    /// one frame longer than `frames` says (`anim::close_loop`).
     pub duration: f32,
     pub animated_components: u32,
     /// Whether the clip loops or plays once, by `anim::loops_by_rule` (the
@@ -119,7 +121,13 @@ pub fn inspect_files(paths: &[PathBuf]) -> Result<Vec<FileReport>, Md5Error> {
                 }
                 None => None,
             };
-            let clip = clip_from_md5(&GameFile::loose(path).file_stem(), &anim);
+            let mut clip = clip_from_md5(&GameFile::loose(path).file_stem(), &anim);
+            if clip.looping {
+                // As `Model::load` plays it: a loop without its closing
+                // frame gets it, one frame longer than the file.
+                let roots: Vec<bool> = anim.hierarchy.iter().map(|j| j.parent.is_none()).collect();
+                close_loop(&mut clip, &roots);
+            }
             let motion = anim_parents(&anim).map_or(GroundMotion::STILL, |parents| {
                 ground_motion(&parents, &clip)
             });
@@ -127,7 +135,7 @@ pub fn inspect_files(paths: &[PathBuf]) -> Result<Vec<FileReport>, Md5Error> {
             reports.push(FileReport::Anim(anim_report(
                 file,
                 &anim,
-                clip.looping,
+                &clip,
                 name_mismatches,
                 motion,
             )));
@@ -274,7 +282,7 @@ fn anim_parents(anim: &Md5Anim) -> Option<Vec<Option<u16>>> {
 fn anim_report(
     file: String,
     anim: &Md5Anim,
-    loops: bool,
+    clip: &Clip,
     name_mismatches: Option<Vec<String>>,
     motion: GroundMotion,
 ) -> AnimReport {
@@ -283,9 +291,9 @@ fn anim_report(
         joints: anim.hierarchy.len(),
         frames: anim.frames.len(),
         frame_rate: anim.frame_rate,
-        duration: anim.frames.len().saturating_sub(1) as f32 / anim.frame_rate,
+        duration: clip.duration(),
         animated_components: anim.num_animated_components,
-        loops,
+        loops: clip.looping,
         name_mismatches,
         ground_speed: motion.speed,
         ground_velocity: motion.velocity.to_array(),

@@ -29,6 +29,7 @@ pub mod anim;
 pub mod app;
 pub mod bounds;
 pub mod crowd;
+pub mod decl;
 pub mod gpu;
 pub mod inspect;
 pub mod material;

@@ -76,6 +76,43 @@ fn a_clip_that_ends_elsewhere_plays_once_by_its_poses() {
     assert!(!model.clips[0].looping);
 }
 
+#[test]
+fn a_cycle_written_without_its_closing_frame_loops_and_plays_as_the_original() {
+    let dir = common::scratch_dir("clip_playback_open_cycle");
+    // The shipped walk as most exporters write cycles: without its last
+    // frame (a repeat of its first). Named for nothing the name rule
+    // knows: the poses decide.
+    let walk = common::assets().join("walk.md5anim");
+    let mut anim = read_anim_file(&walk).unwrap();
+    anim.frames.pop();
+    anim.bounds.pop();
+    let stride = dir.join("stride.md5anim");
+    std::fs::write(&stride, write_anim(&anim)).unwrap();
+    let original = Model::load(&shipped_mesh(), &[walk], InfluenceLimit::Four).unwrap();
+    let open = Model::load(&shipped_mesh(), &[stride], InfluenceLimit::Four).unwrap();
+    let (closed, reopened) = (&original.clips[0], &open.clips[0]);
+    assert!(reopened.looping);
+    // The closing frame is back: same length, same poses.
+    assert_eq!(reopened.frames.len(), closed.frames.len());
+    assert_eq!(reopened.duration(), closed.duration());
+    for (a, b) in closed
+        .frames
+        .iter()
+        .flatten()
+        .zip(reopened.frames.iter().flatten())
+    {
+        assert!(a.rotation.dot(b.rotation).abs() > 1.0 - 1e-6);
+        assert!(a.translation.distance(b.translation) < 1e-3);
+    }
+    // Locomotion finds the same gait in it.
+    let (speed, open_speed) = (original.ground_motion[0].speed, open.ground_motion[0].speed);
+    assert!(speed > 0.0);
+    assert!(
+        (open_speed - speed).abs() <= 0.01 * speed,
+        "{open_speed} vs {speed}"
+    );
+}
+
 /// Every vertex of `meshes` skinned by `transforms` with linear blend
 /// skinning, written out here as the reference.
 fn skinned_positions(meshes: &[SkinnedMesh], transforms: &[SkinningTransform]) -> Vec<Vec3> {

@@ -309,11 +309,33 @@ fn text_report_gives_the_ground_speed() {
 #[test]
 fn anims_say_whether_they_loop_by_name_or_by_their_poses() {
     // Neither name is in the rule's lists: the poses decide. ANIM's last
-    // frame repeats its first; the other ends turned.
+    // frame repeats its first; the other turns the hand 5 degrees a frame,
+    // from 90 to 65: it ends 25 degrees (five steps) from where it began.
     let back = fixture("sway.md5anim", ANIM);
+    let tilt_frames = [
+        "0.7071068",
+        "0.6755902",
+        "0.6427876",
+        "0.6087614",
+        "0.5735764",
+        "0.5372996",
+    ]
+    .iter()
+    .enumerate()
+    .map(|(f, qz)| format!("frame {f} {{ {qz} }}\n"))
+    .collect::<String>();
     let away = fixture(
         "tilt.md5anim",
-        &ANIM.replace("frame 2 { 0.7071068 }", "frame 2 { 0.5 }"),
+        &ANIM
+            .replace("numFrames 3", "numFrames 6")
+            .replace(
+                "bounds {\n",
+                &format!("bounds {{\n{}", "\t( -1 -1 -1 ) ( 1 1 1 )\n".repeat(3)),
+            )
+            .replace(
+                "frame 0 { 0.7071068 }\nframe 1 { 0.5 }\nframe 2 { 0.7071068 }\n",
+                &tilt_frames,
+            ),
     );
     let death = fixture("death_2.md5anim", ANIM);
     let out = inspect(&[
@@ -330,7 +352,33 @@ fn anims_say_whether_they_loop_by_name_or_by_their_poses() {
     let out = inspect(&[back.as_os_str(), away.as_os_str()]);
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.contains("(0.083 s, loops)"), "{text}");
-    assert!(text.contains("(0.083 s, plays once)"), "{text}");
+    assert!(text.contains("(0.208 s, plays once)"), "{text}");
+}
+
+#[test]
+fn a_loop_without_its_closing_frame_reports_the_time_it_plays() {
+    // The hand swings 90, 70, 50, 70 degrees and back to 90 as the clip
+    // wraps: four frames, four steps, as most exporters write cycles.
+    let open = fixture(
+        "swing.md5anim",
+        &ANIM
+            .replace("numFrames 3", "numFrames 4")
+            .replace("bounds {\n", "bounds {\n\t( -1 -1 -1 ) ( 1 1 1 )\n")
+            .replace(
+                "frame 0 { 0.7071068 }\nframe 1 { 0.5 }\nframe 2 { 0.7071068 }\n",
+                "frame 0 { 0.7071068 }\nframe 1 { 0.5735764 }\nframe 2 { 0.4226183 }\n\
+                 frame 3 { 0.5735764 }\n",
+            ),
+    );
+    let out = inspect(&["--json".as_ref(), open.as_os_str()]);
+    assert!(out.status.success());
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json[0]["frames"], 4);
+    assert_eq!(json[0]["loops"], true);
+    let duration = json[0]["duration"].as_f64().unwrap();
+    assert!((duration - 4.0 / 24.0).abs() < 1e-6, "{duration}");
+    let text = String::from_utf8(inspect(&[open.as_os_str()]).stdout).unwrap();
+    assert!(text.contains("(0.167 s, loops)"), "{text}");
 }
 
 #[test]

@@ -19,7 +19,8 @@ pub struct Clip {
     /// frames is inside the first one's box.
     pub bounds: Vec<Bounds>,
     /// Whether time wraps at `duration()` (Doom 3's convention: a looping
-    /// clip's last frame repeats its first, so the wrap is seamless) or the
+    /// clip's last frame repeats its first, so the wrap is seamless;
+    /// `close_loop` makes it so for loops written otherwise) or the
     /// clip holds its last pose once over. Decided by `loops_by_rule` and
     /// `LoopOverrides`.
     pub looping: bool,

@@ -27,7 +27,10 @@ pub use ground_speed::{
 };
 pub use joint_pose::JointPose;
 pub use local_to_model::local_to_model;
-pub use looping::{loops_by_rule, LoopOverrides, LOOPING_WORDS, ONE_SHOT_WORDS};
+pub use looping::{
+    close_loop, closing_step_ratio, loops_by_rule, LoopOverrides, CLOSING_STEP_MARGIN,
+    LOOPING_WORDS, MOTION_WORDS, ONE_SHOT_WORDS, POSTURE_WORDS, TRANSITION_WORDS,
+};
 pub use sampling::{blend_poses, frame_position, nlerp_shortest, sample_clip};
 pub use skeleton::Skeleton;
 pub use skinning_transform::{skinning_transforms, SkinningTransform};

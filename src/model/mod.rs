@@ -10,8 +10,8 @@ use std::path::{Path, PathBuf};
 pub use convert::{clip_from_md5, skeleton_from_md5, skinned_mesh_from_md5};
 
 use crate::anim::{
-    distance_curve, ground_motion, remove_root_motion, Clip, DistanceCurve, GroundMotion,
-    GroundMotionSource, LoopOverrides, Skeleton,
+    close_loop, distance_curve, ground_motion, remove_root_motion, Clip, DistanceCurve,
+    GroundMotion, GroundMotionSource, LoopOverrides, Skeleton,
 };
 use crate::bounds::Bounds;
 use crate::md5::{self, Md5Error};
@@ -102,7 +102,8 @@ impl Model {
     /// warning, as real exporters rename joints. Each mesh gets its LOD chain
     /// and is then ordered for the GPU (`SkinnedMesh::build_lods`,
     /// `optimize_for_gpu`): vertex order differs from the file's. Each clip
-    /// loops or plays once by `anim::loops_by_rule` unless the options say,
+    /// loops or plays once by `anim::loops_by_rule` unless the options say
+    /// (a loop written without its closing frame gets it: `anim::close_loop`),
     /// and its per-frame bounds grow to hold the mesh posed anywhere between
     /// that frame and the next (`skin::clip_pose_bounds`): culling never
     /// trusts the file alone.
@@ -151,9 +152,13 @@ impl Model {
         let mut ground_motions = Vec::with_capacity(clips.len());
         let mut distance_curves = Vec::with_capacity(clips.len());
         let mut part_bounds = Vec::with_capacity(clips.len());
+        let roots: Vec<bool> = skeleton.parents.iter().map(Option::is_none).collect();
         for clip in &mut clips {
             if let Some(looping) = options.loop_overrides.loops(&clip.name) {
                 clip.looping = looping;
+            }
+            if clip.looping {
+                close_loop(clip, &roots);
             }
             // Before the bounds grow, so that they hold the clip in place.
             let motion = ground_motion(&skeleton.parents, clip);
