@@ -176,11 +176,13 @@ pub struct RenderArgs {
 #[derive(clap::Args, Clone, Debug, Default, PartialEq)]
 pub struct LoadArgs {
     /// Clips that loop, by name, comma-separated, whatever the rule says.
-    /// The rule: a clip named for dying, pain, attacking, firing, jumping,
-    /// reloading, raising or lowering a weapon or a gesture (die, death,
-    /// pain, attack, fire, jump, reload, raise, lower, wave, ...) plays
-    /// once and holds its last pose, and so does one whose last frame
-    /// differs from its first; the others loop.
+    /// The rule: a name with loop or cycle loops; one named for dying,
+    /// pain, attacking, firing, jumping, reloading, a gesture or a
+    /// transition (die, pain, attack, fire, jump, wave, to, start, stand_up,
+    /// crouch_down, ...) plays once and holds its last pose; one named for
+    /// moving or resting (walk, run, jog, strafe, idle, stand, ...) loops;
+    /// any other loops when the step from its last frame back to its first
+    /// is at most twice its largest frame-to-frame step.
     #[arg(long = "loop", value_name = "NAME,...", value_delimiter = ',')]
     pub looping: Vec<String>,
     /// Clips that play once and hold their last pose, by name,
