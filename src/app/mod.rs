@@ -109,6 +109,13 @@ impl AppError {
 /// Loads the model, renders as `args` say, and with validation on, fails
 /// if the layer reported anything, so a clean run is a checked property.
 pub fn run(args: &RenderArgs) -> Result<(), AppError> {
+    // Checked before the no-display fallback, so a window's arguments mean
+    // the same with a display or without.
+    if !args.headless && args.screenshot.is_some() && args.frames.is_none() {
+        return Err(AppError::Arguments(
+            "--screenshot with a window needs --frames (the frame to save is the last one)".into(),
+        ));
+    }
     if let Some(headless) = args.without_display(has_display()) {
         log::warn!(
             "no display (DISPLAY and WAYLAND_DISPLAY are unset): rendering {} instances \

@@ -51,11 +51,6 @@ pub fn run(
     spec: CrowdSpec,
     reload: Reload,
 ) -> Result<Option<Arc<MessageCounts>>, AppError> {
-    if args.screenshot.is_some() && args.frames.is_none() {
-        return Err(AppError::Arguments(
-            "--screenshot with a window needs --frames (the frame to save is the last one)".into(),
-        ));
-    }
     let event_loop = EventLoop::new().map_err(|e| AppError::Window(e.to_string()))?;
     let mut app = App {
         args,
