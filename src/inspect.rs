@@ -69,6 +69,9 @@ pub struct SubmeshReport {
     pub verts: usize,
     pub tris: usize,
     pub weights: usize,
+    /// Why this mesh's LOD chain stops short of its coarsest target
+    /// (`skin::ShortChain`); null when it does not.
+    pub lod_note: Option<String>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -183,11 +186,13 @@ fn mesh_report(file: String, mesh: &Md5Mesh, clips: &[Clip]) -> MeshReport {
     let meshes: Vec<SubmeshReport> = mesh
         .meshes
         .iter()
-        .map(|m| SubmeshReport {
+        .zip(&four)
+        .map(|(m, skinned)| SubmeshReport {
             shader: m.shader.clone(),
             verts: m.verts.len(),
             tris: m.tris.len(),
             weights: m.weights.len(),
+            lod_note: skinned.short_chain.map(|short| short.to_string()),
         })
         .collect();
     MeshReport {
@@ -371,6 +376,9 @@ pub fn to_text(reports: &[FileReport]) -> String {
                         s.shader, s.verts, s.tris, s.weights
                     )
                     .unwrap();
+                    if let Some(note) = &s.lod_note {
+                        writeln!(out, "    short LOD chain: {note}").unwrap();
+                    }
                 }
                 writeln!(
                     out,

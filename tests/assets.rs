@@ -1,6 +1,8 @@
 //! The shipped character in assets/: exactly what the generator writes, and
 //! what the renderer and the tests elsewhere rely on it to be.
 
+// The low-poly exports are for tests/lod_exported.rs.
+#[allow(dead_code)]
 #[path = "../examples/make_character/character/mod.rs"]
 mod character;
 

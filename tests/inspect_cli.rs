@@ -394,6 +394,26 @@ fn json_lods_of_a_one_triangle_mesh_are_lod_0_alone() {
     );
 }
 
+#[test]
+fn a_mesh_whose_chain_stops_short_is_named_with_why() {
+    // One triangle: LOD 0 alone, and the report says why; the empty mesh
+    // has no chain to fall short of, nor has any of the shipped meshes.
+    let mesh = fixture("tiny.md5mesh", MESH);
+    let json = inspect_json(&[mesh.as_os_str()]);
+    let note = "1 triangle, too few for levels of detail (10 at least)";
+    assert_eq!(json[0]["meshes"][0]["lod_note"], note);
+    assert!(json[0]["meshes"][1]["lod_note"].is_null());
+    let text = String::from_utf8(inspect(&[mesh.as_os_str()]).stdout).unwrap();
+    assert!(
+        text.contains(&format!("    short LOD chain: {note}\n")),
+        "{text}"
+    );
+    let shipped = shipped_character_json();
+    for mesh in shipped["meshes"].as_array().unwrap() {
+        assert!(mesh["lod_note"].is_null(), "{mesh}");
+    }
+}
+
 fn shipped_character_json() -> serde_json::Value {
     let mesh = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("assets/crowdling.md5mesh");
     inspect_json(&[mesh.as_os_str()])[0].clone()

@@ -10,8 +10,8 @@ use glam::{Vec2, Vec3};
 use md5crowd::md5;
 use md5crowd::model::{skeleton_from_md5, skinned_mesh_from_md5, Model};
 use md5crowd::skin::{
-    coarsest_target, lod_chain, point_triangle_distance_squared, InfluenceLimit, LodLevel,
-    SkinnedMesh, TruncationReport, MAX_INFLUENCES, MAX_LODS,
+    coarsest_target, lod_chain, point_triangle_distance_squared, InfluenceLimit, LodChain,
+    LodLevel, LodSurface, ShortChain, SkinnedMesh, TruncationReport, MAX_INFLUENCES, MAX_LODS,
 };
 
 fn shipped_mesh() -> PathBuf {
@@ -99,6 +99,40 @@ fn check_chain(lods: &[LodLevel], indices: &[u32], vertex_count: usize, what: &s
             k + 1
         );
     }
+}
+
+/// The chain of a mesh whose vertex `v` is moved by joint `joint_of(v)`
+/// alone.
+fn chain_of(
+    positions: &[Vec3],
+    normals: &[Vec3],
+    uvs: &[Vec2],
+    indices: &[u32],
+    joint_of: impl Fn(usize) -> u16,
+) -> LodChain {
+    let joints: Vec<[u16; MAX_INFLUENCES]> = (0..positions.len())
+        .map(|v| {
+            let mut joints = [0; MAX_INFLUENCES];
+            joints[0] = joint_of(v);
+            joints
+        })
+        .collect();
+    let mut one_joint = [0.0; MAX_INFLUENCES];
+    one_joint[0] = 1.0;
+    let weights = vec![one_joint; positions.len()];
+    let surface = LodSurface {
+        positions,
+        normals,
+        uvs,
+        joints: &joints,
+        weights: &weights,
+    };
+    lod_chain(&surface, indices)
+}
+
+/// The chain of a mesh moved by one joint.
+fn chain(positions: &[Vec3], normals: &[Vec3], uvs: &[Vec2], indices: &[u32]) -> Vec<LodLevel> {
+    chain_of(positions, normals, uvs, indices, |_| 0).levels
 }
 
 fn chain_text(lods: &[LodLevel]) -> String {
@@ -289,7 +323,7 @@ fn face(positions: &[Vec3], t: &[u32]) -> Vec3 {
 fn a_flat_grid_simplifies_without_error_and_keeps_its_winding_and_area() {
     let g = grid(40, 40, None);
     let normals = vec![Vec3::Z; g.positions.len()];
-    let lods = lod_chain(&g.positions, &normals, &g.uvs, &g.indices);
+    let lods = chain(&g.positions, &normals, &g.uvs, &g.indices);
     check_chain(&lods, &g.indices, g.positions.len(), "grid");
     println!("grid: {}", chain_text(&lods));
     // The middle levels (edge collapses on a plane with linear uvs) lose
@@ -323,7 +357,7 @@ fn a_uv_seam_is_never_crossed() {
     // stretch the texture across the atlas.
     let g = grid(40, 40, Some(20));
     let normals = vec![Vec3::Z; g.positions.len()];
-    let lods = lod_chain(&g.positions, &normals, &g.uvs, &g.indices);
+    let lods = chain(&g.positions, &normals, &g.uvs, &g.indices);
     check_chain(&lods, &g.indices, g.positions.len(), "seamed grid");
     println!("seamed grid: {}", chain_text(&lods));
     assert!(lods.len() >= 3);
@@ -335,6 +369,123 @@ fn a_uv_seam_is_never_crossed() {
             assert!(right == 0 || right == 3, "LOD {k} crosses the seam: {t:?}");
         }
     }
+}
+
+/// The grid with every triangle on vertices of its own, as a converter
+/// writes a flat-shaded mesh; `uv_island`: each triangle also in a texture
+/// cell of its own (a lightmap-style unwrap, a seam at every edge), else its
+/// corners keep the grid's uvs.
+fn unwelded(g: &Grid, uv_island: bool) -> (Vec<Vec3>, Vec<Vec2>, Vec<u32>) {
+    let (mut positions, mut uvs, mut indices) = (Vec::new(), Vec::new(), Vec::new());
+    for (t, tri) in g.indices.chunks_exact(3).enumerate() {
+        let cell = Vec2::new((t % 64) as f32, (t / 64) as f32) / 64.0;
+        for &v in tri {
+            indices.push(positions.len() as u32);
+            positions.push(g.positions[v as usize]);
+            let uv = g.uvs[v as usize];
+            uvs.push(if uv_island { cell + uv / 64.0 } else { uv });
+        }
+    }
+    (positions, uvs, indices)
+}
+
+#[test]
+fn an_unwelded_grid_gets_the_welded_grids_chain() {
+    let g = grid(24, 24, Some(12));
+    let normals = vec![Vec3::Z; g.positions.len()];
+    let welded = chain(&g.positions, &normals, &g.uvs, &g.indices);
+    let (positions, uvs, indices) = unwelded(&g, false);
+    let normals = vec![Vec3::Z; positions.len()];
+    let lods = chain(&positions, &normals, &uvs, &indices);
+    check_chain(&lods, &indices, positions.len(), "unwelded grid");
+    println!("unwelded grid: {}", chain_text(&lods));
+    let counts = |lods: &[LodLevel]| lods.iter().map(|l| l.triangle_count()).collect::<Vec<_>>();
+    assert_eq!(counts(&lods), counts(&welded), "{}", chain_text(&lods));
+    // Each level is drawn from one copy of each vertex, as the welded grid
+    // (its seam included) has them.
+    for lod in &lods[1..] {
+        let mut used = lod.indices.clone();
+        used.sort_unstable();
+        used.dedup();
+        let distinct: HashMap<[u32; 4], u32> = used
+            .iter()
+            .map(|&v| {
+                let (p, uv) = (positions[v as usize], uvs[v as usize]);
+                ([p.x, p.y, uv.x, uv.y].map(f32::to_bits), v)
+            })
+            .collect();
+        assert_eq!(
+            used.len(),
+            distinct.len(),
+            "a level uses two copies of a vertex"
+        );
+    }
+}
+
+#[test]
+fn a_grid_split_at_every_edge_still_simplifies() {
+    // No vertex shared and every triangle its own uv island: under
+    // meshoptimizer's default rules no vertex may move (each has six
+    // attribute sets), so the chain collapses across the seams.
+    let g = grid(24, 24, None);
+    let (positions, uvs, indices) = unwelded(&g, true);
+    let normals = vec![Vec3::Z; positions.len()];
+    let lods = chain_of(&positions, &normals, &uvs, &indices, |_| 0);
+    check_chain(&lods.levels, &indices, positions.len(), "islands");
+    println!("islands: {}", chain_text(&lods.levels));
+    assert_eq!(lods.short, None);
+    assert!(lods.levels.len() >= 5, "{}", chain_text(&lods.levels));
+    // Collapses across seams keep the plane: no triangle flips, and the
+    // area stays, but for the border, which frays by a few cells where
+    // vertices on it and on several islands move along it (the welded
+    // grid's border keeps its line).
+    for lod in &lods.levels[1..lods.levels.len() - 1] {
+        let area: f32 = (lod.indices.chunks_exact(3))
+            .map(|t| face(&positions, t).z * 0.5)
+            .sum();
+        println!(
+            "  {} triangles: area {area}, error {}",
+            lod.triangle_count(),
+            lod.error
+        );
+        assert!(
+            (lod.indices.chunks_exact(3)).all(|t| face(&positions, t).z >= 0.0),
+            "a flipped triangle"
+        );
+        assert!(area > 576.0 * 0.9, "area {area}");
+        assert!(lod.error <= 3.0, "{}", chain_text(&lods.levels));
+    }
+}
+
+#[test]
+fn copies_with_other_influences_stop_the_chain_and_say_so() {
+    // Every triangle on its own vertices and its own joint: the copies at a
+    // position move apart once animated, so none of them may merge.
+    let g = grid(16, 16, None);
+    let (positions, uvs, indices) = unwelded(&g, false);
+    let normals = vec![Vec3::Z; positions.len()];
+    let lods = chain_of(&positions, &normals, &uvs, &indices, |v| (v / 3) as u16);
+    check_chain(
+        &lods.levels,
+        &indices,
+        positions.len(),
+        "a joint a triangle",
+    );
+    let short = lods.short.expect("a short chain");
+    let note = short.to_string();
+    println!("{}: {note}", chain_text(&lods.levels));
+    assert!(
+        matches!(
+            short,
+            ShortChain::Stuck {
+                stuck_at: 512,
+                split: 287,
+                ..
+            }
+        ),
+        "{short:?}"
+    );
+    assert!(note.contains("where copies differ in influences"), "{note}");
 }
 
 /// An open tube along z: `around` segments, `along` rings, radius 10,
@@ -393,7 +544,7 @@ fn a_tube_keeps_close_to_its_surface_within_the_reported_error() {
         let centre = t.iter().map(|&i| positions[i as usize]).sum::<Vec3>() / 3.0;
         assert!(face(&positions, t).dot(centre.truncate().extend(0.0)) > 0.0);
     }
-    let lods = lod_chain(&positions, &normals, &uvs, &indices);
+    let lods = chain(&positions, &normals, &uvs, &indices);
     check_chain(&lods, &indices, positions.len(), "tube");
     println!("tube: {}", chain_text(&lods));
     assert!(lods.len() >= 5, "{}", chain_text(&lods));
@@ -469,6 +620,7 @@ fn skinned_tube(around: u32, along: u32) -> SkinnedMesh {
         joints,
         weights,
         indices,
+        short_chain: None,
         limit: InfluenceLimit::Four,
         truncation: TruncationReport::default(),
     }
@@ -508,10 +660,14 @@ fn tiny_and_empty_meshes_keep_lod_0() {
         vec![Vec3::Z; 3],
         vec![Vec2::ZERO, Vec2::X, Vec2::Y],
     );
-    let lods = lod_chain(&positions, &normals, &uvs, &[0, 2, 1]);
+    let lods = chain(&positions, &normals, &uvs, &[0, 2, 1]);
     assert_eq!(lods.len(), 1);
+    assert_eq!(
+        chain_of(&positions, &normals, &uvs, &[0, 2, 1], |_| 0).short,
+        Some(ShortChain::TooFewTriangles { triangles: 1 })
+    );
     check_chain(&lods, &[0, 2, 1], 3, "one triangle");
-    let lods = lod_chain(&[], &[], &[], &[]);
+    let lods = chain(&[], &[], &[], &[]);
     assert_eq!(
         lods,
         vec![LodLevel {

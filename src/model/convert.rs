@@ -129,6 +129,7 @@ pub fn skinned_mesh_from_md5(
             influences: MAX_INFLUENCES,
         }],
         indices,
+        short_chain: None,
         limit,
         truncation,
     }

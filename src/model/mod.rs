@@ -101,12 +101,13 @@ impl Model {
     /// differ from the mesh's (same count and parents) bind by index with a
     /// warning, as real exporters rename joints. Each mesh gets its LOD chain
     /// and is then ordered for the GPU (`SkinnedMesh::build_lods`,
-    /// `optimize_for_gpu`): vertex order differs from the file's. Each clip
-    /// loops or plays once by `anim::loops_by_rule` unless the options say
-    /// (a loop written without its closing frame gets it: `anim::close_loop`),
-    /// and its per-frame bounds grow to hold the mesh posed anywhere between
-    /// that frame and the next (`skin::clip_pose_bounds`): culling never
-    /// trusts the file alone.
+    /// `optimize_for_gpu`): vertex order differs from the file's. A mesh
+    /// whose chain stops short is logged, with why (`skin::ShortChain`).
+    /// Each clip loops or plays once by `anim::loops_by_rule` unless the
+    /// options say (a loop written without its closing frame gets it:
+    /// `anim::close_loop`), and its per-frame bounds grow to hold the mesh
+    /// posed anywhere between that frame and the next
+    /// (`skin::clip_pose_bounds`): culling never trusts the file alone.
     /// Each clip's ground motion is measured (`anim::ground_motion`), root
     /// motion taken out so that every clip plays in place, and its distance
     /// curve found (`anim::distance_curve`).
@@ -141,9 +142,17 @@ impl Model {
         let mut meshes: Vec<SkinnedMesh> = mesh
             .meshes
             .iter()
-            .map(|m| {
+            .enumerate()
+            .map(|(index, m)| {
                 let mut mesh = skinned_mesh_from_md5(m, &skeleton, options.influences);
                 mesh.build_lods();
+                if let Some(short) = &mesh.short_chain {
+                    log::info!(
+                        "{mesh_file}: mesh {index} (\"{}\"): {} levels of detail, short: {short}",
+                        mesh.shader,
+                        mesh.lods.len()
+                    );
+                }
                 mesh.optimize_for_gpu();
                 mesh
             })

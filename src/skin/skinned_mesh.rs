@@ -3,7 +3,7 @@ use std::collections::HashMap;
 use glam::{Vec2, Vec3, Vec4};
 
 use super::influences::{InfluenceLimit, TruncationReport, MAX_INFLUENCES};
-use super::lod::LodLevel;
+use super::lod::{LodLevel, ShortChain};
 
 /// One mesh ready for skinning: bind-pose (model space) vertex data plus the
 /// joints that move each vertex. This is what the GPU vertex buffers hold.
@@ -29,6 +29,8 @@ pub struct SkinnedMesh {
     /// `lods[0].indices == indices` (see `skin::lod`). The plain conversion
     /// gives this one level; `Model::load` builds the chain.
     pub lods: Vec<LodLevel>,
+    /// Why the chain stops short of its coarsest target, if it does.
+    pub short_chain: Option<ShortChain>,
     pub limit: InfluenceLimit,
     pub truncation: TruncationReport,
 }
@@ -47,6 +49,7 @@ impl SkinnedMesh {
             weights: Vec::new(),
             indices: Vec::new(),
             lods: vec![LodLevel::default()],
+            short_chain: None,
             limit,
             truncation: TruncationReport::default(),
         }

@@ -23,6 +23,45 @@ pub struct Surface {
     pub parts: Vec<Part>,
 }
 
+/// How finely the parts are built: as shipped, or low poly (a few hundred
+/// triangles in all, as low-poly game art is): a third of the segments
+/// around each part (at least 4) and one ring per kept knot, every other
+/// interior knot kept.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Detail {
+    Shipped,
+    LowPoly,
+}
+
+impl Detail {
+    fn segments(self, shipped: usize) -> usize {
+        match self {
+            Detail::Shipped => shipped,
+            Detail::LowPoly => shipped.div_ceil(3).max(4),
+        }
+    }
+
+    fn subdivisions(self, shipped: usize) -> usize {
+        match self {
+            Detail::Shipped => shipped,
+            Detail::LowPoly => 1,
+        }
+    }
+
+    /// The knot table, low poly without every other interior knot (the poles
+    /// and the last interior knot stay, so the part keeps its length and
+    /// ends).
+    fn knots(self, knots: &Knots) -> Vec<[f64; 4]> {
+        let last = knots.len() - 1;
+        knots
+            .iter()
+            .enumerate()
+            .filter(|&(i, _)| self == Detail::Shipped || i == 0 || i % 2 == 1 || i + 1 >= last)
+            .map(|(_, &row)| row)
+            .collect()
+    }
+}
+
 /// From the base of the neck down to the crotch: chest, waist, hips.
 const TORSO: &Knots = &[
     [0.0, 0.0, 0.0, 0.0],
@@ -143,16 +182,16 @@ const NOSE: &Knots = &[
 const NOSE_ROOT: DVec3 = DVec3::new(4.4, 0.0, 66.2);
 const NOSE_TIP: DVec3 = DVec3::new(6.4, 0.0, 65.6);
 
-pub fn crowdling_surfaces(skeleton: &Skeleton) -> Vec<Surface> {
+pub fn crowdling_surfaces(skeleton: &Skeleton, detail: Detail) -> Vec<Surface> {
     let j = |name: &str| skeleton.find(name);
     let mut body = Vec::new();
 
     let torso = Sweep {
         path: Path::new(vec![DVec3::new(0.0, 0.0, TORSO_TOP), DVec3::ZERO]),
         front: DVec3::X,
-        knots: TORSO,
-        subdivisions: 2,
-        segments: 24,
+        knots: &detail.knots(TORSO),
+        subdivisions: detail.subdivisions(2),
+        segments: detail.segments(24),
         roundness: ELLIPTIC,
         uv: atlas::uv(atlas::TORSO_TEXELS),
     };
@@ -174,9 +213,9 @@ pub fn crowdling_surfaces(skeleton: &Skeleton) -> Vec<Surface> {
         let leg = Sweep {
             path: leg,
             front: DVec3::X,
-            knots: LEG,
-            subdivisions: 2,
-            segments: 16,
+            knots: &detail.knots(LEG),
+            subdivisions: detail.subdivisions(2),
+            segments: detail.segments(16),
             roundness: ELLIPTIC,
             uv: atlas::uv(atlas::leg_texels(side)),
         };
@@ -195,9 +234,9 @@ pub fn crowdling_surfaces(skeleton: &Skeleton) -> Vec<Surface> {
         let arm = Sweep {
             path: arm,
             front: DVec3::X,
-            knots: ARM,
-            subdivisions: 2,
-            segments: 14,
+            knots: &detail.knots(ARM),
+            subdivisions: detail.subdivisions(2),
+            segments: detail.segments(14),
             roundness: ELLIPTIC,
             uv: atlas::uv(atlas::arm_texels(side)),
         };
@@ -212,9 +251,9 @@ pub fn crowdling_surfaces(skeleton: &Skeleton) -> Vec<Surface> {
         let hand = Sweep {
             path: path(&[at::WRIST, at::FINGERTIPS]),
             front: DVec3::X,
-            knots: HAND,
-            subdivisions: 1,
-            segments: 12,
+            knots: &detail.knots(HAND),
+            subdivisions: detail.subdivisions(1),
+            segments: detail.segments(12),
             roundness: 2.5,
             uv: atlas::uv(atlas::hand_texels(side)),
         };
@@ -230,9 +269,9 @@ pub fn crowdling_surfaces(skeleton: &Skeleton) -> Vec<Surface> {
         let shoe = Sweep {
             path: path(&[HEEL, at::TOE_TIP + DVec3::new(0.4, 0.0, 0.55)]),
             front: DVec3::Z,
-            knots: SHOE,
-            subdivisions: 2,
-            segments: 16,
+            knots: &detail.knots(SHOE),
+            subdivisions: detail.subdivisions(2),
+            segments: detail.segments(16),
             roundness: 3.0,
             uv: atlas::uv(atlas::shoe_texels(side)),
         };
@@ -249,9 +288,9 @@ pub fn crowdling_surfaces(skeleton: &Skeleton) -> Vec<Surface> {
     let neck = Sweep {
         path: Path::new(vec![NECK_BASE, NECK_TOP]),
         front: DVec3::X,
-        knots: NECK,
-        subdivisions: 1,
-        segments: 12,
+        knots: &detail.knots(NECK),
+        subdivisions: detail.subdivisions(1),
+        segments: detail.segments(12),
         roundness: ELLIPTIC,
         uv: atlas::uv(atlas::NECK_TEXELS),
     };
@@ -262,18 +301,18 @@ pub fn crowdling_surfaces(skeleton: &Skeleton) -> Vec<Surface> {
     let head = Sweep {
         path: Path::new(vec![CROWN, CHIN]),
         front: DVec3::X,
-        knots: HEAD,
-        subdivisions: 2,
-        segments: 24,
+        knots: &detail.knots(HEAD),
+        subdivisions: detail.subdivisions(2),
+        segments: detail.segments(24),
         roundness: ELLIPTIC,
         uv: atlas::uv(atlas::HEAD_TEXELS),
     };
     let nose = Sweep {
         path: Path::new(vec![NOSE_ROOT, NOSE_TIP]),
         front: DVec3::Z,
-        knots: NOSE,
-        subdivisions: 1,
-        segments: 8,
+        knots: &detail.knots(NOSE),
+        subdivisions: detail.subdivisions(1),
+        segments: detail.segments(8),
         roundness: ELLIPTIC,
         uv: atlas::uv(atlas::NOSE_TEXELS),
     };

@@ -25,11 +25,7 @@ pub fn check_mesh(surfaces: &[Surface], mesh: &Md5Mesh) {
             joint.name
         );
     }
-    for part in surfaces.iter().flat_map(|s| &s.parts) {
-        check_closed(part);
-        check_outward(part);
-        check_unmirrored(part);
-    }
+    check_parts(surfaces);
 
     let triangles: usize = mesh.meshes.iter().map(|m| m.tris.len()).sum();
     assert!(TRIANGLE_RANGE.contains(&triangles), "{triangles} triangles");
@@ -61,6 +57,15 @@ pub fn check_mesh(surfaces: &[Surface], mesh: &Md5Mesh) {
             a.distance(*b) < 1e-3,
             "vertex {index}: shaped at {a}, skinned to {b} in the bind pose"
         );
+    }
+}
+
+/// Every part closed, wound outwards and unmirrored in the texture.
+pub fn check_parts(surfaces: &[Surface]) {
+    for part in surfaces.iter().flat_map(|s| &s.parts) {
+        check_closed(part);
+        check_outward(part);
+        check_unmirrored(part);
     }
 }
 

@@ -11,9 +11,11 @@ mod body;
 mod checks;
 mod clips;
 mod curves;
+mod exporters;
 mod font;
 mod gait;
 mod idle;
+pub mod low_poly;
 mod mesh_export;
 mod pose;
 mod skeleton;
@@ -34,7 +36,7 @@ pub const COMMANDLINE: &str = "cargo run --release --example make_character";
 /// Returns the written paths, relative to `dir`.
 pub fn write_all(dir: &Path) -> io::Result<Vec<PathBuf>> {
     let skeleton = skeleton::Skeleton::crowdling();
-    let surfaces = body::crowdling_surfaces(&skeleton);
+    let surfaces = body::crowdling_surfaces(&skeleton, body::Detail::Shipped);
     let mesh = mesh_export::md5_mesh(&skeleton, &surfaces);
     checks::check_mesh(&surfaces, &mesh);
 
