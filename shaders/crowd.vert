@@ -54,6 +54,7 @@ layout(location = 1) out vec2 out_uv;
 layout(location = 2) flat out vec3 out_tint;
 layout(location = 3) out vec4 out_tangent; // world space xyz, w handedness
 layout(location = 4) out vec3 out_world_position;
+layout(location = 5) flat out uint out_skin;
 
 void main() {
     // Instanced over the visible list that cull.comp compacted.
@@ -97,5 +98,6 @@ void main() {
     out_world_position = world_position;
     out_uv = in_uv;
     uint lod = min(uint(gl_InstanceIndex) / max(draw.instance_count, 1u), MAX_LODS - 1u);
-    out_tint = draw.show_lod != 0u ? LOD_TINTS[lod] : placed.tint.rgb;
+    out_tint = draw.show_lod != 0u ? LOD_TINTS[lod] : placed.tint;
+    out_skin = placed.skin;
 }

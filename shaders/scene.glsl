@@ -5,6 +5,11 @@
 // Levels of detail a model may have (the visible lists hold one region each).
 const uint MAX_LODS = 8u;
 
+// Skins a crowd may be drawn with (`--skins`): crowd.frag's material
+// samplers are arrays of this many, 3 * 8 = 24 per stage, inside the 32
+// lavapipe allows. Twin of Rust's gpu::shader_types::MAX_SKINS.
+const uint MAX_SKINS = 8u;
+
 // The visible lists (cull.comp's output): the count of each level, the
 // counts the early phase of occlusion culling left, the skinning palette
 // rows the frame's drawn instances wanted (GPU animation; counted past the
@@ -50,7 +55,8 @@ struct FrameUniforms {
 // Twin of Rust's gpu::shader_types::CrowdInstance.
 struct CrowdInstance {
     vec4 placement; // xyz: world position of the model origin; w: yaw about +Z, radians
-    vec4 tint;      // rgb multiplies the diffuse texture
+    vec3 tint;      // multiplies the diffuse texture
+    uint skin;      // which of the crowd's skins remaps its materials, < MAX_SKINS
 };
 
 // Instances turn about +Z only: crowds stand upright.

@@ -1,11 +1,14 @@
 //! `md5crowd inspect`: what is in a set of md5 files, as text or JSON.
 
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use serde::Serialize;
 
 use crate::anim::{close_loop, ground_motion, Clip, GroundMotion, GroundMotionSource, Skeleton};
+use crate::decl::{DeclKind, Declared};
+use crate::game::Game;
 use crate::md5::{self, Md5Anim, Md5Error, Md5Mesh};
 use crate::model::{clip_from_md5, skeleton_from_md5, skinned_mesh_from_md5};
 use crate::skin::{sampled_poses, BodyParts, InfluenceLimit, SkinnedMesh};
@@ -16,6 +19,26 @@ use crate::vfs::GameFile;
 pub enum FileReport {
     Mesh(MeshReport),
     Anim(AnimReport),
+    /// A game folder's model or entityDef declaration that draws an md5
+    /// character (`inspect --game`).
+    Declaration(DeclarationReport),
+}
+
+/// What a declaration draws, as `md5crowd --game DIR NAME` would load it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct DeclarationReport {
+    pub name: String,
+    /// "model" or "entityDef".
+    pub declared_as: &'static str,
+    /// The mesh's path in the game.
+    pub mesh: String,
+    /// Clip name to the file it plays (the first the declaration names).
+    pub anims: BTreeMap<String, String>,
+    pub skin: Option<String>,
+    pub offset: [f32; 3],
+    /// Where it is declared: the archive (or folder) and the path in it.
+    pub source: String,
+    pub line: u32,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -358,6 +381,46 @@ fn body_parts_text(report: &MeshReport) -> String {
     format!("{}: {}", parts.len(), parts.join(", "))
 }
 
+/// Every declaration of `game` that draws an md5 character, in the order
+/// read, or (`names` not empty) those named, in that order. An unknown
+/// name is an error naming the closest declared ones.
+pub fn inspect_declarations(game: &Game, names: &[String]) -> Result<Vec<FileReport>, String> {
+    let report = |declared: Declared| {
+        let model = declared.model.ok()?;
+        Some(FileReport::Declaration(DeclarationReport {
+            name: declared.name.to_owned(),
+            declared_as: declared.kind.type_word(),
+            anims: model
+                .anims
+                .iter()
+                .map(|anim| (anim.name.clone(), anim.file().to_owned()))
+                .collect(),
+            mesh: model.mesh,
+            skin: model.skin,
+            offset: model.offset.to_array(),
+            source: declared.origin.source.clone(),
+            line: declared.origin.line,
+        }))
+    };
+    if names.is_empty() {
+        return Ok(game.decls.iter().filter_map(report).collect());
+    }
+    names
+        .iter()
+        .map(|name| {
+            game.decls.resolve_model(name).map_err(|e| e.to_string())?;
+            // The entityDef of that name if there is one, as the renderer
+            // takes it.
+            game.decls
+                .iter()
+                .filter(|d| d.name.eq_ignore_ascii_case(name))
+                .min_by_key(|d| d.kind != DeclKind::Entity)
+                .and_then(report)
+                .ok_or_else(|| format!("{name}: draws no md5 character"))
+        })
+        .collect()
+}
+
 pub fn to_json(reports: &[FileReport]) -> String {
     serde_json::to_string_pretty(reports).expect("reports serialize")
 }
@@ -431,6 +494,24 @@ pub fn to_text(reports: &[FileReport]) -> String {
                         }
                     }
                     None => {}
+                }
+            }
+            FileReport::Declaration(d) => {
+                writeln!(
+                    out,
+                    "{} ({}, {}:{})",
+                    d.name, d.declared_as, d.source, d.line
+                )
+                .unwrap();
+                writeln!(out, "  mesh: {}", d.mesh).unwrap();
+                let clips: Vec<&str> = d.anims.keys().map(String::as_str).collect();
+                writeln!(out, "  clips: {}: {}", clips.len(), clips.join(", ")).unwrap();
+                if let Some(skin) = &d.skin {
+                    writeln!(out, "  skin: {skin}").unwrap();
+                }
+                if d.offset != [0.0; 3] {
+                    let [x, y, z] = d.offset;
+                    writeln!(out, "  offset: ({x} {y} {z})").unwrap();
                 }
             }
         }

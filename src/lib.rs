@@ -22,7 +22,8 @@
 //! `docs/architecture.md` in the repository follows a joint from md5 text to
 //! `gl_Position` with links into this code. [`material`] resolves an md5
 //! `shader` to image files; every file is read through [`vfs`] (a game
-//! folder's loose files and its pk4 archives); [`inspect`] is `md5crowd inspect`. The box in
+//! folder's loose files and its pk4 archives), and [`game`] turns id Tech 4
+//! declarations into files to load; [`inspect`] is `md5crowd inspect`. The box in
 //! [`bounds`] is the one type both the format and the runtime share.
 
 pub mod anim;
@@ -30,6 +31,7 @@ pub mod app;
 pub mod bounds;
 pub mod crowd;
 pub mod decl;
+pub mod game;
 pub mod gpu;
 pub mod inspect;
 pub mod material;

@@ -1,12 +1,13 @@
 //! The `md5crowd` command line. Exit codes: 0 success, 1 the machine cannot
 //! do it (no Vulkan, too little memory), 2 bad input (files, arguments).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
 use md5crowd::app::{self, bench::BenchArgs, RenderArgs};
+use md5crowd::game::Game;
 use md5crowd::inspect;
 
 #[derive(Parser)]
@@ -33,13 +34,21 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Print what md5mesh / md5anim files contain; anims are checked against
-    /// the first mesh named.
+    /// the first mesh named. With --game, list the game folder's model and
+    /// entityDef declarations that draw md5 characters (or those named).
     Inspect {
-        #[arg(required = true, value_name = "FILE")]
+        #[arg(required_unless_present = "game", value_name = "FILE | DECLARATION")]
         files: Vec<PathBuf>,
-        /// One JSON array, an object per file.
+        /// One JSON array, an object per file or declaration.
         #[arg(long)]
         json: bool,
+        /// A game's base folder (loose files and *.pk4 archives), whose
+        /// def/*.def declarations to list.
+        #[arg(long, value_name = "DIR")]
+        game: Option<PathBuf>,
+        /// A mod folder searched before --game's base.
+        #[arg(long = "mod", value_name = "DIR", requires = "game")]
+        mod_dir: Option<PathBuf>,
     },
     /// Time headless frames for several crowd sizes with GPU animation, CPU
     /// animation and a static (bind pose, unskinned) crowd.
@@ -68,19 +77,49 @@ fn main() -> ExitCode {
                 ExitCode::from(error.exit_code())
             }
         },
-        Some(Command::Inspect { files, json }) => match inspect::inspect_files(&files) {
-            Ok(reports) if json => {
-                println!("{}", inspect::to_json(&reports));
-                ExitCode::SUCCESS
+        Some(Command::Inspect {
+            files,
+            json,
+            game,
+            mod_dir,
+        }) => {
+            let reports = match game {
+                Some(base) => inspect_game(&base, mod_dir.as_deref(), &files),
+                None => inspect::inspect_files(&files).map_err(|e| e.to_string()),
+            };
+            match reports {
+                Ok(reports) if json => {
+                    println!("{}", inspect::to_json(&reports));
+                    ExitCode::SUCCESS
+                }
+                Ok(reports) => {
+                    print!("{}", inspect::to_text(&reports));
+                    ExitCode::SUCCESS
+                }
+                Err(error) => {
+                    eprintln!("error: {error}");
+                    ExitCode::from(2)
+                }
             }
-            Ok(reports) => {
-                print!("{}", inspect::to_text(&reports));
-                ExitCode::SUCCESS
-            }
-            Err(error) => {
-                eprintln!("error: {error}");
-                ExitCode::from(2)
-            }
-        },
+        }
     }
+}
+
+/// `inspect --game`: the declarations named (none: all of them).
+fn inspect_game(
+    base: &Path,
+    mod_dir: Option<&Path>,
+    names: &[PathBuf],
+) -> Result<Vec<inspect::FileReport>, String> {
+    for folder in std::iter::once(base).chain(mod_dir) {
+        if !folder.is_dir() {
+            return Err(format!("{}: no such directory", folder.display()));
+        }
+    }
+    let (game, _) = Game::open(base, mod_dir);
+    let names: Vec<String> = names
+        .iter()
+        .map(|n| n.to_string_lossy().into_owned())
+        .collect();
+    inspect::inspect_declarations(&game, &names).map_err(|e| format!("{e} (in {})", game.vfs))
 }

@@ -174,8 +174,12 @@ fn help_lists_the_options_and_the_window_controls() {
     assert!(output.status.success());
     let help = String::from_utf8_lossy(&output.stdout);
     for expected in [
-        "[MESH.md5mesh | DIR] [ANIM.md5anim]...",
+        "[MESH.md5mesh | DIR | DECLARATION] [ANIM.md5anim]...",
         "--mesh <NAME>",
+        "--game <DIR>",
+        "--mod <DIR>",
+        "--skin <NAME>",
+        "--skins <NAME,...>",
         "--clip <NAME>",
         "--blend-time <SECONDS>",
         "--instances <N>",
@@ -216,7 +220,7 @@ fn a_directory_loads_its_mesh_and_every_clip_by_name() {
     ]);
     let log = String::from_utf8_lossy(&output.stderr);
     assert!(
-        log.contains("crowdling.md5mesh, 23 joints, 2 meshes, 5920 triangles, 3 clip(s) (run, walk, wave), 9 instance(s)"),
+        log.contains("crowdling.md5mesh, 23 joints, 2 meshes, 5920 triangles, 3 clip(s) (run, walk, wave), skins: default, 9 instance(s)"),
         "{log}"
     );
     let image = image::open(&png).unwrap().to_rgba8();

@@ -45,7 +45,8 @@ fn placements(count: usize) -> Vec<CrowdInstance> {
     (0..count)
         .map(|i| CrowdInstance {
             placement: glam::Vec4::new(i as f32 * 80.0, 0.0, 0.0, 0.0),
-            tint: glam::Vec4::ONE,
+            tint: glam::Vec3::ONE,
+            skin: 0,
         })
         .collect()
 }

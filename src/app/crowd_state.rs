@@ -117,6 +117,8 @@ impl CrowdState {
             seed: spec.seed,
         };
         let mut instances = crowd::spawn_crowd(&layout, &model.clips);
+        crowd::assign_skins(&mut instances, model.skins.len() as u32, spec.seed);
+        // The first keeps the first skin too.
         if let Some(first) = instances.first_mut() {
             *first = Instance {
                 position: first.position,
@@ -414,6 +416,7 @@ mod tests {
             // Occlusion falls back to each frame's whole box.
             part_bounds: Vec::new(),
             game: None,
+            skins: vec![crate::game::SkinChoice::default_skin()],
         }
     }
 

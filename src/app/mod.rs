@@ -6,6 +6,7 @@ mod camera;
 pub mod controls;
 mod crowd_state;
 mod headless;
+mod load;
 pub mod model_args;
 mod overlay;
 pub mod render_args;
@@ -13,23 +14,22 @@ mod scene;
 mod title;
 mod window;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::rc::Rc;
 use std::sync::Arc;
 
 use ash::vk;
 
-use crate::anim::LoopOverrides;
 use crate::gpu::context::Validation;
 use crate::gpu::debug::MessageCounts;
 use crate::gpu::guard::guard;
 use crate::gpu::renderer::{Renderer, RendererDesc};
 use crate::gpu::{Context, GpuError};
 use crate::md5::Md5Error;
-use crate::model::{ClipFile, LoadOptions, Model};
+use crate::model::Model;
 use crate::skin::InfluenceLimit;
-use crate::vfs::{GameFile, Vfs};
 use crowd_state::{CrowdSpec, CrowdState};
+use load::load_model;
 pub use render_args::{LoadArgs, RenderArgs};
 
 #[derive(Debug, thiserror::Error)]
@@ -201,50 +201,6 @@ pub fn run_bench(args: &bench::BenchArgs) -> Result<(), AppError> {
     Ok(())
 }
 
-/// The model the command line names (see [`model_args::resolve`]), loaded
-/// as `load` says; its options are checked before any file is read.
-fn load_model(
-    model: Option<&Path>,
-    anims: &[PathBuf],
-    mesh_name: Option<&str>,
-    load: &LoadArgs,
-    limit: InfluenceLimit,
-) -> Result<Model, AppError> {
-    let files = model_args::resolve(model, anims, mesh_name)?;
-    if let Some(folder) = load.textures.as_deref().filter(|f| !f.is_dir()) {
-        return Err(AppError::Arguments(format!(
-            "--textures {}: no such directory (the game's base folder, holding materials/)",
-            folder.display()
-        )));
-    }
-    let loop_overrides = LoopOverrides {
-        looping: load.looping.clone(),
-        once: load.once.clone(),
-    };
-    let clips: Vec<ClipFile> = files
-        .anims
-        .iter()
-        .map(|path| ClipFile::named_after(GameFile::loose(path)))
-        .collect();
-    let clip_names: Vec<&str> = clips.iter().map(|c| c.name.as_str()).collect();
-    loop_overrides
-        .check(&clip_names)
-        .map_err(AppError::Arguments)?;
-    let options = LoadOptions {
-        influences: limit,
-        loop_overrides,
-        game: load
-            .textures
-            .as_deref()
-            .map(|folder| Vfs::open_game(folder, None).0),
-    };
-    Ok(Model::load_with(
-        &GameFile::loose(&files.mesh),
-        &clips,
-        &options,
-    )?)
-}
-
 /// `--clip NAME` as an index into the model's clips.
 fn starting_clip(model: &Model, name: Option<&str>) -> Result<Option<u32>, AppError> {
     let Some(name) = name else {
@@ -267,8 +223,9 @@ fn starting_clip(model: &Model, name: Option<&str>) -> Result<Option<u32>, AppEr
 /// buffers took.
 fn log_summary(ctx: &Context, model: &Model, instances: u32, buffer_bytes: u64) {
     let clips: Vec<&str> = model.clips.iter().map(|c| c.name.as_str()).collect();
+    let skins: Vec<&str> = model.skins.iter().map(|s| s.name.as_str()).collect();
     log::info!(
-        "{}: {}, {} joints, {} meshes, {} triangles, {} clip(s) ({}), {} instance(s), {:.1} MiB of GPU buffers",
+        "{}: {}, {} joints, {} meshes, {} triangles, {} clip(s) ({}), skins: {}, {} instance(s), {:.1} MiB of GPU buffers",
         ctx.device_name,
         model.mesh_file,
         model.skeleton.joint_count(),
@@ -276,6 +233,7 @@ fn log_summary(ctx: &Context, model: &Model, instances: u32, buffer_bytes: u64) 
         model.triangle_count(),
         clips.len(),
         clips.join(", "),
+        skins.join(", "),
         instances,
         buffer_bytes as f64 / f64::from(1 << 20)
     );

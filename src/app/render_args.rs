@@ -26,8 +26,10 @@ const NO_DISPLAY_TIME: f32 = 2.0;
 #[derive(clap::Args, Clone, Debug)]
 pub struct RenderArgs {
     /// An .md5mesh, or a directory holding one: its md5mesh and every
-    /// .md5anim beside it, by name [default: the shipped character, assets/]
-    #[arg(value_name = "MESH.md5mesh | DIR")]
+    /// .md5anim beside it, by name; with --game, also a model or entityDef
+    /// declaration's name, or a mesh's path in the game's archives
+    /// [default: the shipped character, assets/]
+    #[arg(value_name = "MESH.md5mesh | DIR | DECLARATION")]
     pub model: Option<PathBuf>,
     /// Clips for the mesh (instead of a directory's own)
     #[arg(value_name = "ANIM.md5anim")]
@@ -195,6 +197,29 @@ pub struct LoadArgs {
     /// models/ folder the mesh path goes through]
     #[arg(long, value_name = "DIR")]
     pub textures: Option<PathBuf>,
+    /// An installed id Tech 4 game's base folder (Doom 3's base/, holding
+    /// pak000.pk4 ...): its loose files and *.pk4 archives are one file
+    /// system, the model may be named by its declaration in def/*.def
+    /// (`--game ~/doom3/base monster_demon_imp`: the mesh, its clips by
+    /// the names declared, its offset and skin), and materials, images and
+    /// skins are looked up in it.
+    #[arg(long, value_name = "DIR", conflicts_with = "textures")]
+    pub game: Option<PathBuf>,
+    /// A mod folder searched before --game's base: its files and
+    /// declarations override the base's.
+    #[arg(long = "mod", value_name = "DIR", requires = "game")]
+    pub mod_dir: Option<PathBuf>,
+    /// Draw everyone with this skin (a skins/*.skin declaration of the
+    /// game folder; `default`: the mesh's own materials) [default: the
+    /// model declaration's skin, else the mesh's own]
+    #[arg(long, value_name = "NAME", conflicts_with = "skins")]
+    pub skin: Option<String>,
+    /// Give each instance one of these skins, seeded, at most 8
+    /// (`default`: the mesh's own materials): one mesh, a varied crowd,
+    /// with no extra draws (each mesh's descriptor set holds its material
+    /// under every skin; crowd.frag picks by the instance's).
+    #[arg(long, value_name = "NAME,...", value_delimiter = ',')]
+    pub skins: Vec<String>,
 }
 
 impl RenderArgs {

@@ -22,4 +22,4 @@ pub use cull::{
     Frustum, LodParams,
 };
 pub use occlusion::{pyramid_levels, screen_rect, DepthPyramid, PyramidLevel, MAX_PYRAMID_LEVELS};
-pub use spawn::{spawn_crowd, CrowdLayout, Instance, SplitMix64};
+pub use spawn::{assign_skins, spawn_crowd, CrowdLayout, Instance, SplitMix64};

@@ -44,6 +44,8 @@ pub struct Instance {
     /// one-shot plays, so the crowd is out of step again after it.
     pub loop_phase: f32,
     pub tint: Vec4,
+    /// Which of the model's skins draws it (`Model::skins`; 0: the first).
+    pub skin: u32,
 }
 
 impl Instance {
@@ -64,6 +66,7 @@ impl Instance {
             rate: 1.0,
             loop_phase: phase,
             tint: Vec4::ONE,
+            skin: 0,
         }
     }
 
@@ -186,6 +189,16 @@ pub fn spawn_crowd(layout: &CrowdLayout, clips: &[Clip]) -> Vec<Instance> {
             }
         })
         .collect()
+}
+
+/// Gives each instance one of `skins` skins, seeded: drawn from a
+/// generator of its own, so that the rest of the crowd is laid out the
+/// same with one skin or several.
+pub fn assign_skins(instances: &mut [Instance], skins: u32, seed: u64) {
+    let mut random = SplitMix64(seed ^ 0x736b_696e_7321); // "skins!"
+    for instance in instances {
+        instance.skin = if skins > 1 { random.below(skins) } else { 0 };
+    }
 }
 
 /// SplitMix64: a tiny, well-known generator; its exact sequence is part of

@@ -228,6 +228,15 @@ impl DeclSet {
         self.skins.iter()
     }
 
+    /// Up to `count` skin names closest to `name` (see `names.rs`): for
+    /// "no such skin" messages.
+    pub fn closest_skin_names(&self, name: &str, count: usize) -> Vec<String> {
+        names::closest(name, self.skins.iter().map(|s| s.name.as_str()), count)
+            .into_iter()
+            .map(str::to_owned)
+            .collect()
+    }
+
     /// What `name` draws: an entityDef of that name (the game spawns
     /// those; they often share their model's name), else a model
     /// declaration.

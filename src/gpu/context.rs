@@ -448,6 +448,14 @@ fn check_device(
     if properties.api_version < vk::API_VERSION_1_2 {
         return Ok(Err(format!("{name}: Vulkan 1.2 required")));
     }
+    // crowd.frag samples three maps under each of the crowd's skins.
+    let samplers = 3 * super::shader_types::MAX_SKINS as u32;
+    if properties.limits.max_per_stage_descriptor_samplers < samplers {
+        return Ok(Err(format!(
+            "{name}: {samplers} samplers per shader stage required, it has {}",
+            properties.limits.max_per_stage_descriptor_samplers
+        )));
+    }
 
     let available = unsafe { instance.enumerate_device_extension_properties(device) }
         .map_err(vk_error("vkEnumerateDeviceExtensionProperties"))?;

@@ -63,11 +63,12 @@ pub fn create_pool(
     for (layout, count) in sets {
         for binding in &layout.bindings {
             let ty = binding.descriptor.kind.descriptor_type();
+            let descriptors = count * binding.descriptor.count;
             match sizes.iter_mut().find(|s| s.ty == ty) {
-                Some(size) => size.descriptor_count += count,
+                Some(size) => size.descriptor_count += descriptors,
                 None => sizes.push(vk::DescriptorPoolSize {
                     ty,
-                    descriptor_count: *count,
+                    descriptor_count: descriptors,
                 }),
             }
         }
@@ -87,6 +88,9 @@ pub enum Resource<'a> {
     Buffer(&'a Buffer),
     /// An image as it will be laid out when the shader samples it.
     Texture(&'a Image, vk::Sampler, vk::ImageLayout),
+    /// An array of images sampled alike, one per element of the shaders'
+    /// array (`sampler2D maps[N]`: exactly N).
+    Textures(Vec<&'a Image>, vk::Sampler, vk::ImageLayout),
     /// A buffer read through a format (`samplerBuffer`).
     TexelBuffer(vk::BufferView),
 }
@@ -151,10 +155,15 @@ pub fn write_set(
                         .buffer(buffer.handle)
                         .range(vk::WHOLE_SIZE)]),
                 Resource::Texture(image, sampler, layout) => {
-                    image_infos.push([vk::DescriptorImageInfo::default()
-                        .sampler(*sampler)
-                        .image_view(image.view)
-                        .image_layout(*layout)])
+                    image_infos.push(image_infos_of(&[image], *sampler, *layout))
+                }
+                Resource::Textures(images, sampler, layout) => {
+                    assert_eq!(
+                        images.len(),
+                        binding.descriptor.count as usize,
+                        "`{resource_name}`: as many images as the shaders' array holds"
+                    );
+                    image_infos.push(image_infos_of(images, *sampler, *layout))
                 }
                 Resource::TexelBuffer(view) => texel_views.push([*view]),
             }
@@ -172,7 +181,9 @@ pub fn write_set(
                 .descriptor_type(binding.descriptor.kind.descriptor_type());
             match resource {
                 Resource::Buffer(_) => write.buffer_info(buffers.next().expect("one info each")),
-                Resource::Texture(..) => write.image_info(images.next().expect("one info each")),
+                Resource::Texture(..) | Resource::Textures(..) => {
+                    write.image_info(images.next().expect("infos for each"))
+                }
                 Resource::TexelBuffer(_) => {
                     write.texel_buffer_view(views.next().expect("one view each"))
                 }
@@ -180,6 +191,22 @@ pub fn write_set(
         })
         .collect();
     unsafe { ctx.device.update_descriptor_sets(&writes, &[]) };
+}
+
+fn image_infos_of(
+    images: &[&Image],
+    sampler: vk::Sampler,
+    layout: vk::ImageLayout,
+) -> Vec<vk::DescriptorImageInfo> {
+    images
+        .iter()
+        .map(|image| {
+            vk::DescriptorImageInfo::default()
+                .sampler(sampler)
+                .image_view(image.view)
+                .image_layout(layout)
+        })
+        .collect()
 }
 
 /// How a sampler reads.

@@ -30,8 +30,9 @@ pub struct MeshDraw {
     /// a mesh with fewer levels repeats its coarsest.
     pub lods: Vec<IndexRange>,
     pub vertex_offset: i32,
-    /// Index into [`GpuModel::materials`].
-    pub material: usize,
+    /// Per skin of the model (`Model::skins`), the index into
+    /// [`GpuModel::materials`] of the mesh's material under it.
+    pub materials: Vec<usize>,
 }
 
 /// A level of one mesh inside the shared index buffer, and the joints per
@@ -53,8 +54,9 @@ pub struct GpuModel {
     pub vertex_count: u32,
     pub joint_count: u32,
     pub limit: InfluenceLimit,
-    /// One material per distinct md5 shader string: its diffuse, normal
-    /// and specular maps, as `crate::material` finds them.
+    /// One material per distinct md5 shader string, as the skins remap
+    /// them: its diffuse, normal and specular maps, as `crate::material`
+    /// finds them.
     pub materials: MaterialTextures,
     pub skeleton_lines: Buffer,
     pub skeleton_vertex_count: u32,
@@ -100,15 +102,20 @@ pub fn upload_model(ctx: &Context, model: &Model) -> Result<GpuModel, GpuError> 
     let mut materials = guard(ctx, MaterialTextures::default());
     let mut vertex_count = 0usize;
     for mesh in &meshes {
-        let material = match material_of_shader.get(mesh.shader.as_str()) {
-            Some(&index) => index,
-            None => {
-                let images = library.resolve(&mesh.shader, &model.mesh_file);
-                let index = materials.add(ctx, &images)?;
-                material_of_shader.insert(&mesh.shader, index);
-                index
-            }
-        };
+        let mut mesh_materials = Vec::with_capacity(model.skins.len());
+        for skin in &model.skins {
+            let shader = skin.remap(&mesh.shader);
+            let index = match material_of_shader.get(shader) {
+                Some(&index) => index,
+                None => {
+                    let images = library.resolve(shader, &model.mesh_file);
+                    let index = materials.add(ctx, &images)?;
+                    material_of_shader.insert(shader, index);
+                    index
+                }
+            };
+            mesh_materials.push(index);
+        }
         // A mesh without a chain has its full index list as its one level;
         // a mesh with fewer levels than the model repeats its coarsest.
         let own_levels = mesh.lods.len().max(1);
@@ -140,7 +147,7 @@ pub fn upload_model(ctx: &Context, model: &Model) -> Result<GpuModel, GpuError> 
             label: format!("crowd: {}", mesh.shader),
             lods,
             vertex_offset: vertex_count as i32,
-            material,
+            materials: mesh_materials,
         });
         vertex_count += mesh.vertex_count();
         for v in 0..mesh.vertex_count() {

@@ -205,7 +205,7 @@ fn crowd_instance() {
         assert_twin(
             glsl_struct(shader, "CrowdInstance"),
             size_of::<CrowdInstance>(),
-            &offsets!(CrowdInstance, placement, tint),
+            &offsets!(CrowdInstance, placement, tint, skin),
         );
     }
 }

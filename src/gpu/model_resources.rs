@@ -19,7 +19,7 @@ use super::passes::ground::{self, Ground};
 use super::passes::pyramid::{self, Pyramid};
 use super::passes::skeleton_overlay::{self, SkeletonOverlay};
 use super::pipeline;
-use super::shader_types::{CrowdComputeConstants, DrawConstants};
+use super::shader_types::{CrowdComputeConstants, DrawConstants, MAX_SKINS};
 use super::shaders::spirv;
 use super::targets::TARGET_FORMATS;
 use super::texture::MapKind;
@@ -32,7 +32,8 @@ pub struct ModelResources {
     /// Set 0 of the draws: skinning transforms, instances, frame uniforms,
     /// visible list (crowd.vert/frag, skeleton.vert/frag).
     pub scene_layout: SetLayout,
-    /// Set 1 of the crowd draw: the mesh's material (diffuse, normal and specular maps).
+    /// Set 1 of the crowd draw: the mesh's material under each skin
+    /// (diffuse, normal and specular maps).
     pub material_layout: SetLayout,
     /// Set 0 of agents.comp, cull.comp, draws.comp and animate.comp.
     pub compute_layout: SetLayout,
@@ -53,7 +54,8 @@ pub struct ModelResources {
     pub ground: Ground,
     sampler: vk::Sampler,
     material_pool: vk::DescriptorPool,
-    /// `material_sets[i]` samples the maps of `model.materials[i]`.
+    /// `material_sets[d]` samples the maps of draw `model.draws[d]`'s
+    /// materials, one array element per skin.
     pub material_sets: Vec<vk::DescriptorSet>,
     /// The indirect draws as each frame slot's buffer starts: draws.comp
     /// rewrites their instance counts and first instances every frame.
@@ -178,29 +180,38 @@ impl ModelResources {
         );
         let sampler = guard(ctx, descriptors::create_sampler(ctx, Sampling::Diffuse)?);
         let depth_sampler = guard(ctx, descriptors::create_sampler(ctx, Sampling::Depth)?);
-        let material_count = gpu_model.materials.materials.len() as u32;
         let material_pool = guard(
             ctx,
             descriptors::create_pool(
                 ctx,
                 "material descriptor pool",
-                &[(&material_layout, material_count)],
+                &[(&material_layout, gpu_model.draws.len() as u32)],
             )?,
         );
-        let sampled =
-            |image| Resource::Texture(image, *sampler, vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL);
-        let material_sets = (0..gpu_model.materials.materials.len())
-            .map(|i| {
-                let map = |kind| sampled(gpu_model.materials.map(i, kind));
+        let material_sets = gpu_model
+            .draws
+            .iter()
+            .map(|draw| {
+                // Elements past the skins in use repeat the first: every
+                // descriptor of the array must be valid.
+                let maps = |kind| {
+                    let images = (0..MAX_SKINS)
+                        .map(|skin| {
+                            let material = draw.materials.get(skin).unwrap_or(&draw.materials[0]);
+                            gpu_model.materials.map(*material, kind)
+                        })
+                        .collect();
+                    Resource::Textures(images, *sampler, vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL)
+                };
                 descriptors::create_set(
                     ctx,
                     *material_pool,
                     &material_layout,
-                    &format!("material set {i}"),
+                    &format!("materials: {}", draw.label),
                     &[
-                        ("diffuse_map", map(MapKind::Diffuse)),
-                        ("normal_map", map(MapKind::Normal)),
-                        ("specular_map", map(MapKind::Specular)),
+                        ("diffuse_maps", maps(MapKind::Diffuse)),
+                        ("normal_maps", maps(MapKind::Normal)),
+                        ("specular_maps", maps(MapKind::Specular)),
                     ],
                 )
             })

@@ -108,6 +108,9 @@ pub struct DescriptorBinding {
     /// bindings up by. Blocks are usually anonymous instances, so the
     /// variable name would be empty.
     pub name: String,
+    /// Descriptors in the binding: 1, or the length of an array of them
+    /// (`sampler2D maps[8]`).
+    pub count: u32,
 }
 
 /// One binding of a descriptor set shared by several shader stages.
@@ -120,13 +123,13 @@ pub struct MergedBinding {
 }
 
 impl MergedBinding {
-    /// The layout binding for one descriptor (no arrays: the shaders declare
-    /// none, see [`descriptor_bindings`]).
+    /// The layout binding: its type, and as many descriptors as the
+    /// shaders' array holds.
     pub fn layout_binding(&self) -> vk::DescriptorSetLayoutBinding<'static> {
         vk::DescriptorSetLayoutBinding::default()
             .binding(self.descriptor.binding)
             .descriptor_type(self.descriptor.kind.descriptor_type())
-            .descriptor_count(1)
+            .descriptor_count(self.descriptor.count)
             .stage_flags(self.stages)
     }
 }
@@ -254,10 +257,11 @@ pub fn vertex_inputs(spirv: &[u32]) -> Vec<VertexInput> {
 /// storage, or Uniform storage decorated BufferBlock before SPIR-V 1.3) are
 /// `StorageBuffer`; `sampler2D` and the like are `CombinedImageSampler`,
 /// `samplerBuffer` and the like `UniformTexelBuffer`.
-/// Skipped, because no shader here uses them: arrays of descriptors (the
-/// count would have to reach the layout), and separate images, samplers and
-/// storage images. A layout derived from such a shader lacks the binding,
-/// which pipeline creation (and the validation layer) reports.
+/// A sized array of samplers is one binding of that many descriptors.
+/// Skipped, because no shader here uses them: arrays sized at run time (the
+/// count would have to come from elsewhere), and separate images, samplers
+/// and storage images. A layout derived from such a shader lacks the
+/// binding, which pipeline creation (and the validation layer) reports.
 pub fn descriptor_bindings(spirv: &[u32]) -> Vec<DescriptorBinding> {
     let module = parse(spirv);
     let mut bindings: Vec<DescriptorBinding> = module
@@ -268,6 +272,16 @@ pub fn descriptor_bindings(spirv: &[u32]) -> Vec<DescriptorBinding> {
             let binding = *module.bindings.get(&variable)?;
             let Some(&Type::Pointer { storage, pointee }) = module.types.get(&pointer_type) else {
                 return None;
+            };
+            let (pointee, count) = match module.types.get(&pointee)? {
+                Type::Array {
+                    element,
+                    length_id: Some(length),
+                } => (*element, *module.constants.get(length)?),
+                Type::Array {
+                    length_id: None, ..
+                } => return None,
+                _ => (pointee, 1),
             };
             let (kind, name_id) = match (storage, module.types.get(&pointee)?) {
                 (STORAGE_CLASS_UNIFORM, Type::Struct { .. })
@@ -298,6 +312,7 @@ pub fn descriptor_bindings(spirv: &[u32]) -> Vec<DescriptorBinding> {
                 binding,
                 kind,
                 name: module.names.get(&name_id).cloned().unwrap_or_default(),
+                count,
             })
         })
         .collect();
@@ -618,6 +633,7 @@ mod tests {
             binding,
             kind,
             name: name.to_owned(),
+            count: 1,
         }
     }
 
@@ -654,13 +670,17 @@ mod tests {
 
     #[test]
     fn crowd_frag_declares_frame_and_the_material_samplers() {
+        let skins = |binding, name| DescriptorBinding {
+            count: crate::gpu::shader_types::MAX_SKINS as u32,
+            ..descriptor(1, binding, CombinedImageSampler, name)
+        };
         assert_eq!(
             descriptor_bindings(&words(spirv::CROWD_FRAG)),
             [
                 descriptor(0, 2, UniformBuffer, "Frame"),
-                descriptor(1, 0, CombinedImageSampler, "diffuse_map"),
-                descriptor(1, 1, CombinedImageSampler, "normal_map"),
-                descriptor(1, 2, CombinedImageSampler, "specular_map"),
+                skins(0, "diffuse_maps"),
+                skins(1, "normal_maps"),
+                skins(2, "specular_maps"),
             ]
         );
         assert_eq!(descriptor_bindings(&words(spirv::SKELETON_FRAG)), []);
@@ -781,15 +801,20 @@ mod tests {
 
         assert_eq!(
             merged_set_bindings(1, &stages).unwrap(),
-            ["diffuse_map", "normal_map", "specular_map"]
+            ["diffuse_maps", "normal_maps", "specular_maps"]
                 .into_iter()
                 .enumerate()
                 .map(|(binding, name)| MergedBinding {
-                    descriptor: descriptor(1, binding as u32, CombinedImageSampler, name),
+                    descriptor: DescriptorBinding {
+                        count: crate::gpu::shader_types::MAX_SKINS as u32,
+                        ..descriptor(1, binding as u32, CombinedImageSampler, name)
+                    },
                     stages: FRAGMENT,
                 })
                 .collect::<Vec<_>>()
         );
+        let diffuse = merged_set_bindings(1, &stages).unwrap()[0].layout_binding();
+        assert_eq!(diffuse.descriptor_count, 8);
         assert_eq!(merged_set_bindings(2, &stages).unwrap(), []);
     }
 
@@ -895,16 +920,20 @@ mod tests {
     }
 
     #[test]
-    fn hand_built_buffer_block_is_storage_and_arrays_and_push_constants_are_skipped() {
+    fn hand_built_buffer_block_is_storage_arrays_count_and_push_constants_are_skipped() {
+        let textures = DescriptorBinding {
+            count: 4,
+            ..descriptor(0, 2, CombinedImageSampler, "textures")
+        };
         let legacy = hand_built(DECORATION_BUFFER_BLOCK, true);
         assert_eq!(
             descriptor_bindings(&legacy),
-            [descriptor(0, 1, StorageBuffer, "Data")]
+            [descriptor(0, 1, StorageBuffer, "Data"), textures.clone()]
         );
         let uniform = hand_built(DECORATION_BLOCK, false);
         assert_eq!(
             descriptor_bindings(&uniform),
-            [descriptor(0, 1, UniformBuffer, "Data")]
+            [descriptor(0, 1, UniformBuffer, "Data"), textures]
         );
 
         let error = merged_set_bindings(

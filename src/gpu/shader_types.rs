@@ -46,21 +46,28 @@ pub struct FrameUniforms {
     pub ground: Vec4,
 }
 
+/// Skins a crowd may be drawn with: the length of crowd.frag's sampler
+/// arrays. Twin of `MAX_SKINS` in shaders/scene.glsl.
+pub const MAX_SKINS: usize = 8;
+
 /// Twin of `CrowdInstance` in shaders/scene.glsl.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
 pub struct CrowdInstance {
     /// xyz: world position of the model origin; w: yaw about +Z in radians.
     pub placement: Vec4,
-    /// rgb multiplies the diffuse texture.
-    pub tint: Vec4,
+    /// Multiplies the diffuse texture.
+    pub tint: Vec3,
+    /// Which of the model's skins (`Model::skins`) it is drawn with.
+    pub skin: u32,
 }
 
 impl From<&Instance> for CrowdInstance {
     fn from(i: &Instance) -> Self {
         CrowdInstance {
             placement: i.position.extend(i.yaw),
-            tint: i.tint,
+            tint: i.tint.truncate(),
+            skin: i.skin,
         }
     }
 }

@@ -32,6 +32,32 @@ pub fn skeleton_from_md5(mesh: &Md5Mesh) -> Skeleton {
     }
 }
 
+/// Moves the mesh by `offset` (a model declaration's `offset`): every
+/// joint, as md5mesh joints are in model space and vertices follow the
+/// joints their weights hang on.
+pub fn offset_md5_mesh(mesh: &mut Md5Mesh, offset: Vec3) {
+    for joint in &mut mesh.joints {
+        joint.position += offset;
+    }
+}
+
+/// Moves a clip by `offset`, as [`offset_md5_mesh`] moves its mesh: the
+/// root joints of every frame (`roots[j]`: joint `j` has no parent), the
+/// only joints posed in model space, and the file's boxes.
+pub fn offset_clip(clip: &mut Clip, roots: &[bool], offset: Vec3) {
+    for frame in &mut clip.frames {
+        for (pose, _) in frame.iter_mut().zip(roots).filter(|(_, &root)| root) {
+            pose.translation += offset;
+        }
+    }
+    for bounds in &mut clip.bounds {
+        if !bounds.is_empty() {
+            bounds.min += offset;
+            bounds.max += offset;
+        }
+    }
+}
+
 /// Applies each frame's animated components over the base frame, in the
 /// order the flags list them (Tx Ty Tz Qx Qy Qz). The parser has already
 /// checked that every joint's components lie inside each frame. Whether the

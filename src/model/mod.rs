@@ -7,13 +7,18 @@ mod convert;
 
 use std::path::{Path, PathBuf};
 
-pub use convert::{clip_from_md5, skeleton_from_md5, skinned_mesh_from_md5};
+use glam::Vec3;
+
+pub use convert::{
+    clip_from_md5, offset_clip, offset_md5_mesh, skeleton_from_md5, skinned_mesh_from_md5,
+};
 
 use crate::anim::{
     close_loop, distance_curve, ground_motion, remove_root_motion, Clip, DistanceCurve,
     GroundMotion, GroundMotionSource, LoopOverrides, Skeleton,
 };
 use crate::bounds::Bounds;
+use crate::game::SkinChoice;
 use crate::md5::{self, Md5Error};
 use crate::skin::{
     clip_pose_bounds, sampled_poses, BodyParts, ClipPartBounds, InfluenceLimit, SkinnedMesh,
@@ -46,6 +51,10 @@ pub struct Model {
     /// shaders name (`--textures`); `None`: the one found from the path of
     /// a mesh on disk (`MaterialLibrary::for_mesh`).
     pub game: Option<Vfs>,
+    /// The skins the crowd is drawn with, at least one (the first is
+    /// everyone's unless instances are given others): each remaps the
+    /// meshes' materials.
+    pub skins: Vec<SkinChoice>,
 }
 
 /// An `.md5anim` to load and the name its clip plays under.
@@ -76,6 +85,12 @@ pub struct LoadOptions {
     pub loop_overrides: LoopOverrides,
     /// See [`Model::game`].
     pub game: Option<Vfs>,
+    /// Added to every position of the model, clips included (a model
+    /// declaration's `offset`: the game draws the mesh that far from the
+    /// entity's origin).
+    pub offset: Vec3,
+    /// See [`Model::skins`]; none: the mesh's own materials.
+    pub skins: Vec<SkinChoice>,
 }
 
 impl Model {
@@ -117,7 +132,8 @@ impl Model {
         options: &LoadOptions,
     ) -> Result<Model, Md5Error> {
         let mesh_name = mesh_file.to_string();
-        let mesh = md5::read_mesh(mesh_file)?;
+        let mut mesh = md5::read_mesh(mesh_file)?;
+        offset_md5_mesh(&mut mesh, options.offset);
         if mesh.joints.len() > Skeleton::MAX_JOINTS {
             return Err(Md5Error {
                 file: mesh_name,
@@ -130,6 +146,7 @@ impl Model {
             });
         }
         let skeleton = skeleton_from_md5(&mesh);
+        let roots: Vec<bool> = skeleton.parents.iter().map(Option::is_none).collect();
         let mut clips = Vec::with_capacity(clip_files.len());
         for clip_file in clip_files {
             let anim_name = clip_file.file.to_string();
@@ -137,7 +154,9 @@ impl Model {
             for warning in md5::check_anim_fits_mesh(&mesh, &mesh_name, &anim, &anim_name)? {
                 log::warn!("{anim_name}: {warning}");
             }
-            clips.push(clip_from_md5(&clip_file.name, &anim));
+            let mut clip = clip_from_md5(&clip_file.name, &anim);
+            offset_clip(&mut clip, &roots, options.offset);
+            clips.push(clip);
         }
         let mut meshes: Vec<SkinnedMesh> = mesh
             .meshes
@@ -161,7 +180,6 @@ impl Model {
         let mut ground_motions = Vec::with_capacity(clips.len());
         let mut distance_curves = Vec::with_capacity(clips.len());
         let mut part_bounds = Vec::with_capacity(clips.len());
-        let roots: Vec<bool> = skeleton.parents.iter().map(Option::is_none).collect();
         for clip in &mut clips {
             if let Some(looping) = options.loop_overrides.loops(&clip.name) {
                 clip.looping = looping;
@@ -211,6 +229,11 @@ impl Model {
             distance_curves,
             part_bounds,
             game: options.game.clone(),
+            skins: if options.skins.is_empty() {
+                vec![SkinChoice::default_skin()]
+            } else {
+                options.skins.clone()
+            },
         })
     }
 

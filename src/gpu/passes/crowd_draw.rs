@@ -137,7 +137,8 @@ pub fn vertex_input(
 }
 
 /// Pipelines for a model skinned with up to `limit` influences, one per
-/// count its meshes' levels read.
+/// count its meshes' levels read, sampling as many skins as its meshes
+/// have materials.
 pub fn create_crowd_draw(
     ctx: &Context,
     layout: vk::PipelineLayout,
@@ -145,6 +146,8 @@ pub fn create_crowd_draw(
     meshes: &[MeshDraw],
     formats: TargetFormats,
 ) -> Result<CrowdDraw, GpuError> {
+    // crowd.frag's branches for the skins in use, at least one.
+    let skin_count = meshes.first().map_or(1, |m| m.materials.len().max(1)) as u32;
     // All of them too: `--lod-influences off`.
     let mut counts: Vec<u32> = meshes
         .iter()
@@ -156,7 +159,9 @@ pub fn create_crowd_draw(
     counts.dedup();
     let mut variants = guard(ctx, Vec::with_capacity(counts.len()));
     for influences in counts {
-        variants.push(create_variant(ctx, layout, limit, influences, formats)?);
+        variants.push(create_variant(
+            ctx, layout, limit, influences, skin_count, formats,
+        )?);
     }
     Ok(CrowdDraw {
         variants: variants.keep(),
@@ -168,10 +173,12 @@ fn create_variant(
     layout: vk::PipelineLayout,
     limit: InfluenceLimit,
     influences: u32,
+    skin_count: u32,
     formats: TargetFormats,
 ) -> Result<CrowdVariant, GpuError> {
     let (bindings, attributes) = vertex_input(limit);
     let specialization = pipeline::constant_0(&influences);
+    let skins = pipeline::constant_0(&skin_count);
     let name = format!("crowd draw ({influences} of {} influences)", limit.count());
     let desc = GraphicsPipelineDesc {
         name: &name,
@@ -184,7 +191,7 @@ fn create_variant(
         fragment_shader: ShaderStage {
             name: "crowd.frag",
             spirv: spirv::CROWD_FRAG,
-            specialization: None,
+            specialization: Some(&skins),
         },
         vertex_bindings: &bindings,
         vertex_attributes: &attributes,
@@ -231,8 +238,8 @@ impl Destroy for CrowdDraw {
 }
 
 /// Records the draws, inside a dynamic rendering scope whose set 0 (scene)
-/// is already bound with `layout`. `material_sets[i]` samples the maps of
-/// `model.materials[i]`. `wireframe` draws edges where the device can, and
+/// is already bound with `layout`. `material_sets[d]` samples the maps of
+/// draw `model.draws[d]` under every skin. `wireframe` draws edges where the device can, and
 /// filled triangles where it cannot. Each level skins with the influences
 /// it keeps, or with `lod_influences` off with all of them.
 #[allow(clippy::too_many_arguments)]
@@ -266,13 +273,13 @@ pub fn record_crowd_draw(
         }
         device.cmd_bind_index_buffer(cmd, model.indices.handle, 0, vk::IndexType::UINT32);
     }
-    let bind_texture = |draw: &MeshDraw| unsafe {
+    let bind_materials = |draw: usize| unsafe {
         device.cmd_bind_descriptor_sets(
             cmd,
             vk::PipelineBindPoint::GRAPHICS,
             layout,
             1,
-            &[material_sets[draw.material]],
+            &[material_sets[draw]],
             &[],
         );
     };
@@ -288,7 +295,7 @@ pub fn record_crowd_draw(
             let mut bound = None;
             for (mesh, draw) in model.draws.iter().enumerate() {
                 let _label = debug::label(ctx, cmd, &draw.label);
-                bind_texture(draw);
+                bind_materials(mesh);
                 for lod in 0..u64::from(drawn_levels) {
                     let influences = match lod_influences {
                         true => draw.lods[lod as usize].influences,
@@ -312,9 +319,9 @@ pub fn record_crowd_draw(
             // Skinned already: any variant draws them.
             bind_pipeline(pass.pipeline(0, wireframe));
             let stride = u64::from(model.vertex_count) * size_of::<SurfaceVertex>() as u64;
-            for draw in &model.draws {
+            for (index, draw) in model.draws.iter().enumerate() {
                 let _label = debug::label(ctx, cmd, &draw.label);
-                bind_texture(draw);
+                bind_materials(index);
                 for instance in 0..instance_count {
                     unsafe {
                         device.cmd_bind_vertex_buffers(
