@@ -196,6 +196,7 @@ fn mesh_report(file: String, mesh: &Md5Mesh, clips: &[Clip]) -> MeshReport {
         .iter()
         .map(|m| {
             let mut skinned = skinned_mesh_from_md5(m, &skeleton, InfluenceLimit::Four);
+            skinned.weld();
             skinned.build_lods();
             skinned.choose_level_influences(&poses);
             skinned

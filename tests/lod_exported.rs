@@ -90,11 +90,13 @@ fn exported_characters_get_full_chains() {
 /// files (clips and textures included). At 480x270 the back rows are a few
 /// dozen pixels high, where the coarser levels take over (at 1280x720 all
 /// 100 stay at full detail).
-fn flat_crowd(dir: &std::path::Path, lod: &str) -> image::RgbaImage {
-    let png = dir.join(format!("lod_{lod}.png"));
+fn flat_crowd(dir: &std::path::Path, lod: &str, weld: &str) -> image::RgbaImage {
+    let png = dir.join(format!("lod_{lod}_weld_{weld}.png"));
     let mesh = dir.join(low_poly::FLAT);
     let walk = dir.join("walk.md5anim");
     common::md5crowd_validated(&[
+        "--weld",
+        weld,
         mesh.to_str().unwrap(),
         walk.to_str().unwrap(),
         "--headless",
@@ -125,7 +127,7 @@ fn lod_keeps_the_flat_shaded_crowds_picture() {
     }
     let dir = common::scratch_dir("lod_exported");
     low_poly::write_low_poly(&dir).expect("the generator writes into a temp dir");
-    let (on, off) = (flat_crowd(&dir, "on"), flat_crowd(&dir, "off"));
+    let (on, off) = (flat_crowd(&dir, "on", "on"), flat_crowd(&dir, "off", "on"));
     let changed = common::differing_pixels(&on, &off, 0);
     let differing = common::differing_pixels(&on, &off, 25);
     let fraction = differing as f64 / f64::from(on.width() * on.height());
@@ -135,4 +137,61 @@ fn lod_keeps_the_flat_shaded_crowds_picture() {
     );
     assert!(changed > 0, "no character was drawn at a coarser level");
     assert!(fraction <= 0.01, "{fraction}");
+}
+
+#[test]
+fn welding_makes_the_exporters_copies_one_vertex() {
+    let welded_vertices = |file: &str, text: &str| {
+        let mut meshes = loaded(file, text);
+        let triangles: usize = meshes.iter().map(SkinnedMesh::triangle_count).sum();
+        for mesh in &mut meshes {
+            mesh.weld();
+            mesh.build_lods();
+        }
+        assert_eq!(
+            meshes
+                .iter()
+                .map(SkinnedMesh::triangle_count)
+                .sum::<usize>(),
+            triangles,
+            "{file}: welding keeps every triangle"
+        );
+        meshes.iter().map(SkinnedMesh::vertex_count).sum::<usize>()
+    };
+    let exported: HashMap<&str, String> = low_poly::exported().into_iter().collect();
+    let welded = welded_vertices(low_poly::WELDED, &exported[low_poly::WELDED]);
+    let flat = &exported[low_poly::FLAT];
+    let unwelded: usize = loaded(low_poly::FLAT, flat)
+        .iter()
+        .map(SkinnedMesh::vertex_count)
+        .sum();
+    println!("flat-shaded: {unwelded} vertices, {welded} welded");
+    assert!(unwelded >= 3 * welded, "{unwelded} against {welded}");
+    assert_eq!(welded_vertices(low_poly::FLAT, flat), welded);
+    assert_eq!(
+        welded_vertices(low_poly::DUPLICATES, &exported[low_poly::DUPLICATES]),
+        welded
+    );
+}
+
+#[test]
+fn welding_keeps_the_flat_shaded_crowds_picture() {
+    if !common::vulkan_or_skip() {
+        return;
+    }
+    let dir = common::scratch_dir("weld_exported");
+    low_poly::write_low_poly(&dir).expect("the generator writes into a temp dir");
+    let (welded, as_written) = (
+        flat_crowd(&dir, "off", "on"),
+        flat_crowd(&dir, "off", "off"),
+    );
+    let differing = common::differing_pixels(&welded, &as_written, 25);
+    let fraction = differing as f64 / f64::from(welded.width() * welded.height());
+    println!(
+        "{} pixels changed, {differing} ({:.3}%) by more than 10%",
+        common::differing_pixels(&welded, &as_written, 0),
+        fraction * 100.0
+    );
+    // Only the tangents differ (averaged over the welded triangles).
+    assert!(fraction <= 0.001, "{fraction}");
 }

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use glam::Vec3;
 
 use super::model_args;
-use super::render_args::LoadArgs;
+use super::render_args::{LoadArgs, Switch};
 use super::AppError;
 use crate::anim::LoopOverrides;
 use crate::game::{skin_from, Game, SkinChoice};
@@ -109,6 +109,7 @@ pub(super) fn load_model(
         game: game.map(|game| game.vfs),
         offset: source.offset,
         skins,
+        unwelded: load.weld == Switch::Off,
     };
     Ok(Model::load_with(&source.mesh, &source.clips, &options)?)
 }

@@ -175,7 +175,7 @@ pub struct RenderArgs {
 }
 
 /// How the model is loaded, for drawing and for the benchmark alike.
-#[derive(clap::Args, Clone, Debug, Default, PartialEq)]
+#[derive(clap::Args, Clone, Debug, PartialEq)]
 pub struct LoadArgs {
     /// Clips that loop, by name, comma-separated, whatever the rule says.
     /// The rule: a name with loop or cycle loops; one named for dying,
@@ -220,6 +220,11 @@ pub struct LoadArgs {
     /// under every skin; crowd.frag picks by the instance's).
     #[arg(long, value_name = "NAME,...", value_delimiter = ',')]
     pub skins: Vec<String>,
+    /// Weld the copies exporters write of a vertex (equal in position, uv
+    /// and influences: flat-shaded and per-face meshes) so each is shaded
+    /// once; off: the vertices as the file has them.
+    #[arg(long, value_enum, default_value_t = Switch::On)]
+    pub weld: Switch,
 }
 
 impl RenderArgs {

@@ -91,6 +91,9 @@ pub struct LoadOptions {
     pub offset: Vec3,
     /// See [`Model::skins`]; none: the mesh's own materials.
     pub skins: Vec<SkinChoice>,
+    /// Keep the vertices as the file has them instead of welding the
+    /// copies (`SkinnedMesh::weld`): for comparisons.
+    pub unwelded: bool,
 }
 
 impl Model {
@@ -114,7 +117,9 @@ impl Model {
 
     /// Loads a mesh and the clips that animate it. Anims whose joint names
     /// differ from the mesh's (same count and parents) bind by index with a
-    /// warning, as real exporters rename joints. Each mesh gets its LOD chain
+    /// warning, as real exporters rename joints. Each mesh's copies of a
+    /// vertex are welded (`SkinnedMesh::weld`, unless the options say), then
+    /// it gets its LOD chain
     /// and is then ordered for the GPU (`SkinnedMesh::build_lods`,
     /// `optimize_for_gpu`): vertex order differs from the file's. A mesh
     /// whose chain stops short is logged, with why (`skin::ShortChain`).
@@ -164,6 +169,9 @@ impl Model {
             .enumerate()
             .map(|(index, m)| {
                 let mut mesh = skinned_mesh_from_md5(m, &skeleton, options.influences);
+                if !options.unwelded {
+                    mesh.weld();
+                }
                 mesh.build_lods();
                 if let Some(short) = &mesh.short_chain {
                     log::info!(

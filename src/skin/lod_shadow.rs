@@ -59,6 +59,28 @@ type VertexKey = (
     [u32; MAX_INFLUENCES],
 );
 
+/// Per vertex, the first vertex equal to it in position, uv, joints and
+/// weights, bit for bit (itself, where it is the first).
+pub fn first_equal_vertices(
+    positions: &[Vec3],
+    uvs: &[Vec2],
+    joints: &[[u16; MAX_INFLUENCES]],
+    weights: &[[f32; MAX_INFLUENCES]],
+) -> Vec<u32> {
+    let mut first_of: HashMap<VertexKey, u32> = HashMap::new();
+    (0..positions.len())
+        .map(|v| {
+            let key = (
+                position_key(positions[v]),
+                uvs[v].to_array().map(f32::to_bits),
+                joints[v],
+                weights[v].map(f32::to_bits),
+            );
+            *first_of.entry(key).or_insert(v as u32)
+        })
+        .collect()
+}
+
 fn position_key(p: Vec3) -> PositionKey {
     p.to_array().map(f32::to_bits)
 }
@@ -72,18 +94,12 @@ impl ShadowMesh {
     /// as in meshoptimizer's default mode.
     pub fn new(surface: &LodSurface, indices: &[u32]) -> ShadowMesh {
         let vertex_count = surface.positions.len();
-        let mut first_of: HashMap<VertexKey, u32> = HashMap::new();
-        let representative: Vec<u32> = (0..vertex_count)
-            .map(|v| {
-                let key = (
-                    position_key(surface.positions[v]),
-                    surface.uvs[v].to_array().map(f32::to_bits),
-                    surface.joints[v],
-                    surface.weights[v].map(f32::to_bits),
-                );
-                *first_of.entry(key).or_insert(v as u32)
-            })
-            .collect();
+        let representative = first_equal_vertices(
+            surface.positions,
+            surface.uvs,
+            surface.joints,
+            surface.weights,
+        );
         let mut shadow = Vec::with_capacity(indices.len());
         for t in indices.chunks_exact(3) {
             let [a, b, c] = [0, 1, 2].map(|i| representative[t[i] as usize]);

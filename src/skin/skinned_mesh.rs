@@ -62,6 +62,53 @@ impl SkinnedMesh {
     pub fn triangle_count(&self) -> usize {
         self.indices.len() / 3
     }
+
+    /// Makes the copies an exporter wrote of a vertex one vertex: those
+    /// equal in position, uv, joints and weights (normals are one per
+    /// position already, [`smooth_normals`], so the copies differ only in
+    /// their tangents, which are derived again here over the welded
+    /// triangles). A flat-shaded mesh, whose triangles share no vertex,
+    /// then shades each vertex once instead of once per triangle around it
+    /// (on lavapipe, 4096 flat-shaded characters drawn in full: 354 ms a
+    /// frame welded against 862-917 ms). Triangles stay as they are. Call
+    /// before the chain is built: LOD 0 is all it keeps.
+    pub fn weld(&mut self) {
+        let first = super::lod_shadow::first_equal_vertices(
+            &self.positions,
+            &self.uvs,
+            &self.joints,
+            &self.weights,
+        );
+        let mut new_index = vec![u32::MAX; first.len()];
+        let mut kept = Vec::new();
+        for (v, &f) in first.iter().enumerate() {
+            if f as usize == v {
+                new_index[v] = kept.len() as u32;
+                kept.push(v);
+            }
+        }
+        if kept.len() == first.len() {
+            return;
+        }
+        fn pick<T: Copy>(values: &[T], kept: &[usize]) -> Vec<T> {
+            kept.iter().map(|&v| values[v]).collect()
+        }
+        self.positions = pick(&self.positions, &kept);
+        self.normals = pick(&self.normals, &kept);
+        self.uvs = pick(&self.uvs, &kept);
+        self.joints = pick(&self.joints, &kept);
+        self.weights = pick(&self.weights, &kept);
+        for index in &mut self.indices {
+            *index = new_index[first[*index as usize] as usize];
+        }
+        self.tangents = tangents(&self.positions, &self.normals, &self.uvs, &self.indices);
+        self.lods = vec![LodLevel {
+            indices: self.indices.clone(),
+            error: 0.0,
+            influences: MAX_INFLUENCES,
+        }];
+        self.short_chain = None;
+    }
 }
 
 /// Area-weighted face normals summed per position, not per vertex: md5 splits
