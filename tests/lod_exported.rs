@@ -120,6 +120,19 @@ fn flat_crowd(dir: &std::path::Path, lod: &str, weld: &str) -> image::RgbaImage 
     image::open(&png).unwrap().to_rgba8()
 }
 
+/// Pixels that differ at all, and the fraction of the picture that
+/// differs by more than 10% (printed).
+fn compared(a: &image::RgbaImage, b: &image::RgbaImage) -> (usize, f64) {
+    let changed = common::differing_pixels(a, b, 0);
+    let differing = common::differing_pixels(a, b, 25);
+    let fraction = differing as f64 / f64::from(a.width() * a.height());
+    println!(
+        "{changed} pixels changed, {differing} ({:.3}%) by more than 10%",
+        fraction * 100.0
+    );
+    (changed, fraction)
+}
+
 #[test]
 fn lod_keeps_the_flat_shaded_crowds_picture() {
     if !common::vulkan_or_skip() {
@@ -128,13 +141,7 @@ fn lod_keeps_the_flat_shaded_crowds_picture() {
     let dir = common::scratch_dir("lod_exported");
     low_poly::write_low_poly(&dir).expect("the generator writes into a temp dir");
     let (on, off) = (flat_crowd(&dir, "on", "on"), flat_crowd(&dir, "off", "on"));
-    let changed = common::differing_pixels(&on, &off, 0);
-    let differing = common::differing_pixels(&on, &off, 25);
-    let fraction = differing as f64 / f64::from(on.width() * on.height());
-    println!(
-        "{changed} pixels changed, {differing} ({:.3}%) by more than 10%",
-        fraction * 100.0
-    );
+    let (changed, fraction) = compared(&on, &off);
     assert!(changed > 0, "no character was drawn at a coarser level");
     assert!(fraction <= 0.01, "{fraction}");
 }
@@ -185,13 +192,7 @@ fn welding_keeps_the_flat_shaded_crowds_picture() {
         flat_crowd(&dir, "off", "on"),
         flat_crowd(&dir, "off", "off"),
     );
-    let differing = common::differing_pixels(&welded, &as_written, 25);
-    let fraction = differing as f64 / f64::from(welded.width() * welded.height());
-    println!(
-        "{} pixels changed, {differing} ({:.3}%) by more than 10%",
-        common::differing_pixels(&welded, &as_written, 0),
-        fraction * 100.0
-    );
+    let (_, fraction) = compared(&welded, &as_written);
     // Only the tangents differ (averaged over the welded triangles).
     assert!(fraction <= 0.001, "{fraction}");
 }
