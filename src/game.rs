@@ -149,34 +149,29 @@ impl Game {
         })
     }
 
-    /// The skin `name` ([`DEFAULT_SKIN`]: none), or an error with the
-    /// closest skin names.
+    /// The skin `name` ([`DEFAULT_SKIN`]: the mesh's own materials), or
+    /// an error listing the closest declared names.
     pub fn skin(&self, name: &str) -> Result<SkinChoice, String> {
-        skin_from(&self.decls, name)
-    }
-}
-
-/// The skin `name` of `decls` ([`DEFAULT_SKIN`]: the mesh's own
-/// materials), or an error listing the closest declared names.
-pub fn skin_from(decls: &DeclSet, name: &str) -> Result<SkinChoice, String> {
-    if name.eq_ignore_ascii_case(DEFAULT_SKIN) {
-        return Ok(SkinChoice::default_skin());
-    }
-    match decls.skin(name) {
-        Some(skin) => Ok(SkinChoice {
-            name: skin.name.clone(),
-            body: skin.body.clone(),
-        }),
-        None => {
-            let closest = decls.closest_skin_names(name, 5);
-            Err(if closest.is_empty() {
-                format!("no skin is named '{name}' (the game folder declares none)")
-            } else {
-                format!(
-                    "no skin is named '{name}'; the closest names: {}",
-                    closest.join(", ")
-                )
-            })
+        if name.eq_ignore_ascii_case(DEFAULT_SKIN) {
+            return Ok(SkinChoice::default_skin());
+        }
+        let decls = &self.decls;
+        match decls.skin(name) {
+            Some(skin) => Ok(SkinChoice {
+                name: skin.name.clone(),
+                body: skin.body.clone(),
+            }),
+            None => {
+                let closest = decls.closest_skin_names(name, 5);
+                Err(if closest.is_empty() {
+                    format!("no skin is named '{name}' (the game folder declares none)")
+                } else {
+                    format!(
+                        "no skin is named '{name}'; the closest names: {}",
+                        closest.join(", ")
+                    )
+                })
+            }
         }
     }
 }

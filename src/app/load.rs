@@ -10,7 +10,7 @@ use super::model_args;
 use super::render_args::{LoadArgs, Switch};
 use super::AppError;
 use crate::anim::LoopOverrides;
-use crate::game::{skin_from, Game, SkinChoice};
+use crate::game::{Game, SkinChoice};
 use crate::gpu::shader_types::MAX_SKINS;
 use crate::material::MaterialLibrary;
 use crate::model::{ClipFile, LoadOptions, Model};
@@ -186,7 +186,7 @@ fn choose_skins(
     };
     names
         .iter()
-        .map(|name| match skin_from(&game.decls, name) {
+        .map(|name| match game.skin(name) {
             Ok(skin) => Ok(skin),
             Err(message) if declared == Some(name.as_str()) => {
                 log::warn!("the declaration's skin: {message}; drawing the mesh's own materials");
