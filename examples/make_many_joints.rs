@@ -1,9 +1,12 @@
 //! Writes the many-joint test subject (tests/common/many_joints.rs): a mesh
 //! of JOINTS joints (default 110) whose vertices take up to 8 weights, and
-//! two clips that bend every chain, for benches and manual soak runs.
+//! two clips that bend every chain, for benches and manual soak runs. With
+//! MESHES, the tubes are cut into that many md5 meshes (many_parts.md5mesh):
+//! a character of many parts, as tall as the shipped one, as in a mixed
+//! crowd's benchmark.
 //!
 //! ```text
-//! cargo run --release --example make_many_joints -- OUT_DIR [JOINTS]
+//! cargo run --release --example make_many_joints -- OUT_DIR [JOINTS [MESHES]]
 //! cargo run --release -- OUT_DIR --influences 8 --skinning dqs
 //! ```
 
@@ -15,9 +18,18 @@ use std::process::ExitCode;
 
 fn main() -> ExitCode {
     let mut args = std::env::args_os().skip(1);
-    let (Some(dir), joints, None) = (args.next(), args.next(), args.next()) else {
-        eprintln!("usage: make_many_joints OUT_DIR [JOINTS]");
+    let (Some(dir), joints, meshes, None) = (args.next(), args.next(), args.next(), args.next())
+    else {
+        eprintln!("usage: make_many_joints OUT_DIR [JOINTS [MESHES]]");
         return ExitCode::from(2);
+    };
+    let meshes = match meshes.map(|m| m.to_string_lossy().parse::<usize>()) {
+        None => 1,
+        Some(Ok(meshes)) if meshes >= 1 => meshes,
+        Some(_) => {
+            eprintln!("make_many_joints: MESHES must be a whole number, at least 1");
+            return ExitCode::from(2);
+        }
     };
     let dir = PathBuf::from(dir);
     let joints = match joints.map(|j| j.to_string_lossy().parse::<usize>()) {
@@ -28,7 +40,11 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    match many_joints::write_many_joints(&dir, joints) {
+    let written = match meshes {
+        1 => many_joints::write_many_joints(&dir, joints),
+        _ => many_joints::write_many_parts(&dir, joints, meshes, 20.0),
+    };
+    match written {
         Ok(written) => {
             let subject = many_joints::many_joints(joints);
             eprintln!(

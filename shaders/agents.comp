@@ -79,25 +79,26 @@ layout(set = 0, binding = 2) buffer InstanceAnimations {
     InstanceAnimation instance_animations[];
 };
 layout(set = 0, binding = 11) readonly buffer AgentLanes {
-    LocomotionTable locomotion;
+    // One per model (CrowdModel), its gaits' clips counted as clips[] does.
+    LocomotionTable locomotion[MAX_MODELS];
     AgentLane lanes[];
 };
 
 // LocomotionTable::walked: distance walked and speed at the lane's clock.
-vec2 walked(float local_time) {
+vec2 walked(uint model, float local_time) {
     float cycles = floor(local_time / PROFILE_PERIOD);
     float in_period = local_time - cycles * PROFILE_PERIOD;
     uint s = 0u;
     for (uint i = PROFILE_SEGMENTS; i > 0u; --i) {
-        if (locomotion.segments[i - 1u].start_time <= in_period) {
+        if (locomotion[model].segments[i - 1u].start_time <= in_period) {
             s = i - 1u;
             break;
         }
     }
-    SpeedSegment segment = locomotion.segments[s];
+    SpeedSegment segment = locomotion[model].segments[s];
     float since = in_period - segment.start_time;
     float speed = segment.start_speed + segment.acceleration * since;
-    float distance = cycles * locomotion.period_distance + segment.start_distance
+    float distance = cycles * locomotion[model].period_distance + segment.start_distance
                      + since * (segment.start_speed + 0.5 * segment.acceleration * since);
     return vec2(distance, speed);
 }
@@ -110,41 +111,41 @@ struct Switched {
     float time;
 };
 
-Switched last_switch(float local_time) {
-    if (locomotion.switch_count == 0u) {
+Switched last_switch(uint model, float local_time) {
+    if (locomotion[model].switch_count == 0u) {
         return Switched(0u, 0u, 0.0);
     }
     float cycles = floor(local_time / PROFILE_PERIOD);
     float in_period = local_time - cycles * PROFILE_PERIOD;
-    for (uint i = locomotion.switch_count; i > 0u; --i) {
-        GaitSwitch s = locomotion.switches[i - 1u];
+    for (uint i = locomotion[model].switch_count; i > 0u; --i) {
+        GaitSwitch s = locomotion[model].switches[i - 1u];
         if (s.time <= in_period) {
             return Switched(s.to_gait, s.from_gait, cycles * PROFILE_PERIOD + s.time);
         }
     }
-    GaitSwitch s = locomotion.switches[locomotion.switch_count - 1u];
+    GaitSwitch s = locomotion[model].switches[locomotion[model].switch_count - 1u];
     return Switched(s.to_gait, s.from_gait, (cycles - 1.0) * PROFILE_PERIOD + s.time);
 }
 
 // DistanceCurve::clip_time: the clip time by which gait g's feet have
 // covered `distance` from the clip's start.
-float matched_time(uint g, float distance) {
-    float duration = locomotion.gait_curves[g][DISTANCE_CURVE_SAMPLES];
-    float strides = distance / locomotion.gait_strides[g];
+float matched_time(uint model, uint g, float distance) {
+    float duration = locomotion[model].gait_curves[g][DISTANCE_CURVE_SAMPLES];
+    float strides = distance / locomotion[model].gait_strides[g];
     float cycles = floor(strides);
     float at = (strides - cycles) * float(DISTANCE_CURVE_SAMPLES);
     // `at` can round up to the last sample: the table's last piece.
     uint i = min(uint(at), DISTANCE_CURVE_SAMPLES - 1u);
-    float t0 = locomotion.gait_curves[g][i];
-    float t1 = locomotion.gait_curves[g][i + 1u];
+    float t0 = locomotion[model].gait_curves[g][i];
+    float t1 = locomotion[model].gait_curves[g][i + 1u];
     return cycles * duration + t0 + (t1 - t0) * (at - float(i));
 }
 
 // The clip time that keeps gait g's feet on the ground (agent_state's
 // clip_time): the seeded phase is a head start in the clip's seconds.
-float clip_time(uint g, float distance, float time, float phase) {
-    float speed = locomotion.gait_speeds[g];
-    return speed > 0.0 ? matched_time(g, distance + phase * speed) : time + phase;
+float clip_time(uint model, uint g, float distance, float time, float phase) {
+    float speed = locomotion[model].gait_speeds[g];
+    return speed > 0.0 ? matched_time(model, g, distance + phase * speed) : time + phase;
 }
 
 void main() {
@@ -157,22 +158,23 @@ void main() {
         instances[id].placement = lane.home;
         return;
     }
+    uint model = instances[id].model;
     float time = frame.time;
     float local_time = time + lane.time_offset;
-    vec2 walk = walked(local_time);
+    vec2 walk = walked(model, local_time);
     float distance = walk.x;
     float circumference = 6.28318530718 * lane.radius;
     float around = distance - circumference * floor(distance / circumference);
     float angle = lane.start_angle + lane.direction * (around / lane.radius);
     float heading = angle + lane.direction * 1.57079632679;
-    Switched switched = last_switch(local_time);
-    float phase = clip_time(switched.gait, distance, time, lane.phase);
-    float previous_phase = clip_time(switched.previous_gait, distance, time, lane.phase);
-    uint clip = locomotion.gait_clips[switched.gait];
-    uint previous_clip = locomotion.gait_clips[switched.previous_gait];
+    Switched switched = last_switch(model, local_time);
+    float phase = clip_time(model, switched.gait, distance, time, lane.phase);
+    float previous_phase = clip_time(model, switched.previous_gait, distance, time, lane.phase);
+    uint clip = locomotion[model].gait_clips[switched.gait];
+    uint previous_clip = locomotion[model].gait_clips[switched.previous_gait];
 
     vec3 position = vec3(lane.centre + lane.radius * vec2(cos(angle), sin(angle)), 0.0);
-    instances[id].placement = vec4(position, heading - locomotion.gait_headings[switched.gait]);
+    instances[id].placement = vec4(position, heading - locomotion[model].gait_headings[switched.gait]);
     instance_animations[id] = InstanceAnimation(clip, previous_clip, previous_clip,
                                                 switched.time - lane.time_offset, phase,
                                                 previous_phase, previous_phase, 1.0, 0.0,

@@ -28,12 +28,13 @@ JointPose model_pose(uint first, uint joint) {
 }
 
 void main() {
-    uint instance;
-    uint first;
-    if (!posed_instance_at(gl_GlobalInvocationID.x, instance, first)) {
+    PosedInstance posed;
+    if (!posed_instance_at(gl_GlobalInvocationID.x, posed)) {
         return;
     }
-    InstanceSampling sampling = instance_sampling(instance_animations[instance]);
+    uint first = posed.first;
+    uint joint_count = posed.model.joint_count;
+    InstanceSampling sampling = instance_sampling(instance_animations[posed.instance], joint_count);
 
     // A CPU driver runs what a branch guards, masked, for every lane of the
     // group whether it takes the branch or not, and blending in a fade's
@@ -43,7 +44,7 @@ void main() {
     // pose of every joint in the joint's own row, in a loop that is empty
     // for the other lanes, and the walk blends with one load.
     bool fading = sampling.weight < 1.0;
-    uint fade_joints = fading ? constants.joint_count : 0u;
+    uint fade_joints = fading ? joint_count : 0u;
     for (uint joint = 0u; joint < fade_joints; ++joint) {
         store_pose(first + joint, fade_start(sampling, joint));
     }
@@ -54,12 +55,12 @@ void main() {
     // indexed alike in every lane, instead of back from memory. Joints past
     // the array park their model pose in their own row for their children,
     // and become skinning transforms in a second walk.
-    for (uint joint = 0u; joint < constants.joint_count; ++joint) {
+    for (uint joint = 0u; joint < joint_count; ++joint) {
         JointPose local = sample_joint(sampling.current, joint);
         if (fading) {
             local = blend_pose(stored_pose(first + joint), local, sampling.weight);
         }
-        JointPose inverse_bind = skeleton_joint(joint);
+        JointPose inverse_bind = skeleton_joint(posed.model, joint);
         int parent = parent_of(inverse_bind);
         JointPose model = parent >= 0 ? pose_then(model_pose(first, uint(parent)), local) : local;
         if (joint < LOCAL_JOINTS) {
@@ -69,7 +70,8 @@ void main() {
             store_pose(first + joint, model);
         }
     }
-    for (uint joint = LOCAL_JOINTS; joint < constants.joint_count; ++joint) {
-        store_pose(first + joint, pose_then(stored_pose(first + joint), skeleton_joint(joint)));
+    for (uint joint = LOCAL_JOINTS; joint < joint_count; ++joint) {
+        store_pose(first + joint,
+                   pose_then(stored_pose(first + joint), skeleton_joint(posed.model, joint)));
     }
 }

@@ -9,6 +9,9 @@
 
 #include "crowd_compute.glsl"
 
+layout(set = 0, binding = 1) readonly buffer Instances {
+    CrowdInstance instances[];
+};
 layout(set = 0, binding = 2) readonly buffer InstanceAnimations {
     InstanceAnimation instance_animations[];
 };
@@ -32,25 +35,36 @@ const int SKELETON_TEXELS = 3;
 layout(set = 0, binding = 6) readonly buffer VisibleInstances {
     VISIBLE_INSTANCES_BLOCK
 };
-// The skinning palette: [row * joint_count + joint], the skinning
+// Per instance, where its transforms are: for a posed instance, the first
+// of the palette rows cull.comp handed it.
+layout(set = 0, binding = 10) readonly buffer PoseSources {
+    uint pose_sources[];
+};
+// The skinning palette: a row per joint of each posed instance, the skinning
 // transforms (and, in animate.comp, first a fading instance's fade-start
 // poses, then in its walk the model poses of joints past the ones it keeps).
 layout(set = 0, binding = 8) buffer SkinningTransforms {
     SkinningTransform skinning_transforms[];
 };
 
-// The instance this phase gave its n-th palette row (the late phase's rows
-// follow the early phase's), and its first transform; false past the rows
-// the phase handed out.
-bool posed_instance_at(uint n, out uint instance, out uint first) {
-    uint rows = min(palette_rows_wanted, constants.palette_rows);
-    uint before = constants.phase == PHASE_LATE ? min(early_rows_wanted, constants.palette_rows) : 0u;
-    uint row = before + n;
-    if (row >= rows) {
+// An instance cull.comp handed palette rows to: which, its first row, and
+// its model.
+struct PosedInstance {
+    uint instance;
+    uint first;
+    CrowdModel model;
+};
+
+// The instance this phase gave palette rows n-th (the late phase's follow
+// the early phase's); false past the instances the phase posed.
+bool posed_instance_at(uint n, out PosedInstance posed) {
+    uint before = constants.phase == PHASE_LATE ? early_posed_count : 0u;
+    if (before + n >= posed_count) {
         return false;
     }
-    instance = posed_instance(row);
-    first = row * constants.joint_count;
+    uint instance = posed_instance(before + n);
+    posed = PosedInstance(instance, pose_sources[instance],
+                          models[instances[instance].model]);
     return true;
 }
 
@@ -59,9 +73,10 @@ JointPose clip_pose(uint pose) {
     return JointPose(texelFetch(clip_poses, texel), texelFetch(clip_poses, texel + 1));
 }
 
-// The joint's inverse bind pose, its parent's index in the translation's w.
-JointPose skeleton_joint(uint joint) {
-    int texel = SKELETON_TEXELS * int(joint);
+// The joint's inverse bind pose, its parent's index (among its model's
+// joints) in the translation's w.
+JointPose skeleton_joint(CrowdModel model, uint joint) {
+    int texel = SKELETON_TEXELS * int(model.first_joint + joint);
     return JointPose(texelFetch(skeleton, texel), texelFetch(skeleton, texel + 1));
 }
 
@@ -69,8 +84,8 @@ int parent_of(JointPose skeleton_joint) {
     return int(skeleton_joint.translation.w);
 }
 
-uint joint_depth(uint joint) {
-    return uint(texelFetch(skeleton, SKELETON_TEXELS * int(joint) + 2).x);
+uint joint_depth(CrowdModel model, uint joint) {
+    return uint(texelFetch(skeleton, SKELETON_TEXELS * int(model.first_joint + joint) + 2).x);
 }
 
 // Where an instance's clips are sampled at the frame's time, and how they
@@ -83,14 +98,14 @@ struct InstanceSampling {
     float from_weight; // of previous_clip against older_clip in that start
 };
 
-InstanceSampling instance_sampling(InstanceAnimation animation) {
+InstanceSampling instance_sampling(InstanceAnimation animation, uint joint_count) {
     float scaled_time = frame.time * animation.rate;
     return InstanceSampling(
-        frame_pair(clips[animation.clip], scaled_time + animation.phase, constants.joint_count),
+        frame_pair(clips[animation.clip], scaled_time + animation.phase, joint_count),
         frame_pair(clips[animation.previous_clip], scaled_time + animation.previous_phase,
-                   constants.joint_count),
+                   joint_count),
         frame_pair(clips[animation.older_clip], scaled_time + animation.older_phase,
-                   constants.joint_count),
+                   joint_count),
         crossfade_weight(animation, frame.time, frame.blend_time),
         animation.from_weight);
 }

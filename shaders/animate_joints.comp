@@ -24,13 +24,14 @@ shared JointPose model_poses[SHARED_JOINTS];
 shared uint deepest;
 
 void main() {
-    uint instance;
-    uint first;
+    PosedInstance posed;
     // The same for every lane: the barriers below are reached by all or none.
-    if (!posed_instance_at(gl_WorkGroupID.x, instance, first)) {
+    if (!posed_instance_at(gl_WorkGroupID.x, posed)) {
         return;
     }
-    InstanceSampling sampling = instance_sampling(instance_animations[instance]);
+    uint first = posed.first;
+    uint joint_count = posed.model.joint_count;
+    InstanceSampling sampling = instance_sampling(instance_animations[posed.instance], joint_count);
     uint lane = gl_LocalInvocationID.x;
     if (lane == 0u) {
         deepest = 0u;
@@ -44,9 +45,9 @@ void main() {
     for (uint k = 0u; k < JOINTS_PER_LANE; ++k) {
         uint joint = lane + k * JOINT_LANES;
         depth[k] = 0u;
-        if (joint < constants.joint_count) {
-            inverse_bind[k] = skeleton_joint(joint);
-            depth[k] = joint_depth(joint);
+        if (joint < joint_count) {
+            inverse_bind[k] = skeleton_joint(posed.model, joint);
+            depth[k] = joint_depth(posed.model, joint);
             atomicMax(deepest, depth[k]);
         }
     }
@@ -56,7 +57,7 @@ void main() {
     for (uint level = 0u; level < levels; ++level) {
         for (uint k = 0u; k < JOINTS_PER_LANE; ++k) {
             uint joint = lane + k * JOINT_LANES;
-            if (joint < constants.joint_count && depth[k] == level) {
+            if (joint < joint_count && depth[k] == level) {
                 JointPose local = local_pose(sampling, joint);
                 int parent = parent_of(inverse_bind[k]);
                 JointPose model = parent >= 0 ? pose_then(model_poses[parent], local) : local;

@@ -14,6 +14,7 @@ struct JointPose {
 };
 
 // Twin of Rust's gpu::animation_data::ClipInfo.
+// Clip indices count every model's clips, model after model.
 struct ClipInfo {
     uint first_pose;       // clip_poses[first_pose + frame * joint_count + joint]
     uint frame_count;
@@ -23,7 +24,10 @@ struct ClipInfo {
     // a second of clip time, start at shared_poses[shared_first].
     uint shared_first;
     uint shared_count;
-    uint padding[2];
+    // Its first frame's occlusion boxes in cull.comp's frame_bounds (its
+    // model's part_count boxes a frame).
+    uint first_bounds;
+    uint padding;
     vec4 bounding_sphere;  // xyz centre, w radius: around the union of the frame bounds
     vec4 bounds_min;       // xyz: the union of the frame bounds as a box, model space
     vec4 bounds_max;

@@ -38,7 +38,6 @@ layout(set = 0, binding = 3) readonly buffer VisibleInstances {
 
 // Twin of Rust's gpu::shader_types::DrawConstants.
 layout(push_constant) uniform DrawConstants {
-    uint joint_count;
     uint skinning_mode;  // SKINNING_LINEAR, SKINNING_DUAL_QUATERNION or SKINNING_NONE
     uint instance_count; // the stride of the visible lists' regions: level = slot / count
     uint show_lod;       // 1: tint each instance by its level of detail

@@ -14,25 +14,48 @@ layout(set = 0, binding = 0) uniform Frame {
 // Twin of Rust's gpu::shader_types::CrowdComputeConstants.
 layout(push_constant) uniform CrowdComputeConstants {
     uint instance_count;
-    uint joint_count;
-    uint clip_count;          // 0: the model has no clips and stands in its bind pose
-    uint lod_count;           // levels of detail of the model, 1 to MAX_LODS
-    uint mesh_count;          // md5 meshes drawn: one indirect draw per mesh and level
+    uint model_count;         // 1 to MAX_MODELS
+    uint lod_count;           // the most levels of detail any model has, 1 to MAX_LODS
+    uint mesh_count;          // md5 meshes drawn, every model's: one indirect draw per mesh and level
     uint phase;               // PHASE_*: which part of the frame's culling this is
-    // GPU animation: the rows of this frame slot's skinning palette, which
-    // cull.comp hands out to the instances it draws; PALETTE_PER_INSTANCE:
+    // GPU animation: the rows (joint transforms) of this frame slot's
+    // skinning palette, which cull.comp hands out to the instances it
+    // draws, as many to each as its model has joints; PALETTE_PER_INSTANCE:
     // CPU animation, which uploads every instance's transforms at its own
-    // rows (instance * joint_count).
+    // rows (CrowdModel::first_transform).
     uint palette_rows;
-    // Occlusion boxes (body parts) per clip frame in cull.comp's frame_bounds.
-    uint part_count;
 } constants;
 
 const uint PALETTE_PER_INSTANCE = 0xffffffffu;
 
-// The instance skinning palette row `row` poses: the posed list follows the
-// levels' regions of the visible lists. A macro, as it reads the block.
-#define posed_instance(row) visible_instances[constants.lod_count * constants.instance_count + (row)]
+// Twin of Rust's gpu::shader_types::CrowdModel: one model of the crowd,
+// where its data sits in the buffers every model shares and which
+// instances are its.
+struct CrowdModel {
+    uint joint_count;
+    uint first_joint;      // its skeleton's first joint in `skeleton`
+    uint clip_count;       // 0: it stands in its bind pose (its one clips[] entry)
+    uint lod_count;        // its levels of detail, 1 to MAX_LODS
+    uint part_count;       // occlusion boxes (body parts) per clip frame in frame_bounds
+    uint first_instance;   // its instances: first_instance .. first_instance + instance_count
+    uint instance_count;
+    uint first_draw;       // its meshes' indirect draws: first_draw .. first_draw + draw_count
+    uint draw_count;
+    uint first_transform;  // CPU animation: its instances' transforms, instance-major, start here
+    uint padding[2];
+    // The error of each of its levels of detail, in model units: level l
+    // is lod_errors[l / 4][l % 4]. Level 0's is 0.
+    vec4 lod_errors[2];
+};
+
+layout(set = 0, binding = 13) readonly buffer Models {
+    CrowdModel models[];
+};
+
+// The instance skinning palette rows were handed out to, n-th: the posed
+// list follows the levels' regions of the visible lists. A macro, as it
+// reads the block.
+#define posed_instance(n) visible_instances[constants.lod_count * constants.instance_count + (n)]
 
 // Without occlusion culling one phase culls and draws everything; with it,
 // the early phase draws what was visible last frame and the late phase,

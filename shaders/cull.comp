@@ -4,7 +4,7 @@
 // plane (and, in the late phase of occlusion culling, not hidden behind the
 // depth pyramid), picks the coarsest level whose error projects to at most
 // lod_params.y pixels, and appends the instance to that level's visible
-// list: one atomic per visible instance. It also says where each drawn
+// list (its model's region of it): one atomic per visible instance. It also says where each drawn
 // instance's skinning transforms are (its pose source): a shared pose, or
 // with GPU animation a row of the skinning palette it hands out, one more
 // atomic, writing the instance at that row of the posed list, which the
@@ -27,7 +27,7 @@ layout(set = 0, binding = 3) readonly buffer Clips {
 };
 // Per frame of every clip and body part, the box around the part posed
 // anywhere between that frame and the next, as min, max: part p of frame f
-// of a clip at (first_pose / joint_count + f) * part_count + p
+// of a clip at first_bounds + f * part_count + p, part_count its model's
 // (Model::part_bounds).
 struct FrameBounds {
     vec4 min;
@@ -78,14 +78,14 @@ float cull_w(vec3 point) {
 // cull::select_lod: the coarsest level whose error, seen at the sphere's
 // nearest point, stays within the threshold. A sphere reaching the near
 // plane gets level 0.
-uint select_lod(vec3 centre, float radius) {
+uint select_lod(vec3 centre, float radius, CrowdModel model) {
     float nearest = cull_w(centre) - radius;
     if (nearest <= frame.lod_params.z) {
         return 0u;
     }
     uint lod = 0u;
-    for (uint level = 1u; level < constants.lod_count; ++level) {
-        float error = frame.lod_errors[level / 4u][level % 4u];
+    for (uint level = 1u; level < model.lod_count; ++level) {
+        float error = model.lod_errors[level / 4u][level % 4u];
         if (error * frame.lod_params.x > frame.lod_params.y * nearest) {
             break;
         }
@@ -153,37 +153,38 @@ bool occluded(vec3 bounds_min, vec3 bounds_max, CrowdInstance placed) {
 
 // The pose animation level of detail shares among the instances playing
 // `animation`'s clip at this moment (crowd::shared_pose), as a pose source.
-uint shared_pose(InstanceAnimation animation) {
+uint shared_pose(InstanceAnimation animation, CrowdModel model) {
     ClipInfo clip = clips[animation.clip];
     float clip_time = frame.time * animation.rate + animation.phase;
     return SHARED_POSE
-        | (clip.shared_first + shared_pose_index(clip, clip_time) * constants.joint_count);
+        | (clip.shared_first + shared_pose_index(clip, clip_time) * model.joint_count);
 }
 
 // GPU animation: where the transforms of an instance this phase draws are.
 // A model without clips stands in its bind pose, its one shared pose; a
 // distant instance not crossfading shows its clip's shared pose (animation
-// level of detail); any other gets the next row of the skinning palette, so
-// the palette grows with what is drawn, not with the crowd. Past the
-// palette's rows it shows the shared pose after all, and the count it leaves
-// tells the CPU how many rows the frame wanted.
-uint drawn_pose_source(uint instance, InstanceAnimation animation, vec3 centre, float radius) {
-    if (constants.clip_count == 0u) {
-        return SHARED_POSE;
+// level of detail); any other gets the next rows of the skinning palette,
+// one per joint of its model, so the palette grows with what is drawn, not
+// with the crowd. Past the palette's rows it shows the shared pose after
+// all, and the count it leaves tells the CPU how many rows the frame wanted.
+uint drawn_pose_source(uint instance, InstanceAnimation animation, CrowdModel model, vec3 centre,
+                       float radius) {
+    if (model.clip_count == 0u) {
+        return SHARED_POSE | clips[animation.clip].shared_first;
     }
     float w = cull_w(centre);
     if (frame.lod_params.w > 0.0
         && crossfade_weight(animation, frame.time, frame.blend_time) >= 1.0
         && w - radius > frame.lod_params.z
         && radius * frame.lod_params.x <= frame.lod_params.w * w) {
-        return shared_pose(animation);
+        return shared_pose(animation, model);
     }
-    uint row = atomicAdd(palette_rows_wanted, 1u);
-    if (row >= constants.palette_rows) {
-        return shared_pose(animation);
+    uint first = atomicAdd(palette_rows_wanted, model.joint_count);
+    if (first + model.joint_count > constants.palette_rows) {
+        return shared_pose(animation, model);
     }
-    posed_instance(row) = instance;
-    return row * constants.joint_count;
+    posed_instance(atomicAdd(posed_count, 1u)) = instance;
+    return first;
 }
 
 void main() {
@@ -201,12 +202,14 @@ void main() {
         sphere = sphere_union(sphere, clips[animation.older_clip].bounding_sphere);
     }
     CrowdInstance placed = instances[instance];
+    CrowdModel model = models[placed.model];
     vec3 centre = place_instance(placed, sphere.xyz);
     // CPU animation poses every instance at its own rows, and CPU skinning
     // draws every instance, culled or not.
     bool per_instance = constants.palette_rows == PALETTE_PER_INSTANCE;
     if (per_instance) {
-        pose_sources[instance] = instance * constants.joint_count;
+        pose_sources[instance] = model.first_transform
+            + (instance - model.first_instance) * model.joint_count;
     }
 
     for (uint i = 0u; i < 6u; ++i) {
@@ -233,9 +236,8 @@ void main() {
         if (by_parts) {
             float own = frame.time * animation.rate + animation.phase;
             float shared_time = float(shared_pose_index(clip, own)) / SHARED_POSE_RATE;
-            uint first = clip.first_pose / constants.joint_count;
-            a = (first + frame_at(clip, own)) * constants.part_count;
-            b = (first + frame_at(clip, shared_time)) * constants.part_count;
+            a = clip.first_bounds + frame_at(clip, own) * model.part_count;
+            b = clip.first_bounds + frame_at(clip, shared_time) * model.part_count;
         }
         vec3 whole_min = clip.bounds_min.xyz;
         vec3 whole_max = clip.bounds_max.xyz;
@@ -248,7 +250,7 @@ void main() {
         // Visible when any of its boxes is. One call of occluded() in a
         // loop, not one per branch: lavapipe runs a branch's body for every
         // lane, taken or not, and a loop only as long as its longest lane.
-        uint boxes = by_parts ? constants.part_count : 1u;
+        uint boxes = by_parts ? model.part_count : 1u;
         bool visible = false;
         for (uint part = 0u; part < boxes && !visible; ++part) {
             vec3 bounds_min = whole_min;
@@ -271,10 +273,10 @@ void main() {
     // source of an instance the other drew.
     if (draw) {
         if (!per_instance) {
-            pose_sources[instance] = drawn_pose_source(instance, animation, centre, sphere.w);
+            pose_sources[instance] = drawn_pose_source(instance, animation, model, centre, sphere.w);
         }
-        uint lod = select_lod(centre, sphere.w);
-        uint slot = atomicAdd(lod_counts[lod], 1u);
-        visible_instances[lod * constants.instance_count + slot] = instance;
+        uint lod = select_lod(centre, sphere.w, model);
+        uint slot = atomicAdd(lod_counts[placed.model * MAX_LODS + lod], 1u);
+        visible_instances[lod * constants.instance_count + model.first_instance + slot] = instance;
     }
 }

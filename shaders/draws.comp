@@ -1,8 +1,9 @@
 #version 450
-// Turns cull.comp's per-level counts into the indirect draws: for every mesh
-// and level, instanceCount = the level's count and firstInstance = the start
-// of its region of the visible lists; then the skeleton overlay's draws, one
-// per level. With occlusion culling the early phase's draws cover what the
+// Turns cull.comp's per-model, per-level counts into the indirect draws:
+// for every mesh and level, instanceCount = its model's count at the level
+// and firstInstance = the start of the model's part of the level's region of
+// the visible lists; then the skeleton overlay's draws, one per model and
+// level. With occlusion culling the early phase's draws cover what the
 // early cull appended, and the late phase's (a second set of commands) what
 // the late cull appended after them. One small workgroup: the commands are few.
 
@@ -20,33 +21,45 @@ layout(set = 0, binding = 6) buffer VisibleInstances {
     VISIBLE_INSTANCES_BLOCK
 };
 // Per phase (early or all, then late): a VkDrawIndexedIndirectCommand (5
-// words) per mesh and level, mesh-major, then the skeleton overlay's
-// VkDrawIndirectCommand (4 words, padded to 5) per level. After both
-// phases' commands, a VkDispatchIndirectCommand per phase (padded to 4
-// words): animate.comp's workgroups, enough for the palette rows the phase
-// handed out.
+// words) per mesh and level, mesh-major (every model's meshes, model after
+// model), then the skeleton overlay's VkDrawIndirectCommand (4 words,
+// padded to 5) per model and level. After both phases' commands, a
+// VkDispatchIndirectCommand per phase (padded to 4 words): animate.comp's
+// workgroups, enough for the instances the phase gave palette rows.
 layout(set = 0, binding = 7) buffer DrawCommands {
     uint draw_words[];
 };
 
+// Which model draw `draw` (one of its meshes) belongs to.
+uint model_of_draw(uint draw) {
+    uint model = 0u;
+    while (model + 1u < constants.model_count && models[model + 1u].first_draw <= draw) {
+        ++model;
+    }
+    return model;
+}
+
 void main() {
     uint lods = constants.lod_count;
     uint mesh_commands = constants.mesh_count * lods;
-    uint per_phase = mesh_commands + lods;
+    uint per_phase = mesh_commands + constants.model_count * lods;
     bool late = constants.phase == PHASE_LATE;
     for (uint command = gl_LocalInvocationID.x; command < per_phase; command += 64u) {
         uint lod = command % lods;
-        uint before = late ? early_counts[lod] : 0u;
+        bool mesh = command < mesh_commands;
+        uint model = mesh ? model_of_draw(command / lods) : (command - mesh_commands) / lods;
+        uint counter = model * MAX_LODS + lod;
+        uint before = late ? early_counts[counter] : 0u;
         uint word = ((late ? per_phase : 0u) + command) * 5u;
-        draw_words[word + 1u] = lod_counts[lod] - before;
+        draw_words[word + 1u] = lod_counts[counter] - before;
         // firstInstance is word 4 of an indexed command, word 3 of the overlay's.
-        draw_words[word + (command < mesh_commands ? 4u : 3u)] = lod * constants.instance_count + before;
+        draw_words[word + (mesh ? 4u : 3u)] =
+            lod * constants.instance_count + models[model].first_instance + before;
     }
     if (gl_LocalInvocationID.x == 0u) {
-        // The palette rows this phase handed out (animate.glsl's
-        // posed_instance_at); CPU animation dispatches no animate pass.
-        uint rows = min(palette_rows_wanted, constants.palette_rows);
-        uint posed = rows - (late ? min(early_rows_wanted, constants.palette_rows) : 0u);
+        // The instances this phase posed (animate.glsl's posed_instance_at);
+        // CPU animation dispatches no animate pass.
+        uint posed = posed_count - (late ? early_posed_count : 0u);
         uint word = 2u * per_phase * 5u + (late ? 4u : 0u);
         draw_words[word] = (posed + ANIMATE_INSTANCES_PER_WORKGROUP - 1u)
             / ANIMATE_INSTANCES_PER_WORKGROUP;
@@ -55,10 +68,12 @@ void main() {
     }
     // Every invocation has read the counts before the early ones are kept.
     barrier();
-    if (!late && gl_LocalInvocationID.x < lods) {
-        early_counts[gl_LocalInvocationID.x] = lod_counts[gl_LocalInvocationID.x];
-    }
-    if (!late && gl_LocalInvocationID.x == 0u) {
-        early_rows_wanted = palette_rows_wanted;
+    if (!late) {
+        for (uint counter = gl_LocalInvocationID.x; counter < MAX_MODELS * MAX_LODS; counter += 64u) {
+            early_counts[counter] = lod_counts[counter];
+        }
+        if (gl_LocalInvocationID.x == 0u) {
+            early_posed_count = posed_count;
+        }
     }
 }

@@ -10,18 +10,30 @@ const uint MAX_LODS = 8u;
 // lavapipe allows. Twin of Rust's gpu::shader_types::MAX_SKINS.
 const uint MAX_SKINS = 8u;
 
-// The visible lists (cull.comp's output): the count of each level, the
-// counts the early phase of occlusion culling left, the skinning palette
-// rows the frame's drawn instances wanted (GPU animation; counted past the
-// palette's end, so the CPU learns how far to grow it), then one region of
-// instance_count slots per level (level l's at l * instance_count), so an
-// indirect draw of level l starts at firstInstance = l * instance_count.
+// Models a crowd may mix (md5crowd a.md5mesh b.md5mesh ...): the visible
+// lists keep a count per model and level. Twin of Rust's
+// gpu::shader_types::MAX_MODELS.
+const uint MAX_MODELS = 16u;
+
+// The visible lists (cull.comp's output): the count of each model's level
+// (model-major: [model * MAX_LODS + level]), the counts the early phase of
+// occlusion culling left, the skinning palette rows (joint transforms) the
+// frame's drawn instances wanted (GPU animation; counted past the
+// palette's end, so the CPU learns how far to grow it), the instances
+// given rows (the posed list's length, and what the early phase left of
+// it), then one region of instance_count slots per level. A crowd holds
+// its instances sorted by model, so inside level l's region (at
+// l * instance_count) model m's instances take the slots from its first
+// instance on: an indirect draw of model m at level l starts at
+// firstInstance = l * instance_count + first_instance(m).
 // The header is Rust's gpu::shader_types::VisibleHeader.
-#define VISIBLE_INSTANCES_BLOCK     \
-    uint lod_counts[MAX_LODS];      \
-    uint early_counts[MAX_LODS];    \
-    uint palette_rows_wanted;       \
-    uint early_rows_wanted;         \
+#define VISIBLE_INSTANCES_BLOCK                \
+    uint lod_counts[MAX_MODELS * MAX_LODS];    \
+    uint early_counts[MAX_MODELS * MAX_LODS];  \
+    uint palette_rows_wanted;                  \
+    uint posed_count;                          \
+    uint early_posed_count;                    \
+    uint padding;                              \
     uint visible_instances[];
 
 // Twin of Rust's gpu::shader_types::FrameUniforms.
@@ -37,9 +49,6 @@ struct FrameUniforms {
     // The view frustum as six planes (xyz: inward unit normal, w: distance),
     // extracted on the CPU from view_projection for cull.comp.
     vec4 frustum_planes[6];
-    // The model-wide error of each level of detail, in model units: level l
-    // is lod_errors[l / 4][l % 4]. Level 0's is 0.
-    vec4 lod_errors[2];
     // x: pixels per model unit at clip w = 1 (P[1][1] * height / 2); y: the
     // projected error a level may have, in pixels (0: always level 0);
     // z: the near plane's distance (clip w at depth 1); w: unused.
@@ -56,7 +65,9 @@ struct FrameUniforms {
 struct CrowdInstance {
     vec4 placement; // xyz: world position of the model origin; w: yaw about +Z, radians
     vec3 tint;      // multiplies the diffuse texture
-    uint skin;      // which of the crowd's skins remaps its materials, < MAX_SKINS
+    uint skin;      // which of its model's skins remaps its materials, < MAX_SKINS
+    uint model;     // which of the crowd's models it is (CrowdModel)
+    uint padding[3];
 };
 
 // Instances turn about +Z only: crowds stand upright.

@@ -174,7 +174,7 @@ fn help_lists_the_options_and_the_window_controls() {
     assert!(output.status.success());
     let help = String::from_utf8_lossy(&output.stdout);
     for expected in [
-        "[MESH.md5mesh | DIR | DECLARATION] [ANIM.md5anim]...",
+        "[MESH.md5mesh | DIR | DECLARATION] [ANIM.md5anim | MODEL]...",
         "--mesh <NAME>",
         "--game <DIR>",
         "--mod <DIR>",

@@ -7,12 +7,12 @@ mod common;
 use glam::{Mat4, Vec3};
 use md5crowd::anim::{JointPose, SkinningTransform};
 use md5crowd::crowd::{
-    self, select_lod, spawn_crowd, BoundingSphere, CrowdLayout, DepthPyramid, Frustum, Instance,
-    LodParams, SharedPoses, SplitMix64, SHARED_POSE_RATE,
+    self, select_lod, BoundingSphere, CrowdLayout, DepthPyramid, Frustum, Instance, LodParams,
+    SharedPoses, SplitMix64, SHARED_POSE_RATE,
 };
 use md5crowd::gpu::capture::FrameCapture;
 use md5crowd::gpu::context::Validation;
-use md5crowd::gpu::crowd_resources::{crowd_bytes, Animation, INITIAL_PALETTE_ROWS};
+use md5crowd::gpu::crowd_resources::{crowd_bytes, Animation, INITIAL_PALETTE_INSTANCES};
 use md5crowd::gpu::frame::FRAMES_IN_FLIGHT;
 use md5crowd::gpu::frame_loop::{
     Destination, FrameInput, FrameSource, Posed, ViewOptions, ANIM_LOD_RADIUS,
@@ -20,6 +20,7 @@ use md5crowd::gpu::frame_loop::{
 use md5crowd::gpu::guard::Destroy;
 use md5crowd::gpu::passes::animate::{Kernel, SHARED_JOINTS};
 use md5crowd::gpu::renderer::{Renderer, RendererDesc};
+use md5crowd::gpu::resources;
 use md5crowd::gpu::shader_types::{CrowdInstance, FrameUniforms, InstanceAnimation, SHARED_POSE};
 use md5crowd::gpu::{Context, ContextDesc};
 use md5crowd::model::Model;
@@ -53,20 +54,23 @@ fn shipped_model() -> Model {
 /// began during another (the starting pose a blend of two clips), some
 /// after a third switch that had to drop a clip, some holding the last pose
 /// of a one-shot they switched to long ago; the rest play their loop.
-fn crowd_at(model: &Model, instances: usize, time: f32) -> Vec<Instance> {
+fn crowd_at(models: &[Model], instances: usize, time: f32) -> Vec<Instance> {
     let layout = CrowdLayout {
         instances,
         spacing: 60.0,
         seed: 7,
     };
-    let mut crowd = spawn_crowd(&layout, &model.clips);
-    let count = model.clips.len() as u32;
-    let one_shot = model.clips.iter().position(|c| !c.looping);
-    let switch = |instance: &mut Instance, clip: u32, seconds_ago: f32| {
-        let looping = model.clips[clip as usize].looping;
-        instance.switch_clip(clip, looping, time - seconds_ago, BLEND_TIME);
-    };
+    let clips: Vec<&[md5crowd::anim::Clip]> = models.iter().map(|m| &m.clips[..]).collect();
+    let counts = crowd::mix_counts(&vec![1.0; models.len()], instances);
+    let (mut crowd, _) = crowd::spawn_mixed_crowd(&layout, &clips, &counts);
     for (i, instance) in crowd.iter_mut().enumerate() {
+        let model = &models[instance.model as usize];
+        let count = model.clips.len() as u32;
+        let one_shot = model.clips.iter().position(|c| !c.looping);
+        let switch = |instance: &mut Instance, clip: u32, seconds_ago: f32| {
+            let looping = model.clips[clip as usize].looping;
+            instance.switch_clip(clip, looping, time - seconds_ago, BLEND_TIME);
+        };
         // In blend times before `time`.
         let fades: &[f32] = match (i % 9, one_shot) {
             (0 | 3 | 6, _) => &[1.0 / 3.0],
@@ -110,7 +114,10 @@ fn overview_harness(count: usize, time: f32) -> (Harness, Vec<u32>) {
 /// renderer that lives for the whole test.
 struct Harness {
     ctx: Context,
-    model: Model,
+    /// The crowd's models; instance `id` is one of `models[crowd[id].model]`.
+    models: Vec<Model>,
+    /// Per model, its first clip in the GPU's clip table.
+    first_clips: Vec<u32>,
     renderer: Option<Renderer>,
     capture: FrameCapture,
     crowd: Vec<Instance>,
@@ -125,6 +132,8 @@ struct Harness {
     anim_lod: bool,
     /// Frozen culling: the camera the cull pass judges by instead.
     frozen_cull: Option<Mat4>,
+    /// The skeleton overlay (on unless a test looks at the picture).
+    show_skeleton: bool,
 }
 
 /// What the harness's next frame draws.
@@ -135,6 +144,7 @@ struct Frame<'a> {
     occlusion: bool,
     anim_lod: bool,
     frozen_cull: Option<Mat4>,
+    show_skeleton: bool,
 }
 
 impl FrameSource for Frame<'_> {
@@ -145,7 +155,7 @@ impl FrameSource for Frame<'_> {
             instances_version: self.instances_version,
             posed: Posed::OnGpu,
             view: ViewOptions {
-                show_skeleton: true,
+                show_skeleton: self.show_skeleton,
                 occlusion: self.occlusion,
                 anim_lod: self.anim_lod,
                 frozen_cull: self.frozen_cull,
@@ -161,11 +171,17 @@ impl Harness {
     }
 
     fn with_model(model: Model, instances: usize, time: f32) -> Harness {
-        Harness::with_kernel(model, instances, time, None)
+        Harness::with_kernel(vec![model], instances, time, None)
     }
 
-    /// `kernel`: the GPU animation kernel, `None` for the device's.
-    fn with_kernel(model: Model, instances: usize, time: f32, kernel: Option<Kernel>) -> Harness {
+    /// A crowd of `models` in equal shares. `kernel`: the GPU animation
+    /// kernel, `None` for the device's.
+    fn with_kernel(
+        models: Vec<Model>,
+        instances: usize,
+        time: f32,
+        kernel: Option<Kernel>,
+    ) -> Harness {
         // Validation messages go to the log: show them when a test fails.
         let _ = env_logger::builder().is_test(true).try_init();
         let ctx = Context::new(&ContextDesc {
@@ -174,11 +190,11 @@ impl Harness {
             window: None,
         })
         .unwrap();
-        let crowd = crowd_at(&model, instances, time);
+        let crowd = crowd_at(&models, instances, time);
         let placements: Vec<CrowdInstance> = crowd.iter().map(CrowdInstance::from).collect();
         let mut renderer = Renderer::new(
             &ctx,
-            &model,
+            &models,
             &RendererDesc {
                 extent: ash::vk::Extent2D {
                     width: WIDTH,
@@ -191,10 +207,15 @@ impl Harness {
         )
         .unwrap();
         renderer.set_crowd(&ctx, &placements).unwrap();
-        let animation = crowd.iter().map(InstanceAnimation::from).collect();
+        let first_clips = renderer.model.animation.first_clips();
+        let animation = crowd
+            .iter()
+            .map(|i| InstanceAnimation::new(i, &first_clips))
+            .collect();
         Harness {
             ctx,
-            model,
+            models,
+            first_clips,
             renderer: Some(renderer),
             capture: FrameCapture::new(None),
             crowd,
@@ -204,17 +225,48 @@ impl Harness {
             occlusion: false,
             anim_lod: false,
             frozen_cull: None,
+            show_skeleton: true,
         }
     }
 
     /// Renders one frame; returns the visible ids the GPU found.
     fn render(&mut self, view_projection: Mat4, time: f32) -> Vec<u32> {
+        self.render_into(view_projection, time, None)
+    }
+
+    /// Renders one frame and returns its picture, RGBA8, row by row.
+    fn render_picture(&mut self, view_projection: Mat4, time: f32) -> Vec<u8> {
+        let readback = resources::create_buffer(
+            &self.ctx,
+            "test picture",
+            u64::from(WIDTH * HEIGHT * 4),
+            ash::vk::BufferUsageFlags::TRANSFER_DST,
+            gpu_allocator::MemoryLocation::GpuToCpu,
+        )
+        .unwrap();
+        self.render_into(view_projection, time, Some(&readback));
+        let pixels = readback.read().to_vec();
+        readback.destroy(&self.ctx);
+        pixels
+    }
+
+    /// [`Harness::render`], the picture copied into `readback` if given.
+    fn render_into(
+        &mut self,
+        view_projection: Mat4,
+        time: f32,
+        readback: Option<&resources::Buffer>,
+    ) -> Vec<u32> {
         let renderer = self.renderer.as_mut().unwrap();
         let uniforms = FrameUniforms {
             view_projection,
             frustum_planes: Frustum::from_view_projection(view_projection).planes,
             time,
             blend_time: BLEND_TIME,
+            // Lit from above, so a picture shows each instance's tint.
+            light_direction: Vec3::new(0.3, 0.2, 0.9).normalize().extend(0.0),
+            light_color: glam::Vec4::ONE,
+            ambient_color: glam::Vec4::splat(0.3),
             ..FrameUniforms::default()
         };
         let mut frame = Frame {
@@ -224,12 +276,13 @@ impl Harness {
             occlusion: self.occlusion,
             anim_lod: self.anim_lod,
             frozen_cull: self.frozen_cull,
+            show_skeleton: self.show_skeleton,
         };
         renderer
             .draw_frame(
                 &self.ctx,
                 Destination::Offscreen,
-                None,
+                readback,
                 &mut self.capture,
                 &mut frame,
             )
@@ -248,7 +301,10 @@ impl Harness {
 
     /// Gives the instances new animation states (same placements).
     fn set_crowd(&mut self, crowd: Vec<Instance>) {
-        self.animation = crowd.iter().map(InstanceAnimation::from).collect();
+        self.animation = crowd
+            .iter()
+            .map(|i| InstanceAnimation::new(i, &self.first_clips))
+            .collect();
         self.crowd = crowd;
         self.instances_version += 1;
     }
@@ -263,14 +319,29 @@ impl Harness {
             palette: renderer
                 .read_skinning_transforms(&self.ctx, self.last_slot)
                 .unwrap(),
-            joints: self.model.skeleton.joint_count(),
+            joints: self
+                .crowd
+                .iter()
+                .map(|i| self.models[i.model as usize].skeleton.joint_count())
+                .collect(),
         }
+    }
+
+    /// The model instance `id` is one of.
+    fn model_of(&self, id: usize) -> &Model {
+        &self.models[self.crowd[id].model as usize]
+    }
+
+    /// The first (for single-model tests, the only) model.
+    fn model(&self) -> &Model {
+        &self.models[0]
     }
 
     /// Instance `id`'s bounding sphere in the world, as cull.comp builds it.
     fn sphere(&self, id: usize) -> BoundingSphere {
-        let spheres = crowd::clip_spheres(&self.model.clips);
-        let fallback = BoundingSphere::around(self.model.bind_pose_bounds());
+        let model = self.model_of(id);
+        let spheres = crowd::clip_spheres(&model.clips);
+        let fallback = BoundingSphere::around(model.bind_pose_bounds());
         crowd::instance_sphere(&self.crowd[id], &spheres, fallback)
     }
 
@@ -308,11 +379,13 @@ impl Harness {
 struct GpuPoses {
     sources: Vec<u32>,
     palette: Vec<SkinningTransform>,
-    joints: usize,
+    /// Per instance, its model's joints: the palette rows it takes.
+    joints: Vec<usize>,
 }
 
 impl GpuPoses {
-    /// The palette row of visible instance `id`, which must have its own.
+    /// The first palette row of visible instance `id`, which must have
+    /// rows of its own.
     fn row(&self, id: u32) -> usize {
         let source = self.sources[id as usize];
         assert_eq!(
@@ -320,13 +393,13 @@ impl GpuPoses {
             0,
             "instance {id} has a row of its own"
         );
-        assert_eq!(source as usize % self.joints, 0, "rows start at a multiple");
-        source as usize / self.joints
+        source as usize
     }
 
-    /// Visible instance `id`'s own transforms, in its palette row.
+    /// Visible instance `id`'s own transforms, in its palette rows.
     fn own(&self, id: u32) -> &[SkinningTransform] {
-        &self.palette[self.row(id) * self.joints..][..self.joints]
+        let joints = self.joints[id as usize];
+        &self.palette[self.row(id)..][..joints]
     }
 }
 
@@ -342,7 +415,8 @@ fn gpu_joint_buffer_equals_the_cpu_reference() {
     harness.finish();
 
     // The kernel a GPU runs (lavapipe, a CPU driver, runs the other).
-    let mut harness = Harness::with_kernel(shipped_model(), 300, time, Some(Kernel::LanePerJoint));
+    let mut harness =
+        Harness::with_kernel(vec![shipped_model()], 300, time, Some(Kernel::LanePerJoint));
     let visible = harness.render(overview(), time);
     assert_eq!(visible.len(), 300, "the overview sees the whole crowd");
     let worst = assert_animation_matches_the_cpu(&harness, &visible, time);
@@ -354,14 +428,14 @@ fn gpu_joint_buffer_equals_the_cpu_reference() {
 /// `crowd::animate_instance`, within 1e-4; returns the largest difference.
 fn assert_animation_matches_the_cpu(harness: &Harness, visible: &[u32], time: f32) -> f32 {
     let gpu = harness.gpu_poses();
-    let joints = harness.model.skeleton.joint_count();
-    let mut cpu = vec![SkinningTransform::default(); joints];
     let mut worst = 0.0f32;
     for &id in visible {
         let instance = &harness.crowd[id as usize];
+        let model = harness.model_of(id as usize);
+        let mut cpu = vec![SkinningTransform::default(); model.skeleton.joint_count()];
         crowd::animate_instance(
-            &harness.model.skeleton,
-            &harness.model.clips,
+            &model.skeleton,
+            &model.clips,
             instance,
             time,
             BLEND_TIME,
@@ -425,7 +499,7 @@ fn gpu_animation_matches_the_cpu_for_skeletons_of_any_size() {
         };
         for &kernel in kernels {
             let model = Model::load(&written.mesh, &written.anims, InfluenceLimit::Eight).unwrap();
-            let mut harness = Harness::with_kernel(model, 60, time, Some(kernel));
+            let mut harness = Harness::with_kernel(vec![model], 60, time, Some(kernel));
             let visible = harness.render(overview(), time);
             assert_eq!(visible.len(), 60, "{joints} joints: everyone in view");
             let worst = assert_animation_matches_the_cpu(&harness, &visible, time);
@@ -556,15 +630,28 @@ fn lod_choice_matches_the_cpu_reference() {
     }
     let time = 0.8;
     let mut harness = Harness::new(400, time);
-    let errors = harness
-        .renderer
-        .as_ref()
-        .unwrap()
-        .model
-        .model
-        .lod_errors
-        .clone();
-    assert!(errors.len() >= 3, "the shipped character has a LOD chain");
+    let parts = &harness.renderer.as_ref().unwrap().model.model.parts;
+    assert!(
+        parts[0].lod_errors.len() >= 3,
+        "the shipped character has a LOD chain"
+    );
+    let (compared, levels_seen) = assert_lod_choices_match_the_cpu(&mut harness, time);
+    println!("{compared} instance LODs compared, levels seen: {levels_seen:?}");
+    assert!(compared > 1000, "{compared}");
+    assert!(
+        levels_seen.len() >= 3,
+        "the cameras see several levels: {levels_seen:?}"
+    );
+    harness.finish();
+}
+
+/// From 16 seeded cameras near and far, every visible instance's level of
+/// detail against `select_lod` with its model's errors; returns how many
+/// were compared and the levels seen.
+fn assert_lod_choices_match_the_cpu(
+    harness: &mut Harness,
+    time: f32,
+) -> (usize, std::collections::BTreeSet<usize>) {
     let mut random = SplitMix64(99);
     let mut levels_seen = std::collections::BTreeSet::new();
     let mut compared = 0;
@@ -586,6 +673,8 @@ fn lod_choice_matches_the_cpu_reference() {
         let params = LodParams::new(vp, HEIGHT, Some(1.0));
         for (lod, ids) in by_lod.iter().enumerate() {
             for &id in ids {
+                let model = harness.crowd[id as usize].model as usize;
+                let errors = &renderer.model.model.parts[model].lod_errors;
                 let sphere = harness.sphere(id as usize);
                 // Within a hair of a threshold the two float paths may
                 // round either way; everywhere else they must agree.
@@ -598,20 +687,14 @@ fn lod_choice_matches_the_cpu_reference() {
                 if close_call {
                     continue;
                 }
-                let cpu = select_lod(vp, sphere, params, &errors);
+                let cpu = select_lod(vp, sphere, params, errors);
                 assert_eq!(lod as u32, cpu, "camera {camera}: instance {id}");
                 compared += 1;
                 levels_seen.insert(lod);
             }
         }
     }
-    println!("{compared} instance LODs compared, levels seen: {levels_seen:?}");
-    assert!(compared > 1000, "{compared}");
-    assert!(
-        levels_seen.len() >= 3,
-        "the cameras see several levels: {levels_seen:?}"
-    );
-    harness.finish();
+    (compared, levels_seen)
 }
 
 #[test]
@@ -622,7 +705,7 @@ fn occlusion_culling_matches_the_cpu_reference() {
     let time = 0.4;
     let mut harness = Harness::new(900, time);
     harness.occlusion = true;
-    let bind_pose = harness.model.bind_pose_bounds();
+    let bind_pose = harness.model().bind_pose_bounds();
     let height = bind_pose.max.z - bind_pose.min.z;
     let mut random = SplitMix64(5);
     let (mut occluded, mut compared) = (0, 0);
@@ -658,7 +741,7 @@ fn occlusion_culling_matches_the_cpu_reference() {
                 continue; // outside the frustum, or a hair from a plane
             }
             let instance = &harness.crowd[id as usize];
-            let model = &harness.model;
+            let model = harness.model();
             let boxes =
                 crowd::instance_bounds(instance, &model.clips, &model.part_bounds, time, bind_pose);
             let margins: Vec<Option<f32>> = boxes
@@ -698,8 +781,8 @@ fn animation_lod_matches_the_cpu_reference() {
     let time = 2.3;
     let mut harness = Harness::new(900, time);
     harness.anim_lod = true;
-    let shared = SharedPoses::sample(&harness.model.skeleton, &harness.model.clips);
-    let joints = harness.model.skeleton.joint_count();
+    let shared = SharedPoses::sample(&harness.model().skeleton, &harness.model().clips);
+    let joints = harness.model().skeleton.joint_count();
     let mut random = SplitMix64(11);
     let (mut sharing, mut own) = (0, 0);
     for camera in 0..8 {
@@ -718,7 +801,7 @@ fn animation_lod_matches_the_cpu_reference() {
             // two float paths may round either way.
             let w = vp.row(3).dot(sphere.centre.extend(1.0));
             let radius_px = sphere.radius * params.pixels_per_unit / w;
-            let clip = &harness.model.clips[instance.clip as usize];
+            let clip = &harness.model().clips[instance.clip as usize];
             let moment = instance.local_time(time).rem_euclid(clip.duration()) * SHARED_POSE_RATE;
             if (radius_px - ANIM_LOD_RADIUS).abs() < 1e-3 || (moment - moment.round()).abs() < 1e-3
             {
@@ -726,7 +809,7 @@ fn animation_lod_matches_the_cpu_reference() {
             }
             let cpu = crowd::shared_pose(
                 instance,
-                &harness.model.clips,
+                &harness.model().clips,
                 time,
                 BLEND_TIME,
                 vp,
@@ -763,14 +846,15 @@ fn animation_lod_matches_the_cpu_reference() {
 /// float paths may round either way.
 fn shared_pose_source(harness: &Harness, shared: &SharedPoses, id: u32, time: f32) -> Option<u32> {
     let instance = &harness.crowd[id as usize];
-    let clip = &harness.model.clips[instance.clip as usize];
+    let model = harness.model_of(id as usize);
+    let clip = &model.clips[instance.clip as usize];
     let moment = instance.local_time(time).rem_euclid(clip.duration()) * SHARED_POSE_RATE;
     if (moment - moment.round()).abs() < 1e-3 {
         return None;
     }
     let (first, _) = shared.clips[instance.clip as usize];
     let pose = crowd::shared_pose_index(clip, instance.local_time(time));
-    Some(SHARED_POSE | (first + pose * harness.model.skeleton.joint_count() as u32))
+    Some(SHARED_POSE | (first + pose * model.skeleton.joint_count() as u32))
 }
 
 #[test]
@@ -780,10 +864,10 @@ fn the_palette_grows_until_every_drawn_instance_has_its_own_row() {
     }
     let (time, count) = (1.1, 3000);
     let mut harness = Harness::new(count, time);
-    let shared = SharedPoses::sample(&harness.model.skeleton, &harness.model.clips);
+    let shared = SharedPoses::sample(&harness.model().skeleton, &harness.model().clips);
     let far_above = view_projection(Vec3::new(-5000.0, 0.0, 8500.0), Vec3::ZERO, 1.0);
     // The first frame in each slot wants a row per instance (animation LOD
-    // is off) and has INITIAL_PALETTE_ROWS: the rest show the shared pose
+    // is off) and has INITIAL_PALETTE_INSTANCES: the rest show the shared pose
     // animation LOD would have picked.
     for frame in 0..FRAMES_IN_FLIGHT {
         let visible = harness.render(far_above, time);
@@ -796,7 +880,7 @@ fn the_palette_grows_until_every_drawn_instance_has_its_own_row() {
             .collect();
         assert_eq!(
             overflow.len(),
-            count - INITIAL_PALETTE_ROWS as usize,
+            count - INITIAL_PALETTE_INSTANCES as usize,
             "frame {frame}"
         );
         for &id in &overflow {
@@ -817,8 +901,14 @@ fn the_palette_grows_until_every_drawn_instance_has_its_own_row() {
         println!("frame {frame}: largest GPU/CPU difference {worst:e}");
     }
     let crowd = harness.renderer.as_ref().unwrap().crowd().unwrap();
+    // A row per joint of every instance.
+    let joints = harness.model().skeleton.joint_count();
     for slot in 0..FRAMES_IN_FLIGHT {
-        assert_eq!(crowd.palette_rows(slot), Some(count as u32), "slot {slot}");
+        assert_eq!(
+            crowd.palette_rows(slot),
+            Some((count * joints) as u32),
+            "slot {slot}"
+        );
     }
     assert_eq!(
         crowd.allocated_bytes(),
@@ -855,16 +945,18 @@ fn the_palette_grows_with_what_a_view_draws_not_with_the_crowd() {
         }
     }
     assert!(
-        seen > INITIAL_PALETTE_ROWS as usize && seen.next_power_of_two() < count,
+        seen > INITIAL_PALETTE_INSTANCES as usize && seen.next_power_of_two() < count,
         "the corner is more than the first rows and less than half the crowd: {seen}"
     );
     let crowd = harness.renderer.as_ref().unwrap().crowd().unwrap();
-    let rows = seen.next_power_of_two();
+    // A row is a joint's transform: the palette grows to the power of two
+    // above the transforms of what is seen.
+    let joints = harness.model().skeleton.joint_count();
+    let rows = (seen * joints).next_power_of_two();
     for slot in 0..FRAMES_IN_FLIGHT {
         assert_eq!(crowd.palette_rows(slot), Some(rows as u32), "slot {slot}");
     }
-    let joints = harness.model.skeleton.joint_count();
-    let row_bytes = joints * size_of::<SkinningTransform>();
+    let row_bytes = size_of::<SkinningTransform>();
     let fit = crowd_bytes(&crowd.shape, count as u32);
     println!(
         "{seen} of {count} seen: palette {rows} rows, {} of {} bytes allocated",
@@ -873,7 +965,7 @@ fn the_palette_grows_with_what_a_view_draws_not_with_the_crowd() {
     );
     assert_eq!(
         fit - crowd.allocated_bytes(),
-        (FRAMES_IN_FLIGHT * (count - rows) * row_bytes) as u64,
+        (FRAMES_IN_FLIGHT * (count * joints - rows) * row_bytes) as u64,
         "the palettes are all that is smaller than the crowd"
     );
     harness.finish();
@@ -889,8 +981,8 @@ fn a_switch_mid_fade_continues_from_the_pose_shown_on_the_gpu() {
     let before = harness.gpu_poses();
 
     // Everyone switches at `time`: the settled, the fading, the nested.
-    let count = harness.model.clips.len() as u32;
-    let clips = &harness.model.clips;
+    let count = harness.model().clips.len() as u32;
+    let clips = &harness.model().clips;
     let switched: Vec<Instance> = harness
         .crowd
         .iter()
@@ -933,7 +1025,7 @@ fn a_one_shot_holds_its_last_pose_on_the_gpu_while_a_loop_moves_on() {
         return;
     }
     let mut harness = Harness::new(60, 0.0);
-    let clips = &harness.model.clips;
+    let clips = &harness.model().clips;
     let one_shot = clips
         .iter()
         .position(|c| !c.looping)
@@ -1084,5 +1176,163 @@ fn frozen_culling_judges_by_the_frozen_camera_while_the_view_moves() {
             .collect()
     };
     assert_eq!(sorted(&frozen), sorted(&at_street));
+    harness.finish();
+}
+
+/// Three models of different sizes, all at 8 influences: the shipped
+/// character (23 joints, 2 meshes, 4 influences a vertex) and the
+/// many-joints subject, as tall, at 110 joints in 1 mesh and at 47 in 6
+/// (up to 8 influences).
+fn mixed_models(test: &str) -> Vec<Model> {
+    let dir = common::scratch_dir(test);
+    let many = |joints: usize, meshes: usize| {
+        let dir = dir.join(joints.to_string());
+        let written = common::many_joints::write_many_parts(&dir, joints, meshes, 20.0).unwrap();
+        Model::load(&written.mesh, &written.anims, InfluenceLimit::Eight).unwrap()
+    };
+    let assets = common::assets();
+    let anims: Vec<_> = ["idle", "run", "walk", "wave"]
+        .iter()
+        .map(|clip| assets.join(format!("{clip}.md5anim")))
+        .collect();
+    let shipped = Model::load(
+        &assets.join("crowdling.md5mesh"),
+        &anims,
+        InfluenceLimit::Eight,
+    )
+    .unwrap();
+    vec![shipped, many(110, 1), many(47, 6)]
+}
+
+#[test]
+fn a_mixed_crowd_culls_picks_levels_and_animates_as_the_cpu_does() {
+    if !common::vulkan_or_skip() {
+        return;
+    }
+    let time = 1.37;
+    let mut harness = Harness::with_kernel(mixed_models("mixed_cpu"), 600, time, None);
+    let per_model: Vec<usize> = (0..3)
+        .map(|m| harness.crowd.iter().filter(|i| i.model == m).count())
+        .collect();
+    assert_eq!(per_model, [200, 200, 200], "equal shares");
+    assert!(
+        harness.crowd.windows(2).all(|w| w[0].model <= w[1].model),
+        "sorted by model"
+    );
+    // Animate: every instance posed with its own model's skeleton and
+    // clips, in as many palette rows as its model has joints.
+    let visible = harness.render(overview(), time);
+    assert_eq!(visible.len(), 600, "the overview sees the whole crowd");
+    let worst = assert_animation_matches_the_cpu(&harness, &visible, time);
+    println!("mixed crowd: largest GPU/CPU difference {worst:e}");
+    let poses = harness.gpu_poses();
+    let mut rows: Vec<(usize, usize)> = visible
+        .iter()
+        .map(|&id| (poses.row(id), poses.joints[id as usize]))
+        .collect();
+    rows.sort();
+    assert!(
+        rows.windows(2).all(|w| w[0].0 + w[0].1 <= w[1].0),
+        "no two instances share a palette row"
+    );
+    let palette_rows: usize = rows.iter().map(|r| r.1).sum();
+    assert_eq!(palette_rows, 200 * (23 + 110 + 47));
+
+    // Cull: the frustum test of every model's instances.
+    let mut random = SplitMix64(77);
+    for camera in 0..8 {
+        let eye = Vec3::new(
+            (random.unit() - 0.5) * 3000.0,
+            (random.unit() - 0.5) * 3000.0,
+            20.0 + random.unit() * 800.0,
+        );
+        let vp = view_projection(eye, Vec3::ZERO, 0.3 + random.unit() * 1.2);
+        let gpu: std::collections::BTreeSet<u32> = harness.render(vp, time).into_iter().collect();
+        for (id, margin) in harness.cpu_visible(vp) {
+            if margin > 1e-2 {
+                assert!(gpu.contains(&id), "camera {camera}: instance {id} dropped");
+            } else if margin < -1e-2 {
+                assert!(!gpu.contains(&id), "camera {camera}: instance {id} kept");
+            }
+        }
+    }
+
+    // Levels of detail: each instance by its own model's chain.
+    let (compared, levels_seen) = assert_lod_choices_match_the_cpu(&mut harness, time);
+    println!("mixed crowd: {compared} LODs compared, levels seen: {levels_seen:?}");
+    assert!(
+        compared > 1000 && levels_seen.len() >= 3,
+        "{compared} {levels_seen:?}"
+    );
+    harness.finish();
+
+    // The kernel a GPU runs, over skeletons of every size at once.
+    let mut harness = Harness::with_kernel(
+        mixed_models("mixed_cpu_lanes"),
+        150,
+        time,
+        Some(Kernel::LanePerJoint),
+    );
+    let visible = harness.render(overview(), time);
+    assert_eq!(visible.len(), 150);
+    assert_animation_matches_the_cpu(&harness, &visible, time);
+    harness.finish();
+}
+
+#[test]
+fn a_mixed_crowd_picture_shows_every_model() {
+    if !common::vulkan_or_skip() {
+        return;
+    }
+    let time = 0.6;
+    let mut harness = Harness::with_kernel(mixed_models("mixed_picture"), 90, time, None);
+    // Each model's instances tinted a primary colour of their own.
+    let tints = [Vec3::X, Vec3::Y, Vec3::Z];
+    let placements: Vec<CrowdInstance> = harness
+        .crowd
+        .iter()
+        .map(|i| CrowdInstance {
+            tint: tints[i.model as usize],
+            ..CrowdInstance::from(i)
+        })
+        .collect();
+    let renderer = harness.renderer.as_mut().unwrap();
+    renderer.set_crowd(&harness.ctx, &placements).unwrap();
+    harness.show_skeleton = false;
+    let near = view_projection(Vec3::new(-450.0, -200.0, 300.0), Vec3::ZERO, 0.9);
+    let pixels = harness.render_picture(near, time);
+    let mut counts = [0usize; 3];
+    for p in pixels.chunks_exact(4) {
+        let (r, g, b) = (i32::from(p[0]), i32::from(p[1]), i32::from(p[2]));
+        let strongest = [r, g, b];
+        for (channel, count) in counts.iter_mut().enumerate() {
+            let others = strongest
+                .iter()
+                .enumerate()
+                .filter(|(c, _)| *c != channel)
+                .map(|(_, &v)| v)
+                .max()
+                .unwrap();
+            if strongest[channel] > 40 && strongest[channel] > 2 * others {
+                *count += 1;
+            }
+        }
+    }
+    image::save_buffer(
+        common::scratch_dir("mixed_picture_png").join("mixed.png"),
+        &pixels,
+        WIDTH,
+        HEIGHT,
+        image::ExtendedColorType::Rgba8,
+    )
+    .unwrap();
+    let lit = pixels
+        .chunks_exact(4)
+        .filter(|p| p[..3].iter().any(|&c| c > 40))
+        .count();
+    println!("pixels per model (red, green, blue): {counts:?} of {lit} lit");
+    for (model, &count) in counts.iter().enumerate() {
+        assert!(count > 400, "model {model} shows in {count} pixels");
+    }
     harness.finish();
 }

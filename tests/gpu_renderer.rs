@@ -11,7 +11,9 @@ mod common;
 use ash::vk;
 use md5crowd::gpu::capture::FrameCapture;
 use md5crowd::gpu::context::Validation;
-use md5crowd::gpu::crowd_resources::{crowd_bytes, Animation, CrowdShape, INITIAL_PALETTE_ROWS};
+use md5crowd::gpu::crowd_resources::{
+    crowd_bytes, Animation, CrowdShape, INITIAL_PALETTE_INSTANCES,
+};
 use md5crowd::gpu::frame::FRAMES_IN_FLIGHT;
 use md5crowd::gpu::frame_loop::{Destination, FrameInput, FrameSource, Posed, ViewOptions};
 use md5crowd::gpu::guard::{guard, Destroy};
@@ -46,7 +48,7 @@ fn placements(count: usize) -> Vec<CrowdInstance> {
         .map(|i| CrowdInstance {
             placement: glam::Vec4::new(i as f32 * 80.0, 0.0, 0.0, 0.0),
             tint: glam::Vec3::ONE,
-            skin: 0,
+            ..CrowdInstance::default()
         })
         .collect()
 }
@@ -89,7 +91,9 @@ impl Input {
             transforms: vec![identity; instances * joints],
             vertices: vec![
                 SurfaceVertex::default();
-                instances * CrowdShape::of(model, posed_as).vertex_count as usize
+                instances
+                    * CrowdShape::of(std::slice::from_ref(model), posed_as).vertex_count
+                        as usize
             ],
             posed_as,
             view: ViewOptions {
@@ -130,7 +134,7 @@ fn build(
     crowd: &[CrowdInstance],
     desc: &RendererDesc,
 ) -> Result<Renderer, GpuError> {
-    let mut renderer = guard(ctx, Renderer::new(ctx, model, desc)?);
+    let mut renderer = guard(ctx, Renderer::new(ctx, std::slice::from_ref(model), desc)?);
     renderer.set_crowd(ctx, crowd)?;
     Ok(renderer.keep())
 }
@@ -222,7 +226,7 @@ fn the_fit_check_counts_what_the_crowd_allocates() {
     let ctx = validated_context();
     let model = model(InfluenceLimit::Eight);
     let row_bytes = (model.skeleton.joint_count() * size_of::<SkinningTransform>()) as u64;
-    let beyond = INITIAL_PALETTE_ROWS as usize + 300;
+    let beyond = INITIAL_PALETTE_INSTANCES as usize + 300;
     for animation in [
         Animation::Gpu,
         Animation::Cpu,
@@ -231,13 +235,13 @@ fn the_fit_check_counts_what_the_crowd_allocates() {
     ] {
         for count in [1, 7, 100, beyond] {
             let renderer = build(&ctx, &model, &placements(count), &desc(animation)).unwrap();
-            let shape = CrowdShape::of(&model, animation);
+            let shape = CrowdShape::of(std::slice::from_ref(&model), animation);
             assert_eq!(renderer.crowd().unwrap().shape, shape);
             // GPU animation's palette starts with the first rows and may
             // grow to the crowd, which the fit check counts; the CPU
             // uploads every instance's transforms.
             let palette_short = match animation {
-                Animation::Gpu if count > INITIAL_PALETTE_ROWS as usize => {
+                Animation::Gpu if count > INITIAL_PALETTE_INSTANCES as usize => {
                     FRAMES_IN_FLIGHT as u64 * 300 * row_bytes
                 }
                 _ => 0,
@@ -262,7 +266,7 @@ fn a_failed_palette_growth_keeps_the_slot_drawing_and_leaks_nothing() {
     let model = model(InfluenceLimit::Four);
     // Everyone is in view of the default uniforms, and drawn in one phase:
     // each slot's first frame wants more rows than the palette starts with.
-    let count = INITIAL_PALETTE_ROWS as usize + 100;
+    let count = INITIAL_PALETTE_INSTANCES as usize + 100;
     let mut renderer = build(&ctx, &model, &placements(count), &desc(Animation::Gpu)).unwrap();
     let mut input = Input::new(&model, count, Animation::Gpu);
     input.view.occlusion = false;
@@ -270,12 +274,18 @@ fn a_failed_palette_growth_keeps_the_slot_drawing_and_leaks_nothing() {
         draw(&ctx, &mut renderer, &mut input).unwrap();
     }
     let rows = |renderer: &Renderer, slot| renderer.crowd().unwrap().palette_rows(slot);
+    // A palette row is one joint's transform.
+    let joints = model.skeleton.joint_count() as u32;
     for step in 0.. {
         ctx.fail_creation_step(Some(step));
         match draw(&ctx, &mut renderer, &mut input) {
             Err(GpuError::InjectedFailure { step: failed, .. }) => {
                 assert_eq!(failed, step);
-                assert_eq!(rows(&renderer, 0), Some(INITIAL_PALETTE_ROWS), "as it was");
+                assert_eq!(
+                    rows(&renderer, 0),
+                    Some(INITIAL_PALETTE_INSTANCES * joints),
+                    "as it was"
+                );
             }
             Err(other) => panic!("step {step}: {other}"),
             Ok(()) => {
@@ -287,7 +297,11 @@ fn a_failed_palette_growth_keeps_the_slot_drawing_and_leaks_nothing() {
     ctx.fail_creation_step(None);
     draw(&ctx, &mut renderer, &mut input).unwrap();
     for slot in 0..FRAMES_IN_FLIGHT {
-        assert_eq!(rows(&renderer, slot), Some(count as u32), "slot {slot}");
+        assert_eq!(
+            rows(&renderer, slot),
+            Some(count as u32 * joints),
+            "slot {slot}"
+        );
     }
     renderer.destroy(&ctx);
     assert_eq!(validation_after(ctx), (0, 0));
@@ -347,7 +361,9 @@ fn a_new_model_is_built_around_the_same_crowd_or_refused_with_nothing_changed() 
             &mut Input::new(&four, count, animation),
         )
         .unwrap();
-        renderer.set_model(&ctx, &eight, &crowd, None).unwrap();
+        renderer
+            .set_model(&ctx, std::slice::from_ref(&eight), &crowd, None)
+            .unwrap();
         let gpu_model = &renderer.model.model;
         assert_eq!(gpu_model.limit, InfluenceLimit::Eight, "{animation:?}");
         assert!(
@@ -375,14 +391,20 @@ fn a_new_model_is_built_around_the_same_crowd_or_refused_with_nothing_changed() 
     let probe = build(&ctx, &four, &crowd, &desc(animation)).unwrap();
     let fixed = probe.buffer_bytes() - probe.crowd().unwrap().allocated_bytes();
     probe.destroy(&ctx);
-    let budget = fixed + crowd_bytes(&CrowdShape::of(&four, animation), count as u32);
+    let budget = fixed
+        + crowd_bytes(
+            &CrowdShape::of(std::slice::from_ref(&four), animation),
+            count as u32,
+        );
     let small_gpu = RendererDesc {
         memory_budget: Some(budget),
         ..desc(animation)
     };
     let mut renderer = build(&ctx, &four, &crowd, &small_gpu).unwrap();
     let pipeline = renderer.model.crowd_draw.variants();
-    let error = renderer.set_model(&ctx, &eight, &crowd, None).unwrap_err();
+    let error = renderer
+        .set_model(&ctx, std::slice::from_ref(&eight), &crowd, None)
+        .unwrap_err();
     assert!(matches!(error, GpuError::CrowdTooLarge { .. }), "{error}");
     assert_eq!(renderer.model.model.limit, InfluenceLimit::Four);
     assert_eq!(
@@ -413,7 +435,9 @@ fn a_failed_model_switch_leaks_nothing() {
         let ctx = validated_context();
         let mut renderer = build(&ctx, &four, &crowd, &desc).unwrap();
         ctx.fail_creation_step(None);
-        renderer.set_model(&ctx, &eight, &crowd, None).unwrap();
+        renderer
+            .set_model(&ctx, std::slice::from_ref(&eight), &crowd, None)
+            .unwrap();
         let steps = ctx.creation_steps();
         renderer.destroy(&ctx);
         steps
@@ -423,7 +447,9 @@ fn a_failed_model_switch_leaks_nothing() {
         let ctx = validated_context();
         let mut renderer = build(&ctx, &four, &crowd, &desc).unwrap();
         ctx.fail_creation_step(Some(step));
-        let error = renderer.set_model(&ctx, &eight, &crowd, None).unwrap_err();
+        let error = renderer
+            .set_model(&ctx, std::slice::from_ref(&eight), &crowd, None)
+            .unwrap_err();
         assert!(matches!(error, GpuError::InjectedFailure { .. }), "{error}");
         ctx.fail_creation_step(None);
         // Before the swap the old model and crowd stay and draw; after it

@@ -238,14 +238,17 @@ fn the_agent_pass_matches_the_cpu_reference() {
     let lanes = lay_out_lanes(count, footprint(&model), 21);
     let placements: Vec<CrowdInstance> = crowd.iter().map(CrowdInstance::from).collect();
     let agents = CrowdAgents {
-        table: GpuLocomotionTable::from(&table),
+        tables: vec![GpuLocomotionTable::new(&table, 0)],
         lanes: lanes
             .iter()
             .zip(&placements)
             .map(|(lane, home)| GpuAgentLane::new(lane, home))
             .collect(),
     };
-    let animation: Vec<InstanceAnimation> = crowd.iter().map(InstanceAnimation::from).collect();
+    let animation: Vec<InstanceAnimation> = crowd
+        .iter()
+        .map(|i| InstanceAnimation::new(i, &[0]))
+        .collect();
     let ctx = Context::new(&ContextDesc {
         validation: Validation::Required,
         gpu_index: None,
@@ -254,7 +257,7 @@ fn the_agent_pass_matches_the_cpu_reference() {
     .unwrap();
     let mut renderer = Renderer::new(
         &ctx,
-        &model,
+        std::slice::from_ref(&model),
         &RendererDesc {
             extent: ash::vk::Extent2D {
                 width: 160,
@@ -297,7 +300,7 @@ fn the_agent_pass_matches_the_cpu_reference() {
                 gpu_placements[id].tint, placements[id].tint,
                 "the tint stays"
             );
-            let expected = InstanceAnimation::from(&cpu);
+            let expected = InstanceAnimation::new(&cpu, &[0]);
             assert_eq!(
                 (
                     gpu.clip,

@@ -13,6 +13,7 @@ use serde::Serialize;
 
 use super::crowd_state::CrowdSpec;
 use super::headless::FIXED_STEP;
+use super::load::Cast;
 use super::render_args::{AnimateKernel, LoadArgs, Switch, View};
 use super::scene::Scene;
 use super::AppError;
@@ -22,7 +23,6 @@ use crate::gpu::crowd_resources::Animation;
 use crate::gpu::frame_loop::{Destination, ViewOptions};
 use crate::gpu::guard::guard;
 use crate::gpu::{Context, ContextDesc};
-use crate::model::Model;
 
 #[derive(clap::Args, Clone, Debug)]
 pub struct BenchArgs {
@@ -30,7 +30,9 @@ pub struct BenchArgs {
     /// the shipped character]
     #[arg(value_name = "MESH.md5mesh | DIR")]
     pub mesh: Option<PathBuf>,
-    #[arg(value_name = "ANIM.md5anim")]
+    /// Clips for the mesh; then further models, each followed by its clips:
+    /// a mixed crowd (`--mix` sets the shares)
+    #[arg(value_name = "ANIM.md5anim | MODEL")]
     pub anims: Vec<PathBuf>,
     #[command(flatten)]
     pub load: LoadArgs,
@@ -145,6 +147,8 @@ pub struct Run {
     /// What was measured: its keys sit in the run's JSON object itself.
     #[serde(flatten)]
     pub case: Case,
+    /// The models the crowd mixes (their mesh files' stems), in order.
+    pub models: Vec<String>,
     /// The animate kernel that posed the crowd (gpu mode; `None` otherwise).
     pub animate_kernel: Option<&'static str>,
     pub compute_only: bool,
@@ -159,7 +163,7 @@ pub struct Run {
     pub visible: u32,
     /// Median triangles drawn per frame, after culling and level of detail.
     pub triangles: f64,
-    /// Visible instances times the full mesh's vertices, per second.
+    /// Visible instances times their model's full vertices, per second.
     pub vertices_per_s: f64,
 }
 
@@ -193,7 +197,7 @@ pub struct Report {
 /// Untimed frames first: pipelines warm, caches fill, both frame slots used.
 const WARMUP_FRAMES: u32 = 4;
 
-pub fn run(args: &BenchArgs, model: &Rc<Model>) -> Result<Report, AppError> {
+pub fn run(args: &BenchArgs, model: &Rc<Cast>) -> Result<Report, AppError> {
     // Before the instance, as RenderDoc asks; a benchmark captures nothing.
     let mut capture = FrameCapture::new(None);
     let ctx = Context::new(&ContextDesc {
@@ -294,6 +298,8 @@ struct Samples {
     frame_ms: Vec<f64>,
     gpu_ms: BTreeMap<&'static str, Vec<f64>>,
     visible: u32,
+    /// Visible instances times their model's vertices, the last frame.
+    vertices_drawn: u64,
     triangles: Vec<f64>,
     animate_kernel: Option<&'static str>,
 }
@@ -328,7 +334,7 @@ fn log_run(run: &Run) {
 fn measure(
     ctx: &Context,
     args: &BenchArgs,
-    model: &Rc<Model>,
+    model: &Rc<Cast>,
     case: Case,
     capture: &mut FrameCapture,
     samples: &mut Samples,
@@ -374,7 +380,17 @@ fn measure(
         if timed {
             if let Some(counts) = report.visible {
                 samples.visible = counts.total();
-                let triangles = counts.triangles(&renderer.model.model.lod_triangles);
+                samples.vertices_drawn = renderer
+                    .model
+                    .model
+                    .parts
+                    .iter()
+                    .enumerate()
+                    .map(|(m, part)| {
+                        u64::from(counts.model_total(m)) * u64::from(part.vertex_count)
+                    })
+                    .sum();
+                let triangles = counts.triangles(&renderer.model.model.parts);
                 samples.triangles.push(triangles as f64);
             }
             let finished = report.finished.into_iter();
@@ -395,13 +411,11 @@ fn measure(
 }
 
 /// A run's figures: medians over every round's frames.
-fn summarize(args: &BenchArgs, model: &Model, case: Case, samples: &mut Samples) -> Run {
+fn summarize(args: &BenchArgs, cast: &Cast, case: Case, samples: &mut Samples) -> Run {
     let frame_ms = median(&mut samples.frame_ms);
-    let vertices: usize = crate::gpu::gpu_model::drawn_meshes(model)
-        .map(|m| m.vertex_count())
-        .sum();
     Run {
         case,
+        models: cast.names(),
         animate_kernel: samples.animate_kernel,
         compute_only: args.compute_only,
         cpu_ms: median(&mut samples.cpu_ms),
@@ -413,7 +427,7 @@ fn summarize(args: &BenchArgs, model: &Model, case: Case, samples: &mut Samples)
             .collect(),
         visible: samples.visible,
         triangles: median(&mut samples.triangles),
-        vertices_per_s: f64::from(samples.visible) * vertices as f64 / (frame_ms / 1e3),
+        vertices_per_s: samples.vertices_drawn as f64 / (frame_ms / 1e3),
     }
 }
 

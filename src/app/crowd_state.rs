@@ -23,11 +23,14 @@ use crate::skin::{self, SkinningMethod};
 /// What the crowd is made from; the window rebuilds it with another count.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct CrowdSpec {
+    /// Every model's instances together.
     pub instances: u32,
     pub seed: u64,
-    /// Grid spacing; `None`: 1.5 times the model's footprint.
+    /// Grid spacing; `None`: 1.5 times the widest model's footprint.
     pub spacing: Option<f32>,
-    /// Everyone plays this clip; `None`: a seeded mix.
+    /// Everyone plays this clip, by its index in
+    /// [`CrowdState::clip_names`] (each model its clip of that name);
+    /// `None`: a seeded mix.
     pub clip: Option<u32>,
     /// Seconds a clip switch crossfades over.
     pub blend_time: f32,
@@ -38,36 +41,19 @@ pub struct CrowdSpec {
     pub locomotion: bool,
 }
 
-/// Where locomotion takes the crowd: the gaits and speed profile every
-/// agent shares, and each one's lane.
+/// Where locomotion takes the crowd: per model the gaits and speed profile
+/// its agents share, and each agent's lane.
 pub struct Locomotion {
-    pub table: LocomotionTable,
+    pub tables: Vec<LocomotionTable>,
     pub lanes: Vec<AgentLane>,
 }
 
-pub struct CrowdState {
-    pub spec: CrowdSpec,
-    /// Where everyone stands and what they play without locomotion.
-    pub instances: Vec<Instance>,
-    /// `instances` as the vertex shader reads them.
-    pub placements: Vec<CrowdInstance>,
-    /// `None`: no looping clip of the model moves, so nobody walks.
-    pub locomotion: Option<Locomotion>,
-    /// With locomotion on and CPU animation: `instances` as the agents
-    /// move them at `time` (the GPU's agent pass does the same).
-    walking: Vec<Instance>,
-    /// Every pose of the model fits this box (model space).
-    footprint: Bounds,
-    /// `instances` as animate.comp and cull.comp read them; re-uploaded
-    /// when `instances_version` changes.
-    instance_animation: Vec<InstanceAnimation>,
-    instances_version: u64,
-    /// The global time of the last `animate` call.
-    pub time: f32,
-    /// CPU animation only: `instances.len() * joint_count`, instance-major.
-    skinning_transforms: Vec<SkinningTransform>,
-    /// Skinned surface vertices of every instance (CPU skinning only).
-    pub cpu_skinned: Option<Vec<SurfaceVertex>>,
+/// What the crowd keeps of one of its models.
+struct CrowdModel {
+    /// Its instances: `instances[first..first + count]`.
+    first: usize,
+    count: usize,
+    joint_count: usize,
     /// Per clip, the box its poses stay in (md5anim `bounds` grown to the
     /// skinned poses'), and the bind pose's for a model without clips.
     clip_bounds: Vec<Bounds>,
@@ -75,117 +61,247 @@ pub struct CrowdState {
     /// Per clip: whether it loops, and its duration.
     clip_loops: Vec<bool>,
     clip_durations: Vec<f32>,
+    /// Per name of [`CrowdState::clip_names`], its clip of that name.
+    clip_by_name: Vec<Option<u32>>,
+}
+
+pub struct CrowdState {
+    pub spec: CrowdSpec,
+    /// The share of the crowd each model gets (`--mix`), kept to build the
+    /// crowd again with another count.
+    pub shares: Vec<f32>,
+    /// Where everyone stands and what they play without locomotion,
+    /// sorted by model.
+    pub instances: Vec<Instance>,
+    /// `instances` as the vertex shader reads them.
+    pub placements: Vec<CrowdInstance>,
+    /// `None`: some model has no looping clip that moves, so nobody walks.
+    pub locomotion: Option<Locomotion>,
+    /// With locomotion on and CPU animation: `instances` as the agents
+    /// move them at `time` (the GPU's agent pass does the same).
+    walking: Vec<Instance>,
+    /// Every pose of every model fits this box (model space).
+    footprint: Bounds,
+    models: Vec<CrowdModel>,
+    /// Every model's clip names, each once, in the order the models and
+    /// their clips come: what a clip picked for everyone is one of.
+    pub clip_names: Vec<String>,
+    /// Per model, its first clip in the GPU's clip table.
+    first_clips: Vec<u32>,
+    /// `instances` as animate.comp and cull.comp read them; re-uploaded
+    /// when `instances_version` changes.
+    instance_animation: Vec<InstanceAnimation>,
+    instances_version: u64,
+    /// The global time of the last `animate` call.
+    pub time: f32,
+    /// CPU animation only: every instance's transforms, instance-major (an
+    /// instance takes as many as its model has joints).
+    skinning_transforms: Vec<SkinningTransform>,
+    /// Skinned surface vertices of every instance (CPU skinning only).
+    pub cpu_skinned: Option<Vec<SurfaceVertex>>,
     /// Per instance, the looping clip it fades back to once the one-shot
     /// it plays is over (a one-shot picked in the window); `None`: it
     /// carries on, or holds a one-shot's last pose.
     return_clips: Vec<Option<u32>>,
 }
 
+/// Every model's clip names, each once, in the order the models and their
+/// clips come: what `--clip` and the window's keys pick from (each model
+/// plays its clip of the name picked).
+pub fn clip_names(models: &[Model]) -> Vec<String> {
+    let mut names: Vec<String> = Vec::new();
+    for clip in models.iter().flat_map(|m| &m.clips) {
+        if !names.contains(&clip.name) {
+            names.push(clip.name.clone());
+        }
+    }
+    names
+}
+
 impl CrowdState {
-    /// A seeded crowd on a grid. Instance 0 is the one a single-character
-    /// view shows: it faces the camera (+X), plays the first clip (or
-    /// `spec.clip`) from its start at normal speed, and keeps its texture's
-    /// colours, so `--time T` shows frame T of it.
+    /// A seeded crowd on a grid, `shares` of it (one weight per model)
+    /// each model's. Instance 0 is the one a single-character view shows:
+    /// it faces the camera (+X), plays the first clip (or `spec.clip`) from
+    /// its start at normal speed, and keeps its texture's colours, so
+    /// `--time T` shows frame T of it.
     ///
-    /// With locomotion, everyone gets a lane (see `crowd::agents`); a
-    /// clip picked for everyone (`spec.clip`) switches locomotion off.
-    pub fn new(model: &Model, mut spec: CrowdSpec) -> CrowdState {
-        let bind_pose_bounds = model.bind_pose_bounds();
-        let clip_bounds: Vec<Bounds> = model.clips.iter().map(|c| c.bounds_union()).collect();
-        // Spaced so that no two neighbours touch, whatever they play.
-        let footprint = clip_bounds
+    /// With locomotion, everyone gets a lane (see `crowd::agents`), spaced
+    /// for the widest model; a clip picked for everyone (`spec.clip`)
+    /// switches locomotion off.
+    pub fn new(models: &[Model], shares: &[f32], mut spec: CrowdSpec) -> CrowdState {
+        let clip_names = clip_names(models);
+        let counts = crowd::mix_counts(shares, spec.instances as usize);
+        let mut first = 0;
+        let crowd_models: Vec<CrowdModel> = models
             .iter()
-            .fold(bind_pose_bounds, |a, &b| a.union(b));
+            .zip(&counts)
+            .map(|(model, &count)| {
+                let crowd_model = CrowdModel {
+                    first,
+                    count,
+                    joint_count: model.skeleton.joint_count(),
+                    clip_bounds: model.clips.iter().map(|c| c.bounds_union()).collect(),
+                    bind_pose_bounds: model.bind_pose_bounds(),
+                    clip_loops: model.clips.iter().map(|c| c.looping).collect(),
+                    clip_durations: model.clips.iter().map(|c| c.duration()).collect(),
+                    clip_by_name: clip_names
+                        .iter()
+                        .map(|name| {
+                            let clip = model.clips.iter().position(|c| &c.name == name);
+                            clip.map(|c| c as u32)
+                        })
+                        .collect(),
+                };
+                first += count;
+                crowd_model
+            })
+            .collect();
+        // Spaced so that no two neighbours touch, whatever they play.
+        let footprint = crowd_models
+            .iter()
+            .flat_map(|m| m.clip_bounds.iter().chain([&m.bind_pose_bounds]))
+            .fold(Bounds::EMPTY, |a, &b| a.union(b));
         let size = footprint.max - footprint.min;
         let width = size.x.max(size.y);
         spec.locomotion &= spec.clip.is_none();
-        let table =
-            LocomotionTable::new(&model.clips, &model.ground_motion, &model.distance_curves);
-        if table.is_none() && spec.locomotion {
-            log::warn!(
-                "locomotion: no looping clip of {} moves over the ground; the crowd stands",
-                model.mesh_file
-            );
-        }
-        let locomotion = table.map(|table| Locomotion {
-            table,
-            lanes: crowd::lay_out_lanes(spec.instances as usize, width, spec.seed),
-        });
+        let tables: Option<Vec<LocomotionTable>> = models
+            .iter()
+            .map(|model| {
+                let table = LocomotionTable::new(
+                    &model.clips,
+                    &model.ground_motion,
+                    &model.distance_curves,
+                );
+                if table.is_none() && spec.locomotion {
+                    log::warn!(
+                        "locomotion: no looping clip of {} moves over the ground; the crowd stands",
+                        model.mesh_file
+                    );
+                }
+                table
+            })
+            .collect();
         let layout = CrowdLayout {
             instances: spec.instances as usize,
             spacing: spec.spacing.unwrap_or(1.5 * width),
             seed: spec.seed,
         };
-        let mut instances = crowd::spawn_crowd(&layout, &model.clips);
-        crowd::assign_skins(&mut instances, model.skins.len() as u32, spec.seed);
+        let model_clips: Vec<&[crate::anim::Clip]> = models.iter().map(|m| &m.clips[..]).collect();
+        let (mut instances, cells) = crowd::spawn_mixed_crowd(&layout, &model_clips, &counts);
+        let locomotion = tables.map(|tables| {
+            // A lane per grid cell, so the models mingle on the lanes too.
+            let lanes = crowd::lay_out_lanes(spec.instances as usize, width, spec.seed);
+            Locomotion {
+                tables,
+                lanes: cells.iter().map(|&cell| lanes[cell]).collect(),
+            }
+        });
+        for (model, crowd_model) in models.iter().zip(&crowd_models) {
+            let own = &mut instances[crowd_model.first..crowd_model.first + crowd_model.count];
+            crowd::assign_skins(own, model.skins.len() as u32, spec.seed);
+        }
         // The first keeps the first skin too.
         if let Some(first) = instances.first_mut() {
             *first = Instance {
                 position: first.position,
+                model: first.model,
                 ..Instance::settled(0, 0.0)
             };
         }
-        if let Some(clip) = spec.clip {
+        if let Some(pick) = spec.clip {
             // A one-shot starts from its first frame at time 0 everywhere
             // (and holds its last pose); a loop keeps the seeded phases.
-            let looping = model.clips.get(clip as usize).is_some_and(|c| c.looping);
             for instance in &mut instances {
+                let crowd_model = &crowd_models[instance.model as usize];
+                let Some(clip) = crowd_model.clip_by_name[pick as usize] else {
+                    continue;
+                };
+                let looping = crowd_model.clip_loops[clip as usize];
                 let phase = if looping { instance.loop_phase } else { 0.0 };
                 instance.settle(clip, phase);
             }
         }
         let placements = instances.iter().map(CrowdInstance::from).collect();
-        let joint_count = model.skeleton.joint_count();
-        let vertex_count: usize = gpu_model::drawn_meshes(model)
-            .map(|m| m.vertex_count())
-            .sum();
-        let transform_count = match spec.animation {
-            Animation::Cpu | Animation::CpuSkinned => instances.len() * joint_count,
+        let transform_count: usize = match spec.animation {
+            Animation::Cpu | Animation::CpuSkinned => {
+                crowd_models.iter().map(|m| m.count * m.joint_count).sum()
+            }
             Animation::Gpu | Animation::BindPose => 0,
         };
+        let vertex_count: usize = models
+            .iter()
+            .zip(&counts)
+            .map(|(model, count)| {
+                count
+                    * gpu_model::drawn_meshes(model)
+                        .map(|m| m.vertex_count())
+                        .sum::<usize>()
+            })
+            .sum();
+        let first_clips: Vec<u32> = models
+            .iter()
+            .scan(0u32, |next, model| {
+                let first = *next;
+                // A model without clips has an entry for its bind pose.
+                *next += model.clips.len().max(1) as u32;
+                Some(first)
+            })
+            .collect();
         CrowdState {
             spec,
+            shares: shares.to_vec(),
             placements,
-            instance_animation: instances.iter().map(InstanceAnimation::from).collect(),
+            instance_animation: instances
+                .iter()
+                .map(|i| InstanceAnimation::new(i, &first_clips))
+                .collect(),
             instances_version: 0,
             time: 0.0,
             skinning_transforms: vec![SkinningTransform::default(); transform_count],
             cpu_skinned: (spec.animation == Animation::CpuSkinned)
-                .then(|| vec![SurfaceVertex::default(); instances.len() * vertex_count]),
+                .then(|| vec![SurfaceVertex::default(); vertex_count]),
             return_clips: vec![None; instances.len()],
             walking: Vec::new(),
             locomotion,
             footprint,
             instances,
-            clip_bounds,
-            bind_pose_bounds,
-            clip_loops: model.clips.iter().map(|c| c.looping).collect(),
-            clip_durations: model.clips.iter().map(|c| c.duration()).collect(),
+            models: crowd_models,
+            clip_names,
+            first_clips,
         }
     }
 
     /// The name of the clip everyone plays, when they all play the same one.
-    pub fn clip_name<'m>(&self, model: &'m Model) -> Option<&'m str> {
-        let clip = model.clips.get(self.spec.clip? as usize)?;
-        Some(&clip.name)
+    pub fn clip_name(&self) -> Option<&str> {
+        Some(self.clip_names.get(self.spec.clip? as usize)?)
     }
 
-    /// Everyone crossfades to `clip` from global `time` on (instances
-    /// already playing it carry on undisturbed). A one-shot plays once, then
-    /// each instance fades back to the looping clip it played before (see
-    /// [`CrowdState::animate`]).
+    /// Instances of model `model`.
+    pub fn model_instances(&self, model: usize) -> usize {
+        self.models.get(model).map_or(0, |m| m.count)
+    }
+
+    /// Everyone crossfades to the clip named `clip_names[pick]` (each
+    /// model's of that name; a model without one carries on) from global
+    /// `time` on (instances already playing it carry on undisturbed). A
+    /// one-shot plays once, then each instance fades back to the looping
+    /// clip it played before (see [`CrowdState::animate`]).
     /// Locomotion stops: everyone is back on the grid.
-    pub fn play_everywhere(&mut self, clip: u32, time: f32) {
-        let looping = self.clip_loops.get(clip as usize).copied().unwrap_or(true);
-        self.spec.clip = Some(clip);
+    pub fn play_everywhere(&mut self, pick: u32, time: f32) {
+        self.spec.clip = Some(pick);
         self.spec.locomotion = false;
         for (instance, back) in self.instances.iter_mut().zip(&mut self.return_clips) {
+            let model = &self.models[instance.model as usize];
+            let Some(clip) = model.clip_by_name.get(pick as usize).copied().flatten() else {
+                continue;
+            };
             if instance.clip == clip {
                 continue;
             }
+            let looping = model.clip_loops[clip as usize];
             if looping {
                 *back = None;
-            } else if self.clip_loops.get(instance.clip as usize) == Some(&true) {
+            } else if model.clip_loops.get(instance.clip as usize) == Some(&true) {
                 *back = Some(instance.clip);
             }
             instance.switch_clip(clip, looping, time, self.spec.blend_time);
@@ -201,7 +317,8 @@ impl CrowdState {
             let Some(clip) = *back else {
                 continue;
             };
-            let duration = self.clip_durations.get(instance.clip as usize);
+            let model = &self.models[instance.model as usize];
+            let duration = model.clip_durations.get(instance.clip as usize);
             if duration.is_none_or(|&d| instance.local_time(time) >= d) {
                 instance.switch_clip(clip, true, time, self.spec.blend_time);
                 *back = None;
@@ -209,27 +326,53 @@ impl CrowdState {
             }
         }
         if switched {
-            let first = self.instances.first().map(|i| i.clip);
-            self.spec.clip = first.filter(|&c| self.instances.iter().all(|i| i.clip == c));
+            self.spec.clip = self.common_pick();
             self.instances_changed();
         }
     }
 
+    /// The clip name every instance plays, if they all play one.
+    fn common_pick(&self) -> Option<u32> {
+        let name_of = |i: &Instance| {
+            let model = &self.models[i.model as usize];
+            model
+                .clip_by_name
+                .iter()
+                .position(|&c| c == Some(i.clip))
+                .map(|pick| pick as u32)
+        };
+        let first = name_of(self.instances.first()?)?;
+        self.instances
+            .iter()
+            .all(|i| name_of(i) == Some(first))
+            .then_some(first)
+    }
+
     /// The GPU's copy of the instances' animation state follows them.
     fn instances_changed(&mut self) {
-        self.instance_animation = self.instances.iter().map(InstanceAnimation::from).collect();
+        self.instance_animation = self
+            .instances
+            .iter()
+            .map(|i| InstanceAnimation::new(i, &self.first_clips))
+            .collect();
         self.instances_version += 1;
     }
 
-    /// The clip `step` places after the one everyone (or else the first
-    /// character) plays, wrapping around; `None` without clips.
-    pub fn stepped_clip(&self, step: i32, clip_count: usize) -> Option<u32> {
-        let count = i64::try_from(clip_count).ok().filter(|&n| n > 0)?;
-        let current = self
-            .spec
-            .clip
-            .or_else(|| self.instances.first().map(|i| i.clip))
-            .unwrap_or(0);
+    /// The clip name `step` places after the one everyone (or else the
+    /// first character) plays, wrapping around; `None` without clips.
+    pub fn stepped_clip(&self, step: i32) -> Option<u32> {
+        let count = i64::try_from(self.clip_names.len())
+            .ok()
+            .filter(|&n| n > 0)?;
+        let current = self.spec.clip.or_else(|| self.common_pick()).or_else(|| {
+            let first = self.instances.first()?;
+            self.models[first.model as usize]
+                .clip_by_name
+                .iter()
+                .position(|&c| c == Some(first.clip))
+                .map(|pick| pick as u32)
+        });
+        let current = current.unwrap_or(0);
         Some((i64::from(current) + i64::from(step)).rem_euclid(count) as u32)
     }
 
@@ -253,10 +396,11 @@ impl CrowdState {
             &self.instances[..]
         };
         let grid = standing.iter().flat_map(|instance| {
-            let bounds = self
+            let model = &self.models[instance.model as usize];
+            let bounds = model
                 .clip_bounds
                 .get(instance.clip as usize)
-                .unwrap_or(&self.bind_pose_bounds);
+                .unwrap_or(&model.bind_pose_bounds);
             let (sin, cos) = instance.yaw.sin_cos();
             corners(bounds).map(move |c| {
                 instance.position + Vec3::new(c.x * cos - c.y * sin, c.x * sin + c.y * cos, c.z)
@@ -265,17 +409,22 @@ impl CrowdState {
         grid.chain(lanes.into_iter().flatten())
     }
 
-    /// Whether the agents walk: locomotion is on and the model has gaits.
+    /// Whether the agents walk: locomotion is on and every model has gaits.
     pub fn walks(&self) -> bool {
         self.spec.locomotion && self.locomotion.is_some()
     }
 
-    /// What the agent pass reads: the table and a lane per instance, each
+    /// What the agent pass reads: the tables and a lane per instance, each
     /// with the grid place it returns to when locomotion goes off.
     pub fn gpu_agents(&self) -> Option<CrowdAgents> {
         let locomotion = self.locomotion.as_ref()?;
         Some(CrowdAgents {
-            table: GpuLocomotionTable::from(&locomotion.table),
+            tables: locomotion
+                .tables
+                .iter()
+                .zip(&self.first_clips)
+                .map(|(table, &first_clip)| GpuLocomotionTable::new(table, first_clip))
+                .collect(),
             lanes: locomotion
                 .lanes
                 .iter()
@@ -289,7 +438,7 @@ impl CrowdState {
     /// fade back to their loop); with CPU animation, poses every instance
     /// (GPU animation does that in animate.comp), and with CPU skinning
     /// skins every instance with `skinning`.
-    pub fn animate(&mut self, model: &Model, time: f32, skinning: SkinningMethod) {
+    pub fn animate(&mut self, models: &[Model], time: f32, skinning: SkinningMethod) {
         self.time = time;
         self.return_from_one_shots(time);
         if !matches!(self.spec.animation, Animation::Cpu | Animation::CpuSkinned) {
@@ -304,7 +453,8 @@ impl CrowdState {
                         .iter()
                         .zip(&self.instances)
                         .map(|(lane, base)| {
-                            crowd::agent_state(lane, &locomotion.table, time, base).instance
+                            let table = &locomotion.tables[base.model as usize];
+                            crowd::agent_state(lane, table, time, base).instance
                         }),
                 );
         }
@@ -313,24 +463,40 @@ impl CrowdState {
         } else {
             &self.walking
         };
-        crowd::animate_crowd(
-            &model.skeleton,
-            &model.clips,
-            shown,
-            time,
-            self.spec.blend_time,
-            &mut self.skinning_transforms,
+        let (mut transforms, mut vertices) = (
+            &mut self.skinning_transforms[..],
+            self.cpu_skinned.as_deref_mut(),
         );
-        if let Some(out) = self.cpu_skinned.as_mut() {
-            let joint_count = model.skeleton.joint_count();
+        for (model, crowd_model) in models.iter().zip(&self.models) {
+            let own = &shown[crowd_model.first..crowd_model.first + crowd_model.count];
+            let (mine, rest) =
+                std::mem::take(&mut transforms).split_at_mut(own.len() * crowd_model.joint_count);
+            transforms = rest;
+            crowd::animate_crowd(
+                &model.skeleton,
+                &model.clips,
+                own,
+                time,
+                self.spec.blend_time,
+                mine,
+            );
+            let Some(out) = vertices.take() else {
+                continue;
+            };
             let mut next = 0;
-            for transforms in self.skinning_transforms.chunks_exact(joint_count) {
+            for instance_transforms in mine.chunks_exact(crowd_model.joint_count.max(1)) {
                 for mesh in gpu_model::drawn_meshes(model) {
                     let count = mesh.vertex_count();
-                    skin::skin_vertices(mesh, transforms, skinning, &mut out[next..next + count]);
+                    skin::skin_vertices(
+                        mesh,
+                        instance_transforms,
+                        skinning,
+                        &mut out[next..next + count],
+                    );
                     next += count;
                 }
             }
+            vertices = Some(&mut out[next..]);
         }
     }
 }
@@ -440,7 +606,7 @@ mod tests {
             ("walk", 1.0, true),
             ("wave", 1.0, false),
         ]);
-        let mut crowd = CrowdState::new(&model, spec(None));
+        let mut crowd = CrowdState::new(std::slice::from_ref(&model), &[1.0], spec(None));
         let before: Vec<u32> = crowd.instances.iter().map(|i| i.clip).collect();
         assert!(before.iter().all(|&c| c < 2), "the mix loops: {before:?}");
         crowd.play_everywhere(2, 3.0);
@@ -450,9 +616,9 @@ mod tests {
             .iter()
             .all(|i| i.clip == 2 && i.local_time(3.0) == 0.0));
         // Rates are 0.8 to 1.2: by 3.8 s nobody is done, by 4.3 s everyone.
-        crowd.animate(&model, 3.8, SkinningMethod::Linear);
+        crowd.animate(std::slice::from_ref(&model), 3.8, SkinningMethod::Linear);
         assert_eq!(crowd.instances_version, version, "nobody is done yet");
-        crowd.animate(&model, 4.3, SkinningMethod::Linear);
+        crowd.animate(std::slice::from_ref(&model), 4.3, SkinningMethod::Linear);
         let after: Vec<u32> = crowd.instances.iter().map(|i| i.clip).collect();
         assert_eq!(after, before, "back to the loop each played");
         assert!(crowd.instances_version > version, "the GPU hears of it");
@@ -460,26 +626,26 @@ mod tests {
         assert_eq!(crowd.spec.clip, None, "a mix again");
         // Settled: nothing more happens.
         let version = crowd.instances_version;
-        crowd.animate(&model, 9.0, SkinningMethod::Linear);
+        crowd.animate(std::slice::from_ref(&model), 9.0, SkinningMethod::Linear);
         assert_eq!(crowd.instances_version, version);
     }
 
     #[test]
     fn a_one_shot_everyone_starts_with_holds() {
         let model = model(&[("idle", 2.0, true), ("die", 1.0, false)]);
-        let mut crowd = CrowdState::new(&model, spec(Some(1)));
+        let mut crowd = CrowdState::new(std::slice::from_ref(&model), &[1.0], spec(Some(1)));
         assert!(crowd
             .instances
             .iter()
             .all(|i| i.clip == 1 && i.local_time(0.0) == 0.0));
         let version = crowd.instances_version;
-        crowd.animate(&model, 30.0, SkinningMethod::Linear);
+        crowd.animate(std::slice::from_ref(&model), 30.0, SkinningMethod::Linear);
         assert!(crowd.instances.iter().all(|i| i.clip == 1));
         assert_eq!(crowd.instances_version, version);
         // A loop picked now and a one-shot after it: back to that loop.
         crowd.play_everywhere(0, 31.0);
         crowd.play_everywhere(1, 32.0);
-        crowd.animate(&model, 34.0, SkinningMethod::Linear);
+        crowd.animate(std::slice::from_ref(&model), 34.0, SkinningMethod::Linear);
         assert!(crowd.instances.iter().all(|i| i.clip == 0));
         assert_eq!(crowd.spec.clip, Some(0));
     }

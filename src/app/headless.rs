@@ -11,6 +11,7 @@ use ash::vk;
 use gpu_allocator::MemoryLocation;
 
 use super::crowd_state::CrowdSpec;
+use super::load::Cast;
 use super::overlay::{self, Overlay, OverlayView};
 use super::scene::Scene;
 use super::title::{self, FrameMeter};
@@ -22,14 +23,13 @@ use crate::gpu::guard::guard;
 use crate::gpu::renderer::Renderer;
 use crate::gpu::resources::{self, Buffer};
 use crate::gpu::{Context, ContextDesc};
-use crate::model::Model;
 
 /// Animation time between headless frames: a 60 Hz display's.
 pub const FIXED_STEP: f32 = 1.0 / 60.0;
 
 pub fn run(
     args: &RenderArgs,
-    model: Rc<Model>,
+    cast: Rc<Cast>,
     spec: CrowdSpec,
 ) -> Result<Option<Arc<MessageCounts>>, AppError> {
     let mut capture = FrameCapture::new(args.capture_frame);
@@ -48,9 +48,9 @@ pub fn run(
         width: args.width,
         height: args.height,
     };
-    let (crowd, renderer) = build_crowd(&ctx, &model, spec, extent, args.memory_budget())?;
+    let (crowd, renderer) = build_crowd(&ctx, &cast, spec, extent, args.memory_budget())?;
     let mut renderer = guard(&ctx, renderer);
-    log_summary(&ctx, &model, spec.instances, renderer.buffer_bytes());
+    log_summary(&ctx, &crowd, &cast.models, renderer.buffer_bytes());
     let readback = match &args.screenshot {
         Some(_) => Some(guard(&ctx, screenshot_readback(&ctx, extent)?)),
         None => None,
@@ -58,7 +58,7 @@ pub fn run(
     let aspect = args.width as f32 / args.height as f32;
     let camera = args.view.camera(&crowd, aspect);
     let view = args.view_options(ctx.wireframe, spec.locomotion);
-    let mut scene = Scene::new(model, crowd, camera, view, aspect);
+    let mut scene = Scene::new(cast, crowd, camera, view, aspect);
 
     let rendered = render(
         &ctx,
@@ -102,12 +102,7 @@ fn render(
         let last = index == count - 1;
         if let Some(overlay) = overlay.as_mut() {
             let stats = averages.as_ref().map(|averages| {
-                title::title_stats(
-                    averages,
-                    scene,
-                    visible,
-                    &renderer.model.model.lod_triangles,
-                )
+                title::title_stats(averages, scene, visible, &renderer.model.model.parts)
             });
             let view = OverlayView {
                 device: &ctx.device_name,

@@ -11,7 +11,7 @@ use super::render_args::{LoadArgs, Switch};
 use super::AppError;
 use crate::anim::LoopOverrides;
 use crate::game::{Game, SkinChoice};
-use crate::gpu::shader_types::MAX_SKINS;
+use crate::gpu::shader_types::{MAX_MODELS, MAX_SKINS};
 use crate::material::MaterialLibrary;
 use crate::model::{ClipFile, LoadOptions, Model};
 use crate::skin::InfluenceLimit;
@@ -24,6 +24,76 @@ struct ModelSource {
     offset: Vec3,
     /// The declaration's skin, drawn unless `--skin` or `--skins` says.
     declared_skin: Option<String>,
+}
+
+/// The models a crowd mixes, and each one's share of it.
+pub struct Cast {
+    pub models: Vec<Model>,
+    /// Per model, its weight (`--mix`; 1 when not named).
+    pub shares: Vec<f32>,
+}
+
+impl Cast {
+    /// Each model's name: its mesh file's stem (what `--mix` names).
+    pub fn names(&self) -> Vec<String> {
+        self.models
+            .iter()
+            .map(|m| m.mesh_file.file_stem())
+            .collect()
+    }
+}
+
+/// The models the command line names: `model`, then every argument of
+/// `anims` that is no .md5anim starts another, and the .md5anim files
+/// after a model are its clips. Each is loaded as [`load_model`] loads one
+/// (`--mesh`, `--skin` and `--skins` apply to each); `--mix` gives their
+/// shares of the crowd.
+pub(super) fn load_cast(
+    model: Option<&Path>,
+    anims: &[PathBuf],
+    mesh_name: Option<&str>,
+    load: &LoadArgs,
+    limit: InfluenceLimit,
+) -> Result<Cast, AppError> {
+    let groups = model_args::group(model, anims);
+    if groups.len() > MAX_MODELS {
+        return Err(AppError::Arguments(format!(
+            "{} models named; a crowd mixes at most {MAX_MODELS}",
+            groups.len()
+        )));
+    }
+    let models = groups
+        .iter()
+        .map(|(model, anims)| load_model(model.as_deref(), anims, mesh_name, load, limit))
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut cast = Cast {
+        shares: vec![1.0; models.len()],
+        models,
+    };
+    let names = cast.names();
+    for (name, weight) in &load.mix {
+        let mut matching = names.iter().enumerate().filter(|(_, n)| *n == name);
+        match (matching.next(), matching.next()) {
+            (Some((model, _)), None) => cast.shares[model] = *weight,
+            (Some(_), Some(_)) => {
+                return Err(AppError::Arguments(format!(
+                    "--mix {name}: several models are named {name}"
+                )))
+            }
+            (None, _) => {
+                return Err(AppError::Arguments(format!(
+                    "--mix {name}: no model is named {name}; the models are: {}",
+                    names.join(", ")
+                )))
+            }
+        }
+    }
+    if cast.shares.iter().sum::<f32>() <= 0.0 {
+        return Err(AppError::Arguments(
+            "--mix gives every model a weight of 0".into(),
+        ));
+    }
+    Ok(cast)
 }
 
 /// The model the command line names, loaded as `load` says; its options

@@ -29,7 +29,7 @@ use crate::md5::Md5Error;
 use crate::model::Model;
 use crate::skin::InfluenceLimit;
 use crowd_state::{CrowdSpec, CrowdState};
-use load::load_model;
+use load::{load_cast, Cast};
 pub use render_args::{LoadArgs, RenderArgs};
 
 #[derive(Debug, thiserror::Error)]
@@ -139,7 +139,7 @@ pub fn run(args: &RenderArgs) -> Result<(), AppError> {
         }
     }
     let load = |limit: InfluenceLimit| {
-        load_model(
+        load_cast(
             args.model.as_deref(),
             &args.anims,
             args.mesh.as_deref(),
@@ -147,21 +147,21 @@ pub fn run(args: &RenderArgs) -> Result<(), AppError> {
             limit,
         )
     };
-    let model = Rc::new(load(args.influences.into())?);
+    let cast = Rc::new(load(args.influences.into())?);
     let spec = CrowdSpec {
         instances: args.instances(),
         seed: args.seed,
         spacing: args.spacing,
-        clip: starting_clip(&model, args.clip.as_deref())?,
+        clip: starting_clip(&cast.models, args.clip.as_deref())?,
         blend_time: args.blend_time,
         animation: args.animation(),
         animate_kernel: args.animate_kernel.kernel(),
         locomotion: args.locomotion == render_args::Switch::On,
     };
     let counts = if args.headless {
-        headless::run(args, model, spec)?
+        headless::run(args, cast, spec)?
     } else {
-        window::run(args, model, spec, &load)?
+        window::run(args, cast, spec, &load)?
     };
     report_validation(counts.as_deref())
 }
@@ -175,14 +175,14 @@ fn has_display() -> bool {
 
 /// `md5crowd bench`: measures, prints a table, writes the JSON and the plot.
 pub fn run_bench(args: &bench::BenchArgs) -> Result<(), AppError> {
-    let model = load_model(
+    let cast = load_cast(
         args.mesh.as_deref(),
         &args.anims,
         None,
         &args.load,
         InfluenceLimit::Four,
     )?;
-    let report = bench::run(args, &Rc::new(model))?;
+    let report = bench::run(args, &Rc::new(cast))?;
     let write = |path: &Path, text: String| {
         std::fs::write(path, text)
             .map_err(|e| AppError::Arguments(format!("cannot write {}: {e}", path.display())))
@@ -201,13 +201,14 @@ pub fn run_bench(args: &bench::BenchArgs) -> Result<(), AppError> {
     Ok(())
 }
 
-/// `--clip NAME` as an index into the model's clips.
-fn starting_clip(model: &Model, name: Option<&str>) -> Result<Option<u32>, AppError> {
+/// `--clip NAME` as an index into the crowd's clip names (each model
+/// plays its clip of that name; see [`crowd_state::clip_names`]).
+fn starting_clip(models: &[Model], name: Option<&str>) -> Result<Option<u32>, AppError> {
     let Some(name) = name else {
         return Ok(None);
     };
-    let names: Vec<&str> = model.clips.iter().map(|c| c.name.as_str()).collect();
-    match names.iter().position(|&n| n == name) {
+    let names = crowd_state::clip_names(models);
+    match names.iter().position(|n| n == name) {
         Some(index) => Ok(Some(index as u32)),
         None if names.is_empty() => Err(AppError::Arguments(format!(
             "--clip {name}: the model has no clips (name .md5anim files after the mesh)"
@@ -219,24 +220,32 @@ fn starting_clip(model: &Model, name: Option<&str>) -> Result<Option<u32>, AppEr
     }
 }
 
-/// The one start-up line: what runs where, and the device memory its
-/// buffers took.
-fn log_summary(ctx: &Context, model: &Model, instances: u32, buffer_bytes: u64) {
-    let clips: Vec<&str> = model.clips.iter().map(|c| c.name.as_str()).collect();
-    let skins: Vec<&str> = model.skins.iter().map(|s| s.name.as_str()).collect();
+/// The start-up lines: what runs where and the device memory its buffers
+/// took, then a line per model with its share of the crowd.
+fn log_summary(ctx: &Context, crowd: &CrowdState, models: &[Model], buffer_bytes: u64) {
     log::info!(
-        "{}: {}, {} joints, {} meshes, {} triangles, {} clip(s) ({}), skins: {}, {} instance(s), {:.1} MiB of GPU buffers",
+        "{}: {} model(s), {} instance(s), {:.1} MiB of GPU buffers",
         ctx.device_name,
-        model.mesh_file,
-        model.skeleton.joint_count(),
-        model.meshes.len(),
-        model.triangle_count(),
-        clips.len(),
-        clips.join(", "),
-        skins.join(", "),
-        instances,
+        models.len(),
+        crowd.instances.len(),
         buffer_bytes as f64 / f64::from(1 << 20)
     );
+    for (index, model) in models.iter().enumerate() {
+        let clips: Vec<&str> = model.clips.iter().map(|c| c.name.as_str()).collect();
+        let skins: Vec<&str> = model.skins.iter().map(|s| s.name.as_str()).collect();
+        log::info!(
+            "model {}: {}, {} joints, {} meshes, {} triangles, {} clip(s) ({}), skins: {}, {} instance(s)",
+            index + 1,
+            model.mesh_file,
+            model.skeleton.joint_count(),
+            model.meshes.len(),
+            model.triangle_count(),
+            clips.len(),
+            clips.join(", "),
+            skins.join(", "),
+            crowd.model_instances(index),
+        );
+    }
 }
 
 /// A renderer and the crowd it draws. A crowd the device cannot hold is
@@ -244,7 +253,7 @@ fn log_summary(ctx: &Context, model: &Model, instances: u32, buffer_bytes: u64) 
 /// with the crowd too). `memory_budget` plays a smaller GPU (a test hook).
 fn build_crowd(
     ctx: &Context,
-    model: &Model,
+    cast: &Cast,
     spec: CrowdSpec,
     extent: vk::Extent2D,
     memory_budget: Option<u64>,
@@ -255,9 +264,9 @@ fn build_crowd(
         memory_budget,
         animate_kernel: spec.animate_kernel,
     };
-    let mut renderer = guard(ctx, Renderer::new(ctx, model, &desc)?);
+    let mut renderer = guard(ctx, Renderer::new(ctx, &cast.models, &desc)?);
     renderer.check_crowd_fits(spec.instances)?;
-    let crowd = CrowdState::new(model, spec);
+    let crowd = CrowdState::new(&cast.models, &cast.shares, spec);
     renderer.set_crowd_with_agents(ctx, &crowd.placements, crowd.gpu_agents().as_ref())?;
     Ok((crowd, renderer.keep()))
 }

@@ -61,6 +61,20 @@ pub fn resolve(
     }
 }
 
+/// The model arguments as models: `model`, then each argument of `anims`
+/// that is no .md5anim starts another model, and the .md5anim files after
+/// a model are its clips. No argument at all: the shipped character.
+pub fn group(model: Option<&Path>, anims: &[PathBuf]) -> Vec<(Option<PathBuf>, Vec<PathBuf>)> {
+    let mut groups = vec![(model.map(Path::to_owned), Vec::new())];
+    for arg in anims {
+        match groups.last_mut() {
+            Some((_, clips)) if has_extension(arg, "md5anim") => clips.push(arg.clone()),
+            _ => groups.push((Some(arg.clone()), Vec::new())),
+        }
+    }
+    groups
+}
+
 fn shipped_dir() -> Option<PathBuf> {
     let here = PathBuf::from(SHIPPED_DIR);
     let crate_dir = Path::new(env!("CARGO_MANIFEST_DIR")).join(SHIPPED_DIR);

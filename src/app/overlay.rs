@@ -219,7 +219,7 @@ fn controls(ui: &mut egui::Ui, view: &OverlayView, actions: &mut Vec<Action>) {
     });
     ui.horizontal(|ui| {
         ui.label("influences");
-        let loaded = scene.model.influences();
+        let loaded = scene.cast.models[0].influences();
         for limit in [InfluenceLimit::Four, InfluenceLimit::Eight] {
             let button = egui::Button::selectable(loaded == limit, limit.count().to_string());
             if ui
@@ -303,11 +303,11 @@ fn controls(ui: &mut egui::Ui, view: &OverlayView, actions: &mut Vec<Action>) {
     if let Some(seconds) = float_slider(ui, blend_time, 0.0..=2.0, "blend time (s)") {
         actions.push(Action::BlendTime(seconds));
     }
-    let clips = &scene.model.clips;
+    let clips = &scene.crowd.clip_names;
     let playing = scene.crowd.spec.clip;
     let selected = playing
         .and_then(|clip| clips.get(clip as usize))
-        .map_or("seeded mix", |clip| clip.name.as_str());
+        .map_or("seeded mix", String::as_str);
     egui::ComboBox::from_label("clip")
         .selected_text(selected)
         .show_ui(ui, |ui| {
@@ -321,7 +321,7 @@ fn controls(ui: &mut egui::Ui, view: &OverlayView, actions: &mut Vec<Action>) {
             for (index, clip) in clips.iter().enumerate() {
                 let index = index as u32;
                 if ui
-                    .selectable_label(playing == Some(index), clip.name.as_str())
+                    .selectable_label(playing == Some(index), clip.as_str())
                     .clicked()
                 {
                     actions.push(Action::Clip(index));
@@ -343,16 +343,17 @@ fn controls(ui: &mut egui::Ui, view: &OverlayView, actions: &mut Vec<Action>) {
 }
 
 fn statistics(ui: &mut egui::Ui, view: &OverlayView) {
-    let model = &view.scene.model;
     ui.label(format!("{} ({})", view.device, view.driver));
-    ui.label(format!(
-        "{}: {} joints, {} meshes, {} triangles, {} clips",
-        model.mesh_file.file_name(),
-        model.skeleton.joint_count(),
-        model.meshes.len(),
-        model.triangle_count(),
-        model.clips.len()
-    ));
+    for model in &view.scene.cast.models {
+        ui.label(format!(
+            "{}: {} joints, {} meshes, {} triangles, {} clips",
+            model.mesh_file.file_name(),
+            model.skeleton.joint_count(),
+            model.meshes.len(),
+            model.triangle_count(),
+            model.clips.len()
+        ));
+    }
     let palette = view.palette_rows.map_or_else(
         || "a row per instance".to_owned(),
         |rows| format!("{rows} rows"),
@@ -369,6 +370,21 @@ fn statistics(ui: &mut egui::Ui, view: &OverlayView) {
         "{}/{} instances visible, {} triangles drawn",
         stats.visible_instances, stats.total_instances, stats.triangles
     ));
+    if stats.models.len() > 1 {
+        egui::Grid::new("models").striped(true).show(ui, |ui| {
+            for heading in ["model", "instances", "visible", "triangles"] {
+                ui.label(heading);
+            }
+            ui.end_row();
+            for model in &stats.models {
+                ui.label(&model.name);
+                ui.label(model.instances.to_string());
+                ui.label(model.visible.to_string());
+                ui.label(model.triangles.to_string());
+                ui.end_row();
+            }
+        });
+    }
     ui.label(format!(
         "{:.1} fps, CPU {:.2} ms, {} ({})",
         stats.fps, stats.cpu_ms, stats.clip, stats.skinning

@@ -31,8 +31,10 @@ pub struct RenderArgs {
     /// [default: the shipped character, assets/]
     #[arg(value_name = "MESH.md5mesh | DIR | DECLARATION")]
     pub model: Option<PathBuf>,
-    /// Clips for the mesh (instead of a directory's own)
-    #[arg(value_name = "ANIM.md5anim")]
+    /// Clips for the mesh (instead of a directory's own); then, for a
+    /// crowd mixing models, further models, each followed by its clips
+    /// (`hero.md5mesh walk.md5anim imp/ zombie.md5mesh idle.md5anim`)
+    #[arg(value_name = "ANIM.md5anim | MODEL")]
     pub anims: Vec<PathBuf>,
     /// The md5mesh to draw from a directory holding several (file name,
     /// with or without .md5mesh).
@@ -225,6 +227,24 @@ pub struct LoadArgs {
     /// once; off: the vertices as the file has them.
     #[arg(long, value_enum, default_value_t = Switch::On)]
     pub weld: Switch,
+    /// Several models: each one's share of the crowd, by the model's name
+    /// (its mesh file's stem), comma-separated (`--mix hero:3,imp:1`); a
+    /// model not named weighs 1 [default: equal shares]
+    #[arg(long, value_name = "NAME:WEIGHT,...", value_delimiter = ',', value_parser = mix_share)]
+    pub mix: Vec<(String, f32)>,
+}
+
+/// One `--mix` entry, `NAME:WEIGHT`.
+fn mix_share(text: &str) -> Result<(String, f32), String> {
+    let (name, weight) = text
+        .rsplit_once(':')
+        .ok_or_else(|| format!("expected NAME:WEIGHT, found '{text}'"))?;
+    match weight.parse::<f32>() {
+        Ok(w) if w.is_finite() && w >= 0.0 && !name.is_empty() => Ok((name.to_owned(), w)),
+        _ => Err(format!(
+            "expected NAME:WEIGHT with a weight of 0 or more, found '{text}'"
+        )),
+    }
 }
 
 impl RenderArgs {

@@ -9,14 +9,14 @@ use glam::Mat4;
 
 use super::camera::{self, OrbitCamera};
 use super::crowd_state::CrowdState;
+use super::load::Cast;
 use crate::gpu::frame_loop::{FrameInput, FrameSource, ViewOptions};
 use crate::gpu::passes::overlay::OverlayFrame;
-use crate::model::Model;
 
 pub struct Scene {
-    /// Shared with whoever may load it again (the window, to switch the
-    /// influences per vertex).
-    pub model: Rc<Model>,
+    /// The models the crowd mixes; shared with whoever may load them
+    /// again (the window, to switch the influences per vertex).
+    pub cast: Rc<Cast>,
     pub crowd: CrowdState,
     pub camera: OrbitCamera,
     pub view: ViewOptions,
@@ -33,14 +33,14 @@ pub struct Scene {
 
 impl Scene {
     pub fn new(
-        model: Rc<Model>,
+        cast: Rc<Cast>,
         crowd: CrowdState,
         camera: OrbitCamera,
         view: ViewOptions,
         aspect: f32,
     ) -> Scene {
         Scene {
-            model,
+            cast,
             crowd,
             camera,
             view,
@@ -67,7 +67,7 @@ impl Scene {
 impl FrameSource for Scene {
     fn frame_input(&mut self, _index: u64) -> FrameInput<'_> {
         self.crowd
-            .animate(&self.model, self.time, self.view.skinning);
+            .animate(&self.cast.models, self.time, self.view.skinning);
         let uniforms = camera::frame_uniforms(&self.camera, self.aspect);
         let view = ViewOptions {
             frozen_cull: self.frozen_cull,

@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 use super::scene::Scene;
 use crate::gpu::crowd_resources::Animation;
 use crate::gpu::frame_loop::{MeasuredFrame, VisibleCounts};
+use crate::gpu::gpu_model::ModelPart;
 use crate::gpu::profiler::FrameTimings;
 use crate::skin::SkinningMethod;
 
@@ -28,6 +29,17 @@ pub struct TitleStats {
     pub skinning: &'static str,
     /// Joints per vertex.
     pub influences: usize,
+    /// A row per model: the overlay's table of a mixed crowd.
+    pub models: Vec<ModelStats>,
+}
+
+/// One model's part of the frame.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ModelStats {
+    pub name: String,
+    pub instances: u32,
+    pub visible: u32,
+    pub triangles: u64,
 }
 
 /// `md5crowd | 60.0 fps | CPU 0.41 ms | GPU 2.35 ms (draw 2.30, skeleton 0.05) |
@@ -63,14 +75,14 @@ pub fn title_stats(
     averages: &Averages,
     scene: &Scene,
     visible: VisibleCounts,
-    lod_triangles: &[u64],
+    parts: &[ModelPart],
 ) -> TitleStats {
-    let model = &scene.model;
+    let models = &scene.cast.models;
     let crowd = &scene.crowd;
     let clip = match crowd.instances.first() {
         _ if crowd.walks() => "walking",
         focus => focus
-            .and_then(|focus| model.clips.get(focus.clip as usize))
+            .and_then(|focus| models[focus.model as usize].clips.get(focus.clip as usize))
             .map_or("bind pose", |clip| clip.name.as_str()),
     };
     TitleStats {
@@ -79,10 +91,20 @@ pub fn title_stats(
         gpu: averages.gpu.clone(),
         visible_instances: visible.total(),
         total_instances: crowd.instances.len() as u32,
-        triangles: visible.triangles(lod_triangles),
+        triangles: visible.triangles(parts),
+        models: parts
+            .iter()
+            .enumerate()
+            .map(|(model, part)| ModelStats {
+                name: part.name.clone(),
+                instances: crowd.model_instances(model) as u32,
+                visible: visible.model_total(model),
+                triangles: visible.model_triangles(model, part),
+            })
+            .collect(),
         clip: clip.to_owned(),
         skinning: skinning_label(scene.view.skinning, crowd.spec.animation),
-        influences: model.influences().count(),
+        influences: models[0].influences().count(),
     }
 }
 
@@ -212,6 +234,7 @@ mod tests {
             clip: "walk".into(),
             skinning: "LBS",
             influences: 4,
+            models: Vec::new(),
         });
         assert_eq!(
             title,
@@ -232,6 +255,7 @@ mod tests {
             clip: "bind pose".into(),
             skinning: "DQS",
             influences: 8,
+            models: Vec::new(),
         });
         assert!(title.contains("| GPU n/a |"), "{title}");
         assert!(title.contains("| 5920 triangles |"), "{title}");

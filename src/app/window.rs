@@ -20,6 +20,7 @@ use winit::window::{Window, WindowId};
 use super::controls::{self, Action, FlyKeys};
 use super::crowd_state::{CrowdSpec, CrowdState};
 use super::headless::{save_png, screenshot_readback};
+use super::load::Cast;
 use super::overlay::{self, Overlay, OverlayView};
 use super::scene::Scene;
 use super::title::{self, Averages, FrameMeter};
@@ -32,7 +33,6 @@ use crate::gpu::renderer::Renderer;
 use crate::gpu::resources::Buffer;
 use crate::gpu::swapchain::{self, Swapchain};
 use crate::gpu::{Context, ContextDesc, GpuError};
-use crate::model::Model;
 use crate::skin::InfluenceLimit;
 
 /// Radians of orbit per pixel dragged.
@@ -42,12 +42,12 @@ const ZOOM_STEP: f32 = 0.9;
 /// Fly speed, in orbit distances per second.
 const FLY_SPEED: f32 = 0.6;
 
-/// Loads the model again with another influence limit (the `I` key).
-pub type Reload<'a> = &'a dyn Fn(InfluenceLimit) -> Result<Model, AppError>;
+/// Loads the models again with another influence limit (the `I` key).
+pub type Reload<'a> = &'a dyn Fn(InfluenceLimit) -> Result<Cast, AppError>;
 
 pub fn run(
     args: &RenderArgs,
-    model: Rc<Model>,
+    model: Rc<Cast>,
     spec: CrowdSpec,
     reload: Reload,
 ) -> Result<Option<Arc<MessageCounts>>, AppError> {
@@ -73,7 +73,7 @@ pub fn run(
 struct App<'a> {
     args: &'a RenderArgs,
     /// What the window draws, until it opens (its scene holds it then).
-    model: Option<Rc<Model>>,
+    model: Option<Rc<Cast>>,
     reload: Reload<'a>,
     /// The crowd to start with.
     spec: CrowdSpec,
@@ -285,19 +285,19 @@ impl App<'_> {
         let Some(live) = self.live.as_mut() else {
             return;
         };
-        let clip_count = live.scene.model.clips.len();
+        let clip_count = live.scene.crowd.clip_names.len();
         let play = |live: &mut Live, clip: Option<u32>| match clip {
             Some(clip) if (clip as usize) < clip_count => {
                 live.scene.crowd.play_everywhere(clip, live.scene.time)
             }
-            Some(clip) => log::warn!("no clip {}: the model has {clip_count}", clip + 1),
-            None => log::warn!("the model has no clips"),
+            Some(clip) => log::warn!("no clip {}: the models have {clip_count}", clip + 1),
+            None => log::warn!("no model has clips"),
         };
         match action {
             Action::Quit => event_loop.exit(),
             Action::Pause => live.paused = !live.paused,
-            Action::PreviousClip => play(live, live.scene.crowd.stepped_clip(-1, clip_count)),
-            Action::NextClip => play(live, live.scene.crowd.stepped_clip(1, clip_count)),
+            Action::PreviousClip => play(live, live.scene.crowd.stepped_clip(-1)),
+            Action::NextClip => play(live, live.scene.crowd.stepped_clip(1)),
             Action::Clip(clip) => play(live, Some(clip)),
             Action::SetInstances(count) => {
                 if let Err(error) = live.resize_crowd(count) {
@@ -385,11 +385,11 @@ impl Live {
     fn new(
         event_loop: &ActiveEventLoop,
         args: &RenderArgs,
-        model: Rc<Model>,
+        model: Rc<Cast>,
         spec: CrowdSpec,
     ) -> Result<Live, AppError> {
         let attributes = Window::default_attributes()
-            .with_title(format!("md5crowd - {}", model.mesh_file))
+            .with_title(format!("md5crowd - {}", model.names().join(" + ")))
             .with_inner_size(PhysicalSize::new(args.width, args.height));
         let window = event_loop
             .create_window(attributes)
@@ -413,7 +413,7 @@ impl Live {
             height: size.height.max(1),
         };
         let (crowd, renderer) = build_crowd(&ctx, &model, spec, extent, args.memory_budget())?;
-        log_summary(&ctx, &model, spec.instances, renderer.buffer_bytes());
+        log_summary(&ctx, &crowd, &model.models, renderer.buffer_bytes());
         let view = args.view_options(ctx.wireframe, spec.locomotion);
         // Fitted again to the swapchain's aspect before the first frame.
         let camera = args.view.camera(&crowd, 1.0);
@@ -473,10 +473,10 @@ impl Live {
         let crowd = &self.scene.crowd;
         log::info!(
             "clip {}, {} instances, {}, {} influences{}",
-            crowd.clip_name(&self.scene.model).unwrap_or("mixed"),
+            crowd.clip_name().unwrap_or("mixed"),
             crowd.spec.instances,
             title::skinning_label(view.skinning, crowd.spec.animation),
-            self.scene.model.influences().count(),
+            self.scene.cast.models[0].influences().count(),
             flags
                 .iter()
                 .filter(|(on, _)| *on)
@@ -495,7 +495,7 @@ impl Live {
     fn toggle_locomotion(&mut self, args: &RenderArgs) {
         let crowd = &mut self.scene.crowd;
         if crowd.locomotion.is_none() {
-            log::warn!("locomotion: no looping clip of the model moves over the ground");
+            log::warn!("locomotion: some model has no looping clip that moves over the ground");
             return;
         }
         crowd.spec.locomotion = !crowd.spec.locomotion;
@@ -538,7 +538,8 @@ impl Live {
         if let Err(error) = self.renderer.check_crowd_fits(count) {
             return refused(error);
         }
-        let crowd = CrowdState::new(&self.scene.model, spec);
+        let cast = &self.scene.cast;
+        let crowd = CrowdState::new(&cast.models, &self.scene.crowd.shares, spec);
         let agents = crowd.gpu_agents();
         if let Err(error) =
             self.renderer
@@ -561,23 +562,33 @@ impl Live {
     /// model that no longer loads, or changed under us, or a crowd that
     /// would not fit is a warning, and everything stays as it was.
     fn switch_influences(&mut self, reload: Reload) -> Result<(), AppError> {
-        let limit = match self.scene.model.influences() {
+        let limit = match self.scene.cast.models[0].influences() {
             InfluenceLimit::Four => InfluenceLimit::Eight,
             InfluenceLimit::Eight => InfluenceLimit::Four,
         };
-        let model = match reload(limit) {
-            Ok(model) => model,
+        let cast = match reload(limit) {
+            Ok(cast) => cast,
             Err(error) => {
                 log::warn!("{} influences: {error}", limit.count());
                 return Ok(());
             }
         };
-        let old = &self.scene.model;
-        if model.skeleton.parents != old.skeleton.parents || model.clips.len() != old.clips.len() {
+        let old = &self.scene.cast.models;
+        let changed = cast.models.len() != old.len()
+            || cast
+                .models
+                .iter()
+                .zip(old.iter())
+                .find(|(new, old)| {
+                    new.skeleton.parents != old.skeleton.parents
+                        || new.clips.len() != old.clips.len()
+                })
+                .map(|(_, old)| old.mesh_file.to_string())
+                .is_some();
+        if changed {
             log::warn!(
-                "{} influences: {} changed on disk since it was loaded; restart to see it",
+                "{} influences: a model changed on disk since it was loaded; restart to see it",
                 limit.count(),
-                old.mesh_file
             );
             return Ok(());
         }
@@ -585,7 +596,7 @@ impl Live {
         let agents = crowd.gpu_agents();
         match self
             .renderer
-            .set_model(&self.ctx, &model, &crowd.placements, agents.as_ref())
+            .set_model(&self.ctx, &cast.models, &crowd.placements, agents.as_ref())
         {
             Ok(()) => {}
             Err(error @ GpuError::CrowdTooLarge { .. }) => {
@@ -594,7 +605,7 @@ impl Live {
             }
             Err(error) => return Err(error.into()),
         }
-        self.scene.model = Rc::new(model);
+        self.scene.cast = Rc::new(cast);
         self.visible = None;
         self.max_instances = overlay::crowd_limit(&self.renderer);
         Ok(())
@@ -714,8 +725,12 @@ impl Live {
 
     fn title_stats(&self, averages: &Averages) -> title::TitleStats {
         let visible = self.visible.unwrap_or_default();
-        let lod_triangles = &self.renderer.model.model.lod_triangles;
-        title::title_stats(averages, &self.scene, visible, lod_triangles)
+        title::title_stats(
+            averages,
+            &self.scene,
+            visible,
+            &self.renderer.model.model.parts,
+        )
     }
 
     /// Lays the overlay out, if shown, for the frame about to be drawn;

@@ -22,4 +22,6 @@ pub use cull::{
     Frustum, LodParams,
 };
 pub use occlusion::{pyramid_levels, screen_rect, DepthPyramid, PyramidLevel, MAX_PYRAMID_LEVELS};
-pub use spawn::{assign_skins, spawn_crowd, CrowdLayout, Instance, SplitMix64};
+pub use spawn::{
+    assign_skins, mix_counts, spawn_crowd, spawn_mixed_crowd, CrowdLayout, Instance, SplitMix64,
+};

@@ -46,6 +46,9 @@ pub struct Instance {
     pub tint: Vec4,
     /// Which of the model's skins draws it (`Model::skins`; 0: the first).
     pub skin: u32,
+    /// Which of the crowd's models it is (0: the first); its clips are
+    /// that model's.
+    pub model: u32,
 }
 
 impl Instance {
@@ -67,6 +70,7 @@ impl Instance {
             loop_phase: phase,
             tint: Vec4::ONE,
             skin: 0,
+            model: 0,
         }
     }
 
@@ -152,21 +156,59 @@ impl Instance {
 /// drawn from the looping ones (a one-shot in a background crowd would
 /// freeze after a few seconds), or from all when none loops.
 pub fn spawn_crowd(layout: &CrowdLayout, clips: &[Clip]) -> Vec<Instance> {
-    let looping: Vec<u32> = (0..clips.len() as u32)
-        .filter(|&c| clips[c as usize].looping)
+    let (instances, _) = spawn_mixed_crowd(layout, &[clips], &[layout.instances]);
+    instances
+}
+
+/// [`spawn_crowd`] for a crowd mixing models: `model_clips` holds each
+/// model's clips, `counts` how many instances each gets (they sum to
+/// `layout.instances`). Which grid cell holds which model is seeded, from a
+/// generator of its own, so the models mingle; each instance draws its
+/// clip from its model's. Returns the instances sorted by model (the order
+/// the GPU keeps them in, see `gpu::shader_types::CrowdInstance`) and, per
+/// instance, the grid cell it stands in.
+pub fn spawn_mixed_crowd(
+    layout: &CrowdLayout,
+    model_clips: &[&[Clip]],
+    counts: &[usize],
+) -> (Vec<Instance>, Vec<usize>) {
+    let mut cell_models: Vec<u32> = counts
+        .iter()
+        .enumerate()
+        .flat_map(|(model, &count)| std::iter::repeat_n(model as u32, count))
         .collect();
-    let candidates: Vec<u32> = if looping.is_empty() {
-        (0..clips.len() as u32).collect()
-    } else {
-        looping
-    };
+    cell_models.resize(layout.instances, 0);
+    // Fisher-Yates; a crowd of one model keeps its cells in order.
+    let mut shuffle = SplitMix64(layout.seed ^ 0x6d6f_6465_6c73); // "models"
+    if counts.len() > 1 {
+        for i in (1..cell_models.len()).rev() {
+            let j = shuffle.below(i as u32 + 1) as usize;
+            cell_models.swap(i, j);
+        }
+    }
+    let candidates: Vec<Vec<u32>> = model_clips
+        .iter()
+        .map(|clips| {
+            let looping: Vec<u32> = (0..clips.len() as u32)
+                .filter(|&c| clips[c as usize].looping)
+                .collect();
+            if looping.is_empty() {
+                (0..clips.len() as u32).collect()
+            } else {
+                looping
+            }
+        })
+        .collect();
     let columns = (layout.instances as f64).sqrt().ceil().max(1.0) as usize;
     let rows = layout.instances.div_ceil(columns);
     let centre = Vec3::new((columns - 1) as f32, (rows.max(1) - 1) as f32, 0.0) * 0.5;
     let mut random = SplitMix64(layout.seed);
-    (0..layout.instances)
+    let mut instances: Vec<(Instance, usize)> = (0..layout.instances)
         .map(|i| {
             let cell = Vec3::new((i % columns) as f32, (i / columns) as f32, 0.0);
+            let model = cell_models[i];
+            let clips = model_clips.get(model as usize).copied().unwrap_or(&[]);
+            let candidates = candidates.get(model as usize).map_or(&[][..], |c| &c[..]);
             let clip = if candidates.is_empty() {
                 0
             } else {
@@ -175,7 +217,7 @@ pub fn spawn_crowd(layout: &CrowdLayout, clips: &[Clip]) -> Vec<Instance> {
             let duration = clips.get(clip as usize).map_or(0.0, Clip::duration);
             let yaw = random.unit() * std::f32::consts::TAU;
             let phase = random.unit() * duration;
-            Instance {
+            let instance = Instance {
                 position: (cell - centre) * layout.spacing,
                 yaw,
                 rate: 0.8 + 0.4 * random.unit(),
@@ -185,10 +227,38 @@ pub fn spawn_crowd(layout: &CrowdLayout, clips: &[Clip]) -> Vec<Instance> {
                     0.6 + 0.4 * random.unit(),
                     1.0,
                 ),
+                model,
                 ..Instance::settled(clip, phase)
-            }
+            };
+            (instance, i)
         })
-        .collect()
+        .collect();
+    instances.sort_by_key(|(instance, _)| instance.model);
+    instances.into_iter().unzip()
+}
+
+/// Splits `instances` among models by their `weights` (largest remainder:
+/// the counts sum to `instances` and each is within one of its share).
+pub fn mix_counts(weights: &[f32], instances: usize) -> Vec<usize> {
+    let total: f64 = weights.iter().map(|&w| f64::from(w.max(0.0))).sum();
+    if total <= 0.0 {
+        return vec![0; weights.len()];
+    }
+    let shares: Vec<f64> = weights
+        .iter()
+        .map(|&w| f64::from(w.max(0.0)) / total * instances as f64)
+        .collect();
+    let mut counts: Vec<usize> = shares.iter().map(|s| s.floor() as usize).collect();
+    let mut order: Vec<usize> = (0..weights.len()).collect();
+    order.sort_by(|&a, &b| {
+        let remainder = |i: usize| shares[i] - shares[i].floor();
+        remainder(b).total_cmp(&remainder(a)).then(a.cmp(&b))
+    });
+    let missing = instances - counts.iter().sum::<usize>();
+    for &model in order.iter().take(missing) {
+        counts[model] += 1;
+    }
+    counts
 }
 
 /// Gives each instance one of `skins` skins, seeded: drawn from a

@@ -15,24 +15,34 @@ use ash::vk;
 pub struct AnimationData {
     /// Every clip's frames, [`GpuJointPose`]s.
     pub clip_poses: TexelBuffer,
-    /// At least one entry: a model without clips gets one standing for its
-    /// bind pose, so culling always finds a bounding sphere.
+    /// Every model's clips, model after model ([`ModelClips::first_clip`]);
+    /// a model without clips gets one entry standing for its bind pose, so
+    /// culling always finds a bounding sphere.
     pub clips: Buffer,
-    /// [`SkeletonJoint`]s.
+    /// [`SkeletonJoint`]s, model after model.
     pub skeleton: TexelBuffer,
     /// Animation LOD: every clip's shared poses ([`SharedPoses`]); for a
     /// model without clips, its bind pose.
     pub shared_poses: Buffer,
     /// Every clip's per-frame body part boxes (`Model::part_bounds`: each
     /// part between that frame and the next) as min, max pairs, part p of
-    /// frame f of a clip at `(first_pose / joint_count + f) * part_count + p`
-    /// (a model without clips: its bind pose's box): cull.comp's occlusion
-    /// bounds.
+    /// frame f of a clip at `first_bounds + f * part_count + p` (a model
+    /// without clips: its bind pose's box): cull.comp's occlusion bounds.
     pub frame_bounds: Buffer,
+    /// Per model, where its clips are.
+    pub models: Vec<ModelClips>,
+}
+
+/// One model's part of the clip table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ModelClips {
+    /// Its first entry in the clip table: what its instances' clip
+    /// indices are counted from.
+    pub first_clip: u32,
+    /// Real clips (0 when the model has none; it still has an entry).
+    pub clip_count: u32,
     /// Boxes per clip frame in `frame_bounds`: `Model::body_part_count`.
     pub part_count: u32,
-    /// Real clips (0 when the model has none).
-    pub clip_count: u32,
 }
 
 /// The bounding sphere culling uses for an instance of `clip`; for a model
@@ -44,94 +54,126 @@ pub fn clip_spheres(model: &Model) -> (Vec<BoundingSphere>, BoundingSphere) {
     )
 }
 
-pub fn upload_animation_data(ctx: &Context, model: &Model) -> Result<AnimationData, GpuError> {
-    let joints = model.skeleton.joint_count();
-    let (spheres, bind_sphere) = clip_spheres(model);
-    let sphere = |s: BoundingSphere| s.centre.extend(s.radius).to_array();
-    let corner = |p: glam::Vec3| p.extend(0.0).to_array();
+/// Everything `upload_animation_data` uploads, for every model in turn.
+#[derive(Default)]
+struct AnimationTables {
+    poses: Vec<GpuJointPose>,
+    frame_bounds: Vec<FrameBounds>,
+    clips: Vec<ClipInfo>,
+    skeleton: Vec<SkeletonJoint>,
+    shared_transforms: Vec<SkinningTransform>,
+    models: Vec<ModelClips>,
+}
 
-    let shared = SharedPoses::sample(&model.skeleton, &model.clips);
-    let mut poses: Vec<GpuJointPose> = Vec::new();
-    let mut frame_bounds: Vec<FrameBounds> = Vec::new();
-    let mut clips: Vec<ClipInfo> = Vec::with_capacity(model.clips.len().max(1));
-    let part_count = model.body_part_count();
-    for (c, ((clip, clip_sphere), &(shared_first, shared_count))) in model
-        .clips
-        .iter()
-        .zip(&spheres)
-        .zip(&shared.clips)
-        .enumerate()
-    {
-        clips.push(ClipInfo {
-            shared_first,
-            shared_count,
-            padding: [0; 2],
-            first_pose: poses.len() as u32,
-            frame_count: clip.frames.len() as u32,
-            frame_rate: clip.frame_rate,
-            looping: clip.looping.into(),
-            bounding_sphere: sphere(*clip_sphere),
-            bounds_min: corner(clip.bounds_union().min),
-            bounds_max: corner(clip.bounds_union().max),
-        });
-        poses.extend(clip.frames.iter().flatten().map(|&p| GpuJointPose::from(p)));
-        // Every frame gets part_count boxes, the frame's whole box standing
-        // in for parts a model does not have (or a clip it lacks boxes for).
-        let parts = model.part_bounds.get(c);
-        for f in 0..clip.frames.len() {
-            let whole = clip.bounds.get(f).copied().unwrap_or(clip.bounds_union());
-            frame_bounds.extend((0..part_count).map(|p| {
-                let b = parts
-                    .and_then(|parts| parts.frame(f).get(p))
-                    .copied()
-                    .unwrap_or(whole);
-                FrameBounds {
-                    min: corner(b.min),
-                    max: corner(b.max),
-                }
-            }));
+impl AnimationTables {
+    fn add(&mut self, model: &Model) {
+        let (spheres, bind_sphere) = clip_spheres(model);
+        let sphere = |s: BoundingSphere| s.centre.extend(s.radius).to_array();
+        let corner = |p: glam::Vec3| p.extend(0.0).to_array();
+        let shared = SharedPoses::sample(&model.skeleton, &model.clips);
+        let shared_base = self.shared_transforms.len() as u32;
+        let part_count = model.body_part_count();
+        let first_clip = self.clips.len() as u32;
+        for (c, ((clip, clip_sphere), &(shared_first, shared_count))) in model
+            .clips
+            .iter()
+            .zip(&spheres)
+            .zip(&shared.clips)
+            .enumerate()
+        {
+            self.clips.push(ClipInfo {
+                shared_first: shared_base + shared_first,
+                shared_count,
+                first_bounds: self.frame_bounds.len() as u32,
+                padding: 0,
+                first_pose: self.poses.len() as u32,
+                frame_count: clip.frames.len() as u32,
+                frame_rate: clip.frame_rate,
+                looping: clip.looping.into(),
+                bounding_sphere: sphere(*clip_sphere),
+                bounds_min: corner(clip.bounds_union().min),
+                bounds_max: corner(clip.bounds_union().max),
+            });
+            self.poses
+                .extend(clip.frames.iter().flatten().map(|&p| GpuJointPose::from(p)));
+            // Every frame gets part_count boxes, the frame's whole box
+            // standing in for parts a model does not have (or a clip it
+            // lacks boxes for).
+            let parts = model.part_bounds.get(c);
+            for f in 0..clip.frames.len() {
+                let whole = clip.bounds.get(f).copied().unwrap_or(clip.bounds_union());
+                self.frame_bounds.extend((0..part_count).map(|p| {
+                    let b = parts
+                        .and_then(|parts| parts.frame(f).get(p))
+                        .copied()
+                        .unwrap_or(whole);
+                    FrameBounds {
+                        min: corner(b.min),
+                        max: corner(b.max),
+                    }
+                }));
+            }
         }
-    }
-    if frame_bounds.is_empty() {
-        let b = model.bind_pose_bounds();
-        frame_bounds.push(FrameBounds {
-            min: corner(b.min),
-            max: corner(b.max),
+        self.shared_transforms.extend(shared.transforms);
+        if model.clips.is_empty() {
+            let b = model.bind_pose_bounds();
+            self.clips.push(ClipInfo {
+                bounding_sphere: sphere(bind_sphere),
+                bounds_min: corner(b.min),
+                bounds_max: corner(b.max),
+                first_bounds: self.frame_bounds.len() as u32,
+                // A model without clips stands in its bind pose, whose
+                // skinning transforms are identities: the one pose its
+                // instances share (cull.comp points them here).
+                shared_first: self.shared_transforms.len() as u32,
+                shared_count: 1,
+                ..ClipInfo::default()
+            });
+            self.frame_bounds.push(FrameBounds {
+                min: corner(b.min),
+                max: corner(b.max),
+            });
+            self.shared_transforms.extend(std::iter::repeat_n(
+                SkinningTransform::from(JointPose::IDENTITY),
+                model.skeleton.joint_count().max(1),
+            ));
+        }
+        let first_joint = self.skeleton.len();
+        for (inverse_bind, parent) in model
+            .skeleton
+            .inverse_bind_pose
+            .iter()
+            .zip(&model.skeleton.parents)
+        {
+            // Parents come first.
+            let depth = parent.map_or(0.0, |p| {
+                self.skeleton[first_joint + usize::from(p)].depth + 1.0
+            });
+            self.skeleton.push(SkeletonJoint {
+                inverse_bind_rotation: inverse_bind.rotation.to_array(),
+                inverse_bind_translation: inverse_bind.translation.to_array(),
+                parent: parent.map_or(-1.0, f32::from),
+                depth,
+                padding: [0.0; 3],
+            });
+        }
+        self.models.push(ModelClips {
+            first_clip,
+            clip_count: model.clips.len() as u32,
+            part_count: part_count as u32,
         });
     }
-    if clips.is_empty() {
-        clips.push(ClipInfo {
-            bounding_sphere: sphere(bind_sphere),
-            bounds_min: corner(model.bind_pose_bounds().min),
-            bounds_max: corner(model.bind_pose_bounds().max),
-            // Never read: without clips cull.comp points everyone at the
-            // bind pose, the shared poses' first.
-            shared_count: 1,
-            ..ClipInfo::default()
-        });
-    }
-    if poses.is_empty() {
-        // Vulkan buffers cannot be empty; nothing reads this pose.
-        poses.push(GpuJointPose::default());
-    }
-    let mut skeleton: Vec<SkeletonJoint> = Vec::with_capacity(joints);
-    for (inverse_bind, parent) in model
-        .skeleton
-        .inverse_bind_pose
-        .iter()
-        .zip(&model.skeleton.parents)
-    {
-        // Parents come first.
-        let depth = parent.map_or(0.0, |p| skeleton[usize::from(p)].depth + 1.0);
-        skeleton.push(SkeletonJoint {
-            inverse_bind_rotation: inverse_bind.rotation.to_array(),
-            inverse_bind_translation: inverse_bind.translation.to_array(),
-            parent: parent.map_or(-1.0, f32::from),
-            depth,
-            padding: [0.0; 3],
-        });
-    }
+}
 
+pub fn upload_animation_data(ctx: &Context, models: &[Model]) -> Result<AnimationData, GpuError> {
+    let mut tables = AnimationTables::default();
+    for model in models {
+        tables.add(model);
+    }
+    if tables.poses.is_empty() {
+        // Vulkan buffers cannot be empty; nothing reads this pose.
+        tables.poses.push(GpuJointPose::default());
+    }
     let storage = vk::BufferUsageFlags::STORAGE_BUFFER;
     let upload = |name, bytes: &[u8]| {
         resources::create_buffer_with_data(ctx, name, storage, bytes).map(|b| guard(ctx, b))
@@ -139,26 +181,33 @@ pub fn upload_animation_data(ctx: &Context, model: &Model) -> Result<AnimationDa
     let texels = |name, texels: &[[f32; 4]]| {
         resources::create_texel_buffer_with_data(ctx, name, texels).map(|b| guard(ctx, b))
     };
-    let clip_poses = texels("clip frames", bytemuck::cast_slice(&poses))?;
-    let clips = upload("clips", bytemuck::cast_slice(&clips))?;
-    let skeleton = texels("skeleton", bytemuck::cast_slice(&skeleton))?;
-    let mut shared_transforms = shared.transforms;
-    if shared_transforms.is_empty() {
-        // A model without clips stands in its bind pose, whose skinning
-        // transforms are identities: the one pose every instance shares.
-        shared_transforms = vec![SkinningTransform::from(JointPose::IDENTITY); joints.max(1)];
-    }
-    let shared_poses = upload("shared poses", bytemuck::cast_slice(&shared_transforms))?;
-    let frame_bounds = upload("clip frame bounds", bytemuck::cast_slice(&frame_bounds))?;
+    let clip_poses = texels("clip frames", bytemuck::cast_slice(&tables.poses))?;
+    let clips = upload("clips", bytemuck::cast_slice(&tables.clips))?;
+    let skeleton = texels("skeleton", bytemuck::cast_slice(&tables.skeleton))?;
+    let shared_poses = upload(
+        "shared poses",
+        bytemuck::cast_slice(&tables.shared_transforms),
+    )?;
+    let frame_bounds = upload(
+        "clip frame bounds",
+        bytemuck::cast_slice(&tables.frame_bounds),
+    )?;
     Ok(AnimationData {
         shared_poses: shared_poses.keep(),
         frame_bounds: frame_bounds.keep(),
         clip_poses: clip_poses.keep(),
         clips: clips.keep(),
         skeleton: skeleton.keep(),
-        clip_count: model.clips.len() as u32,
-        part_count: part_count as u32,
+        models: tables.models,
     })
+}
+
+impl AnimationData {
+    /// Per model, its first clip in the clip table
+    /// ([`crate::gpu::shader_types::InstanceAnimation::new`]).
+    pub fn first_clips(&self) -> Vec<u32> {
+        self.models.iter().map(|m| m.first_clip).collect()
+    }
 }
 
 impl Destroy for AnimationData {

@@ -19,8 +19,8 @@ use super::model_resources::ModelResources;
 use super::passes::agents::AgentStep;
 use super::resources::{self, Buffer};
 use super::shader_types::{
-    CrowdInstance, GpuAgentLane, GpuLocomotionTable, InstanceAnimation, SkinningTransform,
-    SurfaceVertex, VisibleHeader,
+    CrowdInstance, CrowdModel, GpuAgentLane, GpuLocomotionTable, InstanceAnimation,
+    SkinningTransform, SurfaceVertex, VisibleHeader, MAX_MODELS,
 };
 use super::{Context, GpuError};
 use crate::model::Model;
@@ -51,10 +51,10 @@ pub enum CrowdBuffer {
     /// Clip, phase, rate and crossfade per instance; rewritten on a clip
     /// switch, or by the agent pass every frame while locomotion is on.
     InstanceAnimation,
-    /// A quaternion and a translation per joint of each row: with GPU
-    /// animation a palette, a row per drawn instance that is posed on its
-    /// own (see [`INITIAL_PALETTE_ROWS`]); with CPU animation a row per
-    /// instance.
+    /// A quaternion and a translation per joint: with GPU animation a
+    /// palette, a row (transform) per joint of each drawn instance that is
+    /// posed on its own (see [`INITIAL_PALETTE_INSTANCES`]); with CPU
+    /// animation every instance's, instance-major.
     SkinningTransforms,
     /// cull.comp's output: the counts, then the ids of the visible
     /// instances, a region per level of detail.
@@ -72,33 +72,38 @@ pub enum CrowdBuffer {
     AllInstances,
     /// CPU skinning: every instance's skinned surface vertices.
     CpuSkinnedVertices,
-    /// agents.comp's input: the locomotion table, then a lane per
+    /// agents.comp's input: a locomotion table per model, then a lane per
     /// instance. One copy, written once; every crowd has it, so the fit
     /// check need not know whether locomotion will be switched on.
     AgentLanes,
+    /// A [`CrowdModel`] per model: where its data and its instances are.
+    Models,
 }
 
-/// The rows a skinning palette starts with (fewer for a smaller crowd):
-/// about what one view can hold of instances posed on their own. With
-/// animation level of detail those project to more than 16 pixels of
-/// radius, and some 1100 discs of that size cover a 1280x720 image; crowds
-/// up to this size allocate what they always did, and 23 joints take
+/// The instances a skinning palette starts with rows for (fewer for a
+/// smaller crowd): about what one view can hold of instances posed on their
+/// own. With animation level of detail those project to more than 16 pixels
+/// of radius, and some 1100 discs of that size cover a 1280x720 image;
+/// crowds up to this size allocate what they always did, and 23 joints take
 /// 736 KiB a frame slot where 16384 instances would take 11.5 MiB.
-pub const INITIAL_PALETTE_ROWS: u32 = 1024;
+pub const INITIAL_PALETTE_INSTANCES: u32 = 1024;
 
-/// One buffer whose size is proportional to the instance count: a row per
-/// instance, or for a palette, per instance at most.
+/// One buffer whose size is proportional to the instance count: rows of
+/// each instance, or for a palette, of each instance at most.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CrowdBufferDesc {
     pub buffer: CrowdBuffer,
     pub name: &'static str,
     pub bytes_per_instance: u64,
+    /// Rows an instance takes at most: 1, or for a palette the joints of
+    /// the largest model (a row is a joint transform).
+    pub rows_per_instance: u32,
     /// Bytes before the per-instance ones (the visible list's count).
     pub header_bytes: u64,
     /// One copy per frame in flight, or one in all.
     pub per_frame_slot: bool,
-    /// A palette: it starts with [`INITIAL_PALETTE_ROWS`] rows and grows,
-    /// up to one per instance, as frames want more
+    /// A palette: it starts with rows for [`INITIAL_PALETTE_INSTANCES`]
+    /// and grows, up to every instance's, as frames want more
     /// ([`CrowdResources::grow_palette`]). The fit check counts it at its
     /// largest.
     pub palette: bool,
@@ -107,19 +112,27 @@ pub struct CrowdBufferDesc {
 }
 
 impl CrowdBufferDesc {
-    /// Bytes of one copy holding `rows` rows (`instances` for the fit
-    /// check). Vulkan buffers cannot be empty: a crowd of none still gets
-    /// room for one.
+    /// Bytes of one copy holding `rows` rows. Vulkan buffers cannot be
+    /// empty: a crowd of none still gets room for one.
     pub fn size(&self, rows: u32) -> u64 {
-        self.header_bytes + self.bytes_per_instance * u64::from(rows.max(1))
+        self.header_bytes + self.row_bytes() * u64::from(rows.max(1))
+    }
+
+    pub fn row_bytes(&self) -> u64 {
+        self.bytes_per_instance / u64::from(self.rows_per_instance.max(1))
+    }
+
+    /// The most rows `instances` take: what the fit check counts.
+    pub fn rows_for(&self, instances: u32) -> u32 {
+        instances.saturating_mul(self.rows_per_instance)
     }
 
     /// The rows a new crowd of `instances` allocates.
     pub fn initial_rows(&self, instances: u32) -> u32 {
         if self.palette {
-            instances.min(INITIAL_PALETTE_ROWS)
+            self.rows_for(instances.min(INITIAL_PALETTE_INSTANCES))
         } else {
-            instances
+            self.rows_for(instances)
         }
     }
 
@@ -137,11 +150,15 @@ impl CrowdBufferDesc {
     }
 }
 
-/// What decides the crowd's buffers besides the instance count.
+/// What decides the crowd's buffers besides the instance count. With
+/// several models each figure is the largest model's: the fit check counts
+/// every instance as that large, whatever the mix.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CrowdShape {
+    /// The most joints a model has.
     pub joint_count: u32,
-    /// Vertices of all drawn meshes: the stride of CPU-skinned data.
+    /// The most vertices of a model's drawn meshes: the stride of
+    /// CPU-skinned data.
     pub vertex_count: u32,
     /// Levels of detail: the visible lists hold a region per level.
     pub lod_count: u32,
@@ -149,16 +166,18 @@ pub struct CrowdShape {
 }
 
 impl CrowdShape {
-    pub fn of(model: &Model, animation: Animation) -> CrowdShape {
-        let meshes = || gpu_model::drawn_meshes(model);
+    pub fn of(models: &[Model], animation: Animation) -> CrowdShape {
+        fn largest(models: &[Model], figure: impl Fn(&Model) -> usize) -> u32 {
+            models.iter().map(figure).max().unwrap_or(0) as u32
+        }
+        let meshes = gpu_model::drawn_meshes;
         CrowdShape {
-            joint_count: model.skeleton.joint_count() as u32,
-            vertex_count: meshes().map(|m| m.vertex_count()).sum::<usize>() as u32,
-            lod_count: meshes()
-                .map(|m| m.lods.len())
-                .max()
-                .unwrap_or(1)
-                .clamp(1, MAX_LODS) as u32,
+            joint_count: largest(models, |m| m.skeleton.joint_count()),
+            vertex_count: largest(models, |m| meshes(m).map(|m| m.vertex_count()).sum()),
+            lod_count: largest(models, |m| {
+                meshes(m).map(|m| m.lods.len()).max().unwrap_or(1)
+            })
+            .clamp(1, MAX_LODS as u32),
             animation,
         }
     }
@@ -172,6 +191,7 @@ pub fn crowd_buffers(shape: &CrowdShape) -> Vec<CrowdBufferDesc> {
             buffer,
             name,
             bytes_per_instance: bytes_per_instance as u64,
+            rows_per_instance: 1,
             header_bytes: 0,
             per_frame_slot,
             palette: false,
@@ -204,6 +224,10 @@ pub fn crowd_buffers(shape: &CrowdShape) -> Vec<CrowdBufferDesc> {
             // animate.comp writes the rows of the instances cull.comp
             // draws; the CPU uploads every instance's.
             palette: shape.animation == Animation::Gpu,
+            rows_per_instance: match shape.animation {
+                Animation::Gpu => shape.joint_count.max(1),
+                _ => 1,
+            },
             ..desc(
                 CrowdBuffer::SkinningTransforms,
                 "skinning transforms",
@@ -217,10 +241,9 @@ pub fn crowd_buffers(shape: &CrowdShape) -> Vec<CrowdBufferDesc> {
                 },
             )
         },
-        // A count per level, then a region of instance_count ids per level,
-        // then the posed list: per skinning palette row, the instance
-        // cull.comp handed it to, which animate.comp poses (a palette has
-        // at most a row per instance).
+        // A count per model and level, then a region of instance_count ids
+        // per level, then the posed list: the instances cull.comp handed
+        // palette rows to, which animate.comp poses (each at most once).
         CrowdBufferDesc {
             header_bytes: VISIBLE_HEADER_BYTES,
             ..desc(
@@ -250,11 +273,22 @@ pub fn crowd_buffers(shape: &CrowdShape) -> Vec<CrowdBufferDesc> {
             MemoryLocation::GpuOnly,
         ),
         CrowdBufferDesc {
-            header_bytes: size_of::<GpuLocomotionTable>() as u64,
+            header_bytes: (MAX_MODELS * size_of::<GpuLocomotionTable>()) as u64,
             ..desc(
                 CrowdBuffer::AgentLanes,
                 "agent lanes",
                 size_of::<GpuAgentLane>(),
+                false,
+                storage | Usage::TRANSFER_DST,
+                MemoryLocation::GpuOnly,
+            )
+        },
+        CrowdBufferDesc {
+            header_bytes: (MAX_MODELS * size_of::<CrowdModel>()) as u64,
+            ..desc(
+                CrowdBuffer::Models,
+                "crowd models",
+                0,
                 false,
                 storage | Usage::TRANSFER_DST,
                 MemoryLocation::GpuOnly,
@@ -304,7 +338,7 @@ pub const VISIBLE_HEADER_BYTES: u64 = size_of::<VisibleHeader>() as u64;
 pub fn crowd_bytes(shape: &CrowdShape, instances: u32) -> u64 {
     crowd_buffers(shape)
         .iter()
-        .map(|b| b.size(instances) * b.copies())
+        .map(|b| b.size(b.rows_for(instances)) * b.copies())
         .sum()
 }
 
@@ -436,11 +470,11 @@ pub fn check_crowd_fits(
     })
 }
 
-/// What agents.comp reads: the table every agent shares and a lane per
-/// instance (see `crowd::agents`).
+/// What agents.comp reads: the table every agent of a model shares, per
+/// model, and a lane per instance (see `crowd::agents`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct CrowdAgents {
-    pub table: GpuLocomotionTable,
+    pub tables: Vec<GpuLocomotionTable>,
     pub lanes: Vec<GpuAgentLane>,
 }
 
@@ -448,6 +482,8 @@ pub struct CrowdAgents {
 pub struct CrowdResources {
     pub shape: CrowdShape,
     pub instance_count: u32,
+    /// Per model, its part of the crowd (what the `Models` buffer holds).
+    pub models: Vec<CrowdModel>,
     /// What `Placements` holds, kept to rebuild this crowd (the window
     /// falls back to it when a bigger one does not fit after all).
     pub placements: Vec<CrowdInstance>,
@@ -499,12 +535,19 @@ impl CrowdResources {
             )));
         }
         let shape = CrowdShape {
-            joint_count: model.model.joint_count,
-            vertex_count: model.model.vertex_count,
+            joint_count: model.model.max_joint_count(),
+            vertex_count: model
+                .model
+                .parts
+                .iter()
+                .map(|p| p.vertex_count)
+                .max()
+                .unwrap_or(0),
             lod_count: model.model.lod_count,
             animation,
         };
         let instance_count = placements.len() as u32;
+        let models = crowd_models(model, placements)?;
         let mut buffers = guard(ctx, Vec::new());
         for desc in crowd_buffers(&shape) {
             let mut copies = guard(ctx, Vec::new());
@@ -518,8 +561,13 @@ impl CrowdResources {
         if let Some(b) = find(CrowdBuffer::Placements) {
             resources::upload_to_buffer(ctx, b.0.name, &b.1[0], bytemuck::cast_slice(placements))?;
         }
+        if let Some(b) = find(CrowdBuffer::Models) {
+            resources::upload_to_buffer(ctx, b.0.name, &b.1[0], bytemuck::cast_slice(&models))?;
+        }
         if let (Some(b), Some(agents)) = (find(CrowdBuffer::AgentLanes), agents) {
-            let mut bytes = bytemuck::bytes_of(&agents.table).to_vec();
+            let mut tables = agents.tables.clone();
+            tables.resize(MAX_MODELS, bytemuck::Zeroable::zeroed());
+            let mut bytes = bytemuck::cast_slice(&tables).to_vec();
             bytes.extend_from_slice(bytemuck::cast_slice(&agents.lanes));
             resources::upload_to_buffer(ctx, b.0.name, &b.1[0], &bytes)?;
         }
@@ -538,7 +586,9 @@ impl CrowdResources {
         if let Some(b) = find(CrowdBuffer::AllInstances) {
             // Every instance at level 0, in order.
             let mut header = VisibleHeader::default();
-            header.lod_counts[0] = instance_count;
+            for (m, crowd_model) in models.iter().enumerate() {
+                header.lod_counts[m * MAX_LODS] = crowd_model.instance_count;
+            }
             let ids: Vec<u32> = (0..instance_count).collect();
             let mut all = bytemuck::bytes_of(&header).to_vec();
             all.extend_from_slice(bytemuck::cast_slice(&ids));
@@ -621,6 +671,7 @@ impl CrowdResources {
                         "AgentLanes",
                         Resource::Buffer(crowd(CrowdBuffer::AgentLanes)),
                     ),
+                    ("Models", Resource::Buffer(crowd(CrowdBuffer::Models))),
                 ],
             )?;
             let scene_set = |name: &str, transforms, visible| {
@@ -673,6 +724,7 @@ impl CrowdResources {
         Ok(CrowdResources {
             shape,
             instance_count,
+            models,
             placements: placements.to_vec(),
             agents: agents.cloned(),
             placements_moved: false,
@@ -714,17 +766,25 @@ impl CrowdResources {
         on && self.agents.is_some()
     }
 
+    /// Joint transforms of every instance: the most a palette may need.
+    pub fn transform_count(&self) -> u32 {
+        self.models
+            .iter()
+            .map(|m| m.instance_count * m.joint_count)
+            .sum()
+    }
+
     /// Rows slot `slot`'s skinning palette holds now; `None` without one
     /// (CPU animation: a row per instance).
     pub fn palette_rows(&self, slot: usize) -> Option<u32> {
         let (desc, copies) = self.buffers.iter().find(|(d, _)| d.palette)?;
-        let rows = (copies[slot].size - desc.header_bytes) / desc.bytes_per_instance;
+        let rows = (copies[slot].size - desc.header_bytes) / desc.row_bytes();
         Some(rows as u32)
     }
 
     /// Gives slot `slot`'s palette room for `wanted` rows when it has
     /// fewer: the power of two above (so a crowd coming into view grows it
-    /// a few times at most), at most a row per instance. It never shrinks.
+    /// a few times at most), at most every instance's joints. It never shrinks.
     /// The slot must be idle (its fence waited): its buffer is replaced and
     /// its sets rewritten. The new buffer is made first, so a failure
     /// leaves the slot as it was. Returns the rows when it grew.
@@ -735,11 +795,12 @@ impl CrowdResources {
         slot: usize,
         wanted: u32,
     ) -> Result<Option<u32>, GpuError> {
-        let wanted = wanted.min(self.instance_count);
+        let most = self.transform_count();
+        let wanted = wanted.min(most);
         let rows = match self.palette_rows(slot) {
             Some(rows) if rows < wanted => wanted
                 .checked_next_power_of_two()
-                .map_or(self.instance_count, |rows| rows.min(self.instance_count)),
+                .map_or(most, |rows| rows.min(most)),
             _ => return Ok(None),
         };
         let (desc, copies) = self
@@ -785,6 +846,59 @@ impl Destroy for CrowdResources {
             copies.destroy(ctx);
         }
     }
+}
+
+/// The crowd's [`CrowdModel`] table: each model's data in the shared
+/// buffers, and its instances, which `placements` must hold sorted by
+/// model.
+fn crowd_models(
+    resources: &ModelResources,
+    placements: &[CrowdInstance],
+) -> Result<Vec<CrowdModel>, GpuError> {
+    let parts = &resources.model.parts;
+    let mut counts = vec![0u32; parts.len()];
+    let mut previous = 0;
+    for placement in placements {
+        let model = placement.model as usize;
+        if model >= parts.len() || model < previous {
+            return Err(GpuError::FrameMismatch(format!(
+                "an instance of model {model} in a crowd of {} models, or out of model order",
+                parts.len()
+            )));
+        }
+        counts[model] += 1;
+        previous = model;
+    }
+    let (mut first_instance, mut first_transform) = (0, 0);
+    Ok(parts
+        .iter()
+        .zip(&resources.animation.models)
+        .zip(counts)
+        .map(|((part, clips), instance_count)| {
+            let errors = |row: usize| {
+                glam::Vec4::from_array(std::array::from_fn(|i| {
+                    part.lod_errors.get(row * 4 + i).copied().unwrap_or(0.0)
+                }))
+            };
+            let crowd_model = CrowdModel {
+                joint_count: part.joint_count,
+                first_joint: part.first_joint,
+                clip_count: clips.clip_count,
+                lod_count: part.lod_count,
+                part_count: clips.part_count,
+                first_instance,
+                instance_count,
+                first_draw: part.first_draw,
+                draw_count: part.draw_count,
+                first_transform,
+                padding: [0; 2],
+                lod_errors: [errors(0), errors(1)],
+            };
+            first_instance += instance_count;
+            first_transform += instance_count * part.joint_count;
+            crowd_model
+        })
+        .collect())
 }
 
 /// Copy `slot` of `desc`'s buffer (the one copy, when not per frame slot),
@@ -898,8 +1012,9 @@ mod tests {
             panic!("one palette");
         };
         assert_eq!(palette.buffer, CrowdBuffer::SkinningTransforms);
-        assert_eq!(palette.initial_rows(300), 300);
-        assert_eq!(palette.initial_rows(5000), INITIAL_PALETTE_ROWS);
+        // A row per joint of the instances it starts with.
+        assert_eq!(palette.initial_rows(300), 300 * 23);
+        assert_eq!(palette.initial_rows(5000), INITIAL_PALETTE_INSTANCES * 23);
         // The fit check counts it at a row per instance.
         let gpu = shape(23, 100, Animation::Gpu);
         let cpu = shape(23, 100, Animation::Cpu);

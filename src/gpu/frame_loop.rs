@@ -13,12 +13,13 @@ use ash::vk;
 use super::capture::FrameCapture;
 use super::crowd_resources::{Animation, CrowdBuffer};
 use super::frame::{self, FRAMES_IN_FLIGHT};
+use super::gpu_model::ModelPart;
 use super::passes::overlay::{OverlayFrame, OverlayPass};
 use super::profiler::FrameTimings;
 use super::renderer::{InFlight, Renderer};
 use super::resources::Buffer;
 use super::shader_types::{
-    FrameUniforms, InstanceAnimation, SkinningTransform, SurfaceVertex, VisibleHeader,
+    FrameUniforms, InstanceAnimation, SkinningTransform, SurfaceVertex, VisibleHeader, MAX_MODELS,
 };
 use super::swapchain::{self, Acquired, Swapchain};
 use super::{output, Context, GpuError};
@@ -130,21 +131,47 @@ impl Default for ViewOptions {
     }
 }
 
-/// How many instances the cull pass kept at each level of detail.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct VisibleCounts(pub [u32; MAX_LODS]);
+/// How many instances of each model the cull pass kept at each level of
+/// detail, `[model * MAX_LODS + level]`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct VisibleCounts(pub [u32; MAX_MODELS * MAX_LODS]);
+
+impl Default for VisibleCounts {
+    fn default() -> Self {
+        VisibleCounts([0; MAX_MODELS * MAX_LODS])
+    }
+}
 
 impl VisibleCounts {
     pub fn total(&self) -> u32 {
         self.0.iter().sum()
     }
 
-    /// Triangles drawn, given each level's triangles for one instance.
-    pub fn triangles(&self, per_level: &[u64]) -> u64 {
-        self.0
+    /// Model `model`'s instances in the visible lists, per level.
+    pub fn of_model(&self, model: usize) -> &[u32] {
+        &self.0[model * MAX_LODS..(model + 1) * MAX_LODS]
+    }
+
+    /// Model `model`'s visible instances.
+    pub fn model_total(&self, model: usize) -> u32 {
+        self.of_model(model).iter().sum()
+    }
+
+    /// Triangles drawn of model `part` (the `model`-th).
+    pub fn model_triangles(&self, model: usize, part: &ModelPart) -> u64 {
+        self.of_model(model)
             .iter()
-            .zip(per_level)
+            .zip(&part.lod_triangles)
             .map(|(&count, &triangles)| u64::from(count) * triangles)
+            .sum()
+    }
+
+    /// Triangles drawn, every model's.
+    pub fn triangles(&self, parts: &[ModelPart]) -> u64 {
+        parts
+            .iter()
+            .enumerate()
+            .map(|(model, part)| self.model_triangles(model, part))
             .sum()
     }
 }
@@ -362,17 +389,7 @@ impl Renderer {
     /// Writes what the CPU produced into slot `slot`'s buffers, after
     /// checking it is what the crowd was built for.
     fn upload(&mut self, slot: usize, input: &FrameInput) -> Result<(), GpuError> {
-        let joint_count = self.model.model.joint_count as usize;
-        let vertex_count = self.model.model.vertex_count as usize;
-        // A model without clips has one entry standing for its bind pose.
-        let clip_table_len = self.model.animation.clip_count.max(1);
         let mut uniforms = input.uniforms;
-        let errors = &self.model.model.lod_errors;
-        uniforms.lod_errors = std::array::from_fn(|i| {
-            Vec4::from_array(std::array::from_fn(|j| {
-                errors.get(4 * i + j).copied().unwrap_or(0.0)
-            }))
-        });
         let extent = self.targets.color.extent;
         let anim_lod = input.view.anim_lod && input.posed.animation() == Animation::Gpu;
         uniforms.cull_view_projection = match input.view.frozen_cull {
@@ -421,15 +438,24 @@ impl Renderer {
             crowd.slots[slot].instances_version = None;
         } else if crowd.slots[slot].instances_version != Some(input.instances_version) {
             // The shaders index the clip table with these: checked once per
-            // change, as the CPU checks its own indices.
-            let bad_clip = input
-                .instances
-                .iter()
-                .position(|i| i.clip.max(i.previous_clip).max(i.older_clip) >= clip_table_len);
-            if let Some(instance) = bad_clip {
-                return Err(GpuError::FrameMismatch(format!(
-                    "instance {instance} plays a clip past the {clip_table_len} the model has"
-                )));
+            // change, as the CPU checks its own indices. A model without
+            // clips has one entry standing for its bind pose.
+            for (crowd_model, clips) in crowd.models.iter().zip(&self.model.animation.models) {
+                let own = clips.first_clip..clips.first_clip + clips.clip_count.max(1);
+                let first = crowd_model.first_instance as usize;
+                let bad_clip = input.instances[first..first + crowd_model.instance_count as usize]
+                    .iter()
+                    .position(|i| {
+                        [i.clip, i.previous_clip, i.older_clip]
+                            .iter()
+                            .any(|clip| !own.contains(clip))
+                    });
+                if let Some(instance) = bad_clip {
+                    return Err(GpuError::FrameMismatch(format!(
+                        "instance {} plays a clip outside its model's {own:?} in the clip table",
+                        first + instance
+                    )));
+                }
             }
             let buffer = crowd
                 .buffer_mut(CrowdBuffer::InstanceAnimation, slot)
@@ -451,7 +477,7 @@ impl Renderer {
             check(
                 "skinning transforms",
                 transforms.len(),
-                instance_count * joint_count,
+                crowd.transform_count() as usize,
             )?;
             crowd
                 .buffer_mut(CrowdBuffer::SkinningTransforms, slot)
@@ -459,11 +485,13 @@ impl Renderer {
                 .write(transforms);
         }
         if let Some(vertices) = vertices {
-            check(
-                "skinned vertices",
-                vertices.len(),
-                instance_count * vertex_count,
-            )?;
+            let vertex_count = crowd
+                .models
+                .iter()
+                .zip(&self.model.model.parts)
+                .map(|(m, part)| (m.instance_count * part.vertex_count) as usize)
+                .sum();
+            check("skinned vertices", vertices.len(), vertex_count)?;
             crowd
                 .buffer_mut(CrowdBuffer::CpuSkinnedVertices, slot)
                 .expect("a CPU-skinned crowd has vertices")

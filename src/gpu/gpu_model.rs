@@ -1,7 +1,9 @@
-//! A [`Model`]'s static data on the GPU: vertex streams, indices, material
-//! textures and the skeleton as a line mesh. All meshes share one buffer
-//! per stream; each mesh is a range of it ([`MeshDraw`]), and each of its
-//! levels of detail a range of the index buffer over the same vertices.
+//! The static data of a crowd's models on the GPU: vertex streams, indices,
+//! material textures and the skeletons as line meshes. Every mesh of every
+//! model shares one buffer per stream; each mesh is a range of it
+//! ([`MeshDraw`]), and each of its levels of detail a range of the index
+//! buffer over the same vertices. [`ModelPart`] says where one model's
+//! meshes, joints and lines are.
 //!
 //! Vertex streams are split by how often they change: `surface` (position,
 //! normal, tangent) is the only data the CPU-skinning yardstick replaces per frame;
@@ -23,14 +25,16 @@ use ash::vk;
 /// One md5 mesh inside the shared buffers.
 #[derive(Clone, Debug)]
 pub struct MeshDraw {
-    /// `crowd: <md5 shader>`, the draw's command-buffer label: md5 meshes
-    /// have no names, their material is what tells them apart.
+    /// `crowd: <model>: <md5 shader>`, the draw's command-buffer label: md5
+    /// meshes have no names, their material is what tells them apart.
     pub label: String,
-    /// One per level of the model ([`GpuModel::lod_count`]), LOD 0 first;
+    /// Which of the models it belongs to.
+    pub model: usize,
+    /// One per level of its model ([`ModelPart::lod_count`]), LOD 0 first;
     /// a mesh with fewer levels repeats its coarsest.
     pub lods: Vec<IndexRange>,
     pub vertex_offset: i32,
-    /// Per skin of the model (`Model::skins`), the index into
+    /// Per skin of its model (`Model::skins`), the index into
     /// [`GpuModel::materials`] of the mesh's material under it.
     pub materials: Vec<usize>,
 }
@@ -44,126 +48,184 @@ pub struct IndexRange {
     pub influences: u32,
 }
 
+/// One model inside the shared buffers.
+#[derive(Clone, Debug)]
+pub struct ModelPart {
+    /// The mesh file's stem: labels, logs, the overlay.
+    pub name: String,
+    pub joint_count: u32,
+    /// Its skeleton's first joint among every model's.
+    pub first_joint: u32,
+    /// Its meshes: `draws[first_draw..first_draw + draw_count]`.
+    pub first_draw: u32,
+    pub draw_count: u32,
+    /// Its vertices in the shared streams, and how many.
+    pub first_vertex: u32,
+    pub vertex_count: u32,
+    /// Levels of detail its meshes are drawn with, 1 to [`MAX_LODS`].
+    pub lod_count: u32,
+    /// Per level, the largest error of any of its meshes', in model units:
+    /// what cull.comp projects to pick a level.
+    pub lod_errors: Vec<f32>,
+    /// Per level, the triangles of all its meshes.
+    pub lod_triangles: Vec<u64>,
+    /// Its skeleton's lines in `skeleton_lines`: first vertex and count.
+    pub first_line_vertex: u32,
+    pub line_vertex_count: u32,
+}
+
 pub struct GpuModel {
     pub surface: Buffer,
     pub skin: Buffer,
     pub extra_influences: Option<Buffer>,
     pub indices: Buffer,
+    /// Every model's meshes, model after model.
     pub draws: Vec<MeshDraw>,
-    /// Vertices of all meshes: the per-instance stride of CPU-skinned data.
-    pub vertex_count: u32,
-    pub joint_count: u32,
+    pub parts: Vec<ModelPart>,
     pub limit: InfluenceLimit,
-    /// One material per distinct md5 shader string, as the skins remap
-    /// them: its diffuse, normal and specular maps, as `crate::material`
-    /// finds them.
+    /// One material per distinct md5 shader string of a model, as the skins
+    /// remap them: its diffuse, normal and specular maps, as
+    /// `crate::material` finds them.
     pub materials: MaterialTextures,
     pub skeleton_lines: Buffer,
-    pub skeleton_vertex_count: u32,
-    /// Levels of detail every mesh is drawn with, 1 to [`MAX_LODS`].
+    /// The most levels of detail any model has: the stride of the indirect
+    /// draws, a command per mesh and level.
     pub lod_count: u32,
-    /// Per level, the largest error of any mesh's, in model units: what
-    /// cull.comp projects to pick a level.
-    pub lod_errors: Vec<f32>,
-    /// Per level, the triangles of all meshes.
-    pub lod_triangles: Vec<u64>,
-    /// The ground pass's scale, from the bind pose: a contact shadow's
-    /// radius (about the character's footprint) and a ground cell's side
-    /// (its height), in model units.
+    /// The ground pass's scale, from the largest bind pose: a contact
+    /// shadow's radius (about a character's footprint) and a ground cell's
+    /// side (its height), in model units.
     pub shadow_radius: f32,
     pub ground_cell: f32,
 }
 
-pub fn upload_model(ctx: &Context, model: &Model) -> Result<GpuModel, GpuError> {
-    let meshes: Vec<&SkinnedMesh> = drawn_meshes(model).collect();
-    if meshes.is_empty() || model.skeleton.joint_count() == 0 {
-        return Err(GpuError::EmptyModel(model.mesh_file.to_string()));
-    }
-    let limit = meshes[0].limit;
-    let lod_count = meshes
-        .iter()
-        .map(|m| m.lods.len())
-        .max()
-        .unwrap_or(1)
-        .clamp(1, MAX_LODS);
-    let mut lod_errors = vec![0.0f32; lod_count];
-    let mut lod_triangles = vec![0u64; lod_count];
-
+/// Uploads `models` (one or more) into shared buffers, in order.
+pub fn upload_models(ctx: &Context, models: &[Model]) -> Result<GpuModel, GpuError> {
+    let Some(first) = models.first() else {
+        return Err(GpuError::EmptyModel("no model".into()));
+    };
+    let limit = first
+        .meshes
+        .first()
+        .map_or(InfluenceLimit::Four, |m| m.limit);
     let mut skin = Vec::new();
     let mut extra = Vec::new();
     let mut indices = Vec::new();
+    let mut surface = Vec::new();
+    let mut lines = Vec::new();
     let mut draws = Vec::new();
-    let library = match (&model.game, model.mesh_file.loose_path()) {
-        (Some(game), _) => MaterialLibrary::from_vfs(game),
-        (None, Some(mesh_path)) => MaterialLibrary::for_mesh(mesh_path, None),
-        (None, None) => MaterialLibrary::empty(),
-    };
-    let mut material_of_shader: HashMap<&str, usize> = HashMap::new();
+    let mut parts = Vec::with_capacity(models.len());
     let mut materials = guard(ctx, MaterialTextures::default());
-    let mut vertex_count = 0usize;
-    for mesh in &meshes {
-        let mut mesh_materials = Vec::with_capacity(model.skins.len());
-        for skin in &model.skins {
-            let shader = skin.remap(&mesh.shader);
-            let index = match material_of_shader.get(shader) {
-                Some(&index) => index,
-                None => {
-                    let images = library.resolve(shader, &model.mesh_file);
-                    let index = materials.add(ctx, &images)?;
-                    material_of_shader.insert(shader, index);
-                    index
-                }
-            };
-            mesh_materials.push(index);
+    let mut first_joint = 0u32;
+    let (mut shadow_radius, mut ground_cell) = (f32::EPSILON, f32::EPSILON);
+    for (model_index, model) in models.iter().enumerate() {
+        let meshes: Vec<&SkinnedMesh> = drawn_meshes(model).collect();
+        if meshes.is_empty() || model.skeleton.joint_count() == 0 {
+            return Err(GpuError::EmptyModel(model.mesh_file.to_string()));
         }
-        // A mesh without a chain has its full index list as its one level;
-        // a mesh with fewer levels than the model repeats its coarsest.
-        let own_levels = mesh.lods.len().max(1);
-        let mut lods: Vec<IndexRange> = Vec::with_capacity(lod_count);
-        for level in 0..lod_count {
-            let (level_indices, error, influences) = mesh
-                .lods
-                .get(level.min(own_levels - 1))
-                .map_or((&mesh.indices[..], 0.0, limit.count()), |lod| {
-                    (&lod.indices[..], lod.error, lod.influences)
-                });
-            let range = match lods.last() {
-                Some(&coarsest) if level >= own_levels => coarsest,
-                _ => {
-                    let range = IndexRange {
-                        first_index: indices.len() as u32,
-                        index_count: level_indices.len() as u32,
-                        influences: influences.min(limit.count()) as u32,
-                    };
-                    indices.extend_from_slice(level_indices);
-                    range
-                }
-            };
-            lods.push(range);
-            lod_errors[level] = lod_errors[level].max(error);
-            lod_triangles[level] += level_indices.len() as u64 / 3;
-        }
-        draws.push(MeshDraw {
-            label: format!("crowd: {}", mesh.shader),
-            lods,
-            vertex_offset: vertex_count as i32,
-            materials: mesh_materials,
-        });
-        vertex_count += mesh.vertex_count();
-        for v in 0..mesh.vertex_count() {
-            let (joints, weights) = (&mesh.joints[v], &mesh.weights[v]);
-            skin.push(SkinVertex {
-                uv: mesh.uvs[v],
-                joints: [joints[0], joints[1], joints[2], joints[3]],
-                weights: unorm8([weights[0], weights[1], weights[2], weights[3]]),
+        let name = model.mesh_file.file_stem();
+        let lod_count = meshes
+            .iter()
+            .map(|m| m.lods.len())
+            .max()
+            .unwrap_or(1)
+            .clamp(1, MAX_LODS);
+        let mut lod_errors = vec![0.0f32; lod_count];
+        let mut lod_triangles = vec![0u64; lod_count];
+        let library = match (&model.game, model.mesh_file.loose_path()) {
+            (Some(game), _) => MaterialLibrary::from_vfs(game),
+            (None, Some(mesh_path)) => MaterialLibrary::for_mesh(mesh_path, None),
+            (None, None) => MaterialLibrary::empty(),
+        };
+        let mut material_of_shader: HashMap<&str, usize> = HashMap::new();
+        let first_draw = draws.len() as u32;
+        let first_vertex = surface.len() as u32;
+        for mesh in &meshes {
+            let mut mesh_materials = Vec::with_capacity(model.skins.len());
+            for skin in &model.skins {
+                let shader = skin.remap(&mesh.shader);
+                let index = match material_of_shader.get(shader) {
+                    Some(&index) => index,
+                    None => {
+                        let images = library.resolve(shader, &model.mesh_file);
+                        let index = materials.add(ctx, &images)?;
+                        material_of_shader.insert(shader, index);
+                        index
+                    }
+                };
+                mesh_materials.push(index);
+            }
+            // A mesh without a chain has its full index list as its one
+            // level; a mesh with fewer levels than its model repeats its
+            // coarsest.
+            let own_levels = mesh.lods.len().max(1);
+            let mut lods: Vec<IndexRange> = Vec::with_capacity(lod_count);
+            for level in 0..lod_count {
+                let (level_indices, error, influences) = mesh
+                    .lods
+                    .get(level.min(own_levels - 1))
+                    .map_or((&mesh.indices[..], 0.0, limit.count()), |lod| {
+                        (&lod.indices[..], lod.error, lod.influences)
+                    });
+                let range = match lods.last() {
+                    Some(&coarsest) if level >= own_levels => coarsest,
+                    _ => {
+                        let range = IndexRange {
+                            first_index: indices.len() as u32,
+                            index_count: level_indices.len() as u32,
+                            influences: influences.min(limit.count()) as u32,
+                        };
+                        indices.extend_from_slice(level_indices);
+                        range
+                    }
+                };
+                lods.push(range);
+                lod_errors[level] = lod_errors[level].max(error);
+                lod_triangles[level] += level_indices.len() as u64 / 3;
+            }
+            draws.push(MeshDraw {
+                label: format!("crowd: {name}: {}", mesh.shader),
+                model: model_index,
+                lods,
+                vertex_offset: surface.len() as i32,
+                materials: mesh_materials,
             });
-            if limit == InfluenceLimit::Eight {
-                extra.push(ExtraInfluences {
-                    joints: [joints[4], joints[5], joints[6], joints[7]],
-                    weights: unorm8([weights[4], weights[5], weights[6], weights[7]]),
+            surface.extend((0..mesh.vertex_count()).map(|v| SurfaceVertex::bind_pose(mesh, v)));
+            for v in 0..mesh.vertex_count() {
+                let (joints, weights) = (&mesh.joints[v], &mesh.weights[v]);
+                skin.push(SkinVertex {
+                    uv: mesh.uvs[v],
+                    joints: [joints[0], joints[1], joints[2], joints[3]],
+                    weights: unorm8([weights[0], weights[1], weights[2], weights[3]]),
                 });
+                if limit == InfluenceLimit::Eight {
+                    extra.push(ExtraInfluences {
+                        joints: [joints[4], joints[5], joints[6], joints[7]],
+                        weights: unorm8([weights[4], weights[5], weights[6], weights[7]]),
+                    });
+                }
             }
         }
+        let bind_pose = model.bind_pose_bounds();
+        let size = bind_pose.max - bind_pose.min;
+        shadow_radius = shadow_radius.max(0.6 * size.x.max(size.y));
+        ground_cell = ground_cell.max(size.z.max(size.x).max(size.y));
+        let first_line_vertex = lines.len() as u32;
+        lines.extend(skeleton_lines(model));
+        parts.push(ModelPart {
+            name,
+            joint_count: model.skeleton.joint_count() as u32,
+            first_joint,
+            first_draw,
+            draw_count: draws.len() as u32 - first_draw,
+            first_vertex,
+            vertex_count: surface.len() as u32 - first_vertex,
+            lod_count: lod_count as u32,
+            lod_errors,
+            lod_triangles,
+            first_line_vertex,
+            line_vertex_count: lines.len() as u32 - first_line_vertex,
+        });
+        first_joint += model.skeleton.joint_count() as u32;
     }
     let memory = materials.memory();
     log::info!(
@@ -173,13 +235,12 @@ pub fn upload_model(ctx: &Context, model: &Model) -> Result<GpuModel, GpuError> 
         memory.block_compressed
     );
 
-    let bind_pose = model.bind_pose_bounds();
-    let size = bind_pose.max - bind_pose.min;
-    let shadow_radius = (0.6 * size.x.max(size.y)).max(f32::EPSILON);
-    let ground_cell = size.z.max(size.x).max(size.y).max(f32::EPSILON);
-
     // Named for RenderDoc's resource list and mesh viewer.
-    let model_name = model.mesh_file.file_stem();
+    let model_name = parts
+        .iter()
+        .map(|p| p.name.as_str())
+        .collect::<Vec<_>>()
+        .join(" + ");
     let vertex = vk::BufferUsageFlags::VERTEX_BUFFER;
     let upload = |name: String, usage, bytes: &[u8]| {
         resources::create_buffer_with_data(ctx, &name, usage, bytes).map(|b| guard(ctx, b))
@@ -187,7 +248,7 @@ pub fn upload_model(ctx: &Context, model: &Model) -> Result<GpuModel, GpuError> 
     let surface = upload(
         format!("vertices: {model_name} (position, normal, tangent)"),
         vertex,
-        bytemuck::cast_slice(&surface_vertices(&meshes)),
+        bytemuck::cast_slice(&surface),
     )?;
     let skin = upload(
         format!("vertices: {model_name} (uv, joints, weights)"),
@@ -207,7 +268,6 @@ pub fn upload_model(ctx: &Context, model: &Model) -> Result<GpuModel, GpuError> 
         vk::BufferUsageFlags::INDEX_BUFFER,
         bytemuck::cast_slice(&indices),
     )?;
-    let lines = skeleton_lines(model);
     let skeleton_lines = upload(
         format!("vertices: {model_name} skeleton lines"),
         vertex,
@@ -218,22 +278,23 @@ pub fn upload_model(ctx: &Context, model: &Model) -> Result<GpuModel, GpuError> 
         skin: skin.keep(),
         extra_influences: extra_influences.map(|b| b.keep()),
         indices: indices.keep(),
+        lod_count: parts.iter().map(|p| p.lod_count).max().unwrap_or(1),
         draws,
-        vertex_count: vertex_count as u32,
-        joint_count: model.skeleton.joint_count() as u32,
+        parts,
         limit,
         materials: materials.keep(),
-        skeleton_vertex_count: lines.len() as u32,
         skeleton_lines: skeleton_lines.keep(),
-        lod_count: lod_count as u32,
-        lod_errors,
-        lod_triangles,
         shadow_radius,
         ground_cell,
     })
 }
 
 impl GpuModel {
+    /// The most joints any model has.
+    pub fn max_joint_count(&self) -> u32 {
+        self.parts.iter().map(|p| p.joint_count).max().unwrap_or(0)
+    }
+
     /// Device memory its buffers take (textures not counted).
     pub fn buffer_bytes(&self) -> u64 {
         let extra = self.extra_influences.as_ref().map_or(0, |b| b.size);
@@ -255,15 +316,6 @@ impl Destroy for GpuModel {
 /// The meshes that have triangles, in the order the buffers hold them.
 pub fn drawn_meshes(model: &Model) -> impl Iterator<Item = &SkinnedMesh> {
     model.meshes.iter().filter(|m| !m.indices.is_empty())
-}
-
-/// Bind-pose stream 0 of the drawn meshes, concatenated in draw order; the
-/// CPU-skinning path writes the same layout with skinned values.
-pub fn surface_vertices(meshes: &[&SkinnedMesh]) -> Vec<SurfaceVertex> {
-    meshes
-        .iter()
-        .flat_map(|m| (0..m.vertex_count()).map(|v| SurfaceVertex::bind_pose(m, v)))
-        .collect()
 }
 
 /// Weights arrive as exact multiples of 1/255 (see `select_influences`), so

@@ -12,8 +12,8 @@ use super::passes::skeleton_overlay;
 use super::reflect::{self, layout_mismatches, ScalarKind, StructLayout};
 use super::resources::TEXEL_BYTES;
 use super::shader_types::{
-    ClipInfo, CrowdComputeConstants, CrowdInstance, DrawConstants, FrameBounds, FrameUniforms,
-    GpuAgentLane, GpuGaitSwitch, GpuJointPose, GpuLocomotionTable, GpuSpeedSegment,
+    ClipInfo, CrowdComputeConstants, CrowdInstance, CrowdModel, DrawConstants, FrameBounds,
+    FrameUniforms, GpuAgentLane, GpuGaitSwitch, GpuJointPose, GpuLocomotionTable, GpuSpeedSegment,
     InstanceAnimation, SkeletonJoint, SkeletonVertex, SkinningTransform, VisibleHeader,
 };
 use super::shaders::spirv;
@@ -77,7 +77,6 @@ fn frame_uniforms() {
                 ambient_color,
                 camera_position,
                 frustum_planes,
-                lod_errors,
                 lod_params,
                 time,
                 blend_time,
@@ -145,6 +144,7 @@ fn animation_data() {
                 looping,
                 shared_first,
                 shared_count,
+                first_bounds,
                 padding,
                 bounding_sphere,
                 bounds_min,
@@ -157,13 +157,37 @@ fn animation_data() {
             &offsets!(
                 CrowdComputeConstants,
                 instance_count,
-                joint_count,
-                clip_count,
+                model_count,
                 lod_count,
                 mesh_count,
                 phase,
-                palette_rows,
-                part_count
+                palette_rows
+            ),
+        );
+    }
+    for shader in [
+        spirv::ANIMATE_COMP,
+        spirv::ANIMATE_JOINTS_COMP,
+        spirv::CULL_COMP,
+        spirv::DRAWS_COMP,
+    ] {
+        assert_twin(
+            glsl_struct(shader, "CrowdModel"),
+            size_of::<CrowdModel>(),
+            &offsets!(
+                CrowdModel,
+                joint_count,
+                first_joint,
+                clip_count,
+                lod_count,
+                part_count,
+                first_instance,
+                instance_count,
+                first_draw,
+                draw_count,
+                first_transform,
+                padding,
+                lod_errors
             ),
         );
     }
@@ -186,7 +210,9 @@ fn visible_header() {
             lod_counts,
             early_counts,
             palette_rows_wanted,
-            early_rows_wanted
+            posed_count,
+            early_posed_count,
+            padding
         )
         .to_vec();
         members.push(("visible_instances", header));
@@ -205,7 +231,7 @@ fn crowd_instance() {
         assert_twin(
             glsl_struct(shader, "CrowdInstance"),
             size_of::<CrowdInstance>(),
-            &offsets!(CrowdInstance, placement, tint, skin),
+            &offsets!(CrowdInstance, placement, tint, skin, model, padding),
         );
     }
 }
@@ -269,13 +295,7 @@ fn draw_constants() {
     assert_twin(
         glsl_struct(spirv::CROWD_VERT, "DrawConstants"),
         size_of::<DrawConstants>(),
-        &offsets!(
-            DrawConstants,
-            joint_count,
-            skinning_mode,
-            instance_count,
-            show_lod
-        ),
+        &offsets!(DrawConstants, skinning_mode, instance_count, show_lod),
     );
 }
 

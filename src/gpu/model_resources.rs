@@ -1,5 +1,6 @@
-//! What lives as long as the model: its vertex and index streams, textures,
-//! clips and skeleton on the GPU, the descriptor set layouts (reflected from
+//! What lives as long as the models: their vertex and index streams,
+//! textures, clips and skeletons on the GPU (every model's in shared
+//! buffers), the descriptor set layouts (reflected from
 //! the shaders), the pipelines of every pass, and the draw commands' reset
 //! values. A new crowd size or window size never touches any of this.
 
@@ -66,12 +67,12 @@ impl ModelResources {
     /// `animate_kernel`: the GPU animation kernel; `None`: the device's.
     pub fn new(
         ctx: &Context,
-        model: &Model,
+        models: &[Model],
         animate_kernel: Option<Kernel>,
     ) -> Result<ModelResources, GpuError> {
         use vk::ShaderStageFlags as Stage;
-        let gpu_model = guard(ctx, gpu_model::upload_model(ctx, model)?);
-        let animation = guard(ctx, animation_data::upload_animation_data(ctx, model)?);
+        let gpu_model = guard(ctx, gpu_model::upload_models(ctx, models)?);
+        let animation = guard(ctx, animation_data::upload_animation_data(ctx, models)?);
         let scene_layout = guard(
             ctx,
             descriptors::create_set_layout(
@@ -150,7 +151,8 @@ impl ModelResources {
         );
         let agents = guard(ctx, agents::create_agents(ctx, *compute_pipeline_layout)?);
         let cull = guard(ctx, cull::create_cull(ctx, *compute_pipeline_layout)?);
-        let kernel = animate::pick_kernel(ctx, animate_kernel, model.skeleton.joint_count());
+        let kernel =
+            animate::pick_kernel(ctx, animate_kernel, gpu_model.max_joint_count() as usize);
         let draws = guard(
             ctx,
             draws::create_draws(ctx, *compute_pipeline_layout, kernel)?,
@@ -244,11 +246,11 @@ impl ModelResources {
 
     /// Byte offset of the indirect draw of `mesh` at level `lod` in
     /// command set `set` (0: the early phase's, or the only one; 1: the
-    /// late phase's); the skeleton overlay's draws follow the meshes'
-    /// (`mesh` = mesh count).
+    /// late phase's); the skeleton overlay's draws, one per model, follow
+    /// the meshes' (`mesh` = mesh count + model).
     pub fn draw_command_offset(&self, set: usize, mesh: usize, lod: usize) -> u64 {
         let lods = self.model.lod_count as usize;
-        let per_set = (self.model.draws.len() + 1) * lods;
+        let per_set = (self.model.draws.len() + self.model.parts.len()) * lods;
         (set * per_set + mesh * lods + lod) as u64 * DRAW_COMMAND_SIZE
     }
 
@@ -304,21 +306,26 @@ fn push_constants<T>(stage_flags: vk::ShaderStageFlags) -> vk::PushConstantRange
 /// The draw commands with zero instances, twice (the early and the late
 /// phase of occlusion culling): a `VkDrawIndexedIndirectCommand` per mesh
 /// and level (mesh-major), then the skeleton overlay's
-/// `VkDrawIndirectCommand` per level, padded to the same 5 words so
-/// draws.comp finds every instance count at word 1.
+/// `VkDrawIndirectCommand` per model and level, padded to the same 5 words
+/// so draws.comp finds every instance count at word 1.
 fn draw_commands(model: &GpuModel) -> Vec<u32> {
     let mut words: Vec<u32> = model
         .draws
         .iter()
         .flat_map(|draw| {
-            draw.lods.iter().flat_map(|range| {
+            // Levels past the mesh's model's repeat its coarsest: cull.comp
+            // never puts that model's instances there.
+            (0..model.lod_count as usize).flat_map(|level| {
+                let range = draw.lods[level.min(draw.lods.len() - 1)];
                 let vertex_offset = draw.vertex_offset as u32;
                 [range.index_count, 0, range.first_index, vertex_offset, 0]
             })
         })
         .collect();
-    for _ in 0..model.lod_count {
-        words.extend([model.skeleton_vertex_count, 0, 0, 0, 0]);
+    for part in &model.parts {
+        for _ in 0..model.lod_count {
+            words.extend([part.line_vertex_count, 0, part.first_line_vertex, 0, 0]);
+        }
     }
     words.extend_from_within(..);
     // animate.comp's dispatch per phase, padded to 4 words.

@@ -93,21 +93,15 @@ impl Renderer {
         };
         let constants = |phase: CullPhase| CrowdComputeConstants {
             instance_count: crowd.instance_count,
-            joint_count: model.model.joint_count,
-            clip_count: model.animation.clip_count,
+            model_count: model.model.parts.len() as u32,
             lod_count: model.model.lod_count,
             mesh_count: model.model.draws.len() as u32,
             phase: phase as u32,
             palette_rows: crowd.palette_rows(slot).unwrap_or(PALETTE_PER_INSTANCE),
-            part_count: model.animation.part_count,
         };
         let skinning = (animation != Animation::BindPose).then_some(input.view.skinning);
-        let draw_constants = DrawConstants::new(
-            model.model.joint_count,
-            skinning,
-            crowd.instance_count,
-            input.view.show_lod,
-        );
+        let draw_constants =
+            DrawConstants::new(skinning, crowd.instance_count, input.view.show_lod);
         let layout = model.compute_pipeline_layout;
         // Without level of detail cull.comp puts everyone at level 0.
         let drawn_levels = match input.view.lod_bias {
@@ -229,7 +223,7 @@ impl Renderer {
                     identity_set,
                     Surface::CpuSkinned {
                         vertices: vertices.handle,
-                        instance_count: crowd.instance_count,
+                        models: &crowd.models,
                     },
                 ),
                 _ => (

@@ -699,6 +699,7 @@ mod tests {
                 (9, StorageBuffer, "Visibility"),
                 (10, StorageBuffer, "PoseSources"),
                 (12, StorageBuffer, "ClipFrameBounds"),
+                (13, StorageBuffer, "Models"),
             ])
         );
         assert_eq!(
@@ -716,12 +717,15 @@ mod tests {
             bindings_of(spirv::ANIMATE_COMP, 0),
             expected(&[
                 (0, UniformBuffer, "Frame"),
+                (1, StorageBuffer, "Instances"),
                 (2, StorageBuffer, "InstanceAnimations"),
                 (3, StorageBuffer, "Clips"),
                 (4, UniformTexelBuffer, "clip_poses"),
                 (5, UniformTexelBuffer, "skeleton"),
                 (6, StorageBuffer, "VisibleInstances"),
                 (8, StorageBuffer, "SkinningTransforms"),
+                (10, StorageBuffer, "PoseSources"),
+                (13, StorageBuffer, "Models"),
             ])
         );
     }
@@ -753,6 +757,7 @@ mod tests {
             (binding, kind, COMPUTE)
         }));
         want.push((12, StorageBuffer, COMPUTE));
+        want.push((13, StorageBuffer, COMPUTE));
         assert_eq!(summary, want);
     }
 

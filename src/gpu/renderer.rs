@@ -68,10 +68,10 @@ pub(super) struct InFlight {
 impl Renderer {
     /// A renderer for `model`, without a crowd yet: [`Renderer::set_crowd`]
     /// gives it one once [`Renderer::check_crowd_fits`] said it fits.
-    pub fn new(ctx: &Context, model: &Model, desc: &RendererDesc) -> Result<Renderer, GpuError> {
+    pub fn new(ctx: &Context, models: &[Model], desc: &RendererDesc) -> Result<Renderer, GpuError> {
         let parts = guard(
             ctx,
-            ModelParts::new(ctx, model, desc.extent, desc.animate_kernel)?,
+            ModelParts::new(ctx, models, desc.extent, desc.animate_kernel)?,
         );
         let profiler = Profiler::new(ctx)?;
         let ModelParts {
@@ -103,15 +103,15 @@ impl Renderer {
     pub fn set_model(
         &mut self,
         ctx: &Context,
-        model: &Model,
+        models: &[Model],
         placements: &[CrowdInstance],
         agents: Option<&CrowdAgents>,
     ) -> Result<(), GpuError> {
         let parts = guard(
             ctx,
-            ModelParts::new(ctx, model, self.extent(), self.animate_kernel)?,
+            ModelParts::new(ctx, models, self.extent(), self.animate_kernel)?,
         );
-        let shape = CrowdShape::of(model, self.animation);
+        let shape = CrowdShape::of(models, self.animation);
         let fixed = fixed_bytes(&parts.model, &parts.slots);
         check_crowd_fits(&shape, placements.len() as u32, &self.limits, fixed)?;
         // Frames in flight use every part about to go.
@@ -146,9 +146,10 @@ impl Renderer {
 
     /// What a crowd of this renderer is made of, besides its size.
     pub fn crowd_shape(&self) -> CrowdShape {
+        let parts = &self.model.model.parts;
         CrowdShape {
-            joint_count: self.model.model.joint_count,
-            vertex_count: self.model.model.vertex_count,
+            joint_count: self.model.model.max_joint_count(),
+            vertex_count: parts.iter().map(|p| p.vertex_count).max().unwrap_or(0),
             lod_count: self.model.model.lod_count,
             animation: self.animation,
         }
@@ -313,7 +314,8 @@ impl Renderer {
         Ok(self.read_visible_by_lod(ctx, slot)?.concat())
     }
 
-    /// Per level of detail, the instance ids frame slot `slot` drew at it.
+    /// Per level of detail, the instance ids frame slot `slot` drew at it,
+    /// model after model.
     pub fn read_visible_by_lod(
         &self,
         ctx: &Context,
@@ -323,12 +325,25 @@ impl Renderer {
         let words: Vec<u32> = resources::read_buffer(ctx, buffer)?;
         let (header, regions) = words.split_at(size_of::<VisibleHeader>() / 4);
         let header: VisibleHeader = bytemuck::pod_read_unaligned(bytemuck::cast_slice(header));
-        let counts = header.lod_counts;
-        let stride = self.crowd.as_ref().map_or(0, |c| c.instance_count as usize);
+        let Some(crowd) = self.crowd.as_ref() else {
+            return Ok(Vec::new());
+        };
+        let stride = crowd.instance_count as usize;
         Ok((0..self.model.model.lod_count as usize)
             .map(|lod| {
-                let region = &regions[(lod * stride).min(regions.len())..];
-                region[..(counts[lod] as usize).min(stride).min(region.len())].to_vec()
+                crowd
+                    .models
+                    .iter()
+                    .enumerate()
+                    .flat_map(|(m, model)| {
+                        let start =
+                            (lod * stride + model.first_instance as usize).min(regions.len());
+                        let count = (header.model_counts(m)[lod] as usize)
+                            .min(model.instance_count as usize)
+                            .min(regions.len() - start);
+                        regions[start..start + count].iter().copied()
+                    })
+                    .collect()
             })
             .collect())
     }
@@ -442,11 +457,11 @@ struct ModelParts {
 impl ModelParts {
     fn new(
         ctx: &Context,
-        model: &Model,
+        models: &[Model],
         extent: vk::Extent2D,
         animate_kernel: Option<Kernel>,
     ) -> Result<ModelParts, GpuError> {
-        let model = guard(ctx, ModelResources::new(ctx, model, animate_kernel)?);
+        let model = guard(ctx, ModelResources::new(ctx, models, animate_kernel)?);
         let mut slots = guard(ctx, Vec::with_capacity(FRAMES_IN_FLIGHT));
         for slot in 0..FRAMES_IN_FLIGHT {
             slots.push(FrameSlot::new(ctx, slot, &model.draw_commands)?);

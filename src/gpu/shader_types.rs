@@ -31,9 +31,6 @@ pub struct FrameUniforms {
     pub camera_position: Vec4,
     /// Inward unit normal and distance per plane (`crowd::Frustum`).
     pub frustum_planes: [Vec4; 6],
-    /// The model-wide error of each level of detail, in model units:
-    /// level l is `lod_errors[l / 4][l % 4]`.
-    pub lod_errors: [Vec4; 2],
     /// See [`crate::crowd::LodParams`]: pixels per unit at clip w = 1, the
     /// pixel threshold, the near plane; w unused.
     pub lod_params: Vec4,
@@ -50,6 +47,37 @@ pub struct FrameUniforms {
 /// arrays. Twin of `MAX_SKINS` in shaders/scene.glsl.
 pub const MAX_SKINS: usize = 8;
 
+/// Models a crowd may mix: the visible lists keep a count per model and
+/// level. Twin of `MAX_MODELS` in shaders/scene.glsl.
+pub const MAX_MODELS: usize = 16;
+
+/// Twin of `CrowdModel` in shaders/crowd_compute.glsl: one model of the
+/// crowd, where its data sits in the buffers every model shares and which
+/// instances (sorted by model) are its.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct CrowdModel {
+    pub joint_count: u32,
+    /// Its skeleton's first joint in the skeleton texel buffer.
+    pub first_joint: u32,
+    /// 0: it stands in its bind pose, its one entry of the clip table.
+    pub clip_count: u32,
+    pub lod_count: u32,
+    /// Occlusion boxes per clip frame (`Model::body_part_count`).
+    pub part_count: u32,
+    pub first_instance: u32,
+    pub instance_count: u32,
+    /// Its meshes' indirect draws, among every model's.
+    pub first_draw: u32,
+    pub draw_count: u32,
+    /// CPU animation: where its instances' transforms start, instance-major.
+    pub first_transform: u32,
+    pub padding: [u32; 2],
+    /// The error of each of its levels of detail, in model units: level l
+    /// is `lod_errors[l / 4][l % 4]`.
+    pub lod_errors: [Vec4; 2],
+}
+
 /// Twin of `CrowdInstance` in shaders/scene.glsl.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
@@ -58,8 +86,12 @@ pub struct CrowdInstance {
     pub placement: Vec4,
     /// Multiplies the diffuse texture.
     pub tint: Vec3,
-    /// Which of the model's skins (`Model::skins`) it is drawn with.
+    /// Which of its model's skins (`Model::skins`) it is drawn with.
     pub skin: u32,
+    /// Which of the crowd's models it is ([`CrowdModel`]); a crowd holds
+    /// its instances sorted by model.
+    pub model: u32,
+    pub padding: [u32; 3],
 }
 
 impl From<&Instance> for CrowdInstance {
@@ -68,6 +100,8 @@ impl From<&Instance> for CrowdInstance {
             placement: i.position.extend(i.yaw),
             tint: i.tint.truncate(),
             skin: i.skin,
+            model: i.model,
+            padding: [0; 3],
         }
     }
 }
@@ -103,7 +137,9 @@ pub struct ClipInfo {
     /// the shared-poses buffer, one per 1 / `SHARED_POSE_RATE` s of clip time.
     pub shared_first: u32,
     pub shared_count: u32,
-    pub padding: [u32; 2],
+    /// Its first frame's occlusion boxes in the frame bounds buffer.
+    pub first_bounds: u32,
+    pub padding: u32,
     /// xyz centre, w radius.
     pub bounding_sphere: [f32; 4],
     /// xyz: the union of the frame bounds as a box, in model space; the
@@ -156,12 +192,16 @@ pub struct InstanceAnimation {
     pub padding: [u32; 3],
 }
 
-impl From<&Instance> for InstanceAnimation {
-    fn from(i: &Instance) -> Self {
+impl InstanceAnimation {
+    /// `i` as the GPU reads it: its clips, which count its own model's,
+    /// counted among every model's (`first_clips`: per model, its first
+    /// clip in the clip table).
+    pub fn new(i: &Instance, first_clips: &[u32]) -> Self {
+        let first = first_clips.get(i.model as usize).copied().unwrap_or(0);
         InstanceAnimation {
-            clip: i.clip,
-            previous_clip: i.previous_clip,
-            older_clip: i.older_clip,
+            clip: first + i.clip,
+            previous_clip: first + i.previous_clip,
+            older_clip: first + i.older_clip,
             blend_start: i.blend_start,
             phase: i.phase,
             previous_phase: i.previous_phase,
@@ -183,41 +223,61 @@ pub const SHARED_POSE: u32 = 0x8000_0000;
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
 pub struct CrowdComputeConstants {
     pub instance_count: u32,
-    pub joint_count: u32,
-    pub clip_count: u32,
+    pub model_count: u32,
+    /// The most levels any model has.
     pub lod_count: u32,
+    /// Every model's drawn meshes.
     pub mesh_count: u32,
     /// Which part of a two-phase frame this is: see [`CullPhase`].
     pub phase: u32,
-    /// GPU animation: the rows of the frame slot's skinning palette, which
-    /// cull.comp hands out to the instances it draws;
-    /// [`PALETTE_PER_INSTANCE`] with CPU animation.
+    /// GPU animation: the rows (joint transforms) of the frame slot's
+    /// skinning palette, which cull.comp hands out to the instances it
+    /// draws; [`PALETTE_PER_INSTANCE`] with CPU animation.
     pub palette_rows: u32,
-    /// Occlusion boxes per clip frame (`AnimationData::part_count`).
-    pub part_count: u32,
 }
 
 /// Twin of `PALETTE_PER_INSTANCE` in shaders/crowd_compute.glsl, as
 /// [`CrowdComputeConstants::palette_rows`]: CPU animation uploads every
-/// instance's transforms at its own rows (`instance * joint_count`).
+/// instance's transforms at its own rows (`CrowdModel::first_transform`).
 pub const PALETTE_PER_INSTANCE: u32 = u32::MAX;
 
 /// Twin of the header of `VISIBLE_INSTANCES_BLOCK` in shaders/scene.glsl:
 /// what the visible lists start with, reset each frame and read back.
 #[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Pod, Zeroable)]
 pub struct VisibleHeader {
-    /// Instances appended to each level's list this frame.
-    pub lod_counts: [u32; MAX_LODS],
+    /// Instances of each model appended to each level's list this frame,
+    /// `[model * MAX_LODS + level]`.
+    pub lod_counts: [u32; MAX_MODELS * MAX_LODS],
     /// What the early phase of occlusion culling left in `lod_counts`.
-    pub early_counts: [u32; MAX_LODS],
-    /// Skinning palette rows the drawn instances wanted (GPU animation),
-    /// counted on past the palette's end.
+    pub early_counts: [u32; MAX_MODELS * MAX_LODS],
+    /// Skinning palette rows (joint transforms) the drawn instances wanted
+    /// (GPU animation), counted on past the palette's end.
     pub palette_rows_wanted: u32,
-    /// What the early phase of occlusion culling left in
-    /// `palette_rows_wanted`: the late phase's animate dispatch poses the
-    /// rows after it.
-    pub early_rows_wanted: u32,
+    /// Instances given palette rows: the posed list's length.
+    pub posed_count: u32,
+    /// What the early phase of occlusion culling left in `posed_count`:
+    /// the late phase's animate dispatch poses the instances after it.
+    pub early_posed_count: u32,
+    pub padding: u32,
+}
+
+impl Default for VisibleHeader {
+    fn default() -> Self {
+        Zeroable::zeroed()
+    }
+}
+
+impl VisibleHeader {
+    /// Instances of model `model` in the visible lists, per level.
+    pub fn model_counts(&self, model: usize) -> &[u32] {
+        &self.lod_counts[model * MAX_LODS..(model + 1) * MAX_LODS]
+    }
+
+    /// Instances of every model in the visible lists, per level.
+    pub fn level_counts(&self) -> [u32; MAX_LODS] {
+        std::array::from_fn(|level| self.lod_counts.iter().skip(level).step_by(MAX_LODS).sum())
+    }
 }
 
 /// The phases of a frame with occlusion culling (`PHASE_*` in
@@ -270,11 +330,13 @@ pub struct GpuLocomotionTable {
     pub gait_curves: [[f32; anim::DISTANCE_CURVE_SAMPLES + 1]; crowd::MAX_GAITS],
 }
 
-impl From<&crowd::LocomotionTable> for GpuLocomotionTable {
-    fn from(table: &crowd::LocomotionTable) -> Self {
+impl GpuLocomotionTable {
+    /// `table` as agents.comp reads it, its gaits' clips counted from
+    /// `first_clip` (its model's first in the clip table).
+    pub fn new(table: &crowd::LocomotionTable, first_clip: u32) -> Self {
         let gait = |i: usize| table.gaits.get(i).copied();
         GpuLocomotionTable {
-            gait_clips: std::array::from_fn(|i| gait(i).map_or(0, |g| g.clip)),
+            gait_clips: std::array::from_fn(|i| gait(i).map_or(0, |g| first_clip + g.clip)),
             gait_speeds: std::array::from_fn(|i| gait(i).map_or(0.0, |g| g.speed)),
             gait_headings: std::array::from_fn(|i| gait(i).map_or(0.0, |g| g.heading)),
             gait_strides: std::array::from_fn(|i| gait(i).map_or(0.0, |g| g.curve.stride)),
@@ -342,7 +404,6 @@ impl GpuAgentLane {
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
 pub struct DrawConstants {
-    pub joint_count: u32,
     pub skinning_mode: u32,
     /// The stride of the visible lists' regions, one per level of detail.
     pub instance_count: u32,
@@ -353,7 +414,6 @@ pub struct DrawConstants {
 impl DrawConstants {
     /// `skinning` `None` draws the bind pose unskinned (the benchmark's ideal).
     pub fn new(
-        joint_count: u32,
         skinning: Option<SkinningMethod>,
         instance_count: u32,
         show_lod: bool,
@@ -365,7 +425,6 @@ impl DrawConstants {
             None => 2,
         };
         DrawConstants {
-            joint_count,
             skinning_mode,
             instance_count,
             show_lod: show_lod.into(),

@@ -76,6 +76,102 @@ pub fn write_many_joints(dir: &Path, joints: usize) -> io::Result<WrittenSubject
     Ok(WrittenSubject { mesh, anims })
 }
 
+/// [`write_many_joints`] with the tubes cut into `meshes` md5 meshes of
+/// about as many triangles each, each with a material of its own (the
+/// names a renderer draws apart), and every length times `scale` (20: as
+/// tall as the shipped character): a character as exporters write one with
+/// many parts. The mesh file is `many_parts.md5mesh`.
+pub fn write_many_parts(
+    dir: &Path,
+    joints: usize,
+    meshes: usize,
+    scale: f32,
+) -> io::Result<WrittenSubject> {
+    let mut subject = many_joints(joints);
+    let whole = subject.mesh.meshes.remove(0);
+    subject.mesh.meshes = split_mesh(&whole, meshes.max(1));
+    scale_subject(&mut subject, scale);
+    fs::create_dir_all(dir)?;
+    let mesh = dir.join("many_parts.md5mesh");
+    fs::write(&mesh, write_mesh(&subject.mesh))?;
+    let mut anims = Vec::new();
+    for (name, anim) in &subject.clips {
+        let path = dir.join(format!("{name}.md5anim"));
+        fs::write(&path, write_anim(anim))?;
+        anims.push(path);
+    }
+    Ok(WrittenSubject { mesh, anims })
+}
+
+/// Every length of `subject` times `scale`: joint and weight positions,
+/// clip translations (base frame and animated components) and bounds.
+fn scale_subject(subject: &mut ManyJoints, scale: f32) {
+    for joint in &mut subject.mesh.joints {
+        joint.position *= scale;
+    }
+    for weight in subject.mesh.meshes.iter_mut().flat_map(|m| &mut m.weights) {
+        weight.position *= scale;
+    }
+    for (_, anim) in &mut subject.clips {
+        for base in &mut anim.baseframe {
+            base.position *= scale;
+        }
+        for bounds in &mut anim.bounds {
+            *bounds = Bounds {
+                min: bounds.min * scale,
+                max: bounds.max * scale,
+            };
+        }
+        for joint in &anim.hierarchy {
+            // Translations come first among a joint's animated components.
+            let translations = (joint.flags & 0b111).count_ones() as usize;
+            for frame in &mut anim.frames {
+                let first = joint.start_index as usize;
+                for component in &mut frame[first..first + translations] {
+                    *component *= scale;
+                }
+            }
+        }
+    }
+}
+
+/// `mesh`'s triangles in `parts` runs, each a mesh holding the vertices
+/// (and their weights) its triangles use.
+fn split_mesh(mesh: &Mesh, parts: usize) -> Vec<Mesh> {
+    let per_part = mesh.tris.len().div_ceil(parts).max(1);
+    mesh.tris
+        .chunks(per_part)
+        .enumerate()
+        .map(|(part, tris)| {
+            let mut remap = vec![u32::MAX; mesh.verts.len()];
+            let mut out = Mesh {
+                shader: format!("{SHADER}_{part}"),
+                verts: Vec::new(),
+                tris: Vec::with_capacity(tris.len()),
+                weights: Vec::new(),
+            };
+            for tri in tris {
+                out.tris.push(tri.map(|v| {
+                    let v = v as usize;
+                    if remap[v] == u32::MAX {
+                        remap[v] = out.verts.len() as u32;
+                        let vert = mesh.verts[v];
+                        let first = vert.start_weight as usize;
+                        let weights = &mesh.weights[first..first + vert.weight_count as usize];
+                        out.verts.push(Vert {
+                            start_weight: out.weights.len() as u32,
+                            ..vert
+                        });
+                        out.weights.extend_from_slice(weights);
+                    }
+                    remap[v]
+                }));
+            }
+            out
+        })
+        .collect()
+}
+
 /// How many joints the longest root-to-tip path holds.
 pub fn depth(mesh: &Md5Mesh) -> usize {
     let mut depths: Vec<usize> = Vec::with_capacity(mesh.joints.len());

@@ -8,13 +8,15 @@ use ash::vk;
 use crate::gpu::gpu_model::{GpuModel, MeshDraw};
 use crate::gpu::guard::{guard, Destroy};
 use crate::gpu::pipeline::{self, Depth, GraphicsPipelineDesc, ShaderStage, TargetFormats};
-use crate::gpu::shader_types::{DrawConstants, ExtraInfluences, SkinVertex, SurfaceVertex};
+use crate::gpu::shader_types::{
+    CrowdModel, DrawConstants, ExtraInfluences, SkinVertex, SurfaceVertex,
+};
 use crate::gpu::shaders::spirv;
 use crate::gpu::{debug, Context, GpuError};
 use crate::skin::InfluenceLimit;
 
 /// Where stream 0 (skinned or bind-pose surface vertices) comes from.
-pub enum Surface {
+pub enum Surface<'a> {
     /// The model's bind pose, skinned by the vertex shader; one indirect
     /// draw per mesh and level of detail, `mesh * lod_count + lod` commands
     /// past the byte offset `first_command`, instanced over that level's
@@ -31,7 +33,9 @@ pub enum Surface {
     /// identity skinning transforms and the identity visible list.
     CpuSkinned {
         vertices: vk::Buffer,
-        instance_count: u32,
+        /// Each model's instances: their skinned copies follow each other,
+        /// model after model.
+        models: &'a [CrowdModel],
     },
 }
 
@@ -250,7 +254,7 @@ pub fn record_crowd_draw(
     layout: vk::PipelineLayout,
     model: &GpuModel,
     material_sets: &[vk::DescriptorSet],
-    surface: Surface,
+    surface: Surface<'_>,
     constants: DrawConstants,
     wireframe: bool,
     lod_influences: bool,
@@ -298,7 +302,7 @@ pub fn record_crowd_draw(
                 bind_materials(mesh);
                 for lod in 0..u64::from(drawn_levels) {
                     let influences = match lod_influences {
-                        true => draw.lods[lod as usize].influences,
+                        true => draw.lods[(lod as usize).min(draw.lods.len() - 1)].influences,
                         false => model.limit.count() as u32,
                     };
                     let pipeline = pass.pipeline(influences, wireframe);
@@ -312,23 +316,31 @@ pub fn record_crowd_draw(
         }
         // Each instance has its own skinned copy of stream 0, while
         // `first_instance` keeps gl_InstanceIndex as in the instanced draw.
-        Surface::CpuSkinned {
-            vertices,
-            instance_count,
-        } => {
+        Surface::CpuSkinned { vertices, models } => {
             // Skinned already: any variant draws them.
             bind_pipeline(pass.pipeline(0, wireframe));
-            let stride = u64::from(model.vertex_count) * size_of::<SurfaceVertex>() as u64;
+            let vertex_bytes = size_of::<SurfaceVertex>() as u64;
             for (index, draw) in model.draws.iter().enumerate() {
                 let _label = debug::label(ctx, cmd, &draw.label);
                 bind_materials(index);
-                for instance in 0..instance_count {
+                let part = &model.parts[draw.model];
+                let crowd_model = &models[draw.model];
+                // Where the model's copies start, and the mesh inside one.
+                let model_first: u64 = models[..draw.model]
+                    .iter()
+                    .zip(&model.parts)
+                    .map(|(m, p)| u64::from(m.instance_count) * u64::from(p.vertex_count))
+                    .sum();
+                let mesh_offset = draw.vertex_offset - part.first_vertex as i32;
+                for copy in 0..crowd_model.instance_count {
+                    let instance = crowd_model.first_instance + copy;
+                    let first = model_first + u64::from(copy) * u64::from(part.vertex_count);
                     unsafe {
                         device.cmd_bind_vertex_buffers(
                             cmd,
                             0,
                             &[vertices],
-                            &[u64::from(instance) * stride],
+                            &[first * vertex_bytes],
                         );
                         // The yardstick draws the full mesh.
                         device.cmd_draw_indexed(
@@ -336,7 +348,7 @@ pub fn record_crowd_draw(
                             draw.lods[0].index_count,
                             1,
                             draw.lods[0].first_index,
-                            draw.vertex_offset,
+                            mesh_offset,
                             instance,
                         );
                     }

@@ -87,9 +87,9 @@ impl Destroy for SkeletonOverlay {
 
 /// Records the lines, inside a dynamic rendering scope whose set 0 (scene,
 /// with the real skinning transforms) is already bound with `layout`.
-/// `draw_commands` locates the first of the model's `lod_count`
-/// `VkDrawIndirectCommand`s (5 words apart), one per level's visible list,
-/// of which the first `drawn_levels` are drawn.
+/// `draw_commands` locates the first of the `VkDrawIndirectCommand`s (5
+/// words apart), one per model and level (`lod_count` per model), of
+/// which each model's first `drawn_levels` are drawn.
 #[allow(clippy::too_many_arguments)]
 pub fn record_skeleton_overlay(
     ctx: &Context,
@@ -114,10 +114,14 @@ pub fn record_skeleton_overlay(
         );
         ctx.device
             .cmd_bind_vertex_buffers(cmd, 0, &[model.skeleton_lines.handle], &[0]);
-        for lod in 0..u64::from(drawn_levels) {
-            let offset = draw_commands.1 + lod * DRAW_COMMAND_SIZE;
-            ctx.device
-                .cmd_draw_indirect(cmd, draw_commands.0, offset, 1, 0);
+        // A command per model and level, model-major.
+        let lods = u64::from(model.lod_count);
+        for part in 0..model.parts.len() as u64 {
+            for lod in 0..u64::from(drawn_levels) {
+                let offset = draw_commands.1 + (part * lods + lod) * DRAW_COMMAND_SIZE;
+                ctx.device
+                    .cmd_draw_indirect(cmd, draw_commands.0, offset, 1, 0);
+            }
         }
     }
 }
