@@ -1,7 +1,7 @@
 //! Writes the many-joint test subject (tests/common/many_joints.rs): a mesh
 //! of JOINTS joints (default 110) whose vertices take up to 8 weights, and
-//! two clips that bend every chain, for benches and manual soak runs. With
-//! MESHES, the tubes are cut into that many md5 meshes (many_parts.md5mesh):
+//! two clips that bend every chain, for benches and manual soak runs. Given
+//! MESHES, the tubes are cut into that many md5 meshes (many_parts_JOINTS.md5mesh),
 //! a character of many parts, as tall as the shipped one, as in a mixed
 //! crowd's benchmark.
 //!
@@ -24,8 +24,8 @@ fn main() -> ExitCode {
         return ExitCode::from(2);
     };
     let meshes = match meshes.map(|m| m.to_string_lossy().parse::<usize>()) {
-        None => 1,
-        Some(Ok(meshes)) if meshes >= 1 => meshes,
+        None => None,
+        Some(Ok(meshes)) if meshes >= 1 => Some(meshes),
         Some(_) => {
             eprintln!("make_many_joints: MESHES must be a whole number, at least 1");
             return ExitCode::from(2);
@@ -41,8 +41,8 @@ fn main() -> ExitCode {
         }
     };
     let written = match meshes {
-        1 => many_joints::write_many_joints(&dir, joints),
-        _ => many_joints::write_many_parts(&dir, joints, meshes, 20.0),
+        None => many_joints::write_many_joints(&dir, joints),
+        Some(meshes) => many_joints::write_many_parts(&dir, joints, meshes, 20.0),
     };
     match written {
         Ok(written) => {

@@ -159,6 +159,10 @@ void main() {
         return;
     }
     uint model = instances[id].model;
+    // A model without a walk cycle stands where it was put.
+    if (locomotion[model].gait_count == 0u) {
+        return;
+    }
     float time = frame.time;
     float local_time = time + lane.time_offset;
     vec2 walk = walked(model, local_time);

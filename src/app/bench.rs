@@ -14,7 +14,7 @@ use serde::Serialize;
 use super::crowd_state::CrowdSpec;
 use super::headless::FIXED_STEP;
 use super::load::Cast;
-use super::render_args::{AnimateKernel, LoadArgs, Switch, View};
+use super::render_args::{AnimateKernel, Influences, LoadArgs, Switch, View};
 use super::scene::Scene;
 use super::AppError;
 use crate::gpu::capture::FrameCapture;
@@ -65,6 +65,9 @@ pub struct BenchArgs {
     pub gpu: Option<usize>,
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// Joint influences kept per vertex, every model's.
+    #[arg(long, value_enum, default_value_t = Influences::Four)]
+    pub influences: Influences,
     /// Who animates, comma-separated: gpu (animate.comp), cpu (the CPU
     /// reference, uploaded), static (bind pose, unskinned: the ideal).
     #[arg(

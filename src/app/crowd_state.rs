@@ -42,9 +42,10 @@ pub struct CrowdSpec {
 }
 
 /// Where locomotion takes the crowd: per model the gaits and speed profile
-/// its agents share, and each agent's lane.
+/// its agents share (`None`: none of its looping clips moves, so its
+/// instances stand where they are), and each agent's lane.
 pub struct Locomotion {
-    pub tables: Vec<LocomotionTable>,
+    pub tables: Vec<Option<LocomotionTable>>,
     pub lanes: Vec<AgentLane>,
 }
 
@@ -75,7 +76,7 @@ pub struct CrowdState {
     pub instances: Vec<Instance>,
     /// `instances` as the vertex shader reads them.
     pub placements: Vec<CrowdInstance>,
-    /// `None`: some model has no looping clip that moves, so nobody walks.
+    /// `None`: no model has a looping clip that moves, so nobody walks.
     pub locomotion: Option<Locomotion>,
     /// With locomotion on and CPU animation: `instances` as the agents
     /// move them at `time` (the GPU's agent pass does the same).
@@ -164,7 +165,7 @@ impl CrowdState {
         let size = footprint.max - footprint.min;
         let width = size.x.max(size.y);
         spec.locomotion &= spec.clip.is_none();
-        let tables: Option<Vec<LocomotionTable>> = models
+        let tables: Vec<Option<LocomotionTable>> = models
             .iter()
             .map(|model| {
                 let table = LocomotionTable::new(
@@ -174,7 +175,7 @@ impl CrowdState {
                 );
                 if table.is_none() && spec.locomotion {
                     log::warn!(
-                        "locomotion: no looping clip of {} moves over the ground; the crowd stands",
+                        "locomotion: no looping clip of {} moves over the ground; it stands",
                         model.mesh_file
                     );
                 }
@@ -188,7 +189,7 @@ impl CrowdState {
         };
         let model_clips: Vec<&[crate::anim::Clip]> = models.iter().map(|m| &m.clips[..]).collect();
         let (mut instances, cells) = crowd::spawn_mixed_crowd(&layout, &model_clips, &counts);
-        let locomotion = tables.map(|tables| {
+        let locomotion = tables.iter().any(Option::is_some).then(|| {
             // A lane per grid cell, so the models mingle on the lanes too.
             let lanes = crowd::lay_out_lanes(spec.instances as usize, width, spec.seed);
             Locomotion {
@@ -390,12 +391,14 @@ impl CrowdState {
                 max: Vec3::new(reach, reach, self.footprint.max.z),
             })
         });
-        let standing = if lanes.is_some() {
-            &self.instances[..0]
-        } else {
-            &self.instances[..]
+        // Walking, those of a model without a walk cycle still stand.
+        let walking = lanes.is_some();
+        let walks = move |instance: &&Instance| {
+            let tables = self.locomotion.as_ref().map(|l| &l.tables);
+            walking && tables.is_some_and(|t| t[instance.model as usize].is_some())
         };
-        let grid = standing.iter().flat_map(|instance| {
+        let standing = self.instances.iter().filter(move |i| !walks(i));
+        let grid = standing.flat_map(|instance| {
             let model = &self.models[instance.model as usize];
             let bounds = model
                 .clip_bounds
@@ -423,7 +426,11 @@ impl CrowdState {
                 .tables
                 .iter()
                 .zip(&self.first_clips)
-                .map(|(table, &first_clip)| GpuLocomotionTable::new(table, first_clip))
+                .map(|(table, &first_clip)| match table {
+                    Some(table) => GpuLocomotionTable::new(table, first_clip),
+                    // No gaits: agents.comp leaves its instances be.
+                    None => bytemuck::Zeroable::zeroed(),
+                })
                 .collect(),
             lanes: locomotion
                 .lanes
@@ -452,10 +459,12 @@ impl CrowdState {
                         .lanes
                         .iter()
                         .zip(&self.instances)
-                        .map(|(lane, base)| {
-                            let table = &locomotion.tables[base.model as usize];
-                            crowd::agent_state(lane, table, time, base).instance
-                        }),
+                        .map(
+                            |(lane, base)| match &locomotion.tables[base.model as usize] {
+                                Some(table) => crowd::agent_state(lane, table, time, base).instance,
+                                None => *base,
+                            },
+                        ),
                 );
         }
         let shown = if self.walking.is_empty() {

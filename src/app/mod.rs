@@ -180,7 +180,7 @@ pub fn run_bench(args: &bench::BenchArgs) -> Result<(), AppError> {
         &args.anims,
         None,
         &args.load,
-        InfluenceLimit::Four,
+        args.influences.into(),
     )?;
     let report = bench::run(args, &Rc::new(cast))?;
     let write = |path: &Path, text: String| {

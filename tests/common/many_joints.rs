@@ -80,7 +80,7 @@ pub fn write_many_joints(dir: &Path, joints: usize) -> io::Result<WrittenSubject
 /// about as many triangles each, each with a material of its own (the
 /// names a renderer draws apart), and every length times `scale` (20: as
 /// tall as the shipped character): a character as exporters write one with
-/// many parts. The mesh file is `many_parts.md5mesh`.
+/// many parts. The mesh file is `many_parts_JOINTS.md5mesh`.
 pub fn write_many_parts(
     dir: &Path,
     joints: usize,
@@ -92,7 +92,7 @@ pub fn write_many_parts(
     subject.mesh.meshes = split_mesh(&whole, meshes.max(1));
     scale_subject(&mut subject, scale);
     fs::create_dir_all(dir)?;
-    let mesh = dir.join("many_parts.md5mesh");
+    let mesh = dir.join(format!("many_parts_{joints}.md5mesh"));
     fs::write(&mesh, write_mesh(&subject.mesh))?;
     let mut anims = Vec::new();
     for (name, anim) in &subject.clips {
