@@ -12,7 +12,9 @@ use md5crowd::crowd::{
 };
 use md5crowd::gpu::capture::FrameCapture;
 use md5crowd::gpu::context::Validation;
-use md5crowd::gpu::crowd_resources::{crowd_bytes, Animation, INITIAL_PALETTE_INSTANCES};
+use md5crowd::gpu::crowd_resources::{
+    crowd_bytes, Animation, CrowdShape, INITIAL_PALETTE_INSTANCES,
+};
 use md5crowd::gpu::frame::FRAMES_IN_FLIGHT;
 use md5crowd::gpu::frame_loop::{
     Destination, FrameInput, FrameSource, Posed, ViewOptions, ANIM_LOD_RADIUS,
@@ -1215,6 +1217,11 @@ fn a_mixed_crowd_culls_picks_levels_and_animates_as_the_cpu_does() {
         .map(|m| harness.crowd.iter().filter(|i| i.model == m).count())
         .collect();
     assert_eq!(per_model, [200, 200, 200], "equal shares");
+    // The fit check counts every instance as the largest model's.
+    let crowd = harness.renderer.as_ref().unwrap().crowd().unwrap();
+    assert_eq!(crowd.shape, CrowdShape::of(&harness.models, Animation::Gpu));
+    assert_eq!(crowd.shape.joint_count, 110);
+    assert!(crowd.allocated_bytes() <= crowd_bytes(&crowd.shape, 600));
     assert!(
         harness.crowd.windows(2).all(|w| w[0].model <= w[1].model),
         "sorted by model"

@@ -210,8 +210,11 @@ fn starting_clip(models: &[Model], name: Option<&str>) -> Result<Option<u32>, Ap
     let names = crowd_state::clip_names(models);
     match names.iter().position(|n| n == name) {
         Some(index) => Ok(Some(index as u32)),
-        None if names.is_empty() => Err(AppError::Arguments(format!(
+        None if names.is_empty() && models.len() == 1 => Err(AppError::Arguments(format!(
             "--clip {name}: the model has no clips (name .md5anim files after the mesh)"
+        ))),
+        None if names.is_empty() => Err(AppError::Arguments(format!(
+            "--clip {name}: no model has clips (name .md5anim files after each mesh)"
         ))),
         None => Err(AppError::Arguments(format!(
             "--clip {name}: no such clip; the clips are: {}",
