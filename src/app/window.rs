@@ -575,16 +575,9 @@ impl Live {
         };
         let old = &self.scene.cast.models;
         let changed = cast.models.len() != old.len()
-            || cast
-                .models
-                .iter()
-                .zip(old.iter())
-                .find(|(new, old)| {
-                    new.skeleton.parents != old.skeleton.parents
-                        || new.clips.len() != old.clips.len()
-                })
-                .map(|(_, old)| old.mesh_file.to_string())
-                .is_some();
+            || cast.models.iter().zip(old.iter()).any(|(new, old)| {
+                new.skeleton.parents != old.skeleton.parents || new.clips.len() != old.clips.len()
+            });
         if changed {
             log::warn!(
                 "{} influences: a model changed on disk since it was loaded; restart to see it",

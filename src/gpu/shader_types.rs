@@ -273,11 +273,6 @@ impl VisibleHeader {
     pub fn model_counts(&self, model: usize) -> &[u32] {
         &self.lod_counts[model * MAX_LODS..(model + 1) * MAX_LODS]
     }
-
-    /// Instances of every model in the visible lists, per level.
-    pub fn level_counts(&self) -> [u32; MAX_LODS] {
-        std::array::from_fn(|level| self.lod_counts.iter().skip(level).step_by(MAX_LODS).sum())
-    }
 }
 
 /// The phases of a frame with occlusion culling (`PHASE_*` in

@@ -64,16 +64,7 @@ pub struct WrittenSubject {
 /// character of `joints` joints (at least 1) into `dir`, creating it.
 pub fn write_many_joints(dir: &Path, joints: usize) -> io::Result<WrittenSubject> {
     let subject = many_joints(joints);
-    fs::create_dir_all(dir)?;
-    let mesh = dir.join(MESH_FILE);
-    fs::write(&mesh, write_mesh(&subject.mesh))?;
-    let mut anims = Vec::new();
-    for (name, anim) in &subject.clips {
-        let path = dir.join(format!("{name}.md5anim"));
-        fs::write(&path, write_anim(anim))?;
-        anims.push(path);
-    }
-    Ok(WrittenSubject { mesh, anims })
+    write_subject(dir, &subject, MESH_FILE)
 }
 
 /// [`write_many_joints`] with the tubes cut into `meshes` md5 meshes of
@@ -91,8 +82,14 @@ pub fn write_many_parts(
     let whole = subject.mesh.meshes.remove(0);
     subject.mesh.meshes = split_mesh(&whole, meshes.max(1));
     scale_subject(&mut subject, scale);
+    write_subject(dir, &subject, &format!("many_parts_{joints}.md5mesh"))
+}
+
+/// Writes `subject` into `dir` (creating it): its mesh as `mesh_file`,
+/// each clip as `NAME.md5anim`.
+fn write_subject(dir: &Path, subject: &ManyJoints, mesh_file: &str) -> io::Result<WrittenSubject> {
     fs::create_dir_all(dir)?;
-    let mesh = dir.join(format!("many_parts_{joints}.md5mesh"));
+    let mesh = dir.join(mesh_file);
     fs::write(&mesh, write_mesh(&subject.mesh))?;
     let mut anims = Vec::new();
     for (name, anim) in &subject.clips {
