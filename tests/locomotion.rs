@@ -1,17 +1,24 @@
 //! Locomotion: agents walking their lanes (`crowd::agents`). Nobody overlaps
 //! over a seeded minute, planted feet stay planted, the agent pass
-//! (agents.comp) writes what the CPU reference computes, and headless
+//! (agents.comp) writes what the CPU reference computes, for one model and
+//! for a crowd mixing models of different gaits, and headless
 //! renders with agents moving are deterministic.
 
 mod common;
 
-use std::path::PathBuf;
+use common::many_joints::write_many_parts;
+use common::write_scaled_copy;
+
+use std::path::{Path, PathBuf};
 
 use glam::{Mat4, Quat, Vec3};
+use md5crowd::anim::Clip;
 use md5crowd::anim::{local_to_model, sample_clip, JointPose};
 use md5crowd::crowd::{
-    agent_state, lay_out_lanes, spawn_crowd, AgentLane, CrowdLayout, Instance, LocomotionTable,
+    agent_state, lay_out_lanes, spawn_mixed_crowd, AgentLane, CrowdLayout, Instance,
+    LocomotionTable,
 };
+use md5crowd::gpu::animation_data::first_clips;
 use md5crowd::gpu::capture::FrameCapture;
 use md5crowd::gpu::context::Validation;
 use md5crowd::gpu::crowd_resources::{Animation, CrowdAgents};
@@ -220,25 +227,52 @@ fn angle_between(a: f32, b: f32) -> f32 {
     }
 }
 
-#[test]
-fn the_agent_pass_matches_the_cpu_reference() {
-    if !common::vulkan_or_skip() {
-        return;
-    }
-    let _ = env_logger::builder().is_test(true).try_init();
-    let model = shipped_model();
-    let table = table(&model);
-    let count = 300;
+/// The figures the agent pass is held to: how far its instances are from
+/// the CPU reference's at worst.
+#[derive(Debug, Default)]
+struct AgentErrors {
+    /// World units.
+    position: f32,
+    /// Radians.
+    yaw: f32,
+    /// Clip times, relative.
+    phase: f32,
+}
+
+/// Lays `counts[m]` instances of each of `models` on their lanes as the app
+/// does (one lane per grid cell, spaced for the widest footprint), runs the
+/// agent pass at several times and compares every instance with the CPU
+/// reference: `crowd::agent_state` with its own model's table, or where it
+/// stood for a model without gaits. Switched off, everyone is back home.
+/// Validation must stay silent.
+fn assert_the_agent_pass_matches_the_cpu(
+    models: &[Model],
+    counts: &[usize],
+    seed: u64,
+) -> AgentErrors {
+    let tables: Vec<Option<LocomotionTable>> = models
+        .iter()
+        .map(|m| LocomotionTable::new(&m.clips, &m.ground_motion, &m.distance_curves))
+        .collect();
+    let width = models.iter().map(footprint).fold(0.0, f32::max);
+    let count = counts.iter().sum();
     let layout = CrowdLayout {
         instances: count,
-        spacing: 1.5 * footprint(&model),
-        seed: 21,
+        spacing: 1.5 * width,
+        seed,
     };
-    let crowd = spawn_crowd(&layout, &model.clips);
-    let lanes = lay_out_lanes(count, footprint(&model), 21);
+    let model_clips: Vec<&[Clip]> = models.iter().map(|m| &m.clips[..]).collect();
+    let (crowd, cells) = spawn_mixed_crowd(&layout, &model_clips, counts);
+    let all_lanes = lay_out_lanes(count, width, seed);
+    let lanes: Vec<AgentLane> = cells.iter().map(|&cell| all_lanes[cell]).collect();
     let placements: Vec<CrowdInstance> = crowd.iter().map(CrowdInstance::from).collect();
+    let first_clips = first_clips(models);
     let agents = CrowdAgents {
-        tables: vec![GpuLocomotionTable::new(&table, 0)],
+        tables: tables
+            .iter()
+            .zip(&first_clips)
+            .map(|(table, &first)| GpuLocomotionTable::new(table.as_ref(), first))
+            .collect(),
         lanes: lanes
             .iter()
             .zip(&placements)
@@ -247,7 +281,7 @@ fn the_agent_pass_matches_the_cpu_reference() {
     };
     let animation: Vec<InstanceAnimation> = crowd
         .iter()
-        .map(|i| InstanceAnimation::new(i, &[0]))
+        .map(|i| InstanceAnimation::new(i, &first_clips))
         .collect();
     let ctx = Context::new(&ContextDesc {
         validation: Validation::Required,
@@ -257,7 +291,7 @@ fn the_agent_pass_matches_the_cpu_reference() {
     .unwrap();
     let mut renderer = Renderer::new(
         &ctx,
-        std::slice::from_ref(&model),
+        models,
         &RendererDesc {
             extent: ash::vk::Extent2D {
                 width: 160,
@@ -269,6 +303,7 @@ fn the_agent_pass_matches_the_cpu_reference() {
         },
     )
     .unwrap();
+    assert_eq!(renderer.model.animation.first_clips(), first_clips);
     renderer
         .set_crowd_with_agents(&ctx, &placements, Some(&agents))
         .unwrap();
@@ -284,23 +319,32 @@ fn the_agent_pass_matches_the_cpu_reference() {
             .unwrap();
         renderer.finish(&ctx).unwrap();
     };
-    let (mut worst_position, mut worst_yaw, mut worst_phase) = (0.0f32, 0.0f32, 0.0f32);
+    let mut worst = AgentErrors::default();
     for time in [0.0, 3.3, 4.77, 11.0, 17.25, 29.9, 61.4] {
         render(&mut renderer, time, true);
         let slot = renderer.last_slot();
         let gpu_placements = renderer.read_placements(&ctx).unwrap();
         let gpu_animation = renderer.read_instance_animation(&ctx, slot).unwrap();
-        for (id, lane) in lanes.iter().enumerate() {
-            let cpu = agent_state(lane, &table, time, &crowd[id]).instance;
+        for (id, (lane, base)) in lanes.iter().zip(&crowd).enumerate() {
+            let Some(table) = &tables[base.model as usize] else {
+                assert_eq!(
+                    (gpu_placements[id], gpu_animation[id]),
+                    (placements[id], animation[id]),
+                    "instance {id} of model {} (no gaits) stands at {time} s",
+                    base.model
+                );
+                continue;
+            };
+            let cpu = agent_state(lane, table, time, base).instance;
             let placed = gpu_placements[id].placement;
             let gpu = gpu_animation[id];
-            worst_position = worst_position.max(placed.truncate().distance(cpu.position));
-            worst_yaw = worst_yaw.max(angle_between(placed.w, cpu.yaw).abs());
+            worst.position = worst.position.max(placed.truncate().distance(cpu.position));
+            worst.yaw = worst.yaw.max(angle_between(placed.w, cpu.yaw).abs());
             assert_eq!(
                 gpu_placements[id].tint, placements[id].tint,
                 "the tint stays"
             );
-            let expected = InstanceAnimation::new(&cpu, &[0]);
+            let expected = InstanceAnimation::new(&cpu, &first_clips);
             assert_eq!(
                 (
                     gpu.clip,
@@ -316,24 +360,25 @@ fn the_agent_pass_matches_the_cpu_reference() {
                     expected.rate,
                     expected.from_weight
                 ),
-                "instance {id} at {time} s"
+                "instance {id} (model {}) at {time} s",
+                base.model
             );
             for (g, c) in [
                 (gpu.phase, expected.phase),
                 (gpu.previous_phase, expected.previous_phase),
                 (gpu.blend_start, expected.blend_start),
             ] {
-                worst_phase = worst_phase.max((g - c).abs() / c.abs().max(1.0));
+                worst.phase = worst.phase.max((g - c).abs() / c.abs().max(1.0));
             }
         }
     }
     println!(
-        "GPU vs CPU: position {worst_position:.2e} units, yaw {worst_yaw:.2e} rad, \
-         clip times {worst_phase:.2e} (relative)"
+        "GPU vs CPU: position {:.2e} units, yaw {:.2e} rad, clip times {:.2e} (relative)",
+        worst.position, worst.yaw, worst.phase
     );
-    assert!(worst_position < 1e-2, "{worst_position}");
-    assert!(worst_yaw < 1e-3, "{worst_yaw}");
-    assert!(worst_phase < 1e-4, "{worst_phase}");
+    assert!(worst.position < 1e-2, "{worst:?}");
+    assert!(worst.yaw < 1e-3, "{worst:?}");
+    assert!(worst.phase < 1e-4, "{worst:?}");
 
     // Switched off, everyone is back where they stood.
     render(&mut renderer, 62.0, false);
@@ -346,6 +391,90 @@ fn the_agent_pass_matches_the_cpu_reference() {
         (0, 0),
         "validation stayed silent"
     );
+    worst
+}
+
+#[test]
+fn the_agent_pass_matches_the_cpu_reference() {
+    if !common::vulkan_or_skip() {
+        return;
+    }
+    let _ = env_logger::builder().is_test(true).try_init();
+    assert_the_agent_pass_matches_the_cpu(&[shipped_model()], &[300], 21);
+}
+
+/// A crowd of four models: the shipped character (it walks and runs), a
+/// copy 1.6 times its size (the same cycles, so its gaits are 1.6 times as
+/// fast), a many-part character whose `sway` slides its feet (its one
+/// gait, slower and at a heading of its own) and the same character with
+/// only `curl`, on the spot (no gaits: it stands). Each walker must follow
+/// its own model's table, and the one without gaits must not move.
+#[test]
+fn the_agent_pass_walks_each_model_of_a_mixed_crowd_as_the_cpu_does() {
+    if !common::vulkan_or_skip() {
+        return;
+    }
+    let _ = env_logger::builder().is_test(true).try_init();
+    let dir = common::scratch_dir("mixed_agents");
+    let assets = common::assets();
+    let anims: Vec<PathBuf> = ["idle", "run", "walk", "wave"]
+        .iter()
+        .map(|name| assets.join(format!("{name}.md5anim")))
+        .collect();
+    let giant = write_scaled_copy(
+        &dir.join("giant"),
+        &assets.join("crowdling.md5mesh"),
+        &anims,
+        1.6,
+        "giant.md5mesh",
+    )
+    .unwrap();
+    let parts = write_many_parts(&dir.join("parts"), 47, 6, 20.0).unwrap();
+    let load = |mesh: &Path, anims: &[PathBuf], limit| Model::load(mesh, anims, limit).unwrap();
+    let curl: Vec<PathBuf> = parts
+        .anims
+        .iter()
+        .filter(|path| path.ends_with("curl.md5anim"))
+        .cloned()
+        .collect();
+    let models = [
+        shipped_model(),
+        load(&giant.mesh, &giant.anims, InfluenceLimit::Four),
+        load(&parts.mesh, &parts.anims, InfluenceLimit::Eight),
+        load(&parts.mesh, &curl, InfluenceLimit::Eight),
+    ];
+    let speeds = |model: &Model| -> Vec<(String, f32)> {
+        table(model)
+            .gaits
+            .iter()
+            .filter(|g| g.speed > 0.0)
+            .map(|g| (model.clips[g.clip as usize].name.clone(), g.speed))
+            .collect()
+    };
+    let walk = |model: &Model| {
+        let speeds = speeds(model);
+        speeds.iter().find(|(name, _)| name == "walk").unwrap().1
+    };
+    let ratio = walk(&models[1]) / walk(&models[0]);
+    assert!(
+        (ratio - 1.6).abs() < 0.05,
+        "the copy walks {ratio} times as fast"
+    );
+    let sway = speeds(&models[2]);
+    assert!(
+        matches!(&sway[..], [(name, speed)] if name == "sway" && *speed < 0.8 * walk(&models[0])),
+        "the many-part character's one gait is its sway, slower than the walk: {sway:?}"
+    );
+    assert!(
+        LocomotionTable::new(
+            &models[3].clips,
+            &models[3].ground_motion,
+            &models[3].distance_curves
+        )
+        .is_none(),
+        "curling on the spot is no gait"
+    );
+    assert_the_agent_pass_matches_the_cpu(&models, &[120, 80, 60, 40], 5);
 }
 
 fn headless(dir: &std::path::Path, name: &str, time: &str) -> (Vec<u8>, image::RgbaImage) {

@@ -11,12 +11,12 @@ use crate::bounds::Bounds;
 use crate::crowd::{self, AgentLane, CrowdLayout, Instance, LocomotionTable};
 use crate::gpu::crowd_resources::{Animation, CrowdAgents};
 use crate::gpu::frame_loop::{FrameInput, Posed, ViewOptions};
-use crate::gpu::gpu_model;
 use crate::gpu::passes::animate::Kernel;
 use crate::gpu::shader_types::{
     CrowdInstance, FrameUniforms, GpuAgentLane, GpuLocomotionTable, InstanceAnimation,
     SkinningTransform, SurfaceVertex,
 };
+use crate::gpu::{animation_data, gpu_model};
 use crate::model::Model;
 use crate::skin::{self, SkinningMethod};
 
@@ -239,15 +239,7 @@ impl CrowdState {
                         .sum::<usize>()
             })
             .sum();
-        let first_clips: Vec<u32> = models
-            .iter()
-            .scan(0u32, |next, model| {
-                let first = *next;
-                // A model without clips has an entry for its bind pose.
-                *next += model.clips.len().max(1) as u32;
-                Some(first)
-            })
-            .collect();
+        let first_clips = animation_data::first_clips(models);
         CrowdState {
             spec,
             shares: shares.to_vec(),
@@ -426,11 +418,7 @@ impl CrowdState {
                 .tables
                 .iter()
                 .zip(&self.first_clips)
-                .map(|(table, &first_clip)| match table {
-                    Some(table) => GpuLocomotionTable::new(table, first_clip),
-                    // No gaits: agents.comp leaves its instances be.
-                    None => bytemuck::Zeroable::zeroed(),
-                })
+                .map(|(table, &first_clip)| GpuLocomotionTable::new(table.as_ref(), first_clip))
                 .collect(),
             lanes: locomotion
                 .lanes

@@ -170,6 +170,11 @@ pub fn upload_animation_data(ctx: &Context, models: &[Model]) -> Result<Animatio
     for model in models {
         tables.add(model);
     }
+    debug_assert!(tables
+        .models
+        .iter()
+        .map(|m| m.first_clip)
+        .eq(first_clips(models)));
     if tables.poses.is_empty() {
         // Vulkan buffers cannot be empty; nothing reads this pose.
         tables.poses.push(GpuJointPose::default());
@@ -200,6 +205,20 @@ pub fn upload_animation_data(ctx: &Context, models: &[Model]) -> Result<Animatio
         skeleton: skeleton.keep(),
         models: tables.models,
     })
+}
+
+/// Per model, its first clip in the clip table that
+/// [`upload_animation_data`] writes for `models`: model after model, a
+/// model without clips taking one entry for its bind pose.
+pub fn first_clips(models: &[Model]) -> Vec<u32> {
+    models
+        .iter()
+        .scan(0u32, |next, model| {
+            let first = *next;
+            *next += model.clips.len().max(1) as u32;
+            Some(first)
+        })
+        .collect()
 }
 
 impl AnimationData {

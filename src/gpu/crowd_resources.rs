@@ -761,9 +761,19 @@ impl CrowdResources {
     }
 
     /// Whether the agent pass writes the instance animation this frame
-    /// (the CPU's copy is then not uploaded).
+    /// (the CPU's copy is then uploaded only for the models that stand,
+    /// see [`CrowdResources::walks`]).
     pub fn agents_walk(&self, on: bool) -> bool {
         on && self.agents.is_some()
+    }
+
+    /// Whether agents.comp walks model `model`'s instances: it has agents
+    /// and the model has gaits. The others stand as the CPU put them.
+    pub fn walks(&self, model: usize) -> bool {
+        self.agents
+            .as_ref()
+            .and_then(|agents| agents.tables.get(model))
+            .is_some_and(|table| table.gait_count > 0)
     }
 
     /// Joint transforms of every instance: the most a palette may need.

@@ -432,36 +432,41 @@ impl Renderer {
             }
         };
         check("instance states", input.instances.len(), instance_count)?;
-        if crowd.agents_walk(input.view.locomotion) {
-            // The agent pass writes the slot's copy: the CPU's is stale
-            // there until uploaded again.
-            crowd.slots[slot].instances_version = None;
-        } else if crowd.slots[slot].instances_version != Some(input.instances_version) {
-            // The shaders index the clip table with these: checked once per
-            // change, as the CPU checks its own indices. A model without
-            // clips has one entry standing for its bind pose.
-            for (crowd_model, clips) in crowd.models.iter().zip(&self.model.animation.models) {
+        // The instance states the CPU writes into the slot: all of them
+        // when they changed, or while the agents walk, every frame those of
+        // the models that stand (agents.comp writes the walkers', leaving
+        // the slot's copy stale until uploaded again).
+        let walking = crowd.agents_walk(input.view.locomotion);
+        let stale = crowd.slots[slot].instances_version != Some(input.instances_version);
+        if walking || stale {
+            for (m, clips) in self.model.animation.models.iter().enumerate() {
+                let crowd_model = crowd.models[m];
+                if walking && crowd.walks(m) {
+                    continue;
+                }
+                // The shaders index the clip table with these: checked
+                // as the CPU checks its own indices. A model without clips
+                // has one entry standing for its bind pose.
                 let own = clips.first_clip..clips.first_clip + clips.clip_count.max(1);
                 let first = crowd_model.first_instance as usize;
-                let bad_clip = input.instances[first..first + crowd_model.instance_count as usize]
-                    .iter()
-                    .position(|i| {
-                        [i.clip, i.previous_clip, i.older_clip]
-                            .iter()
-                            .any(|clip| !own.contains(clip))
-                    });
+                let states = &input.instances[first..first + crowd_model.instance_count as usize];
+                let bad_clip = states.iter().position(|i| {
+                    [i.clip, i.previous_clip, i.older_clip]
+                        .iter()
+                        .any(|clip| !own.contains(clip))
+                });
                 if let Some(instance) = bad_clip {
                     return Err(GpuError::FrameMismatch(format!(
                         "instance {} plays a clip outside its model's {own:?} in the clip table",
                         first + instance
                     )));
                 }
+                crowd
+                    .buffer_mut(CrowdBuffer::InstanceAnimation, slot)
+                    .expect("every crowd has instance states")
+                    .write_at(first, states);
             }
-            let buffer = crowd
-                .buffer_mut(CrowdBuffer::InstanceAnimation, slot)
-                .expect("every crowd has instance states");
-            buffer.write(input.instances);
-            crowd.slots[slot].instances_version = Some(input.instances_version);
+            crowd.slots[slot].instances_version = (!walking).then_some(input.instances_version);
         }
         let (transforms, vertices) = match input.posed {
             Posed::OnGpu | Posed::BindPose => (None, None),

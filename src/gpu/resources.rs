@@ -92,16 +92,23 @@ impl Buffer {
     /// Panics if the buffer is not host-visible or too small: both are
     /// programming errors in the renderer, not data errors.
     pub fn write<T: bytemuck::Pod>(&mut self, data: &[T]) {
+        self.write_at(0, data);
+    }
+
+    /// [`Buffer::write`] from element `first` on (the buffer taken as an
+    /// array of `T`).
+    pub fn write_at<T: bytemuck::Pod>(&mut self, first: usize, data: &[T]) {
         let bytes: &[u8] = bytemuck::cast_slice(data);
+        let start = first * std::mem::size_of::<T>();
         assert!(
-            bytes.len() <= self.size as usize,
+            start + bytes.len() <= self.size as usize,
             "buffer write past the end"
         );
         let mapped = self
             .allocation
             .mapped_slice_mut()
             .expect("write to a host-visible buffer");
-        mapped[..bytes.len()].copy_from_slice(bytes);
+        mapped[start..start + bytes.len()].copy_from_slice(bytes);
     }
 
     /// The start of a host-visible buffer, e.g. a readback after its fence.

@@ -327,8 +327,13 @@ pub struct GpuLocomotionTable {
 
 impl GpuLocomotionTable {
     /// `table` as agents.comp reads it, its gaits' clips counted from
-    /// `first_clip` (its model's first in the clip table).
-    pub fn new(table: &crowd::LocomotionTable, first_clip: u32) -> Self {
+    /// `first_clip` (its model's first in the clip table). `None`, a model
+    /// without gaits, has no gaits: agents.comp leaves its instances where
+    /// they stand.
+    pub fn new(table: Option<&crowd::LocomotionTable>, first_clip: u32) -> Self {
+        let Some(table) = table else {
+            return Zeroable::zeroed();
+        };
         let gait = |i: usize| table.gaits.get(i).copied();
         GpuLocomotionTable {
             gait_clips: std::array::from_fn(|i| gait(i).map_or(0, |g| first_clip + g.clip)),

@@ -87,7 +87,11 @@ pub fn write_many_parts(
 
 /// Writes `subject` into `dir` (creating it): its mesh as `mesh_file`,
 /// each clip as `NAME.md5anim`.
-fn write_subject(dir: &Path, subject: &ManyJoints, mesh_file: &str) -> io::Result<WrittenSubject> {
+pub fn write_subject(
+    dir: &Path,
+    subject: &ManyJoints,
+    mesh_file: &str,
+) -> io::Result<WrittenSubject> {
     fs::create_dir_all(dir)?;
     let mesh = dir.join(mesh_file);
     fs::write(&mesh, write_mesh(&subject.mesh))?;
@@ -102,7 +106,7 @@ fn write_subject(dir: &Path, subject: &ManyJoints, mesh_file: &str) -> io::Resul
 
 /// Every length of `subject` times `scale`: joint and weight positions,
 /// clip translations (base frame and animated components) and bounds.
-fn scale_subject(subject: &mut ManyJoints, scale: f32) {
+pub fn scale_subject(subject: &mut ManyJoints, scale: f32) {
     for joint in &mut subject.mesh.joints {
         joint.position *= scale;
     }

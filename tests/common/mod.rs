@@ -8,6 +8,7 @@ pub mod dds;
 pub mod many_joints;
 pub mod pk4;
 
+use std::io;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -16,6 +17,7 @@ use std::time::{Duration, Instant};
 use image::RgbaImage;
 use md5crowd::gpu::context::Validation;
 use md5crowd::gpu::{Context, ContextDesc};
+use md5crowd::md5::{read_anim_file, read_mesh_file, Md5Error};
 
 /// Whether CI asked for every Vulkan, window and device-feature test to
 /// run: `MD5CROWD_REQUIRE_VULKAN=1`.
@@ -335,4 +337,30 @@ pub fn differing_pixels(a: &RgbaImage, b: &RgbaImage, levels: u8) -> usize {
 pub fn covered_pixels(image: &RgbaImage) -> usize {
     let background = *image.get_pixel(0, 0);
     image.pixels().filter(|&&p| p != background).count()
+}
+
+/// Writes a copy of the character in `mesh` and `anims` with every length
+/// times `scale` into `dir`: the mesh as `mesh_file`, each clip under its
+/// own file name. A scaled copy walks the same cycles at `scale` times the
+/// speed: a second character whose gaits differ from the first's.
+pub fn write_scaled_copy(
+    dir: &Path,
+    mesh: &Path,
+    anims: &[PathBuf],
+    scale: f32,
+    mesh_file: &str,
+) -> io::Result<many_joints::WrittenSubject> {
+    let invalid = |e: Md5Error| io::Error::new(io::ErrorKind::InvalidData, e.to_string());
+    let mut subject = many_joints::ManyJoints {
+        mesh: read_mesh_file(mesh).map_err(invalid)?,
+        clips: anims
+            .iter()
+            .map(|path| {
+                let name = path.file_stem().unwrap_or_default().to_string_lossy();
+                Ok((name.into_owned(), read_anim_file(path).map_err(invalid)?))
+            })
+            .collect::<io::Result<_>>()?,
+    };
+    many_joints::scale_subject(&mut subject, scale);
+    many_joints::write_subject(dir, &subject, mesh_file)
 }
