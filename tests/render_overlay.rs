@@ -134,3 +134,94 @@ fn clicks_on_the_overlay_switch_the_skinning_and_the_influences() {
         "{log}"
     );
 }
+
+/// The log line the window writes after each control, with a mixed crowd's
+/// per-model part: `NAME COUNT (CLIP)` per model.
+fn model_part<'a>(line: &'a str, name: &str) -> Option<(usize, &'a str)> {
+    let (_, models) = line.split_once("; ")?;
+    models.split(", ").find_map(|part| {
+        let rest = part.strip_prefix(name)?.strip_prefix(' ')?;
+        let (count, clip) = rest.split_once(' ')?;
+        let clip = clip.strip_prefix('(')?.strip_suffix(')')?;
+        Some((count.parse().ok()?, clip))
+    })
+}
+
+#[test]
+fn clicks_on_a_models_row_set_its_share_and_its_clip() {
+    let Some(x) = window_or_skip(true) else {
+        return;
+    };
+    let dir = scratch_dir("overlay_models");
+    let parts = common::many_joints::write_many_parts(&dir, 47, 6, 20.0).unwrap();
+    let assets = common::assets();
+    let mut args = vec![assets.to_str().unwrap(), parts.mesh.to_str().unwrap()];
+    args.extend(parts.anims.iter().map(|a| a.to_str().unwrap()));
+    args.extend([
+        "--influences",
+        "8",
+        "--mix",
+        "many_parts_47:3",
+        "--overlay",
+        "--instances",
+        "40",
+        "--width",
+        "640",
+        "--height",
+        "600",
+    ]);
+    let (app, window) = x.launch(&args);
+    x.xdotool(&["windowfocus", "--sync", &window]);
+    std::thread::sleep(Duration::from_secs(2));
+    // Pressed, moved to `to` and released, a frame or more apart as a
+    // hand would (a slider sets its value while the button is down).
+    let drag = |from: [&str; 2], to: [&str; 2]| {
+        x.xdotool(&["mousemove", "--window", &window, from[0], from[1]]);
+        std::thread::sleep(Duration::from_millis(300));
+        x.xdotool(&["mousedown", "1"]);
+        for at in [from, to] {
+            std::thread::sleep(Duration::from_millis(300));
+            x.xdotool(&["mousemove", "--window", &window, at[0], at[1]]);
+        }
+        std::thread::sleep(Duration::from_millis(300));
+        x.xdotool(&["mouseup", "1"]);
+        std::thread::sleep(Duration::from_millis(1000));
+    };
+    let click = |at: [&str; 2]| {
+        x.xdotool(&["mousemove", "--window", &window, at[0], at[1]]);
+        std::thread::sleep(Duration::from_millis(300));
+        x.xdotool(&["click", "1"]);
+        std::thread::sleep(Duration::from_millis(1000));
+    };
+    // The rows of the models sit below the crowd-size slider, a row each:
+    // name, share slider (0 to 10, 6 pixels apiece), clip list.
+    // many_parts_47's share dragged from 3 to about 2: the crowd is laid
+    // out once, on release.
+    drag(["127", "470"], ["121", "470"]);
+    // crowdling's clip list, then its first entry: idle.
+    click(["260", "449"]);
+    click(["260", "474"]);
+    x.xdotool(&["key", "Escape"]);
+    let output = VirtualDisplay::wait_for_exit(app);
+    assert_validated(&output);
+    let log = String::from_utf8_lossy(&output.stderr);
+    let lines: Vec<(usize, &str, usize, &str)> = log
+        .lines()
+        .filter_map(|l| {
+            let (crowdling, clip) = model_part(l, "crowdling")?;
+            let (parts, parts_clip) = model_part(l, "many_parts_47")?;
+            Some((crowdling, clip, parts, parts_clip))
+        })
+        .collect();
+    println!("{lines:?}");
+    let [(crowdling, _, parts, _), (_, clip, _, parts_clip)] = lines[..] else {
+        panic!("a line after each of the two controls that act: {log}");
+    };
+    assert_eq!(crowdling + parts, 40, "{log}");
+    assert!(
+        parts > 20 && parts < 30,
+        "many_parts_47's share went down: {log}"
+    );
+    assert_eq!(clip, "idle", "{log}");
+    assert_eq!(parts_clip, "mixed", "the other model plays on: {log}");
+}

@@ -49,6 +49,19 @@ pub enum Action {
     SetInstances(u32),
     /// Back to the seeded mix of clips (the overlay's clip list).
     MixClips,
+    /// The instances of one model (index in the cast) crossfade to its
+    /// clip of a name (index in `CrowdState::clip_names`): the overlay's
+    /// clip list of that model.
+    ModelClip {
+        model: u32,
+        clip: u32,
+    },
+    /// A model's weight in the mix (`--mix`): the crowd is laid out anew
+    /// with the same count (the overlay's share slider of that model).
+    ModelShare {
+        model: u32,
+        share: f32,
+    },
     /// Seconds of crossfade for the next clip switches.
     BlendTime(f32),
     /// Animation time per wall-clock second.

@@ -274,16 +274,19 @@ impl CrowdState {
         self.models.get(model).map_or(0, |m| m.count)
     }
 
-    /// Everyone crossfades to the clip named `clip_names[pick]` (each
-    /// model's of that name; a model without one carries on) from global
-    /// `time` on (instances already playing it carry on undisturbed). A
-    /// one-shot plays once, then each instance fades back to the looping
-    /// clip it played before (see [`CrowdState::animate`]).
-    /// Locomotion stops: everyone is back on the grid.
-    pub fn play_everywhere(&mut self, pick: u32, time: f32) {
-        self.spec.clip = Some(pick);
+    /// The instances of `model` (every model's for `None`) crossfade to
+    /// their model's clip named `clip_names[pick]` (a model without one
+    /// carries on) from global `time` on; instances already playing it
+    /// carry on undisturbed. A one-shot plays once, then each instance
+    /// fades back to the looping clip it played before (see
+    /// [`CrowdState::animate`]). Locomotion stops: everyone is back on the
+    /// grid.
+    pub fn play(&mut self, pick: u32, model: Option<usize>, time: f32) {
         self.spec.locomotion = false;
         for (instance, back) in self.instances.iter_mut().zip(&mut self.return_clips) {
+            if model.is_some_and(|m| m != instance.model as usize) {
+                continue;
+            }
             let model = &self.models[instance.model as usize];
             let Some(clip) = model.clip_by_name.get(pick as usize).copied().flatten() else {
                 continue;
@@ -299,6 +302,13 @@ impl CrowdState {
             }
             instance.switch_clip(clip, looping, time, self.spec.blend_time);
         }
+        // Picked for everyone, it stays the pick while a model lacking it
+        // carries on; picked for one model, the crowd's pick is what all
+        // play, if anything.
+        self.spec.clip = match model {
+            None => Some(pick),
+            Some(_) => self.common_pick(None),
+        };
         self.instances_changed();
     }
 
@@ -319,13 +329,14 @@ impl CrowdState {
             }
         }
         if switched {
-            self.spec.clip = self.common_pick();
+            self.spec.clip = self.common_pick(None);
             self.instances_changed();
         }
     }
 
-    /// The clip name every instance plays, if they all play one.
-    fn common_pick(&self) -> Option<u32> {
+    /// The clip name every instance of `model` (of every model for
+    /// `None`) plays, if they all play one: the clip the overlay shows.
+    pub fn common_pick(&self, model: Option<usize>) -> Option<u32> {
         let name_of = |i: &Instance| {
             let model = &self.models[i.model as usize];
             model
@@ -334,11 +345,25 @@ impl CrowdState {
                 .position(|&c| c == Some(i.clip))
                 .map(|pick| pick as u32)
         };
-        let first = name_of(self.instances.first()?)?;
-        self.instances
+        let instances = match model {
+            Some(m) => {
+                let m = self.models.get(m)?;
+                &self.instances[m.first..m.first + m.count]
+            }
+            None => &self.instances[..],
+        };
+        let first = name_of(instances.first()?)?;
+        instances
             .iter()
             .all(|i| name_of(i) == Some(first))
             .then_some(first)
+    }
+
+    /// The clip names model `model` has, by their index in
+    /// [`CrowdState::clip_names`].
+    pub fn model_picks(&self, model: usize) -> impl Iterator<Item = u32> + '_ {
+        let by_name = self.models.get(model).map_or(&[][..], |m| &m.clip_by_name);
+        (0..by_name.len() as u32).filter(|&pick| by_name[pick as usize].is_some())
     }
 
     /// The GPU's copy of the instances' animation state follows them.
@@ -357,14 +382,18 @@ impl CrowdState {
         let count = i64::try_from(self.clip_names.len())
             .ok()
             .filter(|&n| n > 0)?;
-        let current = self.spec.clip.or_else(|| self.common_pick()).or_else(|| {
-            let first = self.instances.first()?;
-            self.models[first.model as usize]
-                .clip_by_name
-                .iter()
-                .position(|&c| c == Some(first.clip))
-                .map(|pick| pick as u32)
-        });
+        let current = self
+            .spec
+            .clip
+            .or_else(|| self.common_pick(None))
+            .or_else(|| {
+                let first = self.instances.first()?;
+                self.models[first.model as usize]
+                    .clip_by_name
+                    .iter()
+                    .position(|&c| c == Some(first.clip))
+                    .map(|pick| pick as u32)
+            });
         let current = current.unwrap_or(0);
         Some((i64::from(current) + i64::from(step)).rem_euclid(count) as u32)
     }
@@ -606,7 +635,7 @@ mod tests {
         let mut crowd = CrowdState::new(std::slice::from_ref(&model), &[1.0], spec(None));
         let before: Vec<u32> = crowd.instances.iter().map(|i| i.clip).collect();
         assert!(before.iter().all(|&c| c < 2), "the mix loops: {before:?}");
-        crowd.play_everywhere(2, 3.0);
+        crowd.play(2, None, 3.0);
         let version = crowd.instances_version;
         assert!(crowd
             .instances
@@ -640,10 +669,41 @@ mod tests {
         assert!(crowd.instances.iter().all(|i| i.clip == 1));
         assert_eq!(crowd.instances_version, version);
         // A loop picked now and a one-shot after it: back to that loop.
-        crowd.play_everywhere(0, 31.0);
-        crowd.play_everywhere(1, 32.0);
+        crowd.play(0, None, 31.0);
+        crowd.play(1, None, 32.0);
         crowd.animate(std::slice::from_ref(&model), 34.0, SkinningMethod::Linear);
         assert!(crowd.instances.iter().all(|i| i.clip == 0));
         assert_eq!(crowd.spec.clip, Some(0));
+    }
+
+    #[test]
+    fn a_clip_picked_for_one_model_switches_only_its_instances() {
+        let walker = model(&[("idle", 2.0, true), ("walk", 1.0, true)]);
+        let waver = model(&[("wave", 1.0, false), ("idle", 3.0, true)]);
+        let models = [walker, waver];
+        let mut crowd = CrowdState::new(&models, &[1.0, 1.0], spec(None));
+        assert_eq!(crowd.clip_names, ["idle", "walk", "wave"]);
+        assert_eq!(crowd.model_picks(0).collect::<Vec<_>>(), [0, 1]);
+        assert_eq!(crowd.model_picks(1).collect::<Vec<_>>(), [0, 2]);
+        let before: Vec<Instance> = crowd.instances.clone();
+        // The waver's idle is its clip 1; the walkers carry on.
+        crowd.play(0, Some(1), 2.0);
+        for (now, was) in crowd.instances.iter().zip(&before) {
+            match now.model {
+                0 => assert_eq!(now, was),
+                _ => assert_eq!(now.clip, 1),
+            }
+        }
+        assert_eq!(crowd.common_pick(Some(1)), Some(0));
+        // The walkers play idle or walk, seeded: not all the same.
+        assert_eq!(crowd.common_pick(Some(0)), None);
+        assert_eq!(crowd.spec.clip, None, "the crowd as a whole plays a mix");
+        // The walkers' idle too: now the whole crowd plays idle.
+        crowd.play(0, Some(0), 3.0);
+        assert_eq!(crowd.spec.clip, Some(0));
+        // A name a model lacks leaves it be.
+        crowd.play(1, None, 4.0);
+        assert_eq!(crowd.common_pick(Some(0)), Some(1));
+        assert_eq!(crowd.common_pick(Some(1)), Some(0));
     }
 }

@@ -28,6 +28,9 @@ const GRAPH_HEIGHT: f32 = 60.0;
 const GRAPH_TOP_MS: f32 = 50.0;
 /// A 60 Hz display's frame: the graph's reference line.
 const TARGET_FRAME_MS: f32 = 1000.0 / 60.0;
+/// The end of a model's share slider: a weight (`--mix`), so ten times
+/// another model's default share of 1.
+const MAX_SHARE: f32 = 10.0;
 
 /// What the overlay shows and whose switches it sets.
 pub struct OverlayView<'a> {
@@ -69,8 +72,10 @@ pub struct Overlay {
     frame_times: VecDeque<(f64, f32)>,
     clock: f64,
     /// The crowd size on the slider while it is dragged: the crowd is
-    /// rebuilt once, on release.
+    /// rebuilt once, on release (see [`slider_acting_once`]).
     dragged_instances: Option<u32>,
+    /// A model's share on its slider while it is dragged, likewise.
+    dragged_share: Option<(usize, f32)>,
 }
 
 impl Overlay {
@@ -81,6 +86,7 @@ impl Overlay {
             frame_times: VecDeque::new(),
             clock: 0.0,
             dragged_instances: None,
+            dragged_share: None,
         }
     }
 
@@ -141,6 +147,10 @@ impl Overlay {
         ui.separator();
         controls(ui, view, actions);
         self.crowd_size(ui, view, actions);
+        if view.scene.cast.models.len() > 1 {
+            ui.separator();
+            self.models(ui, view, actions);
+        }
         ui.separator();
         statistics(ui, view);
         ui.separator();
@@ -150,19 +160,67 @@ impl Overlay {
 
     fn crowd_size(&mut self, ui: &mut egui::Ui, view: &OverlayView, actions: &mut Vec<Action>) {
         let current = view.scene.crowd.spec.instances;
-        let mut instances = self.dragged_instances.unwrap_or(current);
-        let slider = egui::Slider::new(&mut instances, 1..=view.max_instances.max(1))
-            .logarithmic(true)
-            .text("instances");
-        let response = ui.add(slider);
-        if response.dragged() {
-            self.dragged_instances = Some(instances);
-        } else {
-            self.dragged_instances = None;
-            if instances != current && (response.changed() || response.drag_stopped()) {
-                actions.push(Action::SetInstances(instances));
-            }
+        let (_, released) = slider_acting_once(ui, &mut self.dragged_instances, current, |n| {
+            egui::Slider::new(n, 1..=view.max_instances.max(1))
+                .logarithmic(true)
+                .text("instances")
+        });
+        if let Some(instances) = released {
+            actions.push(Action::SetInstances(instances));
         }
+    }
+
+    /// Per model of a mixed crowd: its share of the crowd (a weight, as
+    /// `--mix` gives it) and the clip its instances play.
+    fn models(&mut self, ui: &mut egui::Ui, view: &OverlayView, actions: &mut Vec<Action>) {
+        let crowd = &view.scene.crowd;
+        let names = view.scene.cast.names();
+        egui::Grid::new("model controls").show(ui, |ui| {
+            // Name, share and clip side by side in the panel's width.
+            ui.spacing_mut().slider_width = 70.0;
+            for (m, name) in names.iter().enumerate() {
+                ui.label(name.as_str())
+                    .on_hover_text(format!("{} instances", crowd.model_instances(m)));
+                let mut held = self.dragged_share.filter(|&(d, _)| d == m).map(|(_, s)| s);
+                let (response, released) =
+                    slider_acting_once(ui, &mut held, crowd.shares[m], |s| {
+                        egui::Slider::new(s, 0.0..=MAX_SHARE).fixed_decimals(1)
+                    });
+                response.on_hover_text("share of the crowd (--mix)");
+                match held {
+                    Some(share) => self.dragged_share = Some((m, share)),
+                    None if self.dragged_share.is_some_and(|(d, _)| d == m) => {
+                        self.dragged_share = None
+                    }
+                    None => {}
+                }
+                if let Some(share) = released {
+                    actions.push(Action::ModelShare {
+                        model: m as u32,
+                        share,
+                    });
+                }
+                let playing = crowd.common_pick(Some(m));
+                let selected = playing
+                    .and_then(|pick| crowd.clip_names.get(pick as usize))
+                    .map_or("mixed", String::as_str);
+                egui::ComboBox::from_id_salt(("model clip", m))
+                    .width(70.0)
+                    .selected_text(selected)
+                    .show_ui(ui, |ui| {
+                        for pick in crowd.model_picks(m) {
+                            let name = crowd.clip_names[pick as usize].as_str();
+                            if ui.selectable_label(playing == Some(pick), name).clicked() {
+                                actions.push(Action::ModelClip {
+                                    model: m as u32,
+                                    clip: pick,
+                                });
+                            }
+                        }
+                    });
+                ui.end_row();
+            }
+        });
     }
 
     fn frame_time_graph(&self, ui: &mut egui::Ui) {
@@ -196,6 +254,28 @@ impl Overlay {
             "latest {latest:.1} ms; line at {TARGET_FRAME_MS:.1} ms, top {GRAPH_TOP_MS:.0} ms"
         ));
     }
+}
+
+/// A slider whose value rebuilds the crowd, so it acts once per change:
+/// while it is dragged, `held` keeps the value it shows, and the value
+/// comes back (the second of the pair) when it is released or clicked.
+fn slider_acting_once<T: egui::emath::Numeric>(
+    ui: &mut egui::Ui,
+    held: &mut Option<T>,
+    current: T,
+    slider: impl FnOnce(&mut T) -> egui::Slider<'_>,
+) -> (egui::Response, Option<T>) {
+    let mut value = held.unwrap_or(current);
+    let response = ui.add(slider(&mut value));
+    if response.dragged() {
+        *held = Some(value);
+        return (response, None);
+    }
+    // A press that egui took for the start of a drag ends with no change
+    // reported: the held value is the one to act on.
+    let released = held.take().is_some();
+    let acted = value != current && (released || response.changed());
+    (response, acted.then_some(value))
 }
 
 /// Every switch of the window, each sending the action its key sends.

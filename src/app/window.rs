@@ -288,7 +288,7 @@ impl App<'_> {
         let clip_count = live.scene.crowd.clip_names.len();
         let play = |live: &mut Live, clip: Option<u32>| match clip {
             Some(clip) if (clip as usize) < clip_count => {
-                live.scene.crowd.play_everywhere(clip, live.scene.time)
+                live.scene.crowd.play(clip, None, live.scene.time)
             }
             Some(clip) => log::warn!("no clip {}: the models have {clip_count}", clip + 1),
             None => log::warn!("no model has clips"),
@@ -310,7 +310,29 @@ impl App<'_> {
                     clip: None,
                     ..live.scene.crowd.spec
                 };
-                if let Err(error) = live.rebuild_crowd(spec) {
+                let shares = live.scene.crowd.shares.clone();
+                if let Err(error) = live.rebuild_crowd(spec, &shares) {
+                    self.outcome = Err(error);
+                    event_loop.exit();
+                }
+            }
+            Action::ModelClip { model, clip } => {
+                let crowd = &mut live.scene.crowd;
+                if crowd.model_picks(model as usize).any(|pick| pick == clip) {
+                    crowd.play(clip, Some(model as usize), live.scene.time);
+                } else {
+                    log::warn!("model {} has no clip {}", model + 1, clip + 1);
+                }
+            }
+            Action::ModelShare { model, share } => {
+                let mut shares = live.scene.crowd.shares.clone();
+                match shares.get_mut(model as usize) {
+                    Some(weight) => *weight = share.max(0.0),
+                    None => log::warn!("no model {}", model + 1),
+                }
+                if shares.iter().sum::<f32>() <= 0.0 {
+                    log::warn!("every model's share would be 0: the crowd stays as it is");
+                } else if let Err(error) = live.rebuild_crowd(live.scene.crowd.spec, &shares) {
                     self.outcome = Err(error);
                     event_loop.exit();
                 }
@@ -471,8 +493,20 @@ impl Live {
             (self.scene.crowd.walks(), ", walking"),
         ];
         let crowd = &self.scene.crowd;
+        // With several models, what each has of the crowd and plays.
+        let names = self.scene.cast.names();
+        let models = (names.len() > 1).then(|| {
+            let model = |(m, name): (usize, &String)| {
+                let clip = crowd.common_pick(Some(m));
+                let clip = clip.and_then(|c| crowd.clip_names.get(c as usize));
+                let clip = clip.map_or("mixed", String::as_str);
+                format!("{name} {} ({clip})", crowd.model_instances(m))
+            };
+            let models: Vec<String> = names.iter().enumerate().map(model).collect();
+            format!("; {}", models.join(", "))
+        });
         log::info!(
-            "clip {}, {} instances, {}, {} influences{}",
+            "clip {}, {} instances, {}, {} influences{}{}",
             crowd.clip_name().unwrap_or("mixed"),
             crowd.spec.instances,
             title::skinning_label(view.skinning, crowd.spec.animation),
@@ -481,7 +515,8 @@ impl Live {
                 .iter()
                 .filter(|(on, _)| *on)
                 .map(|(_, name)| *name)
-                .collect::<String>()
+                .collect::<String>(),
+            models.unwrap_or_default()
         );
     }
 
@@ -518,12 +553,13 @@ impl Live {
             instances: count,
             ..self.scene.crowd.spec
         };
-        self.rebuild_crowd(spec)
+        let shares = self.scene.crowd.shares.clone();
+        self.rebuild_crowd(spec, &shares)
     }
 
     /// The crowd `spec` asks for, laid out anew, as [`Live::resize_crowd`]
     /// says.
-    fn rebuild_crowd(&mut self, spec: CrowdSpec) -> Result<(), AppError> {
+    fn rebuild_crowd(&mut self, spec: CrowdSpec, shares: &[f32]) -> Result<(), AppError> {
         let count = spec.instances;
         let refused = |error: GpuError| -> Result<(), AppError> {
             let error = AppError::from(error);
@@ -539,7 +575,7 @@ impl Live {
             return refused(error);
         }
         let cast = &self.scene.cast;
-        let crowd = CrowdState::new(&cast.models, &self.scene.crowd.shares, spec);
+        let crowd = CrowdState::new(&cast.models, shares, spec);
         let agents = crowd.gpu_agents();
         if let Err(error) =
             self.renderer
