@@ -40,7 +40,7 @@ float grid_lines(vec2 p, vec2 width) {
 }
 
 void main() {
-    float cell = frame.ground.y;
+    float cell = frame.ground.x;
     vec2 p = in_world_position.xy / cell;
     vec2 width = max(fwidth(p), vec2(1e-4));
     // Patterns smaller than a pixel average out.

@@ -14,7 +14,7 @@ void main() {
     // 0 1 2, 2 1 3: corners (-1,-1) (1,-1) (-1,1), (-1,1) (1,-1) (1,1).
     uint corner = uint[6](0u, 1u, 2u, 2u, 1u, 3u)[gl_VertexIndex];
     vec2 side = vec2(corner & 1u, corner >> 1u) * 2.0 - 1.0;
-    vec3 world = vec3(side * GROUND_CELLS * frame.ground.y, 0.0);
+    vec3 world = vec3(side * GROUND_CELLS * frame.ground.x, 0.0);
     out_world_position = world;
     gl_Position = frame.view_projection * vec4(world, 1.0);
 }

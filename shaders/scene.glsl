@@ -56,9 +56,12 @@ struct FrameUniforms {
     float time;            // seconds, the clock every instance's clip runs on
     float blend_time;      // seconds a crossfade between clips lasts
     vec2 viewport_size;    // pixels: where cull.comp's screen rectangles land
-    // The ground pass (ground.glsl): x the radius of a contact shadow, y the
-    // size of a ground cell (both from the model's size, in model units).
+    // The ground pass (ground.glsl), in model units: x the size of a ground
+    // cell (the largest model's height), y, z, w unused; then each model's
+    // contact shadow radius (about its footprint), model m's at
+    // shadow_radii[m / 4][m % 4].
     vec4 ground;
+    vec4 shadow_radii[MAX_MODELS / 4u];
 };
 
 // Twin of Rust's gpu::shader_types::CrowdInstance.

@@ -136,6 +136,9 @@ struct Harness {
     frozen_cull: Option<Mat4>,
     /// The skeleton overlay (on unless a test looks at the picture).
     show_skeleton: bool,
+    /// The ground and its contact shadows (drawn with locomotion on; this
+    /// crowd has no agents, so nobody moves).
+    ground: bool,
 }
 
 /// What the harness's next frame draws.
@@ -147,6 +150,7 @@ struct Frame<'a> {
     anim_lod: bool,
     frozen_cull: Option<Mat4>,
     show_skeleton: bool,
+    ground: bool,
 }
 
 impl FrameSource for Frame<'_> {
@@ -161,6 +165,7 @@ impl FrameSource for Frame<'_> {
                 occlusion: self.occlusion,
                 anim_lod: self.anim_lod,
                 frozen_cull: self.frozen_cull,
+                locomotion: self.ground,
                 ..ViewOptions::default()
             },
         }
@@ -228,6 +233,7 @@ impl Harness {
             anim_lod: false,
             frozen_cull: None,
             show_skeleton: true,
+            ground: false,
         }
     }
 
@@ -279,6 +285,7 @@ impl Harness {
             anim_lod: self.anim_lod,
             frozen_cull: self.frozen_cull,
             show_skeleton: self.show_skeleton,
+            ground: self.ground,
         };
         renderer
             .draw_frame(
@@ -1341,5 +1348,82 @@ fn a_mixed_crowd_picture_shows_every_model() {
     for (model, &count) in counts.iter().enumerate() {
         assert!(count > 400, "model {model} shows in {count} pixels");
     }
+    harness.finish();
+}
+
+/// Each model's contact shadow is as wide as its own footprint: beside the
+/// shipped character, a copy 3 times its size casts a shadow of about 9
+/// times the area (one radius for the whole crowd gave both the same).
+#[test]
+fn each_model_casts_a_contact_shadow_of_its_own_size() {
+    if !common::vulkan_or_skip() {
+        return;
+    }
+    let time = 0.6;
+    let assets = common::assets();
+    let anims: Vec<_> = ["idle", "run", "walk", "wave"]
+        .iter()
+        .map(|clip| assets.join(format!("{clip}.md5anim")))
+        .collect();
+    let giant = common::write_scaled_copy(
+        &common::scratch_dir("shadow_sizes"),
+        &assets.join("crowdling.md5mesh"),
+        &anims,
+        3.0,
+        "giant.md5mesh",
+    )
+    .unwrap();
+    let giant = Model::load(&giant.mesh, &giant.anims, InfluenceLimit::Four).unwrap();
+    let mut harness = Harness::with_kernel(vec![shipped_model(), giant], 2, time, None);
+    harness.show_skeleton = false;
+    harness.ground = true;
+    // Side by side along X, left and right in the picture, tinted so that
+    // no part of them is grey; or, for the bare ground, far out of view.
+    let mut picture = |offset: f32| {
+        let placements: Vec<CrowdInstance> = harness
+            .crowd
+            .iter()
+            .map(|i| {
+                let x = if i.model == 0 { -100.0 } else { 100.0 };
+                CrowdInstance {
+                    tint: Vec3::new(1.0, 0.2, 0.2),
+                    ..CrowdInstance::from(&Instance {
+                        position: Vec3::new(x + offset, 0.0, 0.0),
+                        ..*i
+                    })
+                }
+            })
+            .collect();
+        let renderer = harness.renderer.as_mut().unwrap();
+        renderer.set_crowd(&harness.ctx, &placements).unwrap();
+        // From high above, the shadows in full beside the characters.
+        let above = view_projection(Vec3::new(0.0, -100.0, 450.0), Vec3::ZERO, 1.0);
+        harness.render_picture(above, time)
+    };
+    let pixels = picture(0.0);
+    let bare = picture(1e5);
+    let grey = |p: &[u8]| p[0].abs_diff(p[1]) <= 6 && p[1].abs_diff(p[2]) <= 6;
+    let luminance = |p: &[u8]| p[..3].iter().map(|&c| i32::from(c)).sum::<i32>();
+    // Shadow: ground (grey) darker than the bare ground there.
+    let mut shadow = [0usize; 2];
+    for (i, (p, q)) in pixels.chunks_exact(4).zip(bare.chunks_exact(4)).enumerate() {
+        if grey(p) && luminance(p) + 12 < luminance(q) {
+            shadow[usize::from(i as u32 % WIDTH >= WIDTH / 2)] += 1;
+        }
+    }
+    image::save_buffer(
+        common::scratch_dir("shadow_sizes_png").join("shadows.png"),
+        &pixels,
+        WIDTH,
+        HEIGHT,
+        image::ExtendedColorType::Rgba8,
+    )
+    .unwrap();
+    println!("shadow pixels (shipped, 3 times its size): {shadow:?}");
+    assert!(shadow[0] > 20, "the shipped character casts a shadow");
+    assert!(
+        shadow[1] > 4 * shadow[0],
+        "the copy 3 times the size casts a shadow of its size: {shadow:?}"
+    );
     harness.finish();
 }

@@ -408,7 +408,12 @@ impl Renderer {
         .with_w(if anim_lod { ANIM_LOD_RADIUS } else { 0.0 });
         uniforms.viewport_size = Vec2::new(extent.width as f32, extent.height as f32);
         let model = &self.model.model;
-        uniforms.ground = Vec4::new(model.shadow_radius, model.ground_cell, 0.0, 0.0);
+        uniforms.ground = Vec4::new(model.ground_cell, 0.0, 0.0, 0.0);
+        let mut radii = [0.0; MAX_MODELS];
+        for (radius, part) in radii.iter_mut().zip(&model.parts) {
+            *radius = part.shadow_radius;
+        }
+        uniforms.shadow_radii = bytemuck::cast(radii);
         self.slots[slot].uniforms.write(&[uniforms]);
         let crowd = self
             .crowd

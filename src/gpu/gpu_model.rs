@@ -72,6 +72,9 @@ pub struct ModelPart {
     /// Its skeleton's lines in `skeleton_lines`: first vertex and count.
     pub first_line_vertex: u32,
     pub line_vertex_count: u32,
+    /// Its contact shadow's radius, about its footprint (from its bind
+    /// pose), in model units.
+    pub shadow_radius: f32,
 }
 
 pub struct GpuModel {
@@ -91,10 +94,8 @@ pub struct GpuModel {
     /// The most levels of detail any model has: the stride of the indirect
     /// draws, a command per mesh and level.
     pub lod_count: u32,
-    /// The ground pass's scale, from the largest bind pose: a contact
-    /// shadow's radius (about a character's footprint) and a ground cell's
-    /// side (its height), in model units.
-    pub shadow_radius: f32,
+    /// The ground's scale, from the largest bind pose: a cell's side (its
+    /// height), in model units.
     pub ground_cell: f32,
 }
 
@@ -116,7 +117,7 @@ pub fn upload_models(ctx: &Context, models: &[Model]) -> Result<GpuModel, GpuErr
     let mut parts = Vec::with_capacity(models.len());
     let mut materials = guard(ctx, MaterialTextures::default());
     let mut first_joint = 0u32;
-    let (mut shadow_radius, mut ground_cell) = (f32::EPSILON, f32::EPSILON);
+    let mut ground_cell = f32::EPSILON;
     for (model_index, model) in models.iter().enumerate() {
         let meshes: Vec<&SkinnedMesh> = drawn_meshes(model).collect();
         if meshes.is_empty() || model.skeleton.joint_count() == 0 {
@@ -207,7 +208,6 @@ pub fn upload_models(ctx: &Context, models: &[Model]) -> Result<GpuModel, GpuErr
         }
         let bind_pose = model.bind_pose_bounds();
         let size = bind_pose.max - bind_pose.min;
-        shadow_radius = shadow_radius.max(0.6 * size.x.max(size.y));
         ground_cell = ground_cell.max(size.z.max(size.x).max(size.y));
         let first_line_vertex = lines.len() as u32;
         lines.extend(skeleton_lines(model));
@@ -224,6 +224,7 @@ pub fn upload_models(ctx: &Context, models: &[Model]) -> Result<GpuModel, GpuErr
             lod_triangles,
             first_line_vertex,
             line_vertex_count: lines.len() as u32 - first_line_vertex,
+            shadow_radius: 0.6 * size.x.max(size.y),
         });
         first_joint += model.skeleton.joint_count() as u32;
     }
@@ -284,7 +285,6 @@ pub fn upload_models(ctx: &Context, models: &[Model]) -> Result<GpuModel, GpuErr
         limit,
         materials: materials.keep(),
         skeleton_lines: skeleton_lines.keep(),
-        shadow_radius,
         ground_cell,
     })
 }

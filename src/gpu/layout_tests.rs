@@ -81,7 +81,8 @@ fn frame_uniforms() {
                 time,
                 blend_time,
                 viewport_size,
-                ground
+                ground,
+                shadow_radii
             ),
         );
     }

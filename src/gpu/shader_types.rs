@@ -38,9 +38,12 @@ pub struct FrameUniforms {
     pub blend_time: f32,
     /// Pixels, filled in by the renderer.
     pub viewport_size: Vec2,
-    /// x: contact shadow radius, y: ground cell size, in model units;
-    /// filled in by the renderer from the model's size.
+    /// x: ground cell size, in model units; filled in by the renderer from
+    /// the largest model's size.
     pub ground: Vec4,
+    /// Each model's contact shadow radius, model m's at `[m / 4][m % 4]`;
+    /// filled in by the renderer from each model's size.
+    pub shadow_radii: [Vec4; MAX_MODELS / 4],
 }
 
 /// Skins a crowd may be drawn with: the length of crowd.frag's sampler
