@@ -510,8 +510,11 @@ pub struct CrowdSlotSets {
     /// every instance visible.
     pub identity_scene: Option<vk::DescriptorSet>,
     /// Which `FrameInput::instances_version` the slot's instance
-    /// animation buffer holds.
+    /// animation buffer holds: all of it, or with `walkers_moved` only the
+    /// instances of the models that stand.
     pub instances_version: Option<u64>,
+    /// The agent pass wrote the walking models' instance animation here.
+    pub walkers_moved: bool,
     /// The last frame in the slot, by index, and the skinning palette rows
     /// it wanted: read back when it is done, applied before the slot's
     /// next frame is recorded.
@@ -718,6 +721,7 @@ impl CrowdResources {
                 scene,
                 identity_scene,
                 instances_version: None,
+                walkers_moved: false,
                 palette_wanted: None,
             });
         }

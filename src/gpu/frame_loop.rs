@@ -437,13 +437,16 @@ impl Renderer {
             }
         };
         check("instance states", input.instances.len(), instance_count)?;
-        // The instance states the CPU writes into the slot: all of them
-        // when they changed, or while the agents walk, every frame those of
-        // the models that stand (agents.comp writes the walkers', leaving
-        // the slot's copy stale until uploaded again).
+        // The instance states the CPU writes into the slot when they
+        // changed: all of them, or while the agents walk only those of the
+        // models that stand (agents.comp writes the walkers', so once the
+        // agents stop, everyone's are uploaded again).
         let walking = crowd.agents_walk(input.view.locomotion);
-        let stale = crowd.slots[slot].instances_version != Some(input.instances_version);
-        if walking || stale {
+        let written = &mut crowd.slots[slot];
+        let stale = written.instances_version != Some(input.instances_version)
+            || (written.walkers_moved && !walking);
+        written.walkers_moved = walking;
+        if stale {
             for (m, clips) in self.model.animation.models.iter().enumerate() {
                 let crowd_model = crowd.models[m];
                 if walking && crowd.walks(m) {
@@ -471,7 +474,7 @@ impl Renderer {
                     .expect("every crowd has instance states")
                     .write_at(first, states);
             }
-            crowd.slots[slot].instances_version = (!walking).then_some(input.instances_version);
+            crowd.slots[slot].instances_version = Some(input.instances_version);
         }
         let (transforms, vertices) = match input.posed {
             Posed::OnGpu | Posed::BindPose => (None, None),
