@@ -380,9 +380,15 @@ fn assert_the_agent_pass_matches_the_cpu(
     assert!(worst.yaw < 1e-3, "{worst:?}");
     assert!(worst.phase < 1e-4, "{worst:?}");
 
-    // Switched off, everyone is back where they stood.
+    // Switched off, everyone is back where they stood, playing what they
+    // played there (the walkers' states are written again).
     render(&mut renderer, 62.0, false);
     assert_eq!(renderer.read_placements(&ctx).unwrap(), placements);
+    let slot = renderer.last_slot();
+    assert_eq!(
+        renderer.read_instance_animation(&ctx, slot).unwrap(),
+        animation
+    );
     renderer.destroy(&ctx);
     let counts = ctx.message_counts.clone();
     drop(ctx);
