@@ -5,33 +5,12 @@
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 
-use common::{assets, differing_pixels, render, scratch_dir, vulkan_or_skip};
-
-fn md5crowd(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_md5crowd"))
-        .args(args)
-        .env_remove("RUST_LOG")
-        .output()
-        .expect("run md5crowd")
-}
-
-fn path(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
-
-/// Exit status 2 and a single `error:` line holding every part of `message`.
-fn assert_bad_input(output: &Output, message: &[&str]) {
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(2), "{stderr}");
-    let lines: Vec<&str> = stderr.lines().collect();
-    assert_eq!(lines.len(), 1, "one line:\n{stderr}");
-    assert!(lines[0].starts_with("error: "), "{stderr}");
-    for part in message {
-        assert!(lines[0].contains(part), "\"{part}\" not in:\n{stderr}");
-    }
-}
+use common::{
+    arg, assert_bad_input, assets, differing_pixels, md5crowd_as_typed, render, scratch_dir,
+    vulkan_or_skip,
+};
 
 /// A copy of a shipped file with `from` replaced by `to`.
 fn edited_copy(dir: &Path, name: &str, from: &str, to: &str) -> PathBuf {
@@ -64,12 +43,12 @@ fn model_dir(test: &str, clips: &[&str]) -> PathBuf {
 #[test]
 fn missing_and_unreadable_files_are_named() {
     assert_bad_input(
-        &md5crowd(&["--headless", "no/such/hero.md5mesh"]),
+        &md5crowd_as_typed(&["--headless", "no/such/hero.md5mesh"]),
         &["no/such/hero.md5mesh: cannot read"],
     );
     let mesh = assets().join("crowdling.md5mesh");
     assert_bad_input(
-        &md5crowd(&["--headless", path(&mesh), "no/such/run.md5anim"]),
+        &md5crowd_as_typed(&["--headless", arg(&mesh), "no/such/run.md5anim"]),
         &["no/such/run.md5anim: cannot read"],
     );
 }
@@ -78,17 +57,17 @@ fn missing_and_unreadable_files_are_named() {
 fn files_that_are_not_md5_version_10_are_refused() {
     let readme = Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md");
     assert_bad_input(
-        &md5crowd(&["--headless", path(&readme)]),
+        &md5crowd_as_typed(&["--headless", arg(&readme)]),
         &["README.md:1:1: not an md5 file: expected 'MD5Version'"],
     );
     let dir = scratch_dir("version_11");
     let mesh = edited_copy(&dir, "crowdling.md5mesh", "MD5Version 10", "MD5Version 11");
     assert_bad_input(
-        &md5crowd(&["--headless", path(&mesh)]),
+        &md5crowd_as_typed(&["--headless", arg(&mesh)]),
         &["crowdling.md5mesh:1:12: unsupported MD5Version 11, expected 10"],
     );
     assert_bad_input(
-        &md5crowd(&["--headless", path(&assets().join("walk.md5anim"))]),
+        &md5crowd_as_typed(&["--headless", arg(&assets().join("walk.md5anim"))]),
         &["walk.md5anim is an animation; the first argument is the .md5mesh"],
     );
 }
@@ -99,7 +78,7 @@ fn malformed_content_is_pointed_at() {
     let anim = edited_copy(&dir, "walk.md5anim", "numFrames 33", "numFrames many");
     let mesh = assets().join("crowdling.md5mesh");
     assert_bad_input(
-        &md5crowd(&["--headless", path(&mesh), path(&anim)]),
+        &md5crowd_as_typed(&["--headless", arg(&mesh), arg(&anim)]),
         &["walk.md5anim:4:11: "],
     );
 }
@@ -110,7 +89,7 @@ fn an_anim_for_another_skeleton_names_both_files() {
     let anim = edited_copy(&dir, "walk.md5anim", "\"neck\"\t4 ", "\"neck\"\t2 ");
     let mesh = assets().join("crowdling.md5mesh");
     assert_bad_input(
-        &md5crowd(&["--headless", path(&mesh), path(&anim)]),
+        &md5crowd_as_typed(&["--headless", arg(&mesh), arg(&anim)]),
         &[
             "walk.md5anim: skeleton does not fit ",
             "crowdling.md5mesh",
@@ -122,7 +101,7 @@ fn an_anim_for_another_skeleton_names_both_files() {
 #[test]
 fn instance_counts_are_whole_and_positive() {
     for count in ["0", "lots", "-3", "2.5"] {
-        let output = md5crowd(&["--headless", "--instances", count]);
+        let output = md5crowd_as_typed(&["--headless", "--instances", count]);
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert_eq!(output.status.code(), Some(2), "{stderr}");
         assert!(
@@ -135,12 +114,12 @@ fn instance_counts_are_whole_and_positive() {
 #[test]
 fn an_unknown_clip_lists_the_clips() {
     assert_bad_input(
-        &md5crowd(&["--headless", "--clip", "dance"]),
+        &md5crowd_as_typed(&["--headless", "--clip", "dance"]),
         &["--clip dance: no such clip; the clips are: idle, run, walk, wave"],
     );
     let mesh = assets().join("crowdling.md5mesh");
     assert_bad_input(
-        &md5crowd(&["--headless", path(&mesh), "--clip", "walk"]),
+        &md5crowd_as_typed(&["--headless", arg(&mesh), "--clip", "walk"]),
         &["--clip walk: the model has no clips"],
     );
 }
@@ -150,17 +129,17 @@ fn a_directory_needs_exactly_one_mesh_or_a_name() {
     let empty = scratch_dir("no_mesh");
     std::fs::copy(assets().join("walk.md5anim"), empty.join("walk.md5anim")).unwrap();
     assert_bad_input(
-        &md5crowd(&["--headless", path(&empty)]),
+        &md5crowd_as_typed(&["--headless", arg(&empty)]),
         &["no_mesh: no .md5mesh in this directory"],
     );
     let two = model_dir("two_meshes", &["walk"]);
     std::fs::copy(assets().join("crowdling.md5mesh"), two.join("twin.md5mesh")).unwrap();
     assert_bad_input(
-        &md5crowd(&["--headless", path(&two)]),
+        &md5crowd_as_typed(&["--headless", arg(&two)]),
         &["holds several meshes: crowdling.md5mesh, twin.md5mesh; pick one with --mesh NAME"],
     );
     assert_bad_input(
-        &md5crowd(&["--headless", path(&two), "--mesh", "triplet"]),
+        &md5crowd_as_typed(&["--headless", arg(&two), "--mesh", "triplet"]),
         &[
             "--mesh triplet: ",
             "holds no such md5mesh (it holds: crowdling.md5mesh, twin.md5mesh)",
@@ -170,7 +149,7 @@ fn a_directory_needs_exactly_one_mesh_or_a_name() {
 
 #[test]
 fn help_lists_the_options_and_the_window_controls() {
-    let output = md5crowd(&["--help"]);
+    let output = md5crowd_as_typed(&["--help"]);
     assert!(output.status.success());
     let help = String::from_utf8_lossy(&output.stdout);
     for expected in [
@@ -207,7 +186,7 @@ fn a_directory_loads_its_mesh_and_every_clip_by_name() {
     let out = scratch_dir("directory_out");
     let png = out.join("crowd.png");
     let output = common::md5crowd_validated(&[
-        path(&dir),
+        arg(&dir),
         "--headless",
         "--instances",
         "9",
@@ -216,7 +195,7 @@ fn a_directory_loads_its_mesh_and_every_clip_by_name() {
         "--height",
         "180",
         "--screenshot",
-        path(&png),
+        arg(&png),
     ]);
     let log = String::from_utf8_lossy(&output.stderr);
     assert!(
@@ -244,7 +223,7 @@ fn clip_picks_what_everyone_plays() {
     let alone = render(
         &dir,
         "alone",
-        &[&at[..], &[path(&mesh), path(&anim), "--locomotion", "off"]].concat(),
+        &[&at[..], &[arg(&mesh), arg(&anim), "--locomotion", "off"]].concat(),
     );
     assert_eq!(differing_pixels(&walk, &alone, 0), 0);
 }

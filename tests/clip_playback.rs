@@ -5,6 +5,8 @@
 
 mod common;
 
+use common::md5crowd_as_typed;
+
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -291,14 +293,6 @@ fn load_time_with_the_pose_bounds() {
     );
 }
 
-/// `md5crowd ARGS` without a GPU: the checks that come before one is needed.
-fn md5crowd(args: &[&str]) -> std::process::Output {
-    std::process::Command::new(env!("CARGO_BIN_EXE_md5crowd"))
-        .args(args)
-        .output()
-        .expect("run md5crowd")
-}
-
 #[test]
 fn loop_and_once_name_known_clips_or_exit_2() {
     let mesh = shipped_mesh();
@@ -318,14 +312,14 @@ fn loop_and_once_name_known_clips_or_exit_2() {
     ] {
         let mut all = vec![mesh, walk, wave, "--headless"];
         all.extend(args);
-        let out = md5crowd(&all);
+        let out = md5crowd_as_typed(&all);
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{all:?}: {stderr}");
         assert!(stderr.contains(expected), "{all:?}: {stderr}");
         assert!(!stderr.contains("panicked"), "{stderr}");
     }
     // The benchmark takes them too.
-    let out = md5crowd(&["bench", mesh, walk, "--loop", "run"]);
+    let out = md5crowd_as_typed(&["bench", mesh, walk, "--loop", "run"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--loop run: no such clip"));
 }
@@ -336,7 +330,7 @@ fn a_missing_texture_folder_exits_2() {
     for command in [vec!["--headless"], vec!["bench"]] {
         let mut args = command.clone();
         args.extend(["--textures", missing]);
-        let out = md5crowd(&args);
+        let out = md5crowd_as_typed(&args);
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
         assert!(

@@ -8,10 +8,10 @@ mod common;
 
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 use common::pk4::write_pk4;
-use common::{assets, render_with_log, scratch_dir, vulkan_or_skip};
+use common::{assets, md5crowd_as_typed, render_with_log, scratch_dir, vulkan_or_skip};
 use glam::Vec3;
 use image::RgbaImage;
 use md5crowd::game::{Game, DEFAULT_SKIN};
@@ -113,13 +113,6 @@ fn game_folder(test: &str) -> PathBuf {
     base
 }
 
-fn md5crowd(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_md5crowd"))
-        .args(args)
-        .output()
-        .expect("run md5crowd")
-}
-
 fn stderr(output: &Output) -> String {
     String::from_utf8_lossy(&output.stderr).into_owned()
 }
@@ -127,7 +120,7 @@ fn stderr(output: &Output) -> String {
 #[test]
 fn inspect_lists_the_declarations_that_draw_characters() {
     let base = game_folder("inspect_game");
-    let output = md5crowd(&["inspect", "--game", base.to_str().unwrap(), "--json"]);
+    let output = md5crowd_as_typed(&["inspect", "--game", base.to_str().unwrap(), "--json"]);
     assert!(output.status.success(), "{}", stderr(&output));
     let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
     let list = json.as_array().unwrap();
@@ -153,7 +146,7 @@ fn inspect_lists_the_declarations_that_draw_characters() {
     assert!(source.ends_with("pak000.pk4/def/crowdling.def"), "{source}");
     assert_eq!(entity["line"], 19);
 
-    let text = md5crowd(&["inspect", "--game", base.to_str().unwrap(), "npc_crowdling"]);
+    let text = md5crowd_as_typed(&["inspect", "--game", base.to_str().unwrap(), "npc_crowdling"]);
     let text = String::from_utf8_lossy(&text.stdout);
     assert!(text.starts_with("npc_crowdling (entityDef, "), "{text}");
     assert!(text.contains("  clips: 3: gone, rest, stroll"), "{text}");
@@ -168,7 +161,7 @@ fn an_unknown_name_is_bad_input_with_the_closest_names() {
         vec!["inspect", "--game", base, "npc_crowdlng"],
         vec!["--game", base, "npc_crowdlng", "--headless"],
     ] {
-        let output = md5crowd(&args);
+        let output = md5crowd_as_typed(&args);
         assert_eq!(
             output.status.code(),
             Some(2),
@@ -182,7 +175,7 @@ fn an_unknown_name_is_bad_input_with_the_closest_names() {
             "{message}"
         );
     }
-    let output = md5crowd(&[
+    let output = md5crowd_as_typed(&[
         "--game",
         base,
         "npc_crowdling",
@@ -198,7 +191,7 @@ fn an_unknown_name_is_bad_input_with_the_closest_names() {
         stderr(&output)
     );
     let too_many = ["default"; 9].join(",");
-    let output = md5crowd(&["--game", base, "npc_crowdling", "--skins", &too_many]);
+    let output = md5crowd_as_typed(&["--game", base, "npc_crowdling", "--skins", &too_many]);
     assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
     assert!(stderr(&output).contains("at most 8"), "{}", stderr(&output));
 }

@@ -6,37 +6,16 @@
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
-use common::{assets, render_with_log, scratch_dir, vulkan_or_skip};
-
-fn md5crowd(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_md5crowd"))
-        .args(args)
-        .env_remove("RUST_LOG")
-        .output()
-        .expect("run md5crowd")
-}
-
-fn path(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
+use common::{
+    arg, assert_bad_input, assets, md5crowd_as_typed, render_with_log, scratch_dir, vulkan_or_skip,
+};
 
 /// The many-joints subject, as tall as the shipped character, at 47
 /// joints in 3 meshes; its mesh file and clips.
 fn many_parts(dir: &Path) -> (PathBuf, Vec<PathBuf>) {
     let written = common::many_joints::write_many_parts(dir, 47, 3, 20.0).unwrap();
     (written.mesh, written.anims)
-}
-
-fn assert_bad_input(output: &Output, message: &[&str]) {
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(2), "{stderr}");
-    let lines: Vec<&str> = stderr.lines().collect();
-    assert_eq!(lines.len(), 1, "one line:\n{stderr}");
-    for part in message {
-        assert!(lines[0].contains(part), "\"{part}\" not in:\n{stderr}");
-    }
 }
 
 #[test]
@@ -51,11 +30,11 @@ fn each_mesh_starts_a_model_and_its_clips_follow_it() {
     let walk = assets.join("walk.md5anim");
     let idle = assets.join("idle.md5anim");
     let args = [
-        path(&shipped),
-        path(&walk),
-        path(&idle),
-        path(&mesh),
-        path(&anims[0]),
+        arg(&shipped),
+        arg(&walk),
+        arg(&idle),
+        arg(&mesh),
+        arg(&anims[0]),
         "--instances",
         "40",
         "--mix",
@@ -92,9 +71,9 @@ fn mix_names_models_by_their_mesh_files() {
     let dir = scratch_dir("mixed_cli_errors");
     let (mesh, _) = many_parts(&dir.join("parts"));
     let shipped = assets().join("crowdling.md5mesh");
-    let output = md5crowd(&[
-        path(&shipped),
-        path(&mesh),
+    let output = md5crowd_as_typed(&[
+        arg(&shipped),
+        arg(&mesh),
         "--headless",
         "--mix",
         "crowdlin:2",
@@ -107,20 +86,20 @@ fn mix_names_models_by_their_mesh_files() {
             "crowdling, many_parts_47",
         ],
     );
-    let output = md5crowd(&[
-        path(&shipped),
-        path(&mesh),
+    let output = md5crowd_as_typed(&[
+        arg(&shipped),
+        arg(&mesh),
         "--headless",
         "--mix",
         "crowdling:0,many_parts_47:0",
     ]);
     assert_bad_input(&output, &["weight of 0"]);
-    let output = md5crowd(&[path(&shipped), "--headless", "--mix", "crowdling"]);
+    let output = md5crowd_as_typed(&[arg(&shipped), "--headless", "--mix", "crowdling"]);
     assert_eq!(output.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&output.stderr).contains("NAME:WEIGHT"));
-    let output = md5crowd(&[path(&shipped), path(&mesh), "--headless", "--clip", "jog"]);
+    let output = md5crowd_as_typed(&[arg(&shipped), arg(&mesh), "--headless", "--clip", "jog"]);
     assert_bad_input(&output, &["--clip jog", "no model has clips"]);
-    let output = md5crowd(&[path(&assets()), path(&mesh), "--headless", "--clip", "jog"]);
+    let output = md5crowd_as_typed(&[arg(&assets()), arg(&mesh), "--headless", "--clip", "jog"]);
     assert_bad_input(
         &output,
         &["--clip jog", "no such clip", "idle, run, walk, wave"],
@@ -136,12 +115,12 @@ fn bench_rows_name_their_models() {
     let (mesh, anims) = many_parts(&dir.join("parts"));
     let json = dir.join("bench.json");
     let shipped = assets();
-    let output = md5crowd(&[
+    let output = md5crowd_as_typed(&[
         "bench",
-        path(&shipped),
-        path(&mesh),
-        path(&anims[0]),
-        path(&anims[1]),
+        arg(&shipped),
+        arg(&mesh),
+        arg(&anims[0]),
+        arg(&anims[1]),
         "--instances",
         "64",
         "--modes",
@@ -155,7 +134,7 @@ fn bench_rows_name_their_models() {
         "--height",
         "90",
         "--json",
-        path(&json),
+        arg(&json),
     ]);
     assert!(
         output.status.success(),

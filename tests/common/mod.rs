@@ -272,6 +272,33 @@ pub fn md5crowd_validated(args: &[&str]) -> Output {
     output
 }
 
+/// Runs `md5crowd ARGS` as a user types it: no validation layer, the
+/// default log level.
+pub fn md5crowd_as_typed(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_md5crowd"))
+        .args(args)
+        .env_remove("RUST_LOG")
+        .output()
+        .expect("run md5crowd")
+}
+
+/// Exit status 2 and a single `error:` line holding every part of `message`.
+pub fn assert_bad_input(output: &Output, message: &[&str]) {
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    let lines: Vec<&str> = stderr.lines().collect();
+    assert_eq!(lines.len(), 1, "one line:\n{stderr}");
+    assert!(lines[0].starts_with("error: "), "{stderr}");
+    for part in message {
+        assert!(lines[0].contains(part), "\"{part}\" not in:\n{stderr}");
+    }
+}
+
+/// A path as a command-line argument.
+pub fn arg(p: &Path) -> &str {
+    p.to_str().expect("test paths are UTF-8")
+}
+
 pub fn md5crowd(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_md5crowd"))
         .arg("--validate")
