@@ -139,7 +139,7 @@ fn compute_only_times_the_compute_passes_alone() {
 }
 
 #[test]
-fn one_timed_frame_a_round_still_reports_what_it_drew_for_each_influence_switch() {
+fn one_timed_frame_a_round_still_reports_what_it_drew_for_each_influence_and_draw_switch() {
     if !common::vulkan_or_skip() {
         return;
     }
@@ -155,6 +155,8 @@ fn one_timed_frame_a_round_still_reports_what_it_drew_for_each_influence_switch(
             "gpu",
             "--lod-influences",
             "on,off",
+            "--multi-draw",
+            "on,off",
             "--rounds",
             "2",
             "--width",
@@ -167,11 +169,16 @@ fn one_timed_frame_a_round_still_reports_what_it_drew_for_each_influence_switch(
     assert_eq!(report["rounds"], 2);
     // One row per combination, whatever the rounds.
     let runs = report["runs"].as_array().unwrap();
-    let switches: Vec<&str> = runs
+    let switches: Vec<(&str, &str)> = runs
         .iter()
-        .map(|run| run["lod_influences"].as_str().unwrap())
+        .map(|run| {
+            let switch = |key: &str| run[key].as_str().unwrap();
+            (switch("lod_influences"), switch("multi_draw"))
+        })
         .collect();
-    assert_eq!(switches, ["on", "off"]);
+    // lavapipe and every desktop GPU have multiDrawIndirect.
+    let (on, off) = ("on", "off");
+    assert_eq!(switches, [(on, on), (on, off), (off, on), (off, off)]);
     for run in runs {
         assert_eq!(run["visible"], 5, "{run}");
         for key in ["cpu_ms", "frame_ms", "triangles"] {

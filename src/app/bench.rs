@@ -105,6 +105,12 @@ pub struct BenchArgs {
     /// comparable with those taken before it existed.
     #[arg(long, value_enum, value_delimiter = ',', default_value = "off")]
     pub locomotion: Vec<Switch>,
+    /// One indirect call for each run of a mesh's levels of detail that
+    /// share a pipeline (multiDrawIndirect), comma-separated: on, off (a
+    /// call per level) or both. A device without the feature runs off, and
+    /// its rows say so.
+    #[arg(long, value_enum, value_delimiter = ',', default_value = "on")]
+    pub multi_draw: Vec<Switch>,
     /// Scales the error a level of detail may show on screen (half a pixel
     /// at 1).
     #[arg(long, value_name = "FACTOR", default_value_t = 1.0, value_parser = super::render_args::positive)]
@@ -180,6 +186,7 @@ pub struct Case {
     pub occlusion: Switch,
     pub anim_lod: Switch,
     pub locomotion: Switch,
+    pub multi_draw: Switch,
     pub view: View,
     /// What was asked; the row reports the kernel that ran.
     #[serde(skip)]
@@ -227,6 +234,14 @@ pub fn run(args: &BenchArgs, model: &Rc<Cast>) -> Result<Report, AppError> {
         .iter()
         .zip(&mut samples)
         .map(|(&case, samples)| {
+            // A row says what ran.
+            let case = Case {
+                multi_draw: match ctx.multi_draw_indirect {
+                    true => case.multi_draw,
+                    false => Switch::Off,
+                },
+                ..case
+            };
             let run = summarize(args, model, case, samples);
             log_run(&run);
             run
@@ -253,45 +268,49 @@ fn round_order(count: usize, round: u32) -> impl Iterator<Item = usize> {
     (0..count).map(move |i| if backwards { count - 1 - i } else { i })
 }
 
-/// Every combination of the options' lists, in the order the runs report.
+/// Every combination of the options' lists, in the order the runs report:
+/// the first list varies slowest, `--modes` fastest.
 fn cases(args: &BenchArgs) -> Vec<Case> {
-    let mut cases = Vec::new();
-    for &instances in &args.instances {
-        for &view in &args.view {
-            for &lod in &args.lod {
-                for &lod_influences in &args.lod_influences {
-                    for &occlusion in &args.occlusion {
-                        for &anim_lod in &args.anim_lod {
-                            for &locomotion in &args.locomotion {
-                                for &animate_kernel in &args.animate_kernel {
-                                    for &mode in &args.modes {
-                                        // Only GPU animation has a kernel.
-                                        if mode != Mode::Gpu
-                                            && animate_kernel != args.animate_kernel[0]
-                                        {
-                                            continue;
-                                        }
-                                        cases.push(Case {
-                                            instances,
-                                            mode,
-                                            lod,
-                                            lod_influences,
-                                            occlusion,
-                                            anim_lod,
-                                            locomotion,
-                                            view,
-                                            animate_kernel,
-                                        });
-                                    }
-                                }
-                            }
-                        }
-                    }
-                }
-            }
-        }
-    }
+    let first = Case {
+        instances: args.instances[0],
+        mode: args.modes[0],
+        lod: args.lod[0],
+        lod_influences: args.lod_influences[0],
+        occlusion: args.occlusion[0],
+        anim_lod: args.anim_lod[0],
+        locomotion: args.locomotion[0],
+        multi_draw: args.multi_draw[0],
+        view: args.view[0],
+        animate_kernel: args.animate_kernel[0],
+    };
+    let cases = vary(vec![first], &args.instances, |c, v| c.instances = v);
+    let cases = vary(cases, &args.view, |c, v| c.view = v);
+    let cases = vary(cases, &args.lod, |c, v| c.lod = v);
+    let cases = vary(cases, &args.lod_influences, |c, v| c.lod_influences = v);
+    let cases = vary(cases, &args.occlusion, |c, v| c.occlusion = v);
+    let cases = vary(cases, &args.anim_lod, |c, v| c.anim_lod = v);
+    let cases = vary(cases, &args.locomotion, |c, v| c.locomotion = v);
+    let cases = vary(cases, &args.multi_draw, |c, v| c.multi_draw = v);
+    let cases = vary(cases, &args.animate_kernel, |c, v| c.animate_kernel = v);
+    let mut cases = vary(cases, &args.modes, |c, v| c.mode = v);
+    // Only GPU animation has a kernel.
+    cases.retain(|c| c.mode == Mode::Gpu || c.animate_kernel == args.animate_kernel[0]);
     cases
+}
+
+/// Each case once per value of one option, that option set to it.
+fn vary<T: Copy>(cases: Vec<Case>, values: &[T], set: impl Fn(&mut Case, T)) -> Vec<Case> {
+    let set = &set;
+    cases
+        .into_iter()
+        .flat_map(|case| {
+            values.iter().map(move |&value| {
+                let mut case = case;
+                set(&mut case, value);
+                case
+            })
+        })
+        .collect()
 }
 
 /// What the timed frames of one run recorded, over its rounds so far.
@@ -314,7 +333,7 @@ fn log_run(run: &Run) {
         .map(|(p, ms)| format!("{p} {ms:.3}"))
         .collect();
     log::info!(
-        "{:>6} instances, {:<6} {}LOD {:<3} LOD influences {:<3} occlusion {:<3} anim LOD {:<3} locomotion {:<3} {:<8}: cpu {:7.3} ms, frame {:8.3} ms, gpu [{}] ms, {} visible, {:.0} triangles",
+        "{:>6} instances, {:<6} {}LOD {:<3} LOD influences {:<3} occlusion {:<3} anim LOD {:<3} locomotion {:<3} multi-draw {:<3} {:<8}: cpu {:7.3} ms, frame {:8.3} ms, gpu [{}] ms, {} visible, {:.0} triangles",
         run.case.instances,
         run.case.mode.name(),
         run.animate_kernel.map(|k| format!("({k}) ")).unwrap_or_default(),
@@ -323,6 +342,7 @@ fn log_run(run: &Run) {
         if run.case.occlusion == Switch::On { "on" } else { "off" },
         if run.case.anim_lod == Switch::On { "on" } else { "off" },
         if run.case.locomotion == Switch::On { "on" } else { "off" },
+        if run.case.multi_draw == Switch::On { "on" } else { "off" },
         if run.case.view == View::Street { "street" } else { "overview" },
         run.cpu_ms,
         run.frame_ms,
@@ -366,6 +386,7 @@ fn measure(
         occlusion: case.occlusion == Switch::On,
         compute_only: args.compute_only,
         anim_lod: case.anim_lod == Switch::On,
+        multi_draw: case.multi_draw == Switch::On,
         ..ViewOptions::default()
     };
     let mut scene = Scene::new(Rc::clone(model), crowd, camera, view, aspect);

@@ -131,6 +131,11 @@ pub struct RenderArgs {
     /// hidden behind others are not drawn (the image stays the same).
     #[arg(long, value_enum, default_value_t = Switch::On)]
     pub occlusion: Switch,
+    /// One indirect call for each run of a mesh's levels of detail that
+    /// share a pipeline, where the device has multiDrawIndirect; off: a
+    /// call per level (RenderDoc then lists each level's draw).
+    #[arg(long, value_enum, default_value_t = Switch::On)]
+    pub multi_draw: Switch,
     /// Animation level of detail (GPU animation): characters under about 30
     /// pixels tall show a pose shared by all at that moment of their clip
     /// (30 poses a second), and are not animated one by one.
@@ -301,6 +306,7 @@ impl RenderArgs {
             occlusion: self.occlusion == Switch::On,
             compute_only: false,
             anim_lod: self.anim_lod == Switch::On,
+            multi_draw: self.multi_draw == Switch::On,
             locomotion,
             frozen_cull: None,
         }

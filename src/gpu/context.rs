@@ -88,6 +88,10 @@ pub struct Context {
     /// blocks (else they are decoded on the CPU). Tests clear it to take
     /// the CPU path on a device that has the feature.
     pub texture_compression_bc: bool,
+    /// `multiDrawIndirect` is enabled: one indirect draw call can issue
+    /// several consecutive draw commands. Tests clear it to take the path
+    /// of a device without it.
+    pub multi_draw_indirect: bool,
     /// What the GPU profiler can measure on this device and queue.
     pub queries: QuerySupport,
     pub dynamic_rendering: khr::dynamic_rendering::Device,
@@ -185,6 +189,7 @@ impl Context {
             queue,
             wireframe: chosen.fill_mode_non_solid,
             texture_compression_bc: chosen.texture_compression_bc,
+            multi_draw_indirect: chosen.multi_draw_indirect,
             queries: chosen.queries,
             allocator: ManuallyDrop::new(Arc::new(Mutex::new(allocator))),
             fail_at: AtomicU32::new(u32::MAX),
@@ -393,6 +398,8 @@ struct ChosenDevice {
     fill_mode_non_solid: bool,
     /// Optional: without it DDS images are decoded on the CPU.
     texture_compression_bc: bool,
+    /// Optional: without it every level of detail is a draw call of its own.
+    multi_draw_indirect: bool,
     queries: QuerySupport,
 }
 
@@ -477,6 +484,7 @@ fn check_device(
     let fill_mode_non_solid = features.features.fill_mode_non_solid == vk::TRUE;
     let pipeline_statistics = features.features.pipeline_statistics_query == vk::TRUE;
     let texture_compression_bc = features.features.texture_compression_bc == vk::TRUE;
+    let multi_draw_indirect = features.features.multi_draw_indirect == vk::TRUE;
     if dynamic_rendering.dynamic_rendering == vk::FALSE
         || synchronization2.synchronization2 == vk::FALSE
     {
@@ -530,6 +538,7 @@ fn check_device(
             queue_family,
             fill_mode_non_solid,
             texture_compression_bc,
+            multi_draw_indirect,
             queries,
         },
         score,
@@ -559,6 +568,7 @@ fn create_device(
     let features = vk::PhysicalDeviceFeatures::default()
         .fill_mode_non_solid(chosen.fill_mode_non_solid)
         .texture_compression_bc(chosen.texture_compression_bc)
+        .multi_draw_indirect(chosen.multi_draw_indirect)
         .pipeline_statistics_query(chosen.queries.pipeline_statistics);
     let info = vk::DeviceCreateInfo::default()
         .queue_create_infos(&queue_info)

@@ -95,6 +95,10 @@ pub struct ViewOptions {
     /// Animation level of detail (GPU animation only): distant instances
     /// show their clip's shared pose for the moment instead of their own.
     pub anim_lod: bool,
+    /// Each run of a mesh's levels of detail that share a pipeline is one
+    /// indirect call, where [`Context::multi_draw_indirect`] allows; off: a
+    /// call per level. The same draws either way.
+    pub multi_draw: bool,
     /// The crowd walks its lanes (the agent pass places and times every
     /// instance) over a ground with contact shadows; off: the grid, standing
     /// in the void.
@@ -125,6 +129,7 @@ impl Default for ViewOptions {
             occlusion: true,
             compute_only: false,
             anim_lod: true,
+            multi_draw: true,
             locomotion: false,
             frozen_cull: None,
         }

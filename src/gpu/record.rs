@@ -15,7 +15,7 @@ use super::crowd_resources::{Animation, CrowdBuffer, VISIBLE_HEADER_BYTES};
 use super::frame_loop::FrameInput;
 use super::model_resources::ModelResources;
 use super::passes::agents::{self, AgentStep};
-use super::passes::crowd_draw::{self, Surface};
+use super::passes::crowd_draw::{self, DrawOptions, Surface};
 use super::passes::overlay::OverlayFrame;
 use super::passes::{animate, cull, draws, ground, pyramid, skeleton_overlay};
 use super::profiler::Profiler;
@@ -267,8 +267,11 @@ impl Renderer {
                 &model.material_sets,
                 surface,
                 draw_constants,
-                input.view.wireframe,
-                input.view.lod_influences,
+                DrawOptions {
+                    wireframe: input.view.wireframe,
+                    lod_influences: input.view.lod_influences,
+                    multi_draw: input.view.multi_draw,
+                },
             );
             self.profiler.end(ctx, cmd, draw);
             if last && input.view.show_skeleton && animation != Animation::BindPose {

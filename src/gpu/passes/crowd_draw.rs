@@ -2,6 +2,7 @@
 //! shader (crowd.vert), lit and textured in the fragment shader.
 
 use std::mem::{offset_of, size_of};
+use std::ops::Range;
 
 use ash::vk;
 
@@ -241,11 +242,45 @@ impl Destroy for CrowdDraw {
     }
 }
 
+/// A mesh's levels of detail, given the pipeline each is drawn with, as
+/// runs of consecutive levels sharing one: each run is one multi-draw. The
+/// runs come last to first when the last one's pipeline is `bound`, so
+/// that meshes alternate directions and bind a pipeline once each where
+/// their levels use two.
+fn level_runs(
+    pipelines: impl Iterator<Item = vk::Pipeline>,
+    bound: Option<vk::Pipeline>,
+) -> Vec<(vk::Pipeline, Range<u32>)> {
+    let mut runs: Vec<(vk::Pipeline, Range<u32>)> = Vec::new();
+    for (lod, pipeline) in (0u32..).zip(pipelines) {
+        match runs.last_mut() {
+            Some((last, levels)) if *last == pipeline => levels.end = lod + 1,
+            _ => runs.push((pipeline, lod..lod + 1)),
+        }
+    }
+    if runs.len() > 1 && runs.last().map(|(pipeline, _)| *pipeline) == bound {
+        runs.reverse();
+    }
+    runs
+}
+
+/// How the draws are recorded: the same instances at the same levels
+/// either way.
+#[derive(Clone, Copy, Debug)]
+pub struct DrawOptions {
+    /// Triangle edges where the device can draw them, filled triangles
+    /// where it cannot.
+    pub wireframe: bool,
+    /// Each level skins with the influences it keeps; off: with all of them.
+    pub lod_influences: bool,
+    /// One indirect call per run of levels sharing a pipeline where the
+    /// device has `multiDrawIndirect`; off: one per level.
+    pub multi_draw: bool,
+}
+
 /// Records the draws, inside a dynamic rendering scope whose set 0 (scene)
 /// is already bound with `layout`. `material_sets[d]` samples the maps of
-/// draw `model.draws[d]` under every skin. `wireframe` draws edges where the device can, and
-/// filled triangles where it cannot. Each level skins with the influences
-/// it keeps, or with `lod_influences` off with all of them.
+/// draw `model.draws[d]` under every skin.
 #[allow(clippy::too_many_arguments)]
 pub fn record_crowd_draw(
     ctx: &Context,
@@ -256,9 +291,16 @@ pub fn record_crowd_draw(
     material_sets: &[vk::DescriptorSet],
     surface: Surface<'_>,
     constants: DrawConstants,
-    wireframe: bool,
-    lod_influences: bool,
+    options: DrawOptions,
 ) {
+    let DrawOptions {
+        wireframe,
+        lod_influences,
+        multi_draw,
+    } = options;
+    // Lavapipe, like most drivers, pays per command recorded and again when
+    // the pool is reset: fewer calls are cheaper on the CPU.
+    let multi_draw = multi_draw && ctx.multi_draw_indirect;
     let device = &ctx.device;
     let bind_pipeline = |pipeline| unsafe {
         device.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::GRAPHICS, pipeline);
@@ -295,22 +337,50 @@ pub fn record_crowd_draw(
             drawn_levels,
         } => {
             unsafe { device.cmd_bind_vertex_buffers(cmd, 0, &[model.surface.handle], &[0]) };
-            let lods = u64::from(lod_count);
             let mut bound = None;
             for (mesh, draw) in model.draws.iter().enumerate() {
                 let _label = debug::label(ctx, cmd, &draw.label);
                 bind_materials(mesh);
-                for lod in 0..u64::from(drawn_levels) {
+                let pipelines = (0..drawn_levels).map(|lod| {
                     let influences = match lod_influences {
                         true => draw.lods[(lod as usize).min(draw.lods.len() - 1)].influences,
                         false => model.limit.count() as u32,
                     };
-                    let pipeline = pass.pipeline(influences, wireframe);
+                    pass.pipeline(influences, wireframe)
+                });
+                for (pipeline, levels) in level_runs(pipelines, bound) {
                     if bound.replace(pipeline) != Some(pipeline) {
                         bind_pipeline(pipeline);
                     }
-                    let offset = first_command + (mesh as u64 * lods + lod) * DRAW_COMMAND_SIZE;
-                    unsafe { device.cmd_draw_indexed_indirect(cmd, draw_commands, offset, 1, 0) };
+                    let command = |lod: u32| {
+                        let index = mesh as u64 * u64::from(lod_count) + u64::from(lod);
+                        first_command + index * DRAW_COMMAND_SIZE
+                    };
+                    let stride = DRAW_COMMAND_SIZE as u32;
+                    if multi_draw {
+                        let count = levels.len() as u32;
+                        unsafe {
+                            device.cmd_draw_indexed_indirect(
+                                cmd,
+                                draw_commands,
+                                command(levels.start),
+                                count,
+                                stride,
+                            );
+                        }
+                    } else {
+                        for lod in levels {
+                            unsafe {
+                                device.cmd_draw_indexed_indirect(
+                                    cmd,
+                                    draw_commands,
+                                    command(lod),
+                                    1,
+                                    stride,
+                                );
+                            }
+                        }
+                    }
                 }
             }
         }
@@ -355,5 +425,34 @@ pub fn record_crowd_draw(
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use ash::vk::{self, Handle};
+
+    use super::level_runs;
+
+    #[test]
+    fn levels_sharing_a_pipeline_are_one_run_and_meshes_alternate_directions() {
+        let (eight, four) = (vk::Pipeline::from_raw(8), vk::Pipeline::from_raw(4));
+        let levels = [eight, eight, four, four, four];
+        let first = level_runs(levels.into_iter(), None);
+        assert_eq!(first, [(eight, 0..2), (four, 2..5)]);
+        // The next mesh starts with the pipeline the last one left bound.
+        let second = level_runs(levels.into_iter(), Some(four));
+        assert_eq!(second, [(four, 2..5), (eight, 0..2)]);
+        let third = level_runs(levels.into_iter(), Some(eight));
+        assert_eq!(third, first);
+        // One pipeline: one run, whatever is bound.
+        assert_eq!(
+            level_runs([four; 3].into_iter(), Some(four)),
+            [(four, 0..3)]
+        );
+        // A pipeline coming back is a run of its own: runs are contiguous.
+        let back = level_runs([eight, four, eight].into_iter(), None);
+        assert_eq!(back, [(eight, 0..1), (four, 1..2), (eight, 2..3)]);
+        assert!(level_runs(std::iter::empty(), None).is_empty());
     }
 }
