@@ -356,29 +356,19 @@ pub fn record_crowd_draw(
                         let index = mesh as u64 * u64::from(lod_count) + u64::from(lod);
                         first_command + index * DRAW_COMMAND_SIZE
                     };
-                    let stride = DRAW_COMMAND_SIZE as u32;
-                    if multi_draw {
-                        let count = levels.len() as u32;
+                    // Without multi-draw, one level per call.
+                    let per_call = if multi_draw { levels.len() } else { 1 };
+                    for first in levels.clone().step_by(per_call) {
+                        let count = (per_call as u32).min(levels.end - first);
+                        let stride = DRAW_COMMAND_SIZE as u32;
                         unsafe {
                             device.cmd_draw_indexed_indirect(
                                 cmd,
                                 draw_commands,
-                                command(levels.start),
+                                command(first),
                                 count,
                                 stride,
                             );
-                        }
-                    } else {
-                        for lod in levels {
-                            unsafe {
-                                device.cmd_draw_indexed_indirect(
-                                    cmd,
-                                    draw_commands,
-                                    command(lod),
-                                    1,
-                                    stride,
-                                );
-                            }
                         }
                     }
                 }
