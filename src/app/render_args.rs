@@ -133,7 +133,7 @@ pub struct RenderArgs {
     pub occlusion: Switch,
     /// One indirect call for each run of a mesh's levels of detail that
     /// share a pipeline, where the device has multiDrawIndirect; off: a
-    /// call per level (RenderDoc then lists each level's draw).
+    /// call per level.
     #[arg(long, value_enum, default_value_t = Switch::On)]
     pub multi_draw: Switch,
     /// Animation level of detail (GPU animation): characters under about 30
