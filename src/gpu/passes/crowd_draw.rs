@@ -264,6 +264,16 @@ fn level_runs(
     runs
 }
 
+/// The indirect calls that draw a run of levels, as (first level, draw
+/// count): the whole run in one with multi-draw, else a call per level.
+fn level_calls(levels: Range<u32>, multi_draw: bool) -> impl Iterator<Item = (u32, u32)> {
+    let per_call = if multi_draw { levels.len().max(1) } else { 1 };
+    let end = levels.end;
+    levels
+        .step_by(per_call)
+        .map(move |first| (first, (per_call as u32).min(end - first)))
+}
+
 /// How the draws are recorded: the same instances at the same levels
 /// either way.
 #[derive(Clone, Copy, Debug)]
@@ -356,10 +366,7 @@ pub fn record_crowd_draw(
                         let index = mesh as u64 * u64::from(lod_count) + u64::from(lod);
                         first_command + index * DRAW_COMMAND_SIZE
                     };
-                    // Without multi-draw, one level per call.
-                    let per_call = if multi_draw { levels.len() } else { 1 };
-                    for first in levels.clone().step_by(per_call) {
-                        let count = (per_call as u32).min(levels.end - first);
+                    for (first, count) in level_calls(levels, multi_draw) {
                         let stride = DRAW_COMMAND_SIZE as u32;
                         unsafe {
                             device.cmd_draw_indexed_indirect(
@@ -422,7 +429,7 @@ pub fn record_crowd_draw(
 mod tests {
     use ash::vk::{self, Handle};
 
-    use super::level_runs;
+    use super::{level_calls, level_runs};
 
     #[test]
     fn levels_sharing_a_pipeline_are_one_run_and_meshes_alternate_directions() {
@@ -444,5 +451,13 @@ mod tests {
         let back = level_runs([eight, four, eight].into_iter(), None);
         assert_eq!(back, [(eight, 0..1), (four, 1..2), (eight, 2..3)]);
         assert!(level_runs(std::iter::empty(), None).is_empty());
+    }
+
+    #[test]
+    fn a_run_is_one_call_with_multi_draw_and_a_call_per_level_without() {
+        let calls = |levels, multi_draw| level_calls(levels, multi_draw).collect::<Vec<_>>();
+        assert_eq!(calls(2..5, true), [(2, 3)]);
+        assert_eq!(calls(2..5, false), [(2, 1), (3, 1), (4, 1)]);
+        assert_eq!(calls(0..1, true), [(0, 1)]);
     }
 }
