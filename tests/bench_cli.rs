@@ -3,25 +3,7 @@
 
 mod common;
 
-use std::path::Path;
-use std::process::Command;
-
-/// Runs `md5crowd bench ARGS --json JSON`, which must succeed, and returns the report.
-fn bench(args: &[&str], json: &Path) -> serde_json::Value {
-    let output = Command::new(env!("CARGO_BIN_EXE_md5crowd"))
-        .arg("bench")
-        .args(args)
-        .arg("--json")
-        .arg(json)
-        .output()
-        .expect("run md5crowd bench");
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    serde_json::from_slice(&std::fs::read(json).unwrap()).unwrap()
-}
+use common::bench_report;
 
 #[test]
 fn bench_reports_every_size_and_mode() {
@@ -30,7 +12,7 @@ fn bench_reports_every_size_and_mode() {
     }
     let dir = common::scratch_dir("bench");
     let (json, plot) = (dir.join("bench.json"), dir.join("bench.svg"));
-    let report = bench(
+    let report = bench_report(
         &[
             "--instances",
             "3,12",
@@ -91,7 +73,7 @@ fn compute_only_times_the_compute_passes_alone() {
     }
     let dir = common::scratch_dir("bench_compute_only");
     let json = dir.join("bench.json");
-    let report = bench(
+    let report = bench_report(
         &[
             "--instances",
             "40",
@@ -145,7 +127,7 @@ fn one_timed_frame_a_round_still_reports_what_it_drew_for_each_influence_and_dra
     }
     let dir = common::scratch_dir("bench_lod_influences");
     let json = dir.join("bench.json");
-    let report = bench(
+    let report = bench_report(
         &[
             "--instances",
             "5",

@@ -115,34 +115,27 @@ fn bench_rows_name_their_models() {
     let (mesh, anims) = many_parts(&dir.join("parts"));
     let json = dir.join("bench.json");
     let shipped = assets();
-    let output = md5crowd_as_typed(&[
-        "bench",
-        arg(&shipped),
-        arg(&mesh),
-        arg(&anims[0]),
-        arg(&anims[1]),
-        "--instances",
-        "64",
-        "--modes",
-        "gpu",
-        "--frames",
-        "1",
-        "--rounds",
-        "1",
-        "--width",
-        "160",
-        "--height",
-        "90",
-        "--json",
-        arg(&json),
-    ]);
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
+    let report = common::bench_report(
+        &[
+            arg(&shipped),
+            arg(&mesh),
+            arg(&anims[0]),
+            arg(&anims[1]),
+            "--instances",
+            "64",
+            "--modes",
+            "gpu",
+            "--frames",
+            "1",
+            "--rounds",
+            "1",
+            "--width",
+            "160",
+            "--height",
+            "90",
+        ],
+        &json,
     );
-    let report: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     let run = &report["runs"][0];
     assert_eq!(
         run["models"],

@@ -161,9 +161,8 @@ fn the_bench_reports_fewer_triangles_with_lod() {
     }
     let dir = scratch_dir("bench_lod");
     let json = dir.join("bench.json");
-    let output = std::process::Command::new(env!("CARGO_BIN_EXE_md5crowd"))
-        .args([
-            "bench",
+    let report = common::bench_report(
+        &[
             "--instances",
             "64",
             "--frames",
@@ -178,18 +177,9 @@ fn the_bench_reports_fewer_triangles_with_lod() {
             "on,off",
             "--view",
             "overview,street",
-            "--json",
-            json.to_str().unwrap(),
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
+        ],
+        &json,
     );
-    let report: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     let runs = report["runs"].as_array().unwrap();
     assert_eq!(runs.len(), 4, "every combination runs once");
     let triangles = |lod: &str, view: &str| {

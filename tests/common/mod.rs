@@ -294,6 +294,24 @@ pub fn assert_bad_input(output: &Output, message: &[&str]) {
     }
 }
 
+/// Runs `md5crowd bench ARGS --json JSON`, which must succeed, and returns
+/// the report it wrote.
+pub fn bench_report(args: &[&str], json: &Path) -> serde_json::Value {
+    let output = Command::new(env!("CARGO_BIN_EXE_md5crowd"))
+        .arg("bench")
+        .args(args)
+        .arg("--json")
+        .arg(json)
+        .output()
+        .expect("run md5crowd bench");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_slice(&std::fs::read(json).unwrap()).unwrap()
+}
+
 /// A path as a command-line argument.
 pub fn arg(p: &Path) -> &str {
     p.to_str().expect("test paths are UTF-8")
