@@ -1,4 +1,4 @@
-//! Writes the many-joint test subject (tests/common/many_joints.rs): a mesh
+//! Writes the many-joint test subject (md5crowd::synthetic): a mesh
 //! of JOINTS joints (default 110) whose vertices take up to 8 weights, and
 //! two clips that bend every chain, for benches and manual soak runs. Given
 //! MESHES, the tubes are cut into that many md5 meshes (many_parts_JOINTS.md5mesh),
@@ -10,11 +10,10 @@
 //! cargo run --release -- OUT_DIR --influences 8 --skinning dqs
 //! ```
 
-#[path = "../tests/common/many_joints.rs"]
-mod many_joints;
-
 use std::path::PathBuf;
 use std::process::ExitCode;
+
+use md5crowd::synthetic as many_joints;
 
 fn main() -> ExitCode {
     let mut args = std::env::args_os().skip(1);

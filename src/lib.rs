@@ -23,7 +23,8 @@
 //! `gl_Position` with links into this code. [`material`] resolves an md5
 //! `shader` to image files; every file is read through [`vfs`] (a game
 //! folder's loose files and its pk4 archives), and [`game`] turns id Tech 4
-//! declarations into files to load; [`inspect`] is `md5crowd inspect`. The box in
+//! declarations into files to load; [`inspect`] is `md5crowd inspect`; [`synthetic`] writes the many-joint
+//! character the tests and `bench --suite` use. The box in
 //! [`bounds`] is the one type both the format and the runtime share.
 
 pub mod anim;
@@ -38,4 +39,5 @@ pub mod material;
 pub mod md5;
 pub mod model;
 pub mod skin;
+pub mod synthetic;
 pub mod vfs;

@@ -5,7 +5,7 @@
 #![allow(dead_code)]
 
 pub mod dds;
-pub mod many_joints;
+pub use md5crowd::synthetic as many_joints;
 pub mod pk4;
 
 use std::io;
