@@ -61,6 +61,7 @@ pub struct Surface {
 }
 
 pub struct Context {
+    /// The process's loader ([`super::driver`]): shared, never unloaded.
     pub entry: ash::Entry,
     pub instance: ash::Instance,
     /// Device-level debug-utils functions: names and labels (see [`debug`]).
@@ -109,9 +110,7 @@ pub struct Context {
 
 impl Context {
     pub fn new(desc: &ContextDesc) -> Result<Context, GpuError> {
-        // SAFETY: loading the system's libvulkan runs its initialisers; that is
-        // the documented way to use a dynamically loaded loader.
-        let entry = unsafe { ash::Entry::load()? };
+        let entry = super::driver::entry()?;
         let validation_enabled = match desc.validation {
             Validation::Off => false,
             Validation::IfInstalled => has_layer(&entry, VALIDATION_LAYER)?,
@@ -380,13 +379,7 @@ fn create_instance(
         info = info.push_next(&mut validation_features);
     }
     let instance =
-        unsafe { entry.create_instance(&info, None) }.map_err(|result| match result {
-            vk::Result::ERROR_INCOMPATIBLE_DRIVER => GpuError::NoDriver,
-            result => GpuError::Vulkan {
-                call: "vkCreateInstance",
-                result,
-            },
-        })?;
+        unsafe { entry.create_instance(&info, None) }.map_err(super::driver::instance_error)?;
     Ok((instance, has_debug_utils))
 }
 

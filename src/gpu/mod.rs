@@ -16,6 +16,7 @@ pub mod context;
 pub mod crowd_resources;
 pub mod debug;
 mod descriptors;
+pub mod driver;
 pub mod frame;
 pub mod frame_loop;
 pub mod gpu_model;
