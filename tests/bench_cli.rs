@@ -171,3 +171,81 @@ fn one_timed_frame_a_round_still_reports_what_it_drew_for_each_influence_and_dra
         }
     }
 }
+
+/// `bench --suite`: every case of the GPU figures, each run tagged with
+/// its case in the JSON and a row in the markdown table on stdout. The
+/// crowds are 1024 times smaller than a GPU's (the test hook
+/// `--suite-divisor`), so it ends in seconds on a CPU driver.
+#[test]
+fn the_suite_runs_every_case_and_reports_it_as_markdown_and_json() {
+    if !common::vulkan_or_skip() {
+        return;
+    }
+    let json = common::scratch_dir("bench_suite").join("suite.json");
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_md5crowd"))
+        .args(["bench", "--suite", "--suite-divisor", "1024", "--json"])
+        .arg(&json)
+        .output()
+        .expect("run md5crowd bench --suite");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let report: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    assert_eq!(report["instances_divided_by"], 1024);
+    assert_eq!(
+        (&report["width"], &report["height"]),
+        (&1920.into(), &1080.into())
+    );
+    assert_eq!(report["skipped"], serde_json::json!([]));
+    let runs = report["runs"].as_array().unwrap();
+    let of_case = |case: &str| -> Vec<&serde_json::Value> {
+        runs.iter().filter(|run| run["case"] == case).collect()
+    };
+    let field = |runs: &[&serde_json::Value], key: &str| -> Vec<serde_json::Value> {
+        runs.iter().map(|run| run[key].clone()).collect()
+    };
+    // 1024, 16,384, 65,536, 100,000, 250,000 and 1,000,000, over 1024.
+    let scale = of_case("scale");
+    assert_eq!(
+        field(&scale, "instances"),
+        [1, 16, 64, 97, 244, 976].map(serde_json::Value::from)
+    );
+    assert_eq!(field(&of_case("skinning"), "mode"), ["gpu", "static"]);
+    assert_eq!(field(&of_case("lod"), "lod"), ["on", "off"]);
+    let occlusion = of_case("occlusion");
+    assert_eq!(field(&occlusion, "occlusion"), ["on", "off"]);
+    assert_eq!(field(&occlusion, "view"), ["street", "street"]);
+    let animate = of_case("animate");
+    assert_eq!(
+        field(&animate, "animate_kernel"),
+        [
+            "lane-per-instance",
+            "lane-per-joint",
+            "lane-per-instance",
+            "lane-per-joint"
+        ]
+    );
+    assert!(animate.iter().all(|run| run["compute_only"] == true));
+    let mixed = of_case("mixed");
+    assert_eq!(mixed.len(), 1);
+    assert_eq!(
+        mixed[0]["models"].as_array().unwrap().len(),
+        3,
+        "{}",
+        mixed[0]
+    );
+    assert_eq!(runs.len(), 6 + 2 + 2 + 2 + 4 + 1);
+
+    assert!(stdout.contains("| case | instances |"), "{stdout}");
+    assert!(stdout.contains("1024 times smaller"), "{stdout}");
+    for case in ["scale", "skinning", "lod", "occlusion", "animate", "mixed"] {
+        let rows = stdout
+            .lines()
+            .filter(|line| line.starts_with(&format!("| {case} |")))
+            .count();
+        assert_eq!(rows, of_case(case).len(), "{case} in\n{stdout}");
+    }
+}

@@ -490,7 +490,7 @@ fn gpu_animation_matches_the_cpu_for_skeletons_of_any_size() {
     // 256 joints kept in the invocation, and past what animate_joints.comp
     // keeps in shared memory (so a GPU runs animate.comp for it too).
     assert_eq!(
-        Kernel::for_device(ash::vk::PhysicalDeviceType::DISCRETE_GPU, 300),
+        Kernel::for_device(ash::vk::PhysicalDeviceType::DISCRETE_GPU, 300, 1),
         Kernel::LanePerInstance
     );
     for joints in [1, 23, 110, 300] {

@@ -26,6 +26,20 @@ use crate::gpu::{Context, ContextDesc};
 
 #[derive(clap::Args, Clone, Debug)]
 pub struct BenchArgs {
+    /// Run the fixed set of cases docs/performance.md quotes (scale,
+    /// skinning, lod, occlusion, animate, mixed) at 1920x1080, sized for
+    /// the device (a CPU driver's crowds 16 times smaller), and print them
+    /// as a markdown table; --json writes the runs, each with its "case".
+    #[arg(long, conflicts_with_all = [
+        "mesh", "anims", "instances", "frames", "rounds", "plot", "width", "height", "influences",
+        "modes", "lod", "lod_influences", "compute_only", "anim_lod", "animate_kernel",
+        "occlusion", "locomotion", "multi_draw", "view",
+    ])]
+    pub suite: bool,
+    /// Test hook: the suite divides every crowd size by this, whatever the
+    /// device.
+    #[arg(long, hide = true, requires = "suite", value_parser = clap::value_parser!(u32).range(1..))]
+    pub suite_divisor: Option<u32>,
     /// An .md5mesh, or a directory holding one, as for drawing [default:
     /// the shipped character]
     #[arg(value_name = "MESH.md5mesh | DIR")]
@@ -142,7 +156,7 @@ impl Mode {
         }
     }
 
-    fn name(self) -> &'static str {
+    pub fn name(self) -> &'static str {
         match self {
             Mode::Gpu => "gpu",
             Mode::Cpu => "cpu",
@@ -170,6 +184,9 @@ pub struct Run {
     /// has no timestamps.
     pub gpu_ms: BTreeMap<&'static str, f64>,
     pub visible: u32,
+    /// `bench --suite`: the suite's case this run belongs to.
+    #[serde(rename = "case", skip_serializing_if = "Option::is_none")]
+    pub suite_case: Option<&'static str>,
     /// Median triangles drawn per frame, after culling and level of detail.
     pub triangles: f64,
     /// Visible instances times their model's full vertices, per second.
@@ -207,21 +224,28 @@ pub struct Report {
 /// Untimed frames first: pipelines warm, caches fill, both frame slots used.
 const WARMUP_FRAMES: u32 = 4;
 
-pub fn run(args: &BenchArgs, model: &Rc<Cast>) -> Result<Report, AppError> {
-    // Before the instance, as RenderDoc asks; a benchmark captures nothing.
-    let mut capture = FrameCapture::new(None);
+/// The context a benchmark runs on: `--gpu`'s device, unvalidated.
+pub fn context(gpu: Option<usize>) -> Result<Context, AppError> {
     let ctx = Context::new(&ContextDesc {
         validation: Validation::Off,
-        gpu_index: args.gpu,
+        gpu_index: gpu,
         window: None,
     })?;
     log::info!("GPU: {}", ctx.device_name);
+    Ok(ctx)
+}
+
+/// Measures every case `args` lists on `ctx`'s device, drawing `model`.
+pub fn run(ctx: &Context, args: &BenchArgs, model: &Rc<Cast>) -> Result<Report, AppError> {
+    // A benchmark captures nothing; RenderDoc, when it is there, was
+    // attached before the context was made.
+    let mut capture = FrameCapture::new(None);
     let cases = cases(args);
     let mut samples: Vec<Samples> = cases.iter().map(|_| Samples::default()).collect();
     for round in 0..args.rounds {
         for index in round_order(cases.len(), round) {
             measure(
-                &ctx,
+                ctx,
                 args,
                 model,
                 cases[index],
@@ -390,7 +414,11 @@ fn measure(
         ..ViewOptions::default()
     };
     let mut scene = Scene::new(Rc::clone(model), crowd, camera, view, aspect);
-    samples.animate_kernel = (case.mode == Mode::Gpu).then(|| renderer.model.animate.kernel.name());
+    samples.animate_kernel = (case.mode == Mode::Gpu).then(|| {
+        renderer
+            .crowd()
+            .map_or("none", |crowd| crowd.animate_kernel.name())
+    });
 
     let mut last_done: Option<Instant> = None;
     for index in 0..WARMUP_FRAMES + args.frames {
@@ -450,6 +478,7 @@ fn summarize(args: &BenchArgs, cast: &Cast, case: Case, samples: &mut Samples) -
             .map(|(&pass, ms)| (pass, median(ms)))
             .collect(),
         visible: samples.visible,
+        suite_case: None,
         triangles: median(&mut samples.triangles),
         vertices_per_s: samples.vertices_drawn as f64 / (frame_ms / 1e3),
     }
@@ -466,131 +495,6 @@ fn median(samples: &mut [f64]) -> f64 {
     } else {
         samples[middle]
     }
-}
-
-/// Frame time (log scale) against crowd size (log scale), one line per mode.
-pub fn svg_plot(report: &Report) -> String {
-    const W: f64 = 700.0;
-    const H: f64 = 400.0;
-    const LEFT: f64 = 70.0;
-    const RIGHT: f64 = 190.0;
-    const TOP: f64 = 30.0;
-    const BOTTOM: f64 = 50.0;
-    let (xs, ys): (Vec<f64>, Vec<f64>) = report
-        .runs
-        .iter()
-        .map(|r| {
-            (
-                f64::from(r.case.instances).log10(),
-                r.frame_ms.max(1e-3).log10(),
-            )
-        })
-        .unzip();
-    let range = |v: &[f64]| {
-        let (lo, hi) = v
-            .iter()
-            .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &x| {
-                (lo.min(x), hi.max(x))
-            });
-        let (lo, hi) = (lo.floor(), hi.ceil());
-        (lo, if hi > lo { hi } else { lo + 1.0 })
-    };
-    let ((x0, x1), (y0, y1)) = (range(&xs), range(&ys));
-    let px = |x: f64| LEFT + (x - x0) / (x1 - x0) * (W - LEFT - RIGHT);
-    let py = |y: f64| H - BOTTOM - (y - y0) / (y1 - y0) * (H - TOP - BOTTOM);
-
-    let mut svg = format!(
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{W}\" height=\"{H}\" font-family=\"sans-serif\" font-size=\"12\">\n\
-         <rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n\
-         <text x=\"{LEFT}\" y=\"18\">md5crowd bench: median frame time, {} ({}x{})</text>\n",
-        xml_escape(&report.device),
-        report.width,
-        report.height
-    );
-    for decade in x0 as i32..=x1 as i32 {
-        let x = px(f64::from(decade));
-        svg += &format!(
-            "<line x1=\"{x}\" y1=\"{}\" x2=\"{x}\" y2=\"{}\" stroke=\"#ddd\"/><text x=\"{x}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n",
-            py(y0),
-            py(y1),
-            H - BOTTOM + 18.0,
-            10f64.powi(decade)
-        );
-    }
-    for decade in y0 as i32..=y1 as i32 {
-        let y = py(f64::from(decade));
-        svg += &format!(
-            "<line x1=\"{}\" y1=\"{y}\" x2=\"{}\" y2=\"{y}\" stroke=\"#ddd\"/><text x=\"{}\" y=\"{}\" text-anchor=\"end\">{} ms</text>\n",
-            px(x0),
-            px(x1),
-            LEFT - 6.0,
-            y + 4.0,
-            10f64.powi(decade)
-        );
-    }
-    svg += &format!(
-        "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">instances</text>\n",
-        (px(x0) + px(x1)) / 2.0,
-        H - 12.0
-    );
-    // One line per combination of mode, level of detail and view.
-    let mut lines: Vec<(Mode, Switch, Switch, View)> = Vec::new();
-    for run in &report.runs {
-        let line = (
-            run.case.mode,
-            run.case.lod,
-            run.case.occlusion,
-            run.case.view,
-        );
-        if !lines.contains(&line) {
-            lines.push(line);
-        }
-    }
-    let colours = [
-        "#d62728", "#1f77b4", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b",
-    ];
-    for (i, &(mode, lod, occlusion, view)) in lines.iter().enumerate() {
-        let colour = colours[i % colours.len()];
-        let points: Vec<String> = report
-            .runs
-            .iter()
-            .filter(|r| {
-                let c = &r.case;
-                (c.mode, c.lod, c.occlusion, c.view) == (mode, lod, occlusion, view)
-            })
-            .map(|r| {
-                format!(
-                    "{:.1},{:.1}",
-                    px(f64::from(r.case.instances).log10()),
-                    py(r.frame_ms.max(1e-3).log10())
-                )
-            })
-            .collect();
-        let mut label = mode.name().to_owned();
-        if lod == Switch::Off {
-            label += ", LOD off";
-        }
-        if occlusion == Switch::Off {
-            label += ", occl. off";
-        }
-        if view == View::Street {
-            label += ", street";
-        }
-        svg += &format!(
-            "<polyline fill=\"none\" stroke=\"{colour}\" stroke-width=\"2\" points=\"{}\"/>\n\
-             <text x=\"{}\" y=\"{}\" fill=\"{colour}\">{label}</text>\n",
-            points.join(" "),
-            W - RIGHT + 10.0,
-            TOP + 20.0 + 18.0 * i as f64,
-        );
-    }
-    svg + "</svg>\n"
-}
-
-fn xml_escape(text: &str) -> String {
-    text.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
 }
 
 #[cfg(test)]

@@ -2,6 +2,8 @@
 //! ways frames leave the GPU (a window, or PNG files when headless).
 
 pub mod bench;
+mod bench_plot;
+mod bench_suite;
 mod camera;
 pub mod controls;
 mod crowd_state;
@@ -175,6 +177,17 @@ fn has_display() -> bool {
 
 /// `md5crowd bench`: measures, prints a table, writes the JSON and the plot.
 pub fn run_bench(args: &bench::BenchArgs) -> Result<(), AppError> {
+    if args.suite {
+        let report = bench_suite::run(args)?;
+        print!("{}", bench_suite::markdown(&report));
+        if let Some(path) = &args.json {
+            write_file(
+                path,
+                serde_json::to_string_pretty(&report).expect("report serializes") + "\n",
+            )?;
+        }
+        return Ok(());
+    }
     let cast = load_cast(
         args.mesh.as_deref(),
         &args.anims,
@@ -182,22 +195,25 @@ pub fn run_bench(args: &bench::BenchArgs) -> Result<(), AppError> {
         &args.load,
         args.influences.into(),
     )?;
-    let report = bench::run(args, &Rc::new(cast))?;
-    let write = |path: &Path, text: String| {
-        std::fs::write(path, text)
-            .map_err(|e| AppError::Arguments(format!("cannot write {}: {e}", path.display())))
-    };
+    let ctx = bench::context(args.gpu)?;
+    let report = bench::run(&ctx, args, &Rc::new(cast))?;
     if let Some(path) = &args.json {
-        write(
+        write_file(
             path,
             serde_json::to_string_pretty(&report).expect("report serializes") + "\n",
         )?;
-        log::info!("wrote {}", path.display());
     }
     if let Some(path) = &args.plot {
-        write(path, bench::svg_plot(&report))?;
-        log::info!("wrote {}", path.display());
+        write_file(path, bench_plot::svg_plot(&report))?;
     }
+    Ok(())
+}
+
+/// Writes a report the user asked for, and says so.
+fn write_file(path: &Path, text: String) -> Result<(), AppError> {
+    std::fs::write(path, text)
+        .map_err(|e| AppError::Arguments(format!("cannot write {}: {e}", path.display())))?;
+    log::info!("wrote {}", path.display());
     Ok(())
 }
 

@@ -17,6 +17,7 @@ use super::gpu_model;
 use super::guard::{guard, Destroy};
 use super::model_resources::ModelResources;
 use super::passes::agents::AgentStep;
+use super::passes::animate::Kernel;
 use super::resources::{self, Buffer};
 use super::shader_types::{
     CrowdInstance, CrowdModel, GpuAgentLane, GpuLocomotionTable, InstanceAnimation,
@@ -482,6 +483,8 @@ pub struct CrowdAgents {
 pub struct CrowdResources {
     pub shape: CrowdShape,
     pub instance_count: u32,
+    /// How the animate pass poses this crowd (chosen for its size).
+    pub animate_kernel: Kernel,
     /// Per model, its part of the crowd (what the `Models` buffer holds).
     pub models: Vec<CrowdModel>,
     /// What `Placements` holds, kept to rebuild this crowd (the window
@@ -529,6 +532,7 @@ impl CrowdResources {
         placements: &[CrowdInstance],
         agents: Option<&CrowdAgents>,
         animation: Animation,
+        animate_kernel: Kernel,
     ) -> Result<CrowdResources, GpuError> {
         if let Some(agents) = agents.filter(|a| a.lanes.len() != placements.len()) {
             return Err(GpuError::FrameMismatch(format!(
@@ -728,6 +732,7 @@ impl CrowdResources {
         Ok(CrowdResources {
             shape,
             instance_count,
+            animate_kernel,
             models,
             placements: placements.to_vec(),
             agents: agents.cloned(),

@@ -11,7 +11,7 @@ use super::descriptors::{self, Resource, Sampling, SetLayout};
 use super::gpu_model::{self, GpuModel};
 use super::guard::{guard, Destroy};
 use super::passes::agents::{self, Agents};
-use super::passes::animate::{self, Animate, Kernel};
+use super::passes::animate::{self, Animate};
 use super::passes::crowd_draw::DRAW_COMMAND_SIZE;
 use super::passes::crowd_draw::{self, CrowdDraw};
 use super::passes::cull::{self, Cull};
@@ -64,12 +64,7 @@ pub struct ModelResources {
 }
 
 impl ModelResources {
-    /// `animate_kernel`: the GPU animation kernel; `None`: the device's.
-    pub fn new(
-        ctx: &Context,
-        models: &[Model],
-        animate_kernel: Option<Kernel>,
-    ) -> Result<ModelResources, GpuError> {
+    pub fn new(ctx: &Context, models: &[Model]) -> Result<ModelResources, GpuError> {
         use vk::ShaderStageFlags as Stage;
         let gpu_model = guard(ctx, gpu_model::upload_models(ctx, models)?);
         let animation = guard(ctx, animation_data::upload_animation_data(ctx, models)?);
@@ -151,15 +146,14 @@ impl ModelResources {
         );
         let agents = guard(ctx, agents::create_agents(ctx, *compute_pipeline_layout)?);
         let cull = guard(ctx, cull::create_cull(ctx, *compute_pipeline_layout)?);
-        let kernel =
-            animate::pick_kernel(ctx, animate_kernel, gpu_model.max_joint_count() as usize);
+        let joints = gpu_model.max_joint_count() as usize;
         let draws = guard(
             ctx,
-            draws::create_draws(ctx, *compute_pipeline_layout, kernel)?,
+            draws::create_draws(ctx, *compute_pipeline_layout, joints)?,
         );
         let animate = guard(
             ctx,
-            animate::create_animate(ctx, *compute_pipeline_layout, kernel)?,
+            animate::create_animate(ctx, *compute_pipeline_layout, joints)?,
         );
         let pyramid = guard(ctx, pyramid::create_pyramid(ctx, *compute_pipeline_layout)?);
         let crowd_draw = guard(

@@ -180,7 +180,14 @@ impl Renderer {
                     Access::SHADER_STORAGE_READ | Access::TRANSFER_READ,
                 ),
             );
-            draws::record_draws(ctx, cmd, &model.draws, layout, constants);
+            draws::record_draws(
+                ctx,
+                cmd,
+                &model.draws,
+                crowd.animate_kernel,
+                layout,
+                constants,
+            );
             self.profiler.end(ctx, cmd, scope);
             // Last frame's indirect reads of this slot's draws were waited
             // for by its fence; this frame's wait for draws.comp (which also
@@ -202,7 +209,15 @@ impl Renderer {
             if animation == Animation::Gpu {
                 let scope = self.profiler.begin(ctx, cmd, names.animate);
                 let dispatch = (frame.draw_commands.handle, model.dispatch_offset(commands));
-                animate::record_animate(ctx, cmd, &model.animate, layout, constants, dispatch);
+                animate::record_animate(
+                    ctx,
+                    cmd,
+                    &model.animate,
+                    crowd.animate_kernel,
+                    layout,
+                    constants,
+                    dispatch,
+                );
                 self.profiler.end(ctx, cmd, scope);
                 memory_barrier(
                     ctx,

@@ -13,7 +13,7 @@ use super::crowd_resources::{
 use super::frame::{FrameSlot, FRAMES_IN_FLIGHT};
 use super::guard::{guard, Destroy};
 use super::model_resources::ModelResources;
-use super::passes::animate::Kernel;
+use super::passes::animate::{self, Kernel};
 use super::passes::overlay::OverlayPass;
 use super::profiler::Profiler;
 use super::resources;
@@ -29,7 +29,7 @@ pub struct RendererDesc {
     /// Device memory the crowd may take, when smaller than the device's
     /// largest device-local heap (tests use it to play a small GPU).
     pub memory_budget: Option<u64>,
-    /// The GPU animation kernel; `None`: the device's
+    /// The GPU animation kernel; `None`: the device's for the crowd's size
     /// ([`Kernel::for_device`]).
     pub animate_kernel: Option<Kernel>,
 }
@@ -38,7 +38,7 @@ pub struct Renderer {
     pub model: ModelResources,
     /// Who poses the crowds this renderer draws.
     animation: Animation,
-    /// What [`RendererDesc::animate_kernel`] asked for; a new model picks again.
+    /// What [`RendererDesc::animate_kernel`] asked for; each crowd picks again.
     animate_kernel: Option<Kernel>,
     /// `None` until [`Renderer::set_crowd`].
     pub(super) crowd: Option<CrowdResources>,
@@ -69,10 +69,7 @@ impl Renderer {
     /// A renderer for `model`, without a crowd yet: [`Renderer::set_crowd`]
     /// gives it one once [`Renderer::check_crowd_fits`] said it fits.
     pub fn new(ctx: &Context, models: &[Model], desc: &RendererDesc) -> Result<Renderer, GpuError> {
-        let parts = guard(
-            ctx,
-            ModelParts::new(ctx, models, desc.extent, desc.animate_kernel)?,
-        );
+        let parts = guard(ctx, ModelParts::new(ctx, models, desc.extent)?);
         let profiler = Profiler::new(ctx)?;
         let ModelParts {
             model,
@@ -107,10 +104,7 @@ impl Renderer {
         placements: &[CrowdInstance],
         agents: Option<&CrowdAgents>,
     ) -> Result<(), GpuError> {
-        let parts = guard(
-            ctx,
-            ModelParts::new(ctx, models, self.extent(), self.animate_kernel)?,
-        );
+        let parts = guard(ctx, ModelParts::new(ctx, models, self.extent())?);
         let shape = CrowdShape::of(models, self.animation);
         let fixed = fixed_bytes(&parts.model, &parts.slots);
         check_crowd_fits(&shape, placements.len() as u32, &self.limits, fixed)?;
@@ -127,15 +121,7 @@ impl Renderer {
         std::mem::replace(&mut self.targets, targets).destroy(ctx);
         // Their results went with the old slots.
         self.in_flight = [None; FRAMES_IN_FLIGHT];
-        let crowd = CrowdResources::new(
-            ctx,
-            &self.model,
-            &self.slots,
-            placements,
-            agents,
-            self.animation,
-        )?;
-        self.crowd = Some(crowd);
+        self.crowd = Some(self.build_crowd(ctx, placements, agents)?);
         Ok(())
     }
 
@@ -201,28 +187,45 @@ impl Renderer {
         for frame in self.in_flight.iter_mut().flatten() {
             frame.counted = false;
         }
-        let animation = self.animation;
-        match CrowdResources::new(ctx, &self.model, &self.slots, placements, agents, animation) {
+        match self.build_crowd(ctx, placements, agents) {
             Ok(crowd) => {
                 self.crowd = Some(crowd);
                 Ok(())
             }
             Err(error) => {
                 if let Some((old, old_agents)) = old_crowd {
-                    let restored = CrowdResources::new(
-                        ctx,
-                        &self.model,
-                        &self.slots,
-                        &old,
-                        old_agents.as_ref(),
-                        animation,
-                    )
-                    .map_err(|again| GpuError::CrowdLost(again.to_string()))?;
+                    let restored = self
+                        .build_crowd(ctx, &old, old_agents.as_ref())
+                        .map_err(|again| GpuError::CrowdLost(again.to_string()))?;
                     self.crowd = Some(restored);
                 }
                 Err(error)
             }
         }
+    }
+
+    /// The crowd's resources, posed by the animate kernel for its size.
+    fn build_crowd(
+        &self,
+        ctx: &Context,
+        placements: &[CrowdInstance],
+        agents: Option<&CrowdAgents>,
+    ) -> Result<CrowdResources, GpuError> {
+        let animate_kernel = animate::pick_kernel(
+            ctx,
+            self.animate_kernel,
+            self.model.model.max_joint_count() as usize,
+            placements.len() as u32,
+        );
+        CrowdResources::new(
+            ctx,
+            &self.model,
+            &self.slots,
+            placements,
+            agents,
+            self.animation,
+            animate_kernel,
+        )
     }
 
     /// New targets for a new size. The caller makes sure the GPU is idle.
@@ -455,13 +458,8 @@ struct ModelParts {
 }
 
 impl ModelParts {
-    fn new(
-        ctx: &Context,
-        models: &[Model],
-        extent: vk::Extent2D,
-        animate_kernel: Option<Kernel>,
-    ) -> Result<ModelParts, GpuError> {
-        let model = guard(ctx, ModelResources::new(ctx, models, animate_kernel)?);
+    fn new(ctx: &Context, models: &[Model], extent: vk::Extent2D) -> Result<ModelParts, GpuError> {
+        let model = guard(ctx, ModelResources::new(ctx, models)?);
         let mut slots = guard(ctx, Vec::with_capacity(FRAMES_IN_FLIGHT));
         for slot in 0..FRAMES_IN_FLIGHT {
             slots.push(FrameSlot::new(ctx, slot, &model.draw_commands)?);

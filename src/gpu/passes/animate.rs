@@ -35,10 +35,23 @@ pub enum Kernel {
     LanePerJoint,
 }
 
+/// On a GPU, crowds of this many instances or more animate faster with a
+/// lane per instance. Measured on an NVIDIA H100 (docs/performance.md): a
+/// lane per joint won at 1,024 posed instances (0.014 against 0.018 ms for
+/// 23 joints), where a lane per instance fills 16 warps of a GPU that holds
+/// thousands; from 16,384 on a lane per instance was 4 to 7.5 times faster,
+/// for 23, 85 and 110 joints alike. A crowd's size bounds what it poses.
+pub const LANE_PER_INSTANCE_FROM: u32 = 4096;
+
 impl Kernel {
-    /// The kernel for `device_type` and a skeleton of `joints` joints.
-    pub fn for_device(device_type: vk::PhysicalDeviceType, joints: usize) -> Kernel {
-        if device_type == vk::PhysicalDeviceType::CPU {
+    /// The kernel for a crowd of `instances` with skeletons of up to
+    /// `joints` joints on a device of `device_type`.
+    pub fn for_device(
+        device_type: vk::PhysicalDeviceType,
+        joints: usize,
+        instances: u32,
+    ) -> Kernel {
+        if device_type == vk::PhysicalDeviceType::CPU || instances >= LANE_PER_INSTANCE_FROM {
             Kernel::LanePerInstance
         } else {
             Kernel::LanePerJoint.for_skeleton(joints)
@@ -64,20 +77,24 @@ impl Kernel {
     }
 }
 
-/// The kernel for a skeleton of `joints` joints on this device:
-/// `requested` where it can pose them (a warning where it cannot), else
-/// the device's ([`Kernel::for_device`]).
-pub fn pick_kernel(ctx: &Context, requested: Option<Kernel>, joints: usize) -> Kernel {
+/// The kernel for a crowd of `instances` with skeletons of up to `joints`
+/// joints on this device: `requested` where it can pose them (a warning
+/// where it cannot), else the device's ([`Kernel::for_device`]). The choice
+/// is logged.
+pub fn pick_kernel(
+    ctx: &Context,
+    requested: Option<Kernel>,
+    joints: usize,
+    instances: u32,
+) -> Kernel {
+    let device_type = unsafe {
+        ctx.instance
+            .get_physical_device_properties(ctx.physical_device)
+            .device_type
+    };
     let kernel = match requested {
         Some(kernel) => kernel.for_skeleton(joints),
-        None => {
-            let device_type = unsafe {
-                ctx.instance
-                    .get_physical_device_properties(ctx.physical_device)
-                    .device_type
-            };
-            Kernel::for_device(device_type, joints)
-        }
+        None => Kernel::for_device(device_type, joints, instances),
     };
     if requested.is_some_and(|asked| asked != kernel) {
         log::warn!(
@@ -87,41 +104,97 @@ pub fn pick_kernel(ctx: &Context, requested: Option<Kernel>, joints: usize) -> K
             kernel.name()
         );
     }
-    log::debug!("GPU animation kernel: {}", kernel.name());
+    let why = match requested {
+        Some(_) => "--animate-kernel",
+        None if device_type == vk::PhysicalDeviceType::CPU => "a CPU driver's choice",
+        None => "a GPU's choice: a lane per instance from 4096 instances on",
+    };
+    log::info!(
+        "animate kernel: {} for {instances} instances of up to {joints} joints ({why})",
+        kernel.name()
+    );
     kernel
 }
 
+/// The animate pipeline of each kernel the model's skeletons allow: the
+/// crowd's size picks one ([`pick_kernel`]).
 pub struct Animate {
-    pub pipeline: vk::Pipeline,
-    pub kernel: Kernel,
+    pub pipelines: PerKernel,
 }
 
+/// A compute pipeline per animate kernel; none for a lane per joint when a
+/// skeleton is past [`SHARED_JOINTS`].
+pub struct PerKernel {
+    lane_per_instance: vk::Pipeline,
+    lane_per_joint: Option<vk::Pipeline>,
+}
+
+impl PerKernel {
+    /// Makes `make(kernel)` for every kernel that can pose `joints` joints,
+    /// destroying what it made when a later one fails.
+    pub fn new(
+        ctx: &Context,
+        joints: usize,
+        make: impl Fn(Kernel) -> Result<vk::Pipeline, GpuError>,
+    ) -> Result<PerKernel, GpuError> {
+        let lane_per_instance = crate::gpu::guard::guard(ctx, make(Kernel::LanePerInstance)?);
+        let lane_per_joint = match Kernel::LanePerJoint.for_skeleton(joints) {
+            Kernel::LanePerJoint => Some(make(Kernel::LanePerJoint)?),
+            Kernel::LanePerInstance => None,
+        };
+        Ok(PerKernel {
+            lane_per_instance: lane_per_instance.keep(),
+            lane_per_joint,
+        })
+    }
+
+    /// `kernel`'s pipeline; [`Kernel::LanePerInstance`]'s where the other
+    /// was not made, as [`Kernel::for_skeleton`] picks.
+    pub fn get(&self, kernel: Kernel) -> vk::Pipeline {
+        match (kernel, self.lane_per_joint) {
+            (Kernel::LanePerJoint, Some(pipeline)) => pipeline,
+            _ => self.lane_per_instance,
+        }
+    }
+}
+
+impl Destroy for PerKernel {
+    fn destroy(self, ctx: &Context) {
+        self.lane_per_joint.destroy(ctx);
+        self.lane_per_instance.destroy(ctx);
+    }
+}
+
+/// Both kernels' pipelines (one where a skeleton of `joints` joints is past
+/// what a lane per joint holds).
 pub fn create_animate(
     ctx: &Context,
     layout: vk::PipelineLayout,
-    kernel: Kernel,
+    joints: usize,
 ) -> Result<Animate, GpuError> {
     let shared_joints = SHARED_JOINTS as u32;
     let shared_joints = pipeline::constant_0(&shared_joints);
-    let shader = match kernel {
-        Kernel::LanePerInstance => ShaderStage {
-            name: "animate.comp",
-            spirv: spirv::ANIMATE_COMP,
-            specialization: None,
-        },
-        Kernel::LanePerJoint => ShaderStage {
-            name: "animate_joints.comp",
-            spirv: spirv::ANIMATE_JOINTS_COMP,
-            specialization: Some(&shared_joints),
-        },
-    };
-    let pipeline = pipeline::create_compute_pipeline(ctx, "animate", layout, &shader)?;
-    Ok(Animate { pipeline, kernel })
+    let pipelines = PerKernel::new(ctx, joints, |kernel| {
+        let shader = match kernel {
+            Kernel::LanePerInstance => ShaderStage {
+                name: "animate.comp",
+                spirv: spirv::ANIMATE_COMP,
+                specialization: None,
+            },
+            Kernel::LanePerJoint => ShaderStage {
+                name: "animate_joints.comp",
+                spirv: spirv::ANIMATE_JOINTS_COMP,
+                specialization: Some(&shared_joints),
+            },
+        };
+        pipeline::create_compute_pipeline(ctx, "animate", layout, &shader)
+    })?;
+    Ok(Animate { pipelines })
 }
 
 impl Destroy for Animate {
     fn destroy(self, ctx: &Context) {
-        self.pipeline.destroy(ctx);
+        self.pipelines.destroy(ctx);
     }
 }
 
@@ -133,12 +206,13 @@ pub fn record_animate(
     ctx: &Context,
     cmd: vk::CommandBuffer,
     pass: &Animate,
+    kernel: Kernel,
     layout: vk::PipelineLayout,
     constants: CrowdComputeConstants,
     dispatch: (vk::Buffer, u64),
 ) {
     let _label = debug::label(ctx, cmd, "animate");
-    cull::bind_and_push(ctx, cmd, pass.pipeline, layout, constants);
+    cull::bind_and_push(ctx, cmd, pass.pipelines.get(kernel), layout, constants);
     unsafe {
         ctx.device
             .cmd_dispatch_indirect(cmd, dispatch.0, dispatch.1)
@@ -150,18 +224,34 @@ mod tests {
     use super::*;
 
     #[test]
-    fn cpu_drivers_get_a_lane_per_instance_and_gpus_a_lane_per_joint_while_it_fits() {
+    fn cpu_drivers_get_a_lane_per_instance_and_gpus_a_lane_per_joint_for_small_crowds() {
         use vk::PhysicalDeviceType as Device;
-        assert_eq!(Kernel::for_device(Device::CPU, 23), Kernel::LanePerInstance);
+        for instances in [1, 1024, LANE_PER_INSTANCE_FROM, 1_000_000] {
+            assert_eq!(
+                Kernel::for_device(Device::CPU, 23, instances),
+                Kernel::LanePerInstance
+            );
+        }
         for gpu in [
             Device::DISCRETE_GPU,
             Device::INTEGRATED_GPU,
             Device::VIRTUAL_GPU,
         ] {
-            assert_eq!(Kernel::for_device(gpu, 1), Kernel::LanePerJoint);
-            assert_eq!(Kernel::for_device(gpu, SHARED_JOINTS), Kernel::LanePerJoint);
+            // The H100 measured a lane per joint faster at 1,024 posed
+            // instances and 4 to 7.5 times slower from 16,384 on.
+            assert_eq!(Kernel::for_device(gpu, 23, 1024), Kernel::LanePerJoint);
             assert_eq!(
-                Kernel::for_device(gpu, SHARED_JOINTS + 1),
+                Kernel::for_device(gpu, SHARED_JOINTS, LANE_PER_INSTANCE_FROM - 1),
+                Kernel::LanePerJoint
+            );
+            for instances in [LANE_PER_INSTANCE_FROM, 16_384, 100_000, 1_000_000] {
+                assert_eq!(
+                    Kernel::for_device(gpu, 23, instances),
+                    Kernel::LanePerInstance
+                );
+            }
+            assert_eq!(
+                Kernel::for_device(gpu, SHARED_JOINTS + 1, 1),
                 Kernel::LanePerInstance
             );
         }

@@ -5,38 +5,42 @@
 
 use ash::vk;
 
-use super::animate::Kernel;
+use super::animate::{Kernel, PerKernel};
 use crate::gpu::guard::Destroy;
 use crate::gpu::pipeline::{self, ShaderStage};
 use crate::gpu::shader_types::CrowdComputeConstants;
 use crate::gpu::shaders::spirv;
 use crate::gpu::{debug, Context, GpuError};
 
+/// draws.comp sized for each animate kernel's dispatch.
 pub struct Draws {
-    pub pipeline: vk::Pipeline,
+    pub pipelines: PerKernel,
 }
 
-/// `animate`: the animate pass whose dispatch draws.comp sizes.
+/// draws.comp for every animate kernel a skeleton of `joints` joints
+/// allows: each writes the dispatch of its kernel.
 pub fn create_draws(
     ctx: &Context,
     layout: vk::PipelineLayout,
-    animate: Kernel,
+    joints: usize,
 ) -> Result<Draws, GpuError> {
-    // draws.comp's ANIMATE_WORKGROUP_PER_INSTANCE.
-    let workgroup_per_instance = vk::Bool32::from(animate == Kernel::LanePerJoint);
-    let specialization = pipeline::constant_0(&workgroup_per_instance);
-    let shader = ShaderStage {
-        name: "draws.comp",
-        spirv: spirv::DRAWS_COMP,
-        specialization: Some(&specialization),
-    };
-    let pipeline = pipeline::create_compute_pipeline(ctx, "write draws", layout, &shader)?;
-    Ok(Draws { pipeline })
+    let pipelines = PerKernel::new(ctx, joints, |animate| {
+        // draws.comp's ANIMATE_WORKGROUP_PER_INSTANCE.
+        let workgroup_per_instance = vk::Bool32::from(animate == Kernel::LanePerJoint);
+        let specialization = pipeline::constant_0(&workgroup_per_instance);
+        let shader = ShaderStage {
+            name: "draws.comp",
+            spirv: spirv::DRAWS_COMP,
+            specialization: Some(&specialization),
+        };
+        pipeline::create_compute_pipeline(ctx, "write draws", layout, &shader)
+    })?;
+    Ok(Draws { pipelines })
 }
 
 impl Destroy for Draws {
     fn destroy(self, ctx: &Context) {
-        self.pipeline.destroy(ctx);
+        self.pipelines.destroy(ctx);
     }
 }
 
@@ -45,10 +49,11 @@ pub fn record_draws(
     ctx: &Context,
     cmd: vk::CommandBuffer,
     pass: &Draws,
+    animate: Kernel,
     layout: vk::PipelineLayout,
     constants: CrowdComputeConstants,
 ) {
     let _label = debug::label(ctx, cmd, "write draws");
-    super::cull::bind_and_push(ctx, cmd, pass.pipeline, layout, constants);
+    super::cull::bind_and_push(ctx, cmd, pass.pipelines.get(animate), layout, constants);
     unsafe { ctx.device.cmd_dispatch(cmd, 1, 1, 1) };
 }
