@@ -40,6 +40,10 @@ pub struct BenchArgs {
     /// device.
     #[arg(long, hide = true, requires = "suite", value_parser = clap::value_parser!(u32).range(1..))]
     pub suite_divisor: Option<u32>,
+    /// Test hook: pretend the device has only this much memory for the
+    /// crowd (as the render command's).
+    #[arg(long, hide = true, value_name = "MIB")]
+    pub memory_budget_mib: Option<u64>,
     /// An .md5mesh, or a directory holding one, as for drawing [default:
     /// the shipped character]
     #[arg(value_name = "MESH.md5mesh | DIR")]
@@ -400,7 +404,8 @@ fn measure(
         animate_kernel: case.animate_kernel.kernel(),
         locomotion: case.locomotion == Switch::On,
     };
-    let (crowd, renderer) = super::build_crowd(ctx, model, spec, extent, None)?;
+    let memory_budget = args.memory_budget_mib.map(|mib| mib << 20);
+    let (crowd, renderer) = super::build_crowd(ctx, model, spec, extent, memory_budget)?;
     let mut renderer = guard(ctx, renderer);
     let aspect = args.width as f32 / args.height as f32;
     let camera = case.view.camera(&crowd, aspect);
