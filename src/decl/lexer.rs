@@ -302,5 +302,8 @@ mod tests {
         let (tokens, warnings) = tokenize("a\n/* never closed");
         assert_eq!(tokens.len(), 1);
         assert_eq!(warnings, [(2, "'/*' comment is never closed".to_owned())]);
+        // Looking past a string for a `\` to join does not warn twice.
+        let (_, warnings) = tokenize("\"a\" /* never closed");
+        assert_eq!(warnings, [(1, "'/*' comment is never closed".to_owned())]);
     }
 }
