@@ -6,6 +6,10 @@
 #[path = "../examples/make_character/character/mod.rs"]
 mod character;
 
+mod common;
+
+use common::assets;
+
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -13,10 +17,6 @@ use md5crowd::md5::{parse_anim, parse_mesh, Md5Anim, Md5Mesh};
 use md5crowd::model::clip_from_md5;
 
 const CLIPS: [&str; 4] = ["idle", "walk", "run", "wave"];
-
-fn assets() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("assets")
-}
 
 fn read(relative: &str) -> String {
     let path = assets().join(relative);

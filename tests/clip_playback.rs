@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::md5crowd_as_typed;
+use common::{md5crowd_as_typed, shipped_mesh};
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -23,10 +23,6 @@ fn shipped_anims() -> Vec<PathBuf> {
         .iter()
         .map(|name| common::assets().join(format!("{name}.md5anim")))
         .collect()
-}
-
-fn shipped_mesh() -> PathBuf {
-    common::assets().join("crowdling.md5mesh")
 }
 
 /// `death.md5anim` in `dir`: the first 40 frames of the shipped wave, so it

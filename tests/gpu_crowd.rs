@@ -4,6 +4,8 @@
 
 mod common;
 
+use common::shipped_model;
+
 use glam::{Mat4, Vec3};
 use md5crowd::anim::{JointPose, SkinningTransform};
 use md5crowd::crowd::{
@@ -34,22 +36,6 @@ const BLEND_TIME: f32 = 0.25;
 /// over a single column and row of pixels.
 const WIDTH: u32 = 321;
 const HEIGHT: u32 = 181;
-
-fn shipped_model() -> Model {
-    let assets = common::assets();
-    let mut anims: Vec<_> = std::fs::read_dir(&assets)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "md5anim"))
-        .collect();
-    anims.sort();
-    Model::load(
-        &assets.join("crowdling.md5mesh"),
-        &anims,
-        InfluenceLimit::Four,
-    )
-    .unwrap()
-}
 
 /// A seeded crowd at `time`, in every state a crossfade can be in: every
 /// third instance a third of the way through a fade, some in a fade that

@@ -2,6 +2,10 @@
 //! (`anim::distance_curve`) on the shipped character, loaded as the
 //! renderer loads it, and root motion taken out at load.
 
+mod common;
+
+use common::assets;
+
 use std::path::{Path, PathBuf};
 
 use glam::Vec3;
@@ -17,10 +21,6 @@ const WALK_SPEED: f32 = 50.0;
 const RUN_SPEED: f32 = 120.0;
 /// How close the estimate must come to those figures.
 const TOLERANCE: f32 = 0.10;
-
-fn assets() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("assets")
-}
 
 fn load(anim_paths: &[PathBuf]) -> Model {
     Model::load(

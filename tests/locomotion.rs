@@ -7,7 +7,7 @@
 mod common;
 
 use common::many_joints::write_many_parts;
-use common::write_scaled_copy;
+use common::{shipped_model, write_scaled_copy};
 
 use std::path::{Path, PathBuf};
 
@@ -31,19 +31,6 @@ use md5crowd::gpu::shader_types::{
 use md5crowd::gpu::{Context, ContextDesc};
 use md5crowd::model::Model;
 use md5crowd::skin::InfluenceLimit;
-
-fn shipped_model() -> Model {
-    let anims: Vec<PathBuf> = ["idle", "run", "walk", "wave"]
-        .iter()
-        .map(|name| common::assets().join(format!("{name}.md5anim")))
-        .collect();
-    Model::load(
-        &common::assets().join("crowdling.md5mesh"),
-        &anims,
-        InfluenceLimit::Four,
-    )
-    .unwrap()
-}
 
 /// The widest box of every pose, as the app measures it for lanes.
 fn footprint(model: &Model) -> f32 {

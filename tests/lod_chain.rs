@@ -2,8 +2,11 @@
 //! vertex cache and fetch ordering that must not change what is drawn, and
 //! synthetic grids and tubes where simplification can be checked by hand.
 
+mod common;
+
+use common::shipped_mesh;
+
 use std::collections::HashMap;
-use std::path::PathBuf;
 use std::time::Instant;
 
 use glam::{Vec2, Vec3};
@@ -13,10 +16,6 @@ use md5crowd::skin::{
     coarsest_target, lod_chain, point_triangle_distance_squared, InfluenceLimit, LodChain,
     LodLevel, LodSurface, ShortChain, SkinnedMesh, TruncationReport, MAX_INFLUENCES, MAX_LODS,
 };
-
-fn shipped_mesh() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("assets/crowdling.md5mesh")
-}
 
 /// The shipped meshes as `skinned_mesh_from_md5` gives them: file order,
 /// no chain.

@@ -3,19 +3,9 @@
 
 mod common;
 
-use std::process::{Command, Output};
+use std::process::Output;
 
-use common::{assets, vulkan_or_skip};
-
-fn md5crowd(args: &[&str], env: &[(&str, &str)]) -> Output {
-    let mesh = assets().join("crowdling.md5mesh");
-    Command::new(env!("CARGO_BIN_EXE_md5crowd"))
-        .arg(mesh)
-        .args(args)
-        .envs(env.iter().copied())
-        .output()
-        .expect("run md5crowd")
-}
+use common::{arg, md5crowd_as_typed_with_env, shipped_mesh, vulkan_or_skip};
 
 fn assert_fails(output: &Output, code: i32, message: &str) {
     let stderr = String::from_utf8_lossy(&output.stderr);
@@ -32,8 +22,8 @@ fn validate_without_the_layer_is_an_error() {
         return;
     }
     // The loader's switch to hide layers (loader 1.3.234 and later).
-    let output = md5crowd(
-        &["--headless", "--validate"],
+    let output = md5crowd_as_typed_with_env(
+        &[arg(&shipped_mesh()), "--headless", "--validate"],
         &[("VK_LOADER_LAYERS_DISABLE", "~all~")],
     );
     assert_fails(
@@ -46,8 +36,8 @@ fn validate_without_the_layer_is_an_error() {
 #[test]
 fn no_driver_is_a_clear_error() {
     let nowhere = "/nonexistent/md5crowd-test-icd.json";
-    let output = md5crowd(
-        &["--headless"],
+    let output = md5crowd_as_typed_with_env(
+        &[arg(&shipped_mesh()), "--headless"],
         &[("VK_DRIVER_FILES", nowhere), ("VK_ICD_FILENAMES", nowhere)],
     );
     let stderr = String::from_utf8_lossy(&output.stderr);
@@ -63,7 +53,7 @@ fn a_gpu_index_out_of_range_is_bad_input() {
         return;
     }
     assert_fails(
-        &md5crowd(&["--headless", "--gpu", "99"], &[]),
+        &md5crowd_as_typed_with_env(&[arg(&shipped_mesh()), "--headless", "--gpu", "99"], &[]),
         2,
         "--gpu 99: only",
     );
@@ -72,7 +62,7 @@ fn a_gpu_index_out_of_range_is_bad_input() {
 #[test]
 fn a_window_screenshot_needs_a_frame_count() {
     assert_fails(
-        &md5crowd(&["--screenshot", "never.png"], &[]),
+        &md5crowd_as_typed_with_env(&[arg(&shipped_mesh()), "--screenshot", "never.png"], &[]),
         2,
         "--screenshot with a window needs --frames",
     );
@@ -86,7 +76,16 @@ fn a_crowd_too_large_for_the_gpu_says_how_many_fit() {
     // Its skinning transforms alone exceed any device's largest storage
     // buffer binding (at most 4 GiB), so every device refuses it, before
     // allocating anything.
-    let output = md5crowd(&["--headless", "--quiet", "--instances", "200000000"], &[]);
+    let output = md5crowd_as_typed_with_env(
+        &[
+            arg(&shipped_mesh()),
+            "--headless",
+            "--quiet",
+            "--instances",
+            "200000000",
+        ],
+        &[],
+    );
     assert_fails(
         &output,
         1,

@@ -6,7 +6,9 @@
 
 mod common;
 
-use common::{differing_pixels, md5crowd_validated, scratch_dir, vulkan_or_skip};
+use common::{
+    differing_pixels, md5crowd_validated, multi_draw_or_skip, scratch_dir, vulkan_or_skip,
+};
 
 /// The shipped character, 256 instances at 1280x720: the picture.
 fn crowd(dir: &std::path::Path, name: &str, extra: &[&str]) -> image::RgbaImage {
@@ -104,7 +106,7 @@ fn occlusion_culling_changes_no_pixel() {
 
 #[test]
 fn one_call_per_run_of_levels_changes_no_pixel() {
-    if !vulkan_or_skip() {
+    if !multi_draw_or_skip() {
         return;
     }
     // A mixed crowd: the shipped character and one of six meshes, whose

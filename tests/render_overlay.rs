@@ -8,35 +8,14 @@ mod common;
 use std::time::{Duration, Instant};
 
 use common::{
-    assert_validated, md5crowd_validated, scratch_dir, vulkan_or_skip, window_or_skip,
-    VirtualDisplay,
+    assert_validated, render_sized, scratch_dir, vulkan_or_skip, window_or_skip, VirtualDisplay,
 };
 
 const WIDTH: u32 = 640;
 const HEIGHT: u32 = 360;
 /// `PANEL_WIDTH` in src/app/overlay.rs, at one pixel per point.
 const PANEL_WIDTH: u32 = 300;
-
-fn render(dir: &std::path::Path, name: &str, extra: &[&str]) -> image::RgbaImage {
-    let png = dir.join(format!("{name}.png"));
-    let (width, height) = (WIDTH.to_string(), HEIGHT.to_string());
-    let mut args = vec![
-        "--headless",
-        "--instances",
-        "9",
-        "--time",
-        "1",
-        "--width",
-        &width,
-        "--height",
-        &height,
-        "--screenshot",
-        png.to_str().unwrap(),
-    ];
-    args.extend_from_slice(extra);
-    md5crowd_validated(&args);
-    image::open(&png).unwrap().to_rgba8()
-}
+const CROWD: &[&str] = &["--instances", "9", "--time", "1"];
 
 #[test]
 fn the_overlay_draws_its_panel_and_nothing_else() {
@@ -44,8 +23,9 @@ fn the_overlay_draws_its_panel_and_nothing_else() {
         return;
     }
     let dir = scratch_dir("render_overlay");
-    let plain = render(&dir, "plain", &[]);
-    let overlay = render(&dir, "overlay", &["--overlay"]);
+    let plain = render_sized(&dir, "plain", (WIDTH, HEIGHT), CROWD).0;
+    let overlay_args = [CROWD, &["--overlay"]].concat();
+    let overlay = render_sized(&dir, "overlay", (WIDTH, HEIGHT), &overlay_args).0;
     let (mut inside, mut outside) = (0, 0);
     for (x, y, p) in plain.enumerate_pixels() {
         let q = overlay.get_pixel(x, y);

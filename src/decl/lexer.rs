@@ -43,7 +43,8 @@ impl Token {
 
 /// The tokens of `text`, and a warning (line, message) for each string
 /// that runs into a newline or the end of the text (the string ends
-/// there, as the rest of the text still parses).
+/// there, as the rest of the text still parses) and for a `/*` comment
+/// that is never closed.
 pub fn tokenize(text: &str) -> (Vec<Token>, Vec<(u32, String)>) {
     let mut lexer = Lexer {
         chars: text.chars().collect(),
@@ -92,12 +93,17 @@ impl Lexer {
                     }
                 }
                 (Some('/'), Some('*')) => {
+                    let line = self.line;
                     self.bump();
                     self.bump();
                     while self.peek(0).is_some()
                         && (self.peek(0), self.peek(1)) != (Some('*'), Some('/'))
                     {
                         self.bump();
+                    }
+                    if self.peek(0).is_none() {
+                        let warning = "'/*' comment is never closed".to_owned();
+                        self.warnings.push((line, warning));
                     }
                     self.bump();
                     self.bump();
@@ -192,7 +198,7 @@ impl Lexer {
     /// (then positioned inside that string), as long strings continue on
     /// the next line in the game's files. Otherwise nothing is consumed.
     fn joins_next_string(&mut self) -> bool {
-        let (at, line) = (self.at, self.line);
+        let (at, line, warnings) = (self.at, self.line, self.warnings.len());
         self.skip_space();
         if self.peek(0) == Some('\\') {
             self.bump();
@@ -204,6 +210,8 @@ impl Lexer {
         }
         self.at = at;
         self.line = line;
+        // What the look-ahead warned about is warned again when read.
+        self.warnings.truncate(warnings);
         false
     }
 }
@@ -291,7 +299,11 @@ mod tests {
             warnings,
             [(1, "a string without its closing quote".to_owned())]
         );
-        let (tokens, warnings) = tokenize("/* never closed");
-        assert!(tokens.is_empty() && warnings.is_empty());
+        let (tokens, warnings) = tokenize("a\n/* never closed");
+        assert_eq!(tokens.len(), 1);
+        assert_eq!(warnings, [(2, "'/*' comment is never closed".to_owned())]);
+        // Looking past a string for a `\` to join does not warn twice.
+        let (_, warnings) = tokenize("\"a\" /* never closed");
+        assert_eq!(warnings, [(1, "'/*' comment is never closed".to_owned())]);
     }
 }

@@ -26,7 +26,7 @@
 mod cursor;
 mod entity;
 mod inherit;
-mod lexer;
+pub(crate) mod lexer;
 mod model;
 mod names;
 mod read;

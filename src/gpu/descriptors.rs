@@ -27,16 +27,7 @@ pub fn create_set_layout(
     set: u32,
     shaders: &[ShaderUse],
 ) -> Result<SetLayout, GpuError> {
-    let words: Vec<Vec<u32>> = shaders
-        .iter()
-        .map(|(_, spirv, _)| reflect::words(spirv))
-        .collect();
-    let stages: Vec<(&str, &[u32], vk::ShaderStageFlags)> = shaders
-        .iter()
-        .zip(&words)
-        .map(|(&(shader, _, stage), words)| (shader, words.as_slice(), stage))
-        .collect();
-    let bindings = reflect::merged_set_bindings(set, &stages).map_err(GpuError::ShaderInterface)?;
+    let bindings = reflect::merged_set_bindings(set, shaders).map_err(GpuError::ShaderInterface)?;
     let layout_bindings: Vec<vk::DescriptorSetLayoutBinding> =
         bindings.iter().map(MergedBinding::layout_binding).collect();
     let info = vk::DescriptorSetLayoutCreateInfo::default().bindings(&layout_bindings);

@@ -9,7 +9,10 @@ use ash::vk;
 use super::crowd_resources::VISIBLE_HEADER_BYTES;
 use super::passes::crowd_draw;
 use super::passes::skeleton_overlay;
-use super::reflect::{self, layout_mismatches, ScalarKind, StructLayout};
+use rspirv::dr::Operand;
+use rspirv::spirv::{Decoration, Op, StorageClass, Word};
+
+use super::reflect::Reflection;
 use super::resources::TEXEL_BYTES;
 use super::shader_types::{
     ClipInfo, CrowdComputeConstants, CrowdInstance, CrowdModel, DrawConstants, FrameBounds,
@@ -26,9 +29,135 @@ macro_rules! offsets {
     };
 }
 
+/// A GLSL struct as the compiler laid it out.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct StructLayout {
+    name: String,
+    /// The array stride when the struct is an array element (that is what a
+    /// Rust slice of its twin must match), else where its last member ends.
+    size: usize,
+    /// (name, offset) in declaration order.
+    members: Vec<(String, usize)>,
+}
+
+/// Every struct named `name` that has a memory layout (a shader may hold
+/// several copies, e.g. one per block that embeds it). Copies without one,
+/// which the compiler emits for function-local values, are left out.
+fn struct_layouts(spirv: &[u8], name: &str) -> Vec<StructLayout> {
+    let module = Reflection::new(spirv).unwrap();
+    module
+        .globals()
+        .filter(|instruction| instruction.class.opcode == Op::TypeStruct)
+        .filter_map(|instruction| instruction.result_id)
+        .filter(|&id| {
+            module.name(id) == name
+                && module
+                    .member_decoration(id, 0, Decoration::Offset)
+                    .is_some()
+        })
+        .map(|id| struct_layout(&module, id))
+        .collect()
+}
+
+fn struct_layout(module: &Reflection, id: Word) -> StructLayout {
+    let member_count = module.definition(id).unwrap().operands.len() as u32;
+    let members = (0..member_count)
+        .map(|member| {
+            let offset = module.member_decoration(id, member, Decoration::Offset);
+            (module.member_name(id, member), offset.unwrap() as usize)
+        })
+        .collect();
+    let stride =
+        module
+            .globals()
+            .find_map(|array| match (array.class.opcode, array.operands.first()) {
+                (Op::TypeArray | Op::TypeRuntimeArray, Some(Operand::IdRef(element)))
+                    if *element == id =>
+                {
+                    module.decoration(array.result_id?, Decoration::ArrayStride)?
+                }
+                _ => None,
+            });
+    StructLayout {
+        name: module.name(id),
+        size: stride.map_or_else(|| struct_end(module, id), |stride| stride as usize),
+        members,
+    }
+}
+
+/// Where the last member of struct `id` ends.
+fn struct_end(module: &Reflection, id: Word) -> usize {
+    let members = &module.definition(id).unwrap().operands;
+    (0u32..)
+        .zip(members)
+        .map(|(member, ty)| {
+            let Operand::IdRef(ty) = ty else {
+                panic!("struct {id} member {member}: {ty:?}")
+            };
+            let offset = module.member_decoration(id, member, Decoration::Offset);
+            let matrix_stride = module.member_decoration(id, member, Decoration::MatrixStride);
+            offset.unwrap_or(0) as usize + type_size(module, *ty, matrix_stride)
+        })
+        .max()
+        .unwrap_or(0)
+}
+
+fn type_size(module: &Reflection, ty: Word, matrix_stride: Option<u32>) -> usize {
+    let definition = module.definition(ty).unwrap();
+    match (definition.class.opcode, definition.operands.as_slice()) {
+        (Op::TypeInt | Op::TypeFloat, [Operand::LiteralBit32(bits), ..]) => *bits as usize / 8,
+        (Op::TypeVector, [Operand::IdRef(component), Operand::LiteralBit32(count)]) => {
+            *count as usize * type_size(module, *component, None)
+        }
+        (Op::TypeMatrix, [_, Operand::LiteralBit32(columns)]) => {
+            (columns * matrix_stride.unwrap_or(16)) as usize
+        }
+        (Op::TypeArray, [_, Operand::IdRef(length)]) => {
+            let stride = module.decoration(ty, Decoration::ArrayStride).flatten();
+            (stride.unwrap_or(0) * module.constant(*length).unwrap()) as usize
+        }
+        (Op::TypeRuntimeArray, _) => 0,
+        (Op::TypeStruct, _) => struct_end(module, ty),
+        _ => panic!("no size for {definition:?}"),
+    }
+}
+
+/// Differences between a GLSL struct and its Rust twin, described for a
+/// test failure; empty when they agree. `members` are the twin's fields in
+/// declaration order with `offset_of!` offsets.
+fn layout_mismatches(
+    glsl: &StructLayout,
+    rust_size: usize,
+    members: &[(&str, usize)],
+) -> Vec<String> {
+    let name = &glsl.name;
+    let mut problems = Vec::new();
+    if glsl.size != rust_size {
+        problems.push(format!(
+            "{name}: GLSL size {} but Rust size {rust_size}",
+            glsl.size
+        ));
+    }
+    if glsl.members.len() != members.len() {
+        problems.push(format!(
+            "{name}: GLSL has {} members, Rust {}",
+            glsl.members.len(),
+            members.len()
+        ));
+    }
+    for ((glsl_name, glsl_offset), (rust_name, rust_offset)) in glsl.members.iter().zip(members) {
+        if glsl_name != rust_name || glsl_offset != rust_offset {
+            problems.push(format!(
+                "{name}: GLSL member {glsl_name} at offset {glsl_offset}, Rust {rust_name} at {rust_offset}"
+            ));
+        }
+    }
+    problems
+}
+
 /// The struct named `name` in `spirv`; every copy must agree.
 fn glsl_struct(spirv: &[u8], name: &str) -> StructLayout {
-    let layouts = reflect::struct_layouts(&reflect::words(spirv), name);
+    let layouts = struct_layouts(spirv, name);
     let first = layouts
         .first()
         .unwrap_or_else(|| panic!("no struct {name} in the shader"))
@@ -300,6 +429,13 @@ fn draw_constants() {
     );
 }
 
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum ScalarKind {
+    Float,
+    Int,
+    Uint,
+}
+
 /// What a vertex attribute format delivers to the shader.
 fn delivers(format: vk::Format) -> (ScalarKind, u32) {
     match format {
@@ -313,8 +449,62 @@ fn delivers(format: vk::Format) -> (ScalarKind, u32) {
     }
 }
 
+/// A vertex shader input (`layout(location = N) in ...`).
+struct VertexInput {
+    location: u32,
+    name: String,
+    /// What it holds: its scalar kind and component count.
+    delivered: (ScalarKind, u32),
+}
+
+/// Vertex inputs sorted by location (built-ins such as `gl_VertexIndex`
+/// have no location and are left out).
+fn vertex_inputs(spirv: &[u8]) -> Vec<VertexInput> {
+    let module = Reflection::new(spirv).unwrap();
+    let scalar_kind = |ty: Word| {
+        let definition = module.definition(ty).unwrap();
+        match (definition.class.opcode, definition.operands.as_slice()) {
+            (Op::TypeFloat, _) => ScalarKind::Float,
+            (Op::TypeInt, [_, Operand::LiteralBit32(1)]) => ScalarKind::Int,
+            (Op::TypeInt, _) => ScalarKind::Uint,
+            _ => panic!("a vertex input of type {definition:?}"),
+        }
+    };
+    let mut inputs: Vec<VertexInput> = module
+        .globals()
+        .filter(|instruction| {
+            instruction.class.opcode == Op::Variable
+                && instruction.operands.first() == Some(&Operand::StorageClass(StorageClass::Input))
+        })
+        .filter_map(|variable| {
+            let id = variable.result_id?;
+            let location = module.decoration(id, Decoration::Location)??;
+            let pointer = module.definition(variable.result_type?)?;
+            let Some(Operand::IdRef(pointee)) = pointer.operands.get(1) else {
+                return None;
+            };
+            let ty = module.definition(*pointee)?;
+            let delivered = match ty.operands.as_slice() {
+                [Operand::IdRef(component), Operand::LiteralBit32(count)]
+                    if ty.class.opcode == Op::TypeVector =>
+                {
+                    (scalar_kind(*component), *count)
+                }
+                _ => (scalar_kind(*pointee), 1),
+            };
+            Some(VertexInput {
+                location,
+                name: module.name(id),
+                delivered,
+            })
+        })
+        .collect();
+    inputs.sort_by_key(|input| input.location);
+    inputs
+}
+
 fn assert_attributes_feed_inputs(spirv: &[u8], attributes: &[vk::VertexInputAttributeDescription]) {
-    let inputs = reflect::vertex_inputs(&reflect::words(spirv));
+    let inputs = vertex_inputs(spirv);
     assert_eq!(
         inputs.iter().map(|i| i.location).collect::<Vec<_>>(),
         attributes.iter().map(|a| a.location).collect::<Vec<_>>(),
@@ -323,7 +513,7 @@ fn assert_attributes_feed_inputs(spirv: &[u8], attributes: &[vk::VertexInputAttr
     for (input, attribute) in inputs.iter().zip(attributes) {
         assert_eq!(
             delivers(attribute.format),
-            (input.kind, input.components),
+            input.delivered,
             "location {} ({})",
             input.location,
             input.name

@@ -98,7 +98,8 @@ pub enum GpuError {
     /// [`Context::fail_creation_step`]'s doing.
     #[error("{call} (creation step {step}) failed on purpose (test hook)")]
     InjectedFailure { call: &'static str, step: u32 },
-    /// Shaders that share a descriptor set disagree about it.
+    /// A shader's SPIR-V cannot be read, or shaders that share a descriptor
+    /// set disagree about it.
     #[error("shader interface: {0}")]
     ShaderInterface(String),
     /// A crowd resize failed, and so did rebuilding the previous crowd.

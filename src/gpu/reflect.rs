@@ -1,78 +1,15 @@
-//! Just enough SPIR-V reflection to keep Rust and GLSL in agreement: struct
-//! member offsets and sizes, vertex shader inputs, and descriptor bindings.
-//! GLSL is the source of truth; tests compare every `#[repr(C)]` twin
-//! against what the compiler laid out (see [`layout_mismatches`]), and
-//! descriptor set layouts can be derived from the shaders (see
-//! [`merged_set_bindings`]) so binding numbers are written only in GLSL.
+//! Descriptor bindings reflected from the shaders' SPIR-V, so that binding
+//! numbers are written only in GLSL: each descriptor set layout is the union
+//! of what the shaders sharing it declare (see [`merged_set_bindings`]).
+//! rspirv reads the SPIR-V into instructions with typed operands; the
+//! layout tests (`layout_tests.rs`) query the same [`Reflection`] to hold
+//! every `#[repr(C)]` twin to its GLSL.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap};
 
 use ash::vk;
-
-const SPIRV_MAGIC: u32 = 0x0723_0203;
-const HEADER_WORDS: usize = 5;
-
-// Opcodes and enumerants from the SPIR-V specification, section 3.
-const OP_NAME: u32 = 5;
-const OP_MEMBER_NAME: u32 = 6;
-const OP_TYPE_INT: u32 = 21;
-const OP_TYPE_FLOAT: u32 = 22;
-const OP_TYPE_VECTOR: u32 = 23;
-const OP_TYPE_MATRIX: u32 = 24;
-const OP_TYPE_IMAGE: u32 = 25;
-const OP_TYPE_SAMPLED_IMAGE: u32 = 27;
-const OP_TYPE_ARRAY: u32 = 28;
-const OP_TYPE_RUNTIME_ARRAY: u32 = 29;
-const OP_TYPE_STRUCT: u32 = 30;
-const OP_TYPE_POINTER: u32 = 32;
-const OP_CONSTANT: u32 = 43;
-const OP_VARIABLE: u32 = 59;
-const OP_DECORATE: u32 = 71;
-const OP_MEMBER_DECORATE: u32 = 72;
-const DIM_BUFFER: u32 = 5;
-const DECORATION_BLOCK: u32 = 2;
-const DECORATION_BUFFER_BLOCK: u32 = 3;
-const DECORATION_ARRAY_STRIDE: u32 = 6;
-const DECORATION_MATRIX_STRIDE: u32 = 7;
-const DECORATION_LOCATION: u32 = 30;
-const DECORATION_BINDING: u32 = 33;
-const DECORATION_DESCRIPTOR_SET: u32 = 34;
-const DECORATION_OFFSET: u32 = 35;
-const STORAGE_CLASS_UNIFORM_CONSTANT: u32 = 0;
-const STORAGE_CLASS_INPUT: u32 = 1;
-const STORAGE_CLASS_UNIFORM: u32 = 2;
-const STORAGE_CLASS_STORAGE_BUFFER: u32 = 12;
-
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct StructLayout {
-    pub name: String,
-    /// The array stride when the struct is an array element (that is what a
-    /// Rust slice of its twin must match), else where its last member ends.
-    pub size: u32,
-    pub members: Vec<MemberLayout>,
-}
-
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct MemberLayout {
-    pub name: String,
-    pub offset: u32,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ScalarKind {
-    Float,
-    Int,
-    Uint,
-}
-
-/// A vertex shader input variable (`layout(location = N) in ...`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct VertexInput {
-    pub location: u32,
-    pub name: String,
-    pub kind: ScalarKind,
-    pub components: u32,
-}
+use rspirv::dr::{Instruction, Module, Operand};
+use rspirv::spirv::{Decoration, Dim, Op, StorageClass, Word};
 
 /// The descriptor kinds the shaders use; others (separate images and
 /// samplers, storage images, storage texel buffers) are not reflected yet.
@@ -134,120 +71,119 @@ impl MergedBinding {
     }
 }
 
-#[derive(Clone, Debug)]
-enum Type {
-    Scalar(ScalarKind, u32),
-    Vector {
-        component: u32,
-        count: u32,
-    },
-    Matrix {
-        columns: u32,
-    },
-    Array {
-        element: u32,
-        length_id: Option<u32>,
-    },
-    Struct {
-        members: Vec<u32>,
-    },
-    Pointer {
-        storage: u32,
-        pointee: u32,
-    },
-    /// An image type's dimensionality (`Dim`), which tells a texel buffer
-    /// from an image.
-    Image {
-        dim: u32,
-    },
-    /// `sampler2D`, `samplerBuffer` and friends.
-    SampledImage {
-        image: u32,
-    },
+/// A parsed SPIR-V module, with its definitions by id.
+pub struct Reflection {
+    module: Module,
+    /// Result id -> index in `module.types_global_values`.
+    definitions: HashMap<Word, usize>,
 }
 
-/// The facts about one module that the queries need, gathered in one pass.
-#[derive(Default)]
-struct Module {
-    names: HashMap<u32, String>,
-    member_names: HashMap<(u32, u32), String>,
-    member_offsets: HashMap<(u32, u32), u32>,
-    member_matrix_strides: HashMap<(u32, u32), u32>,
-    array_strides: HashMap<u32, u32>,
-    locations: HashMap<u32, u32>,
-    descriptor_sets: HashMap<u32, u32>,
-    bindings: HashMap<u32, u32>,
-    blocks: HashSet<u32>,
-    buffer_blocks: HashSet<u32>,
-    constants: HashMap<u32, u32>,
-    types: HashMap<u32, Type>,
-    input_variables: Vec<(u32, u32)>,
-    /// Variables in storage classes that can hold descriptors: (id, pointer
-    /// type).
-    resource_variables: Vec<(u32, u32)>,
-}
-
-/// Turns embedded SPIR-V bytes into words (`include_bytes!` promises no
-/// alignment, so this copies).
-pub fn words(spirv: &[u8]) -> Vec<u32> {
-    spirv
-        .chunks_exact(4)
-        .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-        .collect()
-}
-
-/// Every struct named `name` that has a memory layout (a shader may hold
-/// several copies, e.g. one per block that embeds it). Copies without one,
-/// which the compiler emits for function-local values, are left out.
-pub fn struct_layouts(spirv: &[u32], name: &str) -> Vec<StructLayout> {
-    let module = parse(spirv);
-    let mut ids: Vec<u32> = module
-        .types
-        .iter()
-        .filter(|(id, ty)| {
-            matches!(ty, Type::Struct { .. })
-                && module.names.get(id).map(String::as_str) == Some(name)
-                && module
-                    .member_offsets
-                    .keys()
-                    .any(|(struct_id, _)| struct_id == *id)
+impl Reflection {
+    pub fn new(spirv: &[u8]) -> Result<Reflection, String> {
+        let module = rspirv::dr::load_bytes(spirv).map_err(|error| error.to_string())?;
+        let definitions = (0..)
+            .zip(&module.types_global_values)
+            .filter_map(|(index, instruction)| Some((instruction.result_id?, index)))
+            .collect();
+        Ok(Reflection {
+            module,
+            definitions,
         })
-        .map(|(id, _)| *id)
-        .collect();
-    ids.sort_unstable();
-    ids.into_iter().map(|id| module.struct_layout(id)).collect()
-}
+    }
 
-/// Vertex inputs sorted by location (built-ins such as `gl_VertexIndex`
-/// have no location and are left out).
-pub fn vertex_inputs(spirv: &[u32]) -> Vec<VertexInput> {
-    let module = parse(spirv);
-    let mut inputs: Vec<VertexInput> = module
-        .input_variables
-        .iter()
-        .filter_map(|&(variable, pointer_type)| {
-            let location = *module.locations.get(&variable)?;
-            let Some(Type::Pointer { pointee, .. }) = module.types.get(&pointer_type) else {
-                return None;
-            };
-            let (kind, components) = match module.types.get(pointee)? {
-                Type::Scalar(kind, _) => (*kind, 1),
-                Type::Vector { component, count } => match module.types.get(component)? {
-                    Type::Scalar(kind, _) => (*kind, *count),
-                    _ => return None,
-                },
-                _ => return None,
-            };
-            Some(VertexInput {
-                location,
-                name: module.names.get(&variable).cloned().unwrap_or_default(),
-                kind,
-                components,
+    /// The instruction that defines `id` (a type, constant or variable).
+    pub fn definition(&self, id: Word) -> Option<&Instruction> {
+        Some(&self.module.types_global_values[*self.definitions.get(&id)?])
+    }
+
+    /// Types, constants and global variables, in module order.
+    pub fn globals(&self) -> impl Iterator<Item = &Instruction> {
+        self.module.types_global_values.iter()
+    }
+
+    /// The debug name of `id` (`OpName`), empty where it has none.
+    pub fn name(&self, id: Word) -> String {
+        self.module
+            .debug_names
+            .iter()
+            .find_map(|instruction| match instruction.operands.as_slice() {
+                [Operand::IdRef(target), Operand::LiteralString(name)]
+                    if instruction.class.opcode == Op::Name && *target == id =>
+                {
+                    Some(name.clone())
+                }
+                _ => None,
             })
+            .unwrap_or_default()
+    }
+
+    /// Whether `id` is decorated `decoration`, and its first literal if any.
+    pub fn decoration(&self, id: Word, decoration: Decoration) -> Option<Option<u32>> {
+        self.module.annotations.iter().find_map(|instruction| {
+            match instruction.operands.as_slice() {
+                [Operand::IdRef(target), Operand::Decoration(found), rest @ ..]
+                    if instruction.class.opcode == Op::Decorate
+                        && *target == id
+                        && *found == decoration =>
+                {
+                    Some(literal(rest))
+                }
+                _ => None,
+            }
         })
-        .collect();
-    inputs.sort_by_key(|input| input.location);
-    inputs
+    }
+
+    /// The debug name of member `member` of struct `id` (`OpMemberName`).
+    #[cfg(test)]
+    pub fn member_name(&self, id: Word, member: u32) -> String {
+        self.module
+            .debug_names
+            .iter()
+            .find_map(|instruction| match instruction.operands.as_slice() {
+                [Operand::IdRef(target), Operand::LiteralBit32(index), Operand::LiteralString(name)]
+                    if *target == id && *index == member =>
+                {
+                    Some(name.clone())
+                }
+                _ => None,
+            })
+            .unwrap_or_default()
+    }
+
+    /// The literal of `decoration` on member `member` of struct `id`.
+    #[cfg(test)]
+    pub fn member_decoration(&self, id: Word, member: u32, decoration: Decoration) -> Option<u32> {
+        self.module
+            .annotations
+            .iter()
+            .find_map(|instruction| match instruction.operands.as_slice() {
+                [Operand::IdRef(target), Operand::LiteralBit32(index), Operand::Decoration(found), rest @ ..]
+                    if instruction.class.opcode == Op::MemberDecorate
+                        && *target == id
+                        && *index == member
+                        && *found == decoration =>
+                {
+                    literal(rest)
+                }
+                _ => None,
+            })
+    }
+
+    /// The value of the 32-bit integer constant `id`.
+    pub fn constant(&self, id: Word) -> Option<u32> {
+        let definition = self.definition(id)?;
+        (definition.class.opcode == Op::Constant)
+            .then(|| literal(&definition.operands))
+            .flatten()
+    }
+}
+
+/// The first operand, if it is a 32-bit literal.
+fn literal(operands: &[Operand]) -> Option<u32> {
+    match operands.first() {
+        Some(Operand::LiteralBit32(value)) => Some(*value),
+        _ => None,
+    }
 }
 
 /// Every descriptor a module declares (variables decorated with
@@ -262,62 +198,67 @@ pub fn vertex_inputs(spirv: &[u32]) -> Vec<VertexInput> {
 /// count would have to come from elsewhere), and separate images, samplers
 /// and storage images. A layout derived from such a shader lacks the
 /// binding, which pipeline creation (and the validation layer) reports.
-pub fn descriptor_bindings(spirv: &[u32]) -> Vec<DescriptorBinding> {
-    let module = parse(spirv);
+pub fn descriptor_bindings(spirv: &[u8]) -> Result<Vec<DescriptorBinding>, String> {
+    let module = Reflection::new(spirv)?;
     let mut bindings: Vec<DescriptorBinding> = module
-        .resource_variables
-        .iter()
-        .filter_map(|&(variable, pointer_type)| {
-            let set = *module.descriptor_sets.get(&variable)?;
-            let binding = *module.bindings.get(&variable)?;
-            let Some(&Type::Pointer { storage, pointee }) = module.types.get(&pointer_type) else {
-                return None;
-            };
-            let (pointee, count) = match module.types.get(&pointee)? {
-                Type::Array {
-                    element,
-                    length_id: Some(length),
-                } => (*element, *module.constants.get(length)?),
-                Type::Array {
-                    length_id: None, ..
-                } => return None,
-                _ => (pointee, 1),
-            };
-            let (kind, name_id) = match (storage, module.types.get(&pointee)?) {
-                (STORAGE_CLASS_UNIFORM, Type::Struct { .. })
-                    if module.blocks.contains(&pointee) =>
-                {
-                    (DescriptorKind::UniformBuffer, pointee)
-                }
-                (STORAGE_CLASS_UNIFORM, Type::Struct { .. })
-                    if module.buffer_blocks.contains(&pointee) =>
-                {
-                    (DescriptorKind::StorageBuffer, pointee)
-                }
-                (STORAGE_CLASS_STORAGE_BUFFER, Type::Struct { .. }) => {
-                    (DescriptorKind::StorageBuffer, pointee)
-                }
-                (STORAGE_CLASS_UNIFORM_CONSTANT, Type::SampledImage { image }) => {
-                    match module.types.get(image)? {
-                        Type::Image { dim: DIM_BUFFER } => {
-                            (DescriptorKind::UniformTexelBuffer, variable)
-                        }
-                        _ => (DescriptorKind::CombinedImageSampler, variable),
-                    }
-                }
-                _ => return None,
-            };
-            Some(DescriptorBinding {
-                set,
-                binding,
-                kind,
-                name: module.names.get(&name_id).cloned().unwrap_or_default(),
-                count,
-            })
-        })
+        .globals()
+        .filter(|instruction| instruction.class.opcode == Op::Variable)
+        .filter_map(|variable| descriptor(&module, variable))
         .collect();
     bindings.sort_by_key(|b| (b.set, b.binding));
-    bindings
+    Ok(bindings)
+}
+
+/// The descriptor that `variable` (an `OpVariable`) is, if it is one.
+fn descriptor(module: &Reflection, variable: &Instruction) -> Option<DescriptorBinding> {
+    let id = variable.result_id?;
+    let set = module.decoration(id, Decoration::DescriptorSet)??;
+    let binding = module.decoration(id, Decoration::Binding)??;
+    let pointer = module.definition(variable.result_type?)?;
+    let [Operand::StorageClass(storage), Operand::IdRef(pointee)] = pointer.operands.as_slice()
+    else {
+        return None;
+    };
+    let mut pointee = module.definition(*pointee)?;
+    let mut count = 1;
+    if pointee.class.opcode == Op::TypeArray {
+        let [Operand::IdRef(element), Operand::IdRef(length)] = pointee.operands.as_slice() else {
+            return None;
+        };
+        count = module.constant(*length)?;
+        pointee = module.definition(*element)?;
+    }
+    let pointee_id = pointee.result_id?;
+    let block = |decoration| module.decoration(pointee_id, decoration).is_some();
+    let (kind, name_id) = match (storage, pointee.class.opcode) {
+        (StorageClass::Uniform, Op::TypeStruct) if block(Decoration::Block) => {
+            (DescriptorKind::UniformBuffer, pointee_id)
+        }
+        (StorageClass::Uniform, Op::TypeStruct) if block(Decoration::BufferBlock) => {
+            (DescriptorKind::StorageBuffer, pointee_id)
+        }
+        (StorageClass::StorageBuffer, Op::TypeStruct) => {
+            (DescriptorKind::StorageBuffer, pointee_id)
+        }
+        (StorageClass::UniformConstant, Op::TypeSampledImage) => {
+            let [Operand::IdRef(image)] = pointee.operands.as_slice() else {
+                return None;
+            };
+            match module.definition(*image)?.operands.get(1) {
+                Some(Operand::Dim(Dim::DimBuffer)) => (DescriptorKind::UniformTexelBuffer, id),
+                _ => (DescriptorKind::CombinedImageSampler, id),
+            }
+        }
+        _ => return None,
+    };
+    // Blocks are usually anonymous instances: their type has the name.
+    Some(DescriptorBinding {
+        set,
+        binding,
+        kind,
+        name: module.name(name_id),
+        count,
+    })
 }
 
 /// The union of the bindings of `set` over `stages`, sorted by binding, each
@@ -328,13 +269,15 @@ pub fn descriptor_bindings(spirv: &[u32]) -> Vec<DescriptorBinding> {
 /// with different kinds or names: that is a GLSL bug the layout would hide.
 pub fn merged_set_bindings(
     set: u32,
-    stages: &[(&str, &[u32], vk::ShaderStageFlags)],
+    stages: &[(&str, &[u8], vk::ShaderStageFlags)],
 ) -> Result<Vec<MergedBinding>, String> {
     // binding -> (the merged binding, the shader that declared it first)
     let mut merged: BTreeMap<u32, (MergedBinding, &str)> = BTreeMap::new();
     let mut conflicts = Vec::new();
     for &(shader, spirv, stage) in stages {
-        for descriptor in descriptor_bindings(spirv) {
+        let descriptors =
+            descriptor_bindings(spirv).map_err(|error| format!("{shader}: {error}"))?;
+        for descriptor in descriptors {
             if descriptor.set != set {
                 continue;
             }
@@ -375,253 +318,11 @@ pub fn merged_set_bindings(
     }
 }
 
-/// Differences between a GLSL struct and its Rust twin, described for a
-/// test failure; empty when they agree. `members` are the twin's fields in
-/// declaration order with `std::mem::offset_of!` offsets.
-pub fn layout_mismatches(
-    glsl: &StructLayout,
-    rust_size: usize,
-    members: &[(&str, usize)],
-) -> Vec<String> {
-    let mut problems = Vec::new();
-    if glsl.size as usize != rust_size {
-        problems.push(format!(
-            "{}: GLSL size {} but Rust size {rust_size}",
-            glsl.name, glsl.size
-        ));
-    }
-    if glsl.members.len() != members.len() {
-        problems.push(format!(
-            "{}: GLSL has {} members, Rust {}",
-            glsl.name,
-            glsl.members.len(),
-            members.len()
-        ));
-    }
-    for (glsl_member, (rust_name, rust_offset)) in glsl.members.iter().zip(members) {
-        if glsl_member.name != *rust_name || glsl_member.offset as usize != *rust_offset {
-            problems.push(format!(
-                "{}: GLSL member {} at offset {}, Rust {rust_name} at {rust_offset}",
-                glsl.name, glsl_member.name, glsl_member.offset
-            ));
-        }
-    }
-    problems
-}
-
-fn parse(spirv: &[u32]) -> Module {
-    let mut module = Module::default();
-    assert!(
-        spirv.len() >= HEADER_WORDS && spirv[0] == SPIRV_MAGIC,
-        "not a SPIR-V module (the build embeds them; this is a build bug)"
-    );
-    let mut at = HEADER_WORDS;
-    while at < spirv.len() {
-        let word_count = (spirv[at] >> 16) as usize;
-        let opcode = spirv[at] & 0xffff;
-        assert!(
-            word_count > 0 && at + word_count <= spirv.len(),
-            "truncated SPIR-V"
-        );
-        module.record(opcode, &spirv[at + 1..at + word_count]);
-        at += word_count;
-    }
-    module
-}
-
-impl Module {
-    fn record(&mut self, opcode: u32, operands: &[u32]) {
-        match (opcode, operands) {
-            (OP_NAME, [id, name @ ..]) => {
-                self.names.insert(*id, literal_string(name));
-            }
-            (OP_MEMBER_NAME, [id, member, name @ ..]) => {
-                self.member_names
-                    .insert((*id, *member), literal_string(name));
-            }
-            (OP_DECORATE, [id, DECORATION_ARRAY_STRIDE, stride]) => {
-                self.array_strides.insert(*id, *stride);
-            }
-            (OP_DECORATE, [id, DECORATION_LOCATION, location]) => {
-                self.locations.insert(*id, *location);
-            }
-            (OP_DECORATE, [id, DECORATION_DESCRIPTOR_SET, set]) => {
-                self.descriptor_sets.insert(*id, *set);
-            }
-            (OP_DECORATE, [id, DECORATION_BINDING, binding]) => {
-                self.bindings.insert(*id, *binding);
-            }
-            (OP_DECORATE, [id, DECORATION_BLOCK]) => {
-                self.blocks.insert(*id);
-            }
-            (OP_DECORATE, [id, DECORATION_BUFFER_BLOCK]) => {
-                self.buffer_blocks.insert(*id);
-            }
-            (OP_MEMBER_DECORATE, [id, member, DECORATION_OFFSET, offset]) => {
-                self.member_offsets.insert((*id, *member), *offset);
-            }
-            (OP_MEMBER_DECORATE, [id, member, DECORATION_MATRIX_STRIDE, stride]) => {
-                self.member_matrix_strides.insert((*id, *member), *stride);
-            }
-            (OP_TYPE_INT, [id, width, signed]) => {
-                let kind = if *signed == 1 {
-                    ScalarKind::Int
-                } else {
-                    ScalarKind::Uint
-                };
-                self.types.insert(*id, Type::Scalar(kind, width / 8));
-            }
-            (OP_TYPE_FLOAT, [id, width, ..]) => {
-                self.types
-                    .insert(*id, Type::Scalar(ScalarKind::Float, width / 8));
-            }
-            (OP_TYPE_VECTOR, [id, component, count]) => {
-                self.types.insert(
-                    *id,
-                    Type::Vector {
-                        component: *component,
-                        count: *count,
-                    },
-                );
-            }
-            (OP_TYPE_MATRIX, [id, _column, columns]) => {
-                self.types.insert(*id, Type::Matrix { columns: *columns });
-            }
-            (OP_TYPE_ARRAY, [id, element, length_id]) => {
-                self.types.insert(
-                    *id,
-                    Type::Array {
-                        element: *element,
-                        length_id: Some(*length_id),
-                    },
-                );
-            }
-            (OP_TYPE_RUNTIME_ARRAY, [id, element]) => {
-                self.types.insert(
-                    *id,
-                    Type::Array {
-                        element: *element,
-                        length_id: None,
-                    },
-                );
-            }
-            (OP_TYPE_STRUCT, [id, members @ ..]) => {
-                self.types.insert(
-                    *id,
-                    Type::Struct {
-                        members: members.to_vec(),
-                    },
-                );
-            }
-            (OP_TYPE_POINTER, [id, storage, pointee]) => {
-                self.types.insert(
-                    *id,
-                    Type::Pointer {
-                        storage: *storage,
-                        pointee: *pointee,
-                    },
-                );
-            }
-            (OP_TYPE_IMAGE, [id, _sampled_type, dim, ..]) => {
-                self.types.insert(*id, Type::Image { dim: *dim });
-            }
-            (OP_TYPE_SAMPLED_IMAGE, [id, image]) => {
-                self.types.insert(*id, Type::SampledImage { image: *image });
-            }
-            // 32-bit constants are all that array lengths use here.
-            (OP_CONSTANT, [_type, id, value, ..]) => {
-                self.constants.insert(*id, *value);
-            }
-            (OP_VARIABLE, [pointer_type, id, STORAGE_CLASS_INPUT, ..]) => {
-                self.input_variables.push((*id, *pointer_type));
-            }
-            // Push constants (storage class 9) are not descriptors.
-            (
-                OP_VARIABLE,
-                [pointer_type, id, STORAGE_CLASS_UNIFORM_CONSTANT
-                | STORAGE_CLASS_UNIFORM
-                | STORAGE_CLASS_STORAGE_BUFFER, ..],
-            ) => {
-                self.resource_variables.push((*id, *pointer_type));
-            }
-            _ => {}
-        }
-    }
-
-    fn struct_layout(&self, id: u32) -> StructLayout {
-        let Some(Type::Struct { members }) = self.types.get(&id) else {
-            unreachable!("struct_layout is only called on struct ids");
-        };
-        let members: Vec<MemberLayout> = (0u32..)
-            .zip(members)
-            .map(|(index, _)| MemberLayout {
-                name: self
-                    .member_names
-                    .get(&(id, index))
-                    .cloned()
-                    .unwrap_or_default(),
-                offset: self.member_offsets.get(&(id, index)).copied().unwrap_or(0),
-            })
-            .collect();
-        let stride = self.types.iter().find_map(|(array, ty)| match ty {
-            Type::Array { element, .. } if *element == id => self.array_strides.get(array).copied(),
-            _ => None,
-        });
-        StructLayout {
-            name: self.names.get(&id).cloned().unwrap_or_default(),
-            size: stride.unwrap_or_else(|| self.struct_end(id)),
-            members,
-        }
-    }
-
-    /// Where the last member of struct `id` ends.
-    fn struct_end(&self, id: u32) -> u32 {
-        let Some(Type::Struct { members }) = self.types.get(&id) else {
-            return 0;
-        };
-        (0u32..)
-            .zip(members)
-            .map(|(index, ty)| {
-                let offset = self.member_offsets.get(&(id, index)).copied().unwrap_or(0);
-                let matrix_stride = self.member_matrix_strides.get(&(id, index)).copied();
-                offset + self.type_size(*ty, matrix_stride)
-            })
-            .max()
-            .unwrap_or(0)
-    }
-
-    fn type_size(&self, ty: u32, matrix_stride: Option<u32>) -> u32 {
-        match self.types.get(&ty) {
-            Some(Type::Scalar(_, bytes)) => *bytes,
-            Some(Type::Vector { component, count }) => count * self.type_size(*component, None),
-            Some(Type::Matrix { columns }) => columns * matrix_stride.unwrap_or(16),
-            Some(Type::Array { length_id, .. }) => {
-                let stride = self.array_strides.get(&ty).copied().unwrap_or(0);
-                let length = length_id
-                    .and_then(|l| self.constants.get(&l).copied())
-                    .unwrap_or(0);
-                stride * length
-            }
-            Some(Type::Struct { .. }) => self.struct_end(ty),
-            Some(Type::Pointer { .. } | Type::Image { .. } | Type::SampledImage { .. }) | None => 0,
-        }
-    }
-}
-
-/// A nul-terminated UTF-8 string packed little-endian into words.
-fn literal_string(words: &[u32]) -> String {
-    let bytes: Vec<u8> = words
-        .iter()
-        .flat_map(|w| w.to_le_bytes())
-        .take_while(|&b| b != 0)
-        .collect();
-    String::from_utf8_lossy(&bytes).into_owned()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::gpu::shaders::spirv;
+    use rspirv::spirv::MAGIC_NUMBER;
 
     const COMPUTE: vk::ShaderStageFlags = vk::ShaderStageFlags::COMPUTE;
     const VERTEX: vk::ShaderStageFlags = vk::ShaderStageFlags::VERTEX;
@@ -639,7 +340,8 @@ mod tests {
 
     /// (binding, kind, name) of every descriptor of set `set` in `spirv`.
     fn bindings_of(spirv: &[u8], set: u32) -> Vec<(u32, DescriptorKind, String)> {
-        descriptor_bindings(&words(spirv))
+        descriptor_bindings(spirv)
+            .unwrap()
             .into_iter()
             .filter(|d| d.set == set)
             .map(|d| (d.binding, d.kind, d.name))
@@ -675,7 +377,7 @@ mod tests {
             ..descriptor(1, binding, CombinedImageSampler, name)
         };
         assert_eq!(
-            descriptor_bindings(&words(spirv::CROWD_FRAG)),
+            descriptor_bindings(spirv::CROWD_FRAG).unwrap(),
             [
                 descriptor(0, 2, UniformBuffer, "Frame"),
                 skins(0, "diffuse_maps"),
@@ -683,7 +385,7 @@ mod tests {
                 skins(2, "specular_maps"),
             ]
         );
-        assert_eq!(descriptor_bindings(&words(spirv::SKELETON_FRAG)), []);
+        assert_eq!(descriptor_bindings(spirv::SKELETON_FRAG).unwrap(), []);
     }
 
     #[test]
@@ -732,15 +434,12 @@ mod tests {
 
     #[test]
     fn merged_compute_set_is_frame_storage_buffers_and_two_texel_buffers() {
-        let cull = words(spirv::CULL_COMP);
-        let draws = words(spirv::DRAWS_COMP);
-        let animate = words(spirv::ANIMATE_COMP);
         let merged = merged_set_bindings(
             0,
             &[
-                ("cull.comp", &cull[..], COMPUTE),
-                ("draws.comp", &draws[..], COMPUTE),
-                ("animate.comp", &animate[..], COMPUTE),
+                ("cull.comp", spirv::CULL_COMP, COMPUTE),
+                ("draws.comp", spirv::DRAWS_COMP, COMPUTE),
+                ("animate.comp", spirv::ANIMATE_COMP, COMPUTE),
             ],
         )
         .unwrap();
@@ -763,15 +462,11 @@ mod tests {
 
     #[test]
     fn merged_draw_sets_combine_stages() {
-        let crowd_vert = words(spirv::CROWD_VERT);
-        let crowd_frag = words(spirv::CROWD_FRAG);
-        let skeleton_vert = words(spirv::SKELETON_VERT);
-        let skeleton_frag = words(spirv::SKELETON_FRAG);
         let stages = [
-            ("crowd.vert", &crowd_vert[..], VERTEX),
-            ("crowd.frag", &crowd_frag[..], FRAGMENT),
-            ("skeleton.vert", &skeleton_vert[..], VERTEX),
-            ("skeleton.frag", &skeleton_frag[..], FRAGMENT),
+            ("crowd.vert", spirv::CROWD_VERT, VERTEX),
+            ("crowd.frag", spirv::CROWD_FRAG, FRAGMENT),
+            ("skeleton.vert", spirv::SKELETON_VERT, VERTEX),
+            ("skeleton.frag", spirv::SKELETON_FRAG, FRAGMENT),
         ];
 
         let scene = merged_set_bindings(0, &stages).unwrap();
@@ -827,13 +522,11 @@ mod tests {
     fn merging_disagreeing_shaders_names_them() {
         // crowd.vert's set 0 against cull.comp's: binding 0 and 2 differ in
         // kind (storage vs uniform), binding 3 only in name, binding 1 agrees.
-        let crowd_vert = words(spirv::CROWD_VERT);
-        let cull = words(spirv::CULL_COMP);
         let error = merged_set_bindings(
             0,
             &[
-                ("crowd.vert", &crowd_vert[..], VERTEX),
-                ("cull.comp", &cull[..], COMPUTE),
+                ("crowd.vert", spirv::CROWD_VERT, VERTEX),
+                ("cull.comp", spirv::CULL_COMP, COMPUTE),
             ],
         )
         .unwrap_err();
@@ -852,76 +545,92 @@ mod tests {
     }
 
     /// One instruction: the word count and opcode, then the operands.
-    fn instruction(module: &mut Vec<u32>, opcode: u32, operands: &[u32]) {
-        module.push(((operands.len() as u32 + 1) << 16) | opcode);
+    fn instruction(module: &mut Vec<u32>, op: Op, operands: &[u32]) {
+        module.push(((operands.len() as u32 + 1) << 16) | op as u32);
         module.extend_from_slice(operands);
+    }
+
+    /// A nul-terminated string packed into words, as SPIR-V literals are.
+    fn literal(text: &str) -> Vec<u32> {
+        let mut bytes = text.as_bytes().to_vec();
+        bytes.resize(text.len() / 4 * 4 + 4, 0);
+        bytes
+            .chunks_exact(4)
+            .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+            .collect()
     }
 
     /// A hand-assembled module for what the compiled shaders lack (they are
     /// SPIR-V 1.5): a pre-1.3 BufferBlock storage buffer, a push constant
     /// block, an array of samplers, and a conflicting uniform buffer.
-    fn hand_built(storage_decoration: u32, push_constant_binding: bool) -> Vec<u32> {
+    fn hand_built(storage_decoration: Decoration, push_constant_binding: bool) -> Vec<u8> {
         let (float, uint, image, sampled, length) = (1, 2, 3, 4, 5);
         let (array, array_ptr, samplers, block, block_ptr, buffer) = (6, 7, 8, 9, 10, 11);
         let (push_block, push_ptr, push) = (12, 13, 14);
-        let mut m = vec![SPIRV_MAGIC, 0x0001_0000, 0, 15, 0];
-        let name = |m: &mut Vec<u32>, id: u32, text: &str| {
-            let mut bytes = text.as_bytes().to_vec();
-            bytes.resize(text.len() / 4 * 4 + 4, 0);
+        let (uniform_constant, uniform, push_constant) = (
+            StorageClass::UniformConstant as u32,
+            StorageClass::Uniform as u32,
+            StorageClass::PushConstant as u32,
+        );
+        let (set, binding) = (Decoration::DescriptorSet as u32, Decoration::Binding as u32);
+        let mut m = vec![MAGIC_NUMBER, 0x0001_0000, 0, 15, 0];
+        for (id, text) in [
+            (block, "Data"),
+            (buffer, ""),
+            (samplers, "textures"),
+            (push_block, "Constants"),
+        ] {
             let mut operands = vec![id];
-            operands.extend(words(&bytes));
-            instruction(m, OP_NAME, &operands);
-        };
-        name(&mut m, block, "Data");
-        name(&mut m, buffer, "");
-        name(&mut m, samplers, "textures");
-        name(&mut m, push_block, "Constants");
-        instruction(&mut m, OP_DECORATE, &[block, storage_decoration]);
-        instruction(&mut m, OP_DECORATE, &[buffer, DECORATION_DESCRIPTOR_SET, 0]);
-        instruction(&mut m, OP_DECORATE, &[buffer, DECORATION_BINDING, 1]);
-        instruction(
-            &mut m,
-            OP_DECORATE,
-            &[samplers, DECORATION_DESCRIPTOR_SET, 0],
-        );
-        instruction(&mut m, OP_DECORATE, &[samplers, DECORATION_BINDING, 2]);
-        instruction(&mut m, OP_DECORATE, &[push_block, DECORATION_BLOCK]);
-        if push_constant_binding {
-            // Invalid SPIR-V, but shows that storage class 9 is never read.
-            instruction(&mut m, OP_DECORATE, &[push, DECORATION_DESCRIPTOR_SET, 0]);
-            instruction(&mut m, OP_DECORATE, &[push, DECORATION_BINDING, 3]);
+            operands.extend(literal(text));
+            instruction(&mut m, Op::Name, &operands);
         }
-        instruction(&mut m, OP_TYPE_FLOAT, &[float, 32]);
-        instruction(&mut m, OP_TYPE_IMAGE, &[image, float, 1, 0, 0, 0, 1, 0]);
-        instruction(&mut m, OP_TYPE_SAMPLED_IMAGE, &[sampled, image]);
-        instruction(&mut m, OP_TYPE_INT, &[uint, 32, 0]);
-        instruction(&mut m, OP_CONSTANT, &[uint, length, 4]);
-        instruction(&mut m, OP_TYPE_ARRAY, &[array, sampled, length]);
+        instruction(&mut m, Op::Decorate, &[block, storage_decoration as u32]);
+        instruction(&mut m, Op::Decorate, &[buffer, set, 0]);
+        instruction(&mut m, Op::Decorate, &[buffer, binding, 1]);
+        instruction(&mut m, Op::Decorate, &[samplers, set, 0]);
+        instruction(&mut m, Op::Decorate, &[samplers, binding, 2]);
         instruction(
             &mut m,
-            OP_TYPE_POINTER,
-            &[array_ptr, STORAGE_CLASS_UNIFORM_CONSTANT, array],
+            Op::Decorate,
+            &[push_block, Decoration::Block as u32],
         );
-        instruction(&mut m, OP_TYPE_STRUCT, &[block, float]);
+        for struct_id in [block, push_block] {
+            let offset = Decoration::Offset as u32;
+            instruction(&mut m, Op::MemberDecorate, &[struct_id, 0, offset, 0]);
+        }
+        if push_constant_binding {
+            // Invalid SPIR-V, but shows that push constants are never descriptors.
+            instruction(&mut m, Op::Decorate, &[push, set, 0]);
+            instruction(&mut m, Op::Decorate, &[push, binding, 3]);
+        }
+        instruction(&mut m, Op::TypeFloat, &[float, 32]);
+        let dim = Dim::Dim2D as u32;
+        instruction(&mut m, Op::TypeImage, &[image, float, dim, 0, 0, 0, 1, 0]);
+        instruction(&mut m, Op::TypeSampledImage, &[sampled, image]);
+        instruction(&mut m, Op::TypeInt, &[uint, 32, 0]);
+        instruction(&mut m, Op::Constant, &[uint, length, 4]);
+        instruction(&mut m, Op::TypeArray, &[array, sampled, length]);
         instruction(
             &mut m,
-            OP_TYPE_POINTER,
-            &[block_ptr, STORAGE_CLASS_UNIFORM, block],
+            Op::TypePointer,
+            &[array_ptr, uniform_constant, array],
         );
-        instruction(&mut m, OP_TYPE_STRUCT, &[push_block, float]);
-        instruction(&mut m, OP_TYPE_POINTER, &[push_ptr, 9, push_block]);
+        instruction(&mut m, Op::TypeStruct, &[block, float]);
+        instruction(&mut m, Op::TypePointer, &[block_ptr, uniform, block]);
+        instruction(&mut m, Op::TypeStruct, &[push_block, float]);
         instruction(
             &mut m,
-            OP_VARIABLE,
-            &[array_ptr, samplers, STORAGE_CLASS_UNIFORM_CONSTANT],
+            Op::TypePointer,
+            &[push_ptr, push_constant, push_block],
         );
         instruction(
             &mut m,
-            OP_VARIABLE,
-            &[block_ptr, buffer, STORAGE_CLASS_UNIFORM],
+            Op::Variable,
+            &[array_ptr, samplers, uniform_constant],
         );
-        instruction(&mut m, OP_VARIABLE, &[push_ptr, push, 9]);
-        m
+        instruction(&mut m, Op::Variable, &[block_ptr, buffer, uniform]);
+        instruction(&mut m, Op::Variable, &[push_ptr, push, push_constant]);
+        m.iter().flat_map(|word| word.to_le_bytes()).collect()
     }
 
     #[test]
@@ -930,14 +639,14 @@ mod tests {
             count: 4,
             ..descriptor(0, 2, CombinedImageSampler, "textures")
         };
-        let legacy = hand_built(DECORATION_BUFFER_BLOCK, true);
+        let legacy = hand_built(Decoration::BufferBlock, true);
         assert_eq!(
-            descriptor_bindings(&legacy),
+            descriptor_bindings(&legacy).unwrap(),
             [descriptor(0, 1, StorageBuffer, "Data"), textures.clone()]
         );
-        let uniform = hand_built(DECORATION_BLOCK, false);
+        let uniform = hand_built(Decoration::Block, false);
         assert_eq!(
-            descriptor_bindings(&uniform),
+            descriptor_bindings(&uniform).unwrap(),
             [descriptor(0, 1, UniformBuffer, "Data"), textures]
         );
 

@@ -2,7 +2,7 @@
 
 use ash::vk;
 
-use super::{debug, reflect, vk_error, Context, GpuError};
+use super::{debug, vk_error, Context, GpuError};
 
 /// `CROWD_VERT`, `CROWD_FRAG`, ...: one constant per file in shaders/.
 pub mod spirv {
@@ -14,7 +14,9 @@ pub fn create_shader_module(
     name: &str,
     spirv: &[u8],
 ) -> Result<vk::ShaderModule, GpuError> {
-    let code = reflect::words(spirv);
+    // Copied into words: `include_bytes!` promises no alignment.
+    let code = ash::util::read_spv(&mut std::io::Cursor::new(spirv))
+        .map_err(|error| GpuError::ShaderInterface(format!("{name}: {error}")))?;
     let info = vk::ShaderModuleCreateInfo::default().code(&code);
     ctx.creation_step("vkCreateShaderModule")?;
     let module = unsafe { ctx.device.create_shader_module(&info, None) }

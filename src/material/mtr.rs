@@ -1,6 +1,6 @@
-//! The `.mtr` files of Doom 3 (and Quake 4, Prey): a tokenizer and a
-//! forgiving parser that keeps, of each material, only the three images a
-//! lit surface needs.
+//! The `.mtr` files of Doom 3 (and Quake 4, Prey): a forgiving parser, on
+//! the declaration files' lexer, that keeps, of each material, only the
+//! three images a lit surface needs.
 //!
 //! A file is a list of declarations. `name { ... }`, optionally preceded by
 //! the word `material`, is a material; `type name { ... }` (`table`, `skin`,
@@ -13,6 +13,8 @@
 //!
 //! Nothing here is fatal: a syntax error is a warning `file:line: what`
 //! and parsing goes on, as the game itself does.
+
+use crate::decl::lexer::{self, TokenKind};
 
 /// An image reference as the file writes it, not yet looked up on disk.
 #[derive(Clone, Debug, PartialEq)]
@@ -44,12 +46,14 @@ pub(super) struct ParsedFile {
 
 /// Parses one `.mtr` file; `file` is how warnings name it.
 pub(super) fn parse(text: &str, file: &str) -> ParsedFile {
-    let mut warnings = Vec::new();
-    let tokens = tokenize(text, &mut |line, what| {
-        warnings.push(format!("{file}:{line}: {what}"));
-    });
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let (read, lexer_warnings) = lexer::tokenize(text);
+    let warnings = lexer_warnings
+        .into_iter()
+        .map(|(line, what)| format!("{file}:{line}: {what}"))
+        .collect();
     let mut parser = Parser {
-        tokens,
+        tokens: tokens(&read),
         pos: 0,
         file,
         parsed: ParsedFile {
@@ -62,16 +66,17 @@ pub(super) fn parse(text: &str, file: &str) -> ParsedFile {
 }
 
 // ---------------------------------------------------------------------------
-// Tokens
+// Tokens: the declaration files' lexer's (`decl::lexer`, id Tech 4's
+// `idLexer`), so a `-` ends a name as in the game, seen as what a material
+// needs of them.
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Kind {
-    /// A run of characters up to whitespace, a quote, a comment or one of
-    /// the punctuation characters: paths, keywords and numbers alike.
+    /// A name or a number: paths, keywords and numbers alike.
     Word,
     /// A quoted string; the text is what lies between the quotes.
     Str,
-    /// One of `{ } ( ) ,`.
+    /// One character of punctuation: `{ } ( ) ,` and the like.
     Punct,
     End,
 }
@@ -98,92 +103,24 @@ impl Token<'_> {
     }
 }
 
-const PUNCTUATION: &[u8] = b"{}(),";
-
-/// Splits `text` into tokens; `//` and `/* */` comments are dropped.
-/// Unclosed comments and strings are reported through `warn(line, what)`.
-fn tokenize<'a>(text: &'a str, warn: &mut dyn FnMut(u32, &str)) -> Vec<Token<'a>> {
-    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let bytes = text.as_bytes();
-    let starts_comment =
-        |i: usize| bytes[i] == b'/' && matches!(bytes.get(i + 1), Some(b'/' | b'*'));
-    let mut tokens = Vec::new();
-    let mut line = 1u32;
-    let mut i = 0;
-    while i < bytes.len() {
-        let c = bytes[i];
-        if c == b'\n' {
-            line += 1;
-            i += 1;
-        } else if c.is_ascii_whitespace() {
-            i += 1;
-        } else if starts_comment(i) && bytes[i + 1] == b'/' {
-            while i < bytes.len() && bytes[i] != b'\n' {
-                i += 1;
-            }
-        } else if starts_comment(i) {
-            let opened = line;
-            i += 2;
-            loop {
-                if i >= bytes.len() {
-                    warn(opened, "'/*' comment is never closed");
-                    break;
-                }
-                if bytes[i] == b'*' && bytes.get(i + 1) == Some(&b'/') {
-                    i += 2;
-                    break;
-                }
-                if bytes[i] == b'\n' {
-                    line += 1;
-                }
-                i += 1;
-            }
-        } else if c == b'"' {
-            let start = i + 1;
-            let mut end = start;
-            while end < bytes.len() && bytes[end] != b'"' && bytes[end] != b'\n' {
-                end += 1;
-            }
-            if bytes.get(end) != Some(&b'"') {
-                warn(line, "quoted string is never closed on its line");
-                i = end;
-            } else {
-                i = end + 1;
-            }
-            tokens.push(Token {
-                kind: Kind::Str,
-                text: &text[start..end],
-                line,
-            });
-        } else if PUNCTUATION.contains(&c) {
-            tokens.push(Token {
-                kind: Kind::Punct,
-                text: &text[i..i + 1],
-                line,
-            });
-            i += 1;
-        } else {
-            // Delimiters are ASCII, so a word never ends inside a UTF-8 sequence.
-            let start = i;
-            while i < bytes.len()
-                && !bytes[i].is_ascii_whitespace()
-                && !PUNCTUATION.contains(&bytes[i])
-                && bytes[i] != b'"'
-                && !starts_comment(i)
-            {
-                i += 1;
-            }
-            tokens.push(Token {
-                kind: Kind::Word,
-                text: &text[start..i],
-                line,
-            });
-        }
-    }
+/// `read` as the parser sees it, ending with an `End` token.
+fn tokens(read: &[lexer::Token]) -> Vec<Token<'_>> {
+    let mut tokens: Vec<Token> = read
+        .iter()
+        .map(|token| Token {
+            kind: match token.kind {
+                TokenKind::Name | TokenKind::Number => Kind::Word,
+                TokenKind::Quoted => Kind::Str,
+                TokenKind::Punctuation => Kind::Punct,
+            },
+            text: &token.text,
+            line: token.line,
+        })
+        .collect();
     tokens.push(Token {
         kind: Kind::End,
         text: "",
-        line,
+        line: read.last().map_or(1, |token| token.line),
     });
     tokens
 }
@@ -625,35 +562,57 @@ mod tests {
     }
 
     #[test]
-    fn tokens_skip_comments_and_keep_lines() {
-        let text = "a // one\n/* two\nthree */ b{\"c d\"(e,f)}";
-        let tokens = tokenize(text, &mut |_, what| panic!("{what}"));
-        let seen: Vec<(Kind, &str, u32)> =
-            tokens.iter().map(|t| (t.kind, t.text, t.line)).collect();
-        use Kind::*;
-        assert_eq!(
-            seen,
-            [
-                (Word, "a", 1),
-                (Word, "b", 3),
-                (Punct, "{", 3),
-                (Str, "c d", 3),
-                (Punct, "(", 3),
-                (Word, "e", 3),
-                (Punct, ",", 3),
-                (Word, "f", 3),
-                (Punct, ")", 3),
-                (Punct, "}", 3),
-                (End, "", 3),
-            ]
+    fn comments_are_skipped_and_lines_kept() {
+        let parsed = parse(
+            "// one\n/* two\nthree */ m{\"c d\"(e,f) diffusemap models/x/y_d.tga //c\n}",
+            "a.mtr",
         );
+        assert!(parsed.warnings.is_empty(), "{:?}", parsed.warnings);
+        let m = only(&parsed);
+        assert_eq!((m.name.as_str(), m.line), ("m", 3));
+        assert_eq!(m.diffuse, image("models/x/y_d.tga"));
     }
 
+    /// As id Tech 4's lexer reads them (dhewm3 `idLexer::ReadName`, without
+    /// `LEXFL_ONLYSTRINGS`): a `-` is punctuation of its own, so it ends a
+    /// name, and `//` inside a path is part of it. The game reads a
+    /// heightmap's scale as one token (`R_ParseImageProgram_r`), so `-4` is
+    /// no scale there either.
     #[test]
-    fn a_path_with_slashes_is_one_word() {
-        let tokens = tokenize("models/x/y_d.tga//c", &mut |_, what| panic!("{what}"));
-        assert_eq!(tokens[0].text, "models/x/y_d.tga");
-        assert_eq!(tokens[1].kind, Kind::End);
+    fn a_minus_ends_a_name_as_in_the_game() {
+        let parsed = parse(
+            "m {\n diffusemap models/a-b.tga\n specularmap models/s//c\n \
+             bumpmap heightmap(models/h, -4)\n}",
+            "l.mtr",
+        );
+        let m = only(&parsed);
+        assert_eq!(m.diffuse, image("models/a"));
+        assert_eq!(m.specular, image("models/s//c"));
+        assert_eq!(
+            m.normal,
+            Some(MapRef::HeightMap {
+                image: "models/h".to_owned(),
+                scale: 1.0
+            })
+        );
+        assert_eq!(
+            parsed.warnings,
+            [
+                "l.mtr:4: expected an image after '('",
+                "l.mtr:4: heightmap( without a numeric scale; using 1"
+            ]
+        );
+        // A material named with a dash is read up to it, as the game's
+        // declaration manager reads it: the name, then no `{`.
+        let parsed = parse("textures/a-b { diffusemap x }", "n.mtr");
+        assert_eq!(
+            parsed.warnings,
+            [
+                "n.mtr:1: 'textures/a' is not followed by a '{' block; skipped",
+                "n.mtr:1: unexpected '-'"
+            ]
+        );
+        assert_eq!(only(&parsed).name, "b");
     }
 
     #[test]
@@ -804,7 +763,7 @@ m { }",
         let parsed = parse("m {\n diffusemap \"models/q.tga\n}", "i.mtr");
         assert_eq!(
             parsed.warnings,
-            ["i.mtr:2: quoted string is never closed on its line"]
+            ["i.mtr:2: a string without its closing quote"]
         );
         assert_eq!(only(&parsed).diffuse, image("models/q.tga"));
     }

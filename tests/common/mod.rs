@@ -18,6 +18,8 @@ use image::RgbaImage;
 use md5crowd::gpu::context::Validation;
 use md5crowd::gpu::{Context, ContextDesc};
 use md5crowd::md5::{read_anim_file, read_mesh_file, Md5Error};
+use md5crowd::model::Model;
+use md5crowd::skin::InfluenceLimit;
 
 /// Whether CI asked for every Vulkan, window and device-feature test to
 /// run: `MD5CROWD_REQUIRE_VULKAN=1`.
@@ -56,6 +58,20 @@ pub fn vulkan_or_skip() -> bool {
 /// [`vulkan_or_skip`], then whether the device draws wireframes
 /// (`fillModeNonSolid`); missing, it skips or (CI) fails like Vulkan.
 pub fn wireframe_or_skip() -> bool {
+    feature_or_skip("fillModeNonSolid", |device| device.wireframe)
+}
+
+/// [`vulkan_or_skip`], then whether one indirect call can draw many
+/// commands (`multiDrawIndirect`); without it `--multi-draw on` draws as
+/// `off` does, so a comparison of the two tests nothing: it skips or (CI)
+/// fails like Vulkan.
+pub fn multi_draw_or_skip() -> bool {
+    feature_or_skip("multiDrawIndirect", |device| device.multi_draw_indirect)
+}
+
+/// [`vulkan_or_skip`], then whether the device has the feature `name`
+/// (`has` reads it off the context).
+fn feature_or_skip(name: &str, has: impl Fn(&Context) -> bool) -> bool {
     if !vulkan_or_skip() {
         return false;
     }
@@ -65,7 +81,7 @@ pub fn wireframe_or_skip() -> bool {
         window: None,
     })
     .expect("a device");
-    probe.wireframe || required_or_skip(&format!("{} has no fillModeNonSolid", probe.device_name))
+    has(&probe) || required_or_skip(&format!("{} has no {name}", probe.device_name))
 }
 
 /// Whether `xdotool` is installed (it can be started: `xdotool version`
@@ -254,6 +270,20 @@ pub fn assets() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("assets")
 }
 
+/// The shipped character's mesh.
+pub fn shipped_mesh() -> PathBuf {
+    assets().join("crowdling.md5mesh")
+}
+
+/// The shipped character with every shipped clip, in name order.
+pub fn shipped_model() -> Model {
+    let anims: Vec<PathBuf> = ["idle", "run", "walk", "wave"]
+        .iter()
+        .map(|name| assets().join(format!("{name}.md5anim")))
+        .collect();
+    Model::load(&shipped_mesh(), &anims, InfluenceLimit::Four).unwrap()
+}
+
 /// A fresh directory for one test's files.
 pub fn scratch_dir(test: &str) -> PathBuf {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
@@ -275,9 +305,15 @@ pub fn md5crowd_validated(args: &[&str]) -> Output {
 /// Runs `md5crowd ARGS` as a user types it: no validation layer, the
 /// default log level.
 pub fn md5crowd_as_typed(args: &[&str]) -> Output {
+    md5crowd_as_typed_with_env(args, &[])
+}
+
+/// [`md5crowd_as_typed`] with these environment variables set.
+pub fn md5crowd_as_typed_with_env(args: &[&str], env: &[(&str, &str)]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_md5crowd"))
         .args(args)
         .env_remove("RUST_LOG")
+        .envs(env.iter().copied())
         .output()
         .expect("run md5crowd")
 }
@@ -350,14 +386,25 @@ pub fn render(dir: &Path, name: &str, args: &[&str]) -> RgbaImage {
 
 /// [`render`], and what the run logged (stderr).
 pub fn render_with_log(dir: &Path, name: &str, args: &[&str]) -> (RgbaImage, String) {
+    render_sized(dir, name, (320, 240), args)
+}
+
+/// [`render_with_log`] at (width, height).
+pub fn render_sized(
+    dir: &Path,
+    name: &str,
+    (width, height): (u32, u32),
+    args: &[&str],
+) -> (RgbaImage, String) {
     let png = dir.join(format!("{name}.png"));
     let png_arg = png.to_str().unwrap();
+    let (width, height) = (width.to_string(), height.to_string());
     let mut all = vec![
         "--headless",
         "--width",
-        "320",
+        &width,
         "--height",
-        "240",
+        &height,
         "--screenshot",
         png_arg,
     ];
