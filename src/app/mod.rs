@@ -31,7 +31,7 @@ use crate::md5::Md5Error;
 use crate::model::Model;
 use crate::skin::InfluenceLimit;
 use crowd_state::{CrowdSpec, CrowdState};
-use load::{load_cast, Cast};
+use load::{load_cast, Cast, GameFolders};
 pub use render_args::{LoadArgs, RenderArgs};
 
 #[derive(Debug, thiserror::Error)]
@@ -140,8 +140,10 @@ pub fn run(args: &RenderArgs) -> Result<(), AppError> {
             )));
         }
     }
+    // Switching influences loads the cast again, not the game folders.
+    let folders = GameFolders::default();
     let load = |limit: InfluenceLimit| {
-        load_cast(
+        folders.load_cast(
             args.model.as_deref(),
             &args.anims,
             args.mesh.as_deref(),

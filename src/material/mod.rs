@@ -7,7 +7,8 @@
 //! of a game folder ([`crate::vfs::Vfs`]: loose files and pk4 archives;
 //! `mtr`) and resolves a shader to image files
 //! ([`MaterialLibrary::resolve`]) the way the game would (`find`).
-//! `decode` turns those files into pixels, `dds` reads precompressed ones,
+//! `read` reads the images a model draws with at load ([`MaterialMaps`]);
+//! `decode` turns their bytes into pixels, `dds` reads precompressed ones,
 //! and `texels` gives the levels the GPU takes. Everything here is
 //! CPU-only; `gpu::texture` uploads the result.
 
@@ -15,6 +16,7 @@ mod dds;
 mod decode;
 mod find;
 mod mtr;
+mod read;
 mod texels;
 
 use std::collections::HashMap;
@@ -25,6 +27,7 @@ pub use decode::{
     decode_image, encode_normal, fit_within, normal_map_from_height, normals_from_heights,
     DecodedImage, MapKind,
 };
+pub use read::{ImageBytes, MaterialMaps};
 pub use texels::{map_texels, MapTexels};
 
 use crate::vfs::{self, GameFile, Vfs};
