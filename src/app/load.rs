@@ -63,7 +63,10 @@ pub(super) fn load_cast(
     load: &LoadArgs,
     limit: InfluenceLimit,
 ) -> Result<Cast, AppError> {
-    GameFolders::default().load_cast(model, anims, mesh_name, load, limit)
+    let folders = GameFolders::default();
+    let cast = folders.load_cast(model, anims, mesh_name, load, limit)?;
+    folders.log_materials();
+    Ok(cast)
 }
 
 impl GameFolders {
@@ -77,7 +80,7 @@ impl GameFolders {
             return Rc::clone(folder);
         }
         let (game, _) = Game::open(base, mod_dir);
-        let materials = MaterialLibrary::from_vfs(&game.vfs);
+        let materials = MaterialLibrary::read(&game.vfs);
         let folder = Rc::new(GameFolder {
             base: base.to_path_buf(),
             mod_dir: mod_dir.map(Path::to_path_buf),
@@ -88,11 +91,20 @@ impl GameFolders {
         folder
     }
 
+    /// The material summary of each folder opened
+    /// ([`MaterialLibrary::log_summary`]), once the caller has checked
+    /// what it loaded.
+    pub(super) fn log_materials(&self) {
+        for folder in self.opened.borrow().iter() {
+            folder.materials.log_summary();
+        }
+    }
+
     /// The models the command line names: `model`, then every argument of
     /// `anims` that is no .md5anim starts another, and the .md5anim files
-    /// after a model are its clips. Each is loaded as [`GameFolders::load_model`] loads one
-    /// (`--mesh`, `--skin` and `--skins` apply to each); `--mix` gives their
-    /// shares of the crowd.
+    /// after a model are its clips. Each is loaded as
+    /// [`GameFolders::load_model`] loads one (`--mesh`, `--skin` and
+    /// `--skins` apply to each); `--mix` gives their shares of the crowd.
     pub(super) fn load_cast(
         &self,
         model: Option<&Path>,
@@ -203,6 +215,14 @@ impl GameFolders {
                 skin_names.len()
             )));
         }
+        let loop_overrides = LoopOverrides {
+            looping: load.looping.clone(),
+            once: load.once.clone(),
+        };
+        let clip_names: Vec<&str> = character.clips.iter().map(|c| c.name.as_str()).collect();
+        loop_overrides
+            .check(&clip_names)
+            .map_err(AppError::Arguments)?;
         // A mesh on disk draws with the materials, and skins, of the game
         // folder it lies in.
         let folder = named_folder.or_else(|| {
@@ -214,15 +234,6 @@ impl GameFolders {
         });
         let game = folder.as_ref().map(|folder| &folder.game);
         let skins = choose_skins(&skin_names, character.skin.as_deref(), game)?;
-
-        let loop_overrides = LoopOverrides {
-            looping: load.looping.clone(),
-            once: load.once.clone(),
-        };
-        let clip_names: Vec<&str> = character.clips.iter().map(|c| c.name.as_str()).collect();
-        loop_overrides
-            .check(&clip_names)
-            .map_err(AppError::Arguments)?;
         let options = LoadOptions {
             influences: limit,
             loop_overrides,

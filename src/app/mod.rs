@@ -162,7 +162,11 @@ pub fn run(args: &RenderArgs) -> Result<(), AppError> {
         animate_kernel: args.animate_kernel.kernel(),
         locomotion: args.locomotion == render_args::Switch::On,
     };
+    folders.log_materials();
     let counts = if args.headless {
+        // Nothing loads again: the folders' indexes and declarations go
+        // before the upload.
+        drop(folders);
         headless::run(args, cast, spec)?
     } else {
         window::run(args, cast, spec, &load)?

@@ -84,8 +84,8 @@ pub struct GpuModel {
     pub parts: Vec<ModelPart>,
     pub limit: InfluenceLimit,
     /// One material per distinct md5 shader string of a model, as the skins
-    /// remap them: its diffuse, normal and specular maps, as
-    /// `crate::material` finds them.
+    /// remap them: its diffuse, normal and specular maps, decoded from the
+    /// images the model read at load (`Model::materials`).
     pub materials: MaterialTextures,
     pub skeleton_lines: Buffer,
     /// The most levels of detail any model has: the stride of the indirect

@@ -106,6 +106,8 @@ pub struct MaterialLibrary {
     game: Option<Vfs>,
     /// By `find::canonical_name`: lower case, no extension.
     materials: HashMap<String, Material>,
+    /// How many `.mtr` files were read.
+    mtr_files: usize,
     /// Every problem met while loading, `file:line: what` (already logged).
     pub warnings: Vec<String>,
 }
@@ -158,16 +160,25 @@ impl MaterialLibrary {
             .map(Path::to_path_buf)
     }
 
+    /// [`MaterialLibrary::read`], and its summary logged
+    /// ([`MaterialLibrary::log_summary`]).
+    pub fn from_vfs(game: &Vfs) -> MaterialLibrary {
+        let library = MaterialLibrary::read(game);
+        library.log_summary();
+        library
+    }
+
     /// Parses the game's `materials/*.mtr` (in name order; the first
     /// definition of a name wins, as in the game). Problems are warnings,
     /// logged and kept in [`MaterialLibrary::warnings`]; a game without
     /// `materials/` still resolves implicit materials.
-    pub fn from_vfs(game: &Vfs) -> MaterialLibrary {
+    pub fn read(game: &Vfs) -> MaterialLibrary {
+        let files = game.list("materials", "mtr");
         let mut library = MaterialLibrary {
             game: Some(game.clone()),
+            mtr_files: files.len(),
             ..MaterialLibrary::default()
         };
-        let files = game.list("materials", "mtr");
         for file in &files {
             let shown = file.to_string();
             let text = match file.read_text() {
@@ -186,12 +197,20 @@ impl MaterialLibrary {
         for warning in &library.warnings {
             log::warn!("{warning}");
         }
-        log::info!(
-            "materials: {} from {} .mtr files in {game}",
-            library.materials.len(),
-            files.len(),
-        );
         library
+    }
+
+    /// Logs how many materials were read from how many `.mtr` files, and
+    /// where: a start-up line, which the command line logs once the
+    /// arguments have been checked (bad input is one error line).
+    pub fn log_summary(&self) {
+        if let Some(game) = &self.game {
+            log::info!(
+                "materials: {} from {} .mtr files in {game}",
+                self.materials.len(),
+                self.mtr_files,
+            );
+        }
     }
 
     fn add(&mut self, decl: mtr::MaterialDecl, file: &str) {
