@@ -392,7 +392,7 @@ fn materials_upload_with_their_formats_under_validation() {
         ("textures/gear/broken", 1), // truncated: the grey default
     ] {
         let material = textures
-            .add(&ctx, &MaterialMaps::read(&resolve(shader)))
+            .add(&ctx, &MaterialMaps::read(&resolve(shader), &mut Vec::new()))
             .unwrap();
         for kind in MapKind::ALL {
             assert_eq!(

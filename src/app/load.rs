@@ -65,7 +65,7 @@ pub(super) fn load_cast(
 ) -> Result<Cast, AppError> {
     let folders = GameFolders::default();
     let cast = folders.load_cast(model, anims, mesh_name, load, limit)?;
-    folders.log_materials();
+    folders.log_loaded(&cast);
     Ok(cast)
 }
 
@@ -91,12 +91,18 @@ impl GameFolders {
         folder
     }
 
-    /// The material summary of each folder opened
-    /// ([`MaterialLibrary::log_summary`]), once the caller has checked
-    /// what it loaded.
-    pub(super) fn log_materials(&self) {
+    /// What loading `cast` found, logged once the caller has checked it
+    /// (bad input is one error line): each opened folder's material
+    /// summary ([`MaterialLibrary::log_summary`]), then each model's
+    /// missing or unreadable images.
+    pub(super) fn log_loaded(&self, cast: &Cast) {
         for folder in self.opened.borrow().iter() {
             folder.materials.log_summary();
+        }
+        for model in &cast.models {
+            for warning in &model.materials.warnings {
+                log::warn!("{warning}");
+            }
         }
     }
 

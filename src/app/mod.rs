@@ -162,7 +162,7 @@ pub fn run(args: &RenderArgs) -> Result<(), AppError> {
         animate_kernel: args.animate_kernel.kernel(),
         locomotion: args.locomotion == render_args::Switch::On,
     };
-    folders.log_materials();
+    folders.log_loaded(&cast);
     let counts = if args.headless {
         // Nothing loads again: the folders' indexes and declarations go
         // before the upload.

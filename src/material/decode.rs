@@ -146,14 +146,20 @@ pub(super) fn cannot_decode(
     error: impl fmt::Display,
 ) -> DecodedImage {
     let mut decoded = DecodedImage::default_for(kind);
-    warn(
-        &mut decoded.warnings,
-        format!(
-            "{file}: cannot decode the {kind} map ({error}); using a {} texture",
-            kind.default_description()
-        ),
-    );
+    warn(&mut decoded.warnings, cannot_use(file, kind, error));
     decoded
+}
+
+/// Why `file` is not used as the `kind` map, and what stands in for it.
+pub(super) fn cannot_use(
+    file: &impl fmt::Display,
+    kind: MapKind,
+    error: impl fmt::Display,
+) -> String {
+    format!(
+        "{file}: cannot decode the {kind} map ({error}); using a {} texture",
+        kind.default_description()
+    )
 }
 
 pub(super) fn warn(warnings: &mut Vec<String>, warning: String) {

@@ -63,7 +63,7 @@ pub struct MaterialImages {
     /// Where the answer came from, for logs: the material's `file:line`,
     /// [`ORIGIN_IMPLICIT`], [`ORIGIN_MESH_FOLDER`] or [`ORIGIN_NONE`].
     pub origin: String,
-    /// What could not be found (already logged), for callers and tests.
+    /// What could not be found, for the caller to log.
     pub warnings: Vec<String>,
 }
 
@@ -265,7 +265,7 @@ impl MaterialLibrary {
     ///
     /// Every lookup tolerates a missing or different image extension and a
     /// different case, and prefers a precompressed copy under `dds/` (see
-    /// `find`). Warnings are logged and kept in the result.
+    /// `find`). Warnings are kept in the result, for the caller to log.
     pub fn resolve(&self, shader: &str, mesh: &GameFile) -> MaterialImages {
         let mut images = MaterialImages::default();
         if let Some(game) = &self.game {
@@ -275,10 +275,7 @@ impl MaterialLibrary {
                     let Some(map) = map else { continue };
                     match self.find_map(game, shader, material, *kind, map) {
                         Ok(source) => *images.slot(*kind) = source,
-                        Err(warning) => {
-                            log::warn!("{warning}");
-                            images.warnings.push(warning);
-                        }
+                        Err(warning) => images.warnings.push(warning),
                     }
                 }
                 log::debug!("shader {shader}: material at {}: {images:?}", images.origin);
@@ -325,7 +322,6 @@ impl MaterialLibrary {
                 places.join(", ")
             )
         };
-        log::warn!("{warning}");
         images.warnings.push(warning);
         images.origin = ORIGIN_NONE.to_owned();
         images

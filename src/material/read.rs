@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use super::decode::cannot_decode;
+use super::decode::cannot_use;
 use super::{ImageSource, MapKind, MaterialImages};
 
 /// An image file's bytes, read once, with what decoding them needs.
@@ -48,13 +48,14 @@ pub struct MaterialMaps {
 }
 
 impl MaterialMaps {
-    /// Reads the images `images` found. A file that cannot be read is a
-    /// warning (logged here, at load) and its kind's default.
-    pub fn read(images: &MaterialImages) -> MaterialMaps {
-        let read = |kind: MapKind| {
+    /// Reads the images `images` found. A file that cannot be read is its
+    /// kind's default and a warning, added to `warnings` for the caller to
+    /// log.
+    pub fn read(images: &MaterialImages, warnings: &mut Vec<String>) -> MaterialMaps {
+        let mut read = |kind: MapKind| {
             let source = images.get(kind)?;
             ImageBytes::read(source)
-                .map_err(|error| cannot_decode(source.file(), kind, error))
+                .map_err(|error| warnings.push(cannot_use(source.file(), kind, error)))
                 .ok()
         };
         MaterialMaps {

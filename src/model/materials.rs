@@ -18,13 +18,17 @@ pub struct ModelMaterials {
     /// Per mesh of the model, per skin, its index into `maps`; empty for a
     /// mesh without triangles (never drawn, never looked up).
     pub of_mesh: Vec<Vec<usize>>,
+    /// Images not found or not readable (each drawn with its kind's
+    /// default), for the loader to log: the command line logs them once
+    /// its arguments are checked, as bad input is one error line.
+    pub warnings: Vec<String>,
 }
 
 impl ModelMaterials {
     /// The materials of `meshes` (of `mesh_file`) under `skins`, looked up
-    /// in `library` ([`MaterialLibrary::resolve`]: missing images are
-    /// warnings, logged there) and read ([`MaterialMaps::read`]: files
-    /// that cannot be read are warnings too). Each shader is resolved once.
+    /// in `library` ([`MaterialLibrary::resolve`]) and read
+    /// ([`MaterialMaps::read`]); images missing or unreadable are kept in
+    /// [`ModelMaterials::warnings`]. Each shader is resolved once.
     pub fn resolve(
         meshes: &[SkinnedMesh],
         skins: &[SkinChoice],
@@ -44,7 +48,9 @@ impl ModelMaterials {
                     let shader = skin.remap(&mesh.shader);
                     *index_of_shader.entry(shader).or_insert_with(|| {
                         let images = library.resolve(shader, mesh_file);
-                        materials.maps.push(MaterialMaps::read(&images));
+                        materials.warnings.extend(images.warnings.iter().cloned());
+                        let maps = MaterialMaps::read(&images, &mut materials.warnings);
+                        materials.maps.push(maps);
                         materials.maps.len() - 1
                     })
                 })
