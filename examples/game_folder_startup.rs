@@ -4,8 +4,14 @@
 //! (the first open, and the best of five) and the heap the opened folder
 //! holds (counted by this program's allocator).
 //!
+//! With `--declarations`, two archives follow, for the `--game` start-up
+//! figures: the shipped character with its textures and materials and a
+//! def declaring it 8 times (`npc_crowdling_1` to `npc_crowdling_8`), and
+//! 2.7 MB of def text (3,000 models, 3,000 entityDefs) that every opening
+//! of the folder parses.
+//!
 //! ```text
-//! cargo run --release --example game_folder_startup -- OUT_DIR [ARCHIVES ENTRIES]
+//! cargo run --release --example game_folder_startup -- [--declarations] OUT_DIR [ARCHIVES ENTRIES]
 //! ```
 
 #[path = "../tests/common/pk4.rs"]
@@ -41,7 +47,11 @@ unsafe impl GlobalAlloc for Counting {
 static ALLOCATOR: Counting = Counting;
 
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut args: Vec<String> = std::env::args().skip(1).collect();
+    let declarations = args.first().is_some_and(|a| a == "--declarations");
+    if declarations {
+        args.remove(0);
+    }
     let parsed = match args.as_slice() {
         [dir] => Some((dir, 10, 50_000)),
         [dir, archives, entries] => match (archives.parse(), entries.parse()) {
@@ -51,7 +61,7 @@ fn main() -> ExitCode {
         _ => None,
     };
     let Some((dir, archives, entries)) = parsed else {
-        eprintln!("usage: game_folder_startup OUT_DIR [ARCHIVES ENTRIES]");
+        eprintln!("usage: game_folder_startup [--declarations] OUT_DIR [ARCHIVES ENTRIES]");
         return ExitCode::from(2);
     };
     let base = PathBuf::from(dir);
@@ -91,5 +101,67 @@ fn main() -> ExitCode {
         held as f64 / f64::from(1 << 20),
         held as f64 / entries.max(1) as f64
     );
+    if declarations {
+        write_declarations(&base, archives);
+        println!(
+            "and pak{archives:03}.pk4 (the character, 8 declarations), pak{:03}.pk4 (def text)",
+            archives + 1
+        );
+    }
     ExitCode::SUCCESS
+}
+
+/// The two archives after the `archives` written: the character and a def
+/// of 8 declarations of it, then 3,000 models and entityDefs of filler.
+fn write_declarations(base: &std::path::Path, archives: usize) {
+    const CHARACTER: &str = "models/md5/chars/crowdling";
+    let assets = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("assets");
+    let read = |name: &str| std::fs::read(assets.join(name)).expect("the shipped assets");
+    let mut files: Vec<(String, Vec<u8>)> = ["crowdling.md5mesh", "walk.md5anim", "idle.md5anim"]
+        .iter()
+        .map(|name| (format!("{CHARACTER}/{name}"), read(name)))
+        .collect();
+    for entry in std::fs::read_dir(assets.join("textures")).expect("the shipped textures") {
+        let name = entry.unwrap().file_name().to_string_lossy().into_owned();
+        files.push((
+            format!("textures/{name}"),
+            read(&format!("textures/{name}")),
+        ));
+    }
+    files.push((
+        "materials/crowdling.mtr".into(),
+        read("materials/crowdling.mtr"),
+    ));
+    let def: String = (1..=8)
+        .map(|i| {
+            format!(
+                "model char_crowdling_{i} {{\n\tmesh\t{CHARACTER}/crowdling.md5mesh\n\t\
+                 anim walk\t{CHARACTER}/walk.md5anim\n\tanim idle\t{CHARACTER}/idle.md5anim\n}}\n\
+                 entityDef npc_crowdling_{i} {{\n\t\"model\"\t\"char_crowdling_{i}\"\n}}\n"
+            )
+        })
+        .collect();
+    files.push(("def/crowdling.def".into(), def.into_bytes()));
+    let files: Vec<(&str, &[u8])> = files.iter().map(|(n, b)| (n.as_str(), &b[..])).collect();
+    pk4::write_pk4(&base.join(format!("pak{archives:03}.pk4")), &files);
+
+    let padding = "a long key value as shipped defs carry for the editor and the scripts";
+    let mut filler = String::from("entityDef filler_base {\n\t\"spawnclass\"\t\"idAI\"\n}\n");
+    for i in 0..3000 {
+        filler += &format!(
+            "model filler_model_{i:04} {{\n\tmesh\tmodels/md5/filler/filler_{i:04}.md5mesh\n\t\
+             anim idle\tmodels/md5/filler/idle_{i:04}.md5anim\n\t\
+             anim walk\tmodels/md5/filler/walk_{i:04}.md5anim\n}}\n\
+             entityDef filler_npc_{i:04} {{\n\t\"inherit\"\t\"filler_base\"\n\t\
+             \"model\"\t\"filler_model_{i:04}\"\n\t\"skin\"\t\"skins/filler/s{i:04}\"\n"
+        );
+        for key in ["a", "b", "c", "d", "e", "f"] {
+            filler += &format!("\t\"editor_{key}\"\t\"{padding}, declaration {i:04}\"\n");
+        }
+        filler += "}\n";
+    }
+    pk4::write_pk4(
+        &base.join(format!("pak{:03}.pk4", archives + 1)),
+        &[("def/filler.def", filler.as_bytes())],
+    );
 }

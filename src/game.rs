@@ -5,67 +5,17 @@
 //! and clip files to load ([`Game::character`]), and a skin name the
 //! material remaps to draw with ([`Game::skin`]).
 
-use std::fmt;
 use std::path::Path;
 
-use glam::Vec3;
-
-use crate::decl::{DeclSet, DeclSource, ResolvedModel, SkinBody};
-use crate::model::ClipFile;
-use crate::vfs::{GameFile, Vfs};
-
-/// The word `--skin` and `--skins` take for a mesh's own materials.
-pub const DEFAULT_SKIN: &str = "default";
+use crate::decl::{DeclSet, DeclSource, ResolvedModel};
+use crate::model::{Character, ClipFile, SkinChoice, DEFAULT_SKIN};
+use crate::vfs::Vfs;
 
 /// A game folder and its declarations, read once.
 #[derive(Clone, Debug)]
 pub struct Game {
     pub vfs: Vfs,
     pub decls: DeclSet,
-}
-
-/// A character a declaration names, its files found in the game.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Character {
-    /// The declaration asked for (as declared, not as typed).
-    pub name: String,
-    pub mesh: GameFile,
-    /// The declaration's clips whose files the game holds, named as it
-    /// names them, in the order declared.
-    pub clips: Vec<ClipFile>,
-    /// Added to the model's positions.
-    pub offset: Vec3,
-    /// The skin the declaration draws the character with.
-    pub skin: Option<String>,
-}
-
-/// A skin to draw a crowd with: a name and its material remaps (none for
-/// [`DEFAULT_SKIN`]).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SkinChoice {
-    pub name: String,
-    pub body: SkinBody,
-}
-
-impl SkinChoice {
-    /// The mesh's own materials.
-    pub fn default_skin() -> SkinChoice {
-        SkinChoice {
-            name: DEFAULT_SKIN.to_owned(),
-            body: SkinBody::default(),
-        }
-    }
-
-    /// The material a surface declared with `material` draws with.
-    pub fn remap<'a>(&'a self, material: &'a str) -> &'a str {
-        self.body.remap(material)
-    }
-}
-
-impl fmt::Display for SkinChoice {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.name)
-    }
 }
 
 impl Game {

@@ -4,28 +4,39 @@
 //!
 //! Data flows one way, and the modules follow it:
 //!
-//! 1. [`md5`]: the file format only (lexer, parsers with `file:line:col`
-//!    errors, a writer). Nothing downstream imports it.
-//! 2. [`model`]: [`model::Model::load`] turns files into the runtime model;
-//!    its `convert` module is the only code that sees both sides.
-//! 3. [`anim`] and [`skin`]: CPU animation and skinning jobs (sampling,
+//! 1. [`vfs`]: a game folder's files, loose and in pk4 archives. Every
+//!    file is read through it, and only while loading.
+//! 2. [`md5`] and [`decl`]: file formats only: md5 (lexer, parsers with
+//!    `file:line:col` errors, a writer) and id Tech 4 declarations
+//!    (`def/*.def`, `skins/*.skin`). Nothing past [`model`] and [`game`]
+//!    imports them.
+//! 3. [`game`]: a game folder opened once per run, its declarations turned
+//!    into the [`model::Character`] to load and the [`model::SkinChoice`]s
+//!    to draw it with (it uses [`model`]'s types; [`model`] never imports
+//!    it). [`material`] resolves an md5 `shader` to the image files of its
+//!    material (`.mtr` parsing, game-style lookup), reads and decodes them.
+//! 4. [`model`]: [`model::Model::load`] turns files into the runtime model,
+//!    each mesh's materials resolved and their images read at load; its
+//!    `convert` module is the only code that sees both md5 structs and
+//!    runtime types. No runtime type holds a file or folder.
+//! 5. [`anim`] and [`skin`]: CPU animation and skinning jobs (sampling,
 //!    blending, local-to-model, [`skin::skin_vertices`]), the level-of-detail
 //!    chain, and the references every GPU pass is tested against.
-//! 4. [`crowd`]: crowd layout and the CPU references of the compute passes
+//! 6. [`crowd`]: crowd layout and the CPU references of the compute passes
 //!    (culling, LOD choice, occlusion, agents, crowd animation).
-//! 5. [`gpu`]: Vulkan, split by lifetime ([`gpu::model_resources`],
+//! 7. [`gpu`]: Vulkan, split by lifetime ([`gpu::model_resources`],
 //!    [`gpu::crowd_resources`], [`gpu::frame`]), one frame loop
 //!    ([`gpu::frame_loop`]), one file per pass ([`gpu::passes`]); shaders
-//!    are in `shaders/`, compiled by `build.rs`.
-//! 6. [`app`]: the command line: window, headless PNG, `bench`.
+//!    are in `shaders/`, compiled by `build.rs`. It opens no file: the
+//!    model's images arrive as bytes.
+//! 8. [`app`]: the command line: window, headless PNG, `bench`; it opens
+//!    each game folder once per run and loads the cast from it.
 //!
 //! `docs/architecture.md` in the repository follows a joint from md5 text to
-//! `gl_Position` with links into this code. [`material`] resolves an md5
-//! `shader` to image files; every file is read through [`vfs`] (a game
-//! folder's loose files and its pk4 archives), and [`game`] turns id Tech 4
-//! declarations into files to load; [`inspect`] is `md5crowd inspect`; [`synthetic`] writes the many-joint
-//! character the tests and `bench --suite` use. The box in
-//! [`bounds`] is the one type both the format and the runtime share.
+//! `gl_Position` with links into this code. [`inspect`] is `md5crowd
+//! inspect`; [`synthetic`] writes the many-joint character the tests and
+//! `bench --suite` use. The box in [`bounds`] is the one type both the
+//! format and the runtime share.
 
 pub mod anim;
 pub mod app;

@@ -17,7 +17,7 @@ use md5crowd::gpu::resources::{self, Image, ImageBarrier, ImageDesc};
 use md5crowd::gpu::texture::{block_format_for, format_for, load_map};
 use md5crowd::gpu::{Context, ContextDesc};
 use md5crowd::material::{
-    decode_image, map_texels, parse_dds, BlockFormat, DdsTexels, ImageSource, MapKind,
+    decode_image, map_texels, parse_dds, BlockFormat, DdsTexels, ImageBytes, ImageSource, MapKind,
 };
 use md5crowd::vfs::GameFile;
 
@@ -170,7 +170,7 @@ fn mip_levels_are_read_each_at_its_size() {
     }
 
     // Kept as blocks for a device that samples them, decoded otherwise.
-    let source = source("dds_levels", &four_levels());
+    let source = ImageBytes::read(&source("dds_levels", &four_levels())).unwrap();
     let blocks = map_texels(Some(&source), MapKind::Diffuse, 4096, true);
     assert_eq!(blocks.texels, DdsTexels::Blocks(BlockFormat::Bc1));
     assert_eq!(
@@ -196,7 +196,8 @@ fn levels_missing_from_the_end_are_a_warning_and_the_rest_is_used() {
     let whole = four_levels();
     // Level 0 (16 bytes) and level 1 (8 bytes) only.
     let cut = &whole[..whole.len() - 16];
-    let texels = map_texels(Some(&source("dds_cut", cut)), MapKind::Diffuse, 4096, true);
+    let image = ImageBytes::read(&source("dds_cut", cut)).unwrap();
+    let texels = map_texels(Some(&image), MapKind::Diffuse, 4096, true);
     assert!(!texels.is_default);
     assert_eq!(texels.levels.len(), 2);
     assert_eq!(texels.warnings.len(), 1, "{:?}", texels.warnings);
@@ -423,7 +424,7 @@ fn block_compressed_images_upload_with_their_levels_and_decode_as_on_the_cpu() {
     ];
     let mut largest = 0;
     for (name, file, blocks) in &files {
-        let source = source(&format!("dds_gpu_{name}"), file);
+        let source = ImageBytes::read(&source(&format!("dds_gpu_{name}"), file)).unwrap();
         // Normal maps are UNORM, so the blit gives the stored values.
         let image = load_map(&ctx, Some(&source), MapKind::Normal, 4096).unwrap();
         assert_eq!(image.format, block_format_for(MapKind::Normal, *blocks));
@@ -444,7 +445,7 @@ fn block_compressed_images_upload_with_their_levels_and_decode_as_on_the_cpu() {
     // Without the feature: decoded on the CPU, the file's levels kept.
     ctx.texture_compression_bc = false;
     let (name, file, _) = &files[3];
-    let source = source(&format!("dds_cpu_{name}"), file);
+    let source = ImageBytes::read(&source(&format!("dds_cpu_{name}"), file)).unwrap();
     let image = load_map(&ctx, Some(&source), MapKind::Normal, 4096).unwrap();
     assert_eq!(image.format, format_for(MapKind::Normal));
     assert_eq!(image.mip_levels, 5);

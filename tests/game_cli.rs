@@ -14,8 +14,9 @@ use common::pk4::write_pk4;
 use common::{assets, md5crowd_as_typed, render_with_log, scratch_dir, vulkan_or_skip};
 use glam::Vec3;
 use image::RgbaImage;
-use md5crowd::game::{Game, DEFAULT_SKIN};
-use md5crowd::model::{LoadOptions, Model};
+use md5crowd::game::Game;
+use md5crowd::material::MaterialLibrary;
+use md5crowd::model::{LoadOptions, Model, SkinChoice, DEFAULT_SKIN};
 
 const CHARACTER: &str = "models/md5/chars/crowdling";
 
@@ -241,6 +242,65 @@ fn a_declaration_gives_the_mesh_its_named_clips_offset_and_skin() {
         );
         assert_eq!(m.looping, s.looping);
     }
+}
+
+/// The model holds what it draws with: each mesh's material under each
+/// skin, its images read at load from the library it was given.
+#[test]
+fn a_loaded_model_holds_its_materials_images_read() {
+    let base = game_folder("resolved_materials");
+    let (game, _) = Game::open(&base, None);
+    let materials = MaterialLibrary::from_vfs(&game.vfs);
+    let character = game.character("npc_crowdling").unwrap();
+    let options = LoadOptions {
+        materials: Some(&materials),
+        skins: vec![
+            SkinChoice::default_skin(),
+            game.skin("skins/crowdling/red").unwrap(),
+        ],
+        ..LoadOptions::default()
+    };
+    let model = Model::load_with(&character.mesh, &character.clips, &options).unwrap();
+    let resolved = &model.materials;
+    assert_eq!(resolved.of_mesh.len(), model.meshes.len());
+    let red = solid_tga([230, 20, 20]);
+    for (mesh, of_skin) in model.meshes.iter().zip(&resolved.of_mesh) {
+        let [own, skinned] = of_skin[..] else {
+            panic!("{}: {of_skin:?}", mesh.shader)
+        };
+        let own = resolved.maps[own].diffuse.as_ref().unwrap();
+        assert!(
+            own.file.ends_with(&format!("{}.png", mesh.shader)),
+            "{}",
+            own.file
+        );
+        let skinned = resolved.maps[skinned].diffuse.as_ref().unwrap();
+        assert_eq!(&skinned.bytes[..], &red[..], "{}", skinned.file);
+    }
+}
+
+/// A mixed crowd of one game folder's declarations opens the folder once
+/// per run: its `.mtr` files are parsed (and logged) once, at load, not
+/// per model nor again by the GPU upload.
+#[test]
+fn a_mixed_crowd_of_one_game_folder_reads_it_once() {
+    if !vulkan_or_skip() {
+        return;
+    }
+    let base = game_folder("mixed_once");
+    let dir = base.parent().unwrap().to_path_buf();
+    let (_, log) = render_game(
+        &base,
+        &dir,
+        "mixed",
+        &["char_crowdling", "npc_crowdling", "--instances", "6"],
+    );
+    assert!(log.contains("model 3: "), "three models: {log}");
+    assert_eq!(
+        log.matches("materials: 2 from 1 .mtr files").count(),
+        1,
+        "{log}"
+    );
 }
 
 /// Pixels of a strongly red and of a strongly green surface: (red, green).

@@ -370,7 +370,7 @@ fn a_model_loads_from_archives_as_from_loose_files() {
     assert_eq!(archived.meshes, loose.meshes);
     assert_eq!(archived.clips, loose.clips);
     assert_eq!(archived.clips[0].name, "walk");
-    assert_eq!(archived.mesh_file, mesh);
+    assert_eq!(archived.mesh_file, mesh.name());
 
     // Clips may be named otherwise than their files (as declarations do).
     let named = ClipFile {

@@ -13,8 +13,8 @@ use std::sync::OnceLock;
 
 use image::{ImageFormat, Rgba, RgbaImage};
 use md5crowd::material::{
-    decode_image, ImageSource, MapKind, MaterialImages, MaterialLibrary, ORIGIN_IMPLICIT,
-    ORIGIN_MESH_FOLDER, ORIGIN_NONE,
+    decode_image, ImageSource, MapKind, MaterialImages, MaterialLibrary, MaterialMaps,
+    ORIGIN_IMPLICIT, ORIGIN_MESH_FOLDER, ORIGIN_NONE,
 };
 use md5crowd::vfs::GameFile;
 
@@ -391,7 +391,9 @@ fn materials_upload_with_their_formats_under_validation() {
         ("models/chars/helmet", 1),
         ("textures/gear/broken", 1), // truncated: the grey default
     ] {
-        let material = textures.add(&ctx, &resolve(shader)).unwrap();
+        let material = textures
+            .add(&ctx, &MaterialMaps::read(&resolve(shader), &mut Vec::new()))
+            .unwrap();
         for kind in MapKind::ALL {
             assert_eq!(
                 textures.map(material, kind).format,

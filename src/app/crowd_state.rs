@@ -579,7 +579,7 @@ mod tests {
     /// One joint, no mesh; clips of `seconds` at 10 fps, looping or not.
     fn model(clips: &[(&str, f32, bool)]) -> Model {
         Model {
-            mesh_file: crate::vfs::GameFile::loose("test.md5mesh"),
+            mesh_file: crate::vfs::GameFile::loose("test.md5mesh").name(),
             skeleton: Skeleton {
                 names: vec!["root".into()],
                 parents: vec![None],
@@ -607,8 +607,8 @@ mod tests {
                 .collect(),
             // Occlusion falls back to each frame's whole box.
             part_bounds: Vec::new(),
-            game: None,
-            skins: vec![crate::game::SkinChoice::default_skin()],
+            skins: vec![crate::model::SkinChoice::default_skin()],
+            materials: crate::model::ModelMaterials::default(),
         }
     }
 

@@ -1,8 +1,13 @@
 //! From the command line's model arguments and load options to a loaded
 //! [`Model`]: files on disk ([`model_args`]), or a declaration of a game
-//! folder (`--game`), drawn with the skins asked for.
+//! folder (`--game`), drawn with the skins asked for. Each game folder is
+//! opened, its declarations and materials read, once per run
+//! ([`GameFolders`]), however many models come from it and however often
+//! they are loaded again.
 
+use std::cell::RefCell;
 use std::path::{Path, PathBuf};
+use std::rc::Rc;
 
 use glam::Vec3;
 
@@ -10,21 +15,12 @@ use super::model_args;
 use super::render_args::{LoadArgs, Switch};
 use super::AppError;
 use crate::anim::LoopOverrides;
-use crate::game::{Game, SkinChoice};
+use crate::game::Game;
 use crate::gpu::shader_types::{MAX_MODELS, MAX_SKINS};
 use crate::material::MaterialLibrary;
-use crate::model::{ClipFile, LoadOptions, Model};
+use crate::model::{Character, ClipFile, LoadOptions, Model, SkinChoice};
 use crate::skin::InfluenceLimit;
 use crate::vfs::GameFile;
-
-/// What to load, wherever it was found.
-struct ModelSource {
-    mesh: GameFile,
-    clips: Vec<ClipFile>,
-    offset: Vec3,
-    /// The declaration's skin, drawn unless `--skin` or `--skins` says.
-    declared_skin: Option<String>,
-}
 
 /// The models a crowd mixes, and each one's share of it.
 pub struct Cast {
@@ -43,11 +39,23 @@ impl Cast {
     }
 }
 
-/// The models the command line names: `model`, then every argument of
-/// `anims` that is no .md5anim starts another, and the .md5anim files
-/// after a model are its clips. Each is loaded as [`load_model`] loads one
-/// (`--mesh`, `--skin` and `--skins` apply to each); `--mix` gives their
-/// shares of the crowd.
+/// The game folders models were loaded from, each opened once: a mixed
+/// crowd of one folder's declarations, and the reload that switches
+/// influences, read its archives, declarations and `.mtr` files once.
+#[derive(Default)]
+pub(super) struct GameFolders {
+    opened: RefCell<Vec<Rc<GameFolder>>>,
+}
+
+/// A game folder, its declarations and its materials, read.
+struct GameFolder {
+    base: PathBuf,
+    mod_dir: Option<PathBuf>,
+    game: Game,
+    materials: MaterialLibrary,
+}
+
+/// [`GameFolders::load_cast`] with folders opened for this cast alone.
 pub(super) fn load_cast(
     model: Option<&Path>,
     anims: &[PathBuf],
@@ -55,133 +63,197 @@ pub(super) fn load_cast(
     load: &LoadArgs,
     limit: InfluenceLimit,
 ) -> Result<Cast, AppError> {
-    let groups = model_args::group(model, anims);
-    if groups.len() > MAX_MODELS {
-        return Err(AppError::Arguments(format!(
-            "{} models named; a crowd mixes at most {MAX_MODELS}",
-            groups.len()
-        )));
-    }
-    let models = groups
-        .iter()
-        .map(|(model, anims)| load_model(model.as_deref(), anims, mesh_name, load, limit))
-        .collect::<Result<Vec<_>, _>>()?;
-    let mut cast = Cast {
-        shares: vec![1.0; models.len()],
-        models,
-    };
-    let names = cast.names();
-    for (name, weight) in &load.mix {
-        let mut matching = names.iter().enumerate().filter(|(_, n)| *n == name);
-        match (matching.next(), matching.next()) {
-            (Some((model, _)), None) => cast.shares[model] = *weight,
-            (Some(_), Some(_)) => {
-                return Err(AppError::Arguments(format!(
-                    "--mix {name}: several models are named {name}"
-                )))
-            }
-            (None, _) => {
-                return Err(AppError::Arguments(format!(
-                    "--mix {name}: no model is named {name}; the models are: {}",
-                    names.join(", ")
-                )))
-            }
-        }
-    }
-    if cast.shares.iter().sum::<f32>() <= 0.0 {
-        return Err(AppError::Arguments(
-            "--mix gives every model a weight of 0".into(),
-        ));
-    }
+    let folders = GameFolders::default();
+    let cast = folders.load_cast(model, anims, mesh_name, load, limit)?;
+    folders.log_loaded(&cast);
     Ok(cast)
 }
 
-/// The model the command line names, loaded as `load` says; its options
-/// are checked before any model file is read. With `--game`, a `model`
-/// that is no file or folder on disk is a declaration's name (or a mesh's
-/// path in the game's archives).
-pub(super) fn load_model(
-    model: Option<&Path>,
-    anims: &[PathBuf],
-    mesh_name: Option<&str>,
-    load: &LoadArgs,
-    limit: InfluenceLimit,
-) -> Result<Model, AppError> {
-    for (option, folder) in [
-        ("--textures", &load.textures),
-        ("--game", &load.game),
-        ("--mod", &load.mod_dir),
-    ] {
-        if let Some(folder) = folder.as_deref().filter(|f| !f.is_dir()) {
-            return Err(AppError::Arguments(format!(
-                "{option} {}: no such directory",
-                folder.display()
-            )));
+impl GameFolders {
+    /// The game in `base` (and `mod_dir`), opened the first time it is asked for.
+    fn open(&self, base: &Path, mod_dir: Option<&Path>) -> Rc<GameFolder> {
+        let mut opened = self.opened.borrow_mut();
+        if let Some(folder) = opened
+            .iter()
+            .find(|f| f.base == base && f.mod_dir.as_deref() == mod_dir)
+        {
+            return Rc::clone(folder);
         }
+        let (game, _) = Game::open(base, mod_dir);
+        let materials = MaterialLibrary::read(&game.vfs);
+        let folder = Rc::new(GameFolder {
+            base: base.to_path_buf(),
+            mod_dir: mod_dir.map(Path::to_path_buf),
+            game,
+            materials,
+        });
+        opened.push(Rc::clone(&folder));
+        folder
     }
-    let mut game = load
-        .game
-        .as_deref()
-        .or(load.textures.as_deref())
-        .map(|base| Game::open(base, load.mod_dir.as_deref()).0);
-    let source = match (model, &game) {
-        (Some(name), Some(game)) if load.game.is_some() && !name.exists() => {
-            declared(game, name, anims, mesh_name)?
+
+    /// What loading `cast` found, logged once the caller has checked it
+    /// (bad input is one error line): each opened folder's material
+    /// summary ([`MaterialLibrary::log_summary`]), then each model's
+    /// missing or unreadable images.
+    pub(super) fn log_loaded(&self, cast: &Cast) {
+        for folder in self.opened.borrow().iter() {
+            folder.materials.log_summary();
         }
-        _ => {
-            let files = model_args::resolve(model, anims, mesh_name)?;
-            ModelSource {
-                mesh: GameFile::loose(&files.mesh),
-                clips: files
-                    .anims
-                    .iter()
-                    .map(|path| ClipFile::named_after(GameFile::loose(path)))
-                    .collect(),
-                offset: Vec3::ZERO,
-                declared_skin: None,
+        for model in &cast.models {
+            for warning in &model.materials.warnings {
+                log::warn!("{warning}");
             }
         }
-    };
-    let skin_names: Vec<String> = match (&load.skin, source.declared_skin.as_ref()) {
-        _ if !load.skins.is_empty() => load.skins.clone(),
-        (Some(skin), _) => vec![skin.clone()],
-        (None, Some(declared)) => vec![declared.clone()],
-        (None, None) => Vec::new(),
-    };
-    if skin_names.len() > MAX_SKINS {
-        return Err(AppError::Arguments(format!(
-            "--skins names {} skins; a crowd draws at most {MAX_SKINS}",
-            skin_names.len()
-        )));
     }
-    // Skins of a mesh on disk come from the game folder it lies in, the
-    // one its materials are looked up in.
-    if game.is_none() && !skin_names.is_empty() {
-        game = source
-            .mesh
-            .loose_path()
-            .and_then(MaterialLibrary::base_folder_for)
-            .map(|base| Game::open(&base, None).0);
-    }
-    let skins = choose_skins(&skin_names, source.declared_skin.as_deref(), game.as_ref())?;
 
-    let loop_overrides = LoopOverrides {
-        looping: load.looping.clone(),
-        once: load.once.clone(),
-    };
-    let clip_names: Vec<&str> = source.clips.iter().map(|c| c.name.as_str()).collect();
-    loop_overrides
-        .check(&clip_names)
-        .map_err(AppError::Arguments)?;
-    let options = LoadOptions {
-        influences: limit,
-        loop_overrides,
-        game: game.map(|game| game.vfs),
-        offset: source.offset,
-        skins,
-        unwelded: load.weld == Switch::Off,
-    };
-    Ok(Model::load_with(&source.mesh, &source.clips, &options)?)
+    /// The models the command line names: `model`, then every argument of
+    /// `anims` that is no .md5anim starts another, and the .md5anim files
+    /// after a model are its clips. Each is loaded as
+    /// [`GameFolders::load_model`] loads one (`--mesh`, `--skin` and
+    /// `--skins` apply to each); `--mix` gives their shares of the crowd.
+    pub(super) fn load_cast(
+        &self,
+        model: Option<&Path>,
+        anims: &[PathBuf],
+        mesh_name: Option<&str>,
+        load: &LoadArgs,
+        limit: InfluenceLimit,
+    ) -> Result<Cast, AppError> {
+        let groups = model_args::group(model, anims);
+        if groups.len() > MAX_MODELS {
+            return Err(AppError::Arguments(format!(
+                "{} models named; a crowd mixes at most {MAX_MODELS}",
+                groups.len()
+            )));
+        }
+        let models = groups
+            .iter()
+            .map(|(model, anims)| self.load_model(model.as_deref(), anims, mesh_name, load, limit))
+            .collect::<Result<Vec<_>, _>>()?;
+        let mut cast = Cast {
+            shares: vec![1.0; models.len()],
+            models,
+        };
+        let names = cast.names();
+        for (name, weight) in &load.mix {
+            let mut matching = names.iter().enumerate().filter(|(_, n)| *n == name);
+            match (matching.next(), matching.next()) {
+                (Some((model, _)), None) => cast.shares[model] = *weight,
+                (Some(_), Some(_)) => {
+                    return Err(AppError::Arguments(format!(
+                        "--mix {name}: several models are named {name}"
+                    )))
+                }
+                (None, _) => {
+                    return Err(AppError::Arguments(format!(
+                        "--mix {name}: no model is named {name}; the models are: {}",
+                        names.join(", ")
+                    )))
+                }
+            }
+        }
+        if cast.shares.iter().sum::<f32>() <= 0.0 {
+            return Err(AppError::Arguments(
+                "--mix gives every model a weight of 0".into(),
+            ));
+        }
+        Ok(cast)
+    }
+
+    /// The model the command line names, loaded as `load` says; its options
+    /// are checked before any model file is read. With `--game`, a `model`
+    /// that is no file or folder on disk is a declaration's name (or a mesh's
+    /// path in the game's archives).
+    fn load_model(
+        &self,
+        model: Option<&Path>,
+        anims: &[PathBuf],
+        mesh_name: Option<&str>,
+        load: &LoadArgs,
+        limit: InfluenceLimit,
+    ) -> Result<Model, AppError> {
+        for (option, folder) in [
+            ("--textures", &load.textures),
+            ("--game", &load.game),
+            ("--mod", &load.mod_dir),
+        ] {
+            if let Some(folder) = folder.as_deref().filter(|f| !f.is_dir()) {
+                return Err(AppError::Arguments(format!(
+                    "{option} {}: no such directory",
+                    folder.display()
+                )));
+            }
+        }
+        let named_folder = load
+            .game
+            .as_deref()
+            .or(load.textures.as_deref())
+            .map(|base| self.open(base, load.mod_dir.as_deref()));
+        let character = match (model, &named_folder) {
+            (Some(name), Some(folder)) if load.game.is_some() && !name.exists() => {
+                declared(&folder.game, name, anims, mesh_name)?
+            }
+            _ => {
+                let files = model_args::resolve(model, anims, mesh_name)?;
+                let mesh = GameFile::loose(&files.mesh);
+                Character {
+                    name: mesh.file_stem(),
+                    mesh,
+                    clips: files
+                        .anims
+                        .iter()
+                        .map(|path| ClipFile::named_after(GameFile::loose(path)))
+                        .collect(),
+                    offset: Vec3::ZERO,
+                    skin: None,
+                }
+            }
+        };
+        let skin_names: Vec<String> = match (&load.skin, character.skin.as_ref()) {
+            _ if !load.skins.is_empty() => load.skins.clone(),
+            (Some(skin), _) => vec![skin.clone()],
+            (None, Some(declared)) => vec![declared.clone()],
+            (None, None) => Vec::new(),
+        };
+        if skin_names.len() > MAX_SKINS {
+            return Err(AppError::Arguments(format!(
+                "--skins names {} skins; a crowd draws at most {MAX_SKINS}",
+                skin_names.len()
+            )));
+        }
+        let loop_overrides = LoopOverrides {
+            looping: load.looping.clone(),
+            once: load.once.clone(),
+        };
+        let clip_names: Vec<&str> = character.clips.iter().map(|c| c.name.as_str()).collect();
+        loop_overrides
+            .check(&clip_names)
+            .map_err(AppError::Arguments)?;
+        // A mesh on disk draws with the materials, and skins, of the game
+        // folder it lies in.
+        let folder = named_folder.or_else(|| {
+            character
+                .mesh
+                .loose_path()
+                .and_then(MaterialLibrary::base_folder_for)
+                .map(|base| self.open(&base, None))
+        });
+        let game = folder.as_ref().map(|folder| &folder.game);
+        let skins = choose_skins(&skin_names, character.skin.as_deref(), game)?;
+        let options = LoadOptions {
+            influences: limit,
+            loop_overrides,
+            materials: folder.as_ref().map(|folder| &folder.materials),
+            offset: character.offset,
+            skins,
+            unwelded: load.weld == Switch::Off,
+        };
+        Ok(Model::load_with(
+            &character.mesh,
+            &character.clips,
+            &options,
+        )?)
+    }
 }
 
 /// `name` as the game's declarations (or archives) give it, with `anims`
@@ -191,7 +263,7 @@ fn declared(
     name: &Path,
     anims: &[PathBuf],
     mesh_name: Option<&str>,
-) -> Result<ModelSource, AppError> {
+) -> Result<Character, AppError> {
     if let Some(mesh) = mesh_name {
         return Err(AppError::Arguments(format!(
             "--mesh {mesh} picks a mesh inside a directory; {} names a declaration",
@@ -199,24 +271,17 @@ fn declared(
         )));
     }
     let text = name.to_string_lossy();
-    let mut source = match game.vfs.find(&text) {
-        Some(mesh) if mesh.extension() == "md5mesh" => ModelSource {
+    let mut character = match game.vfs.find(&text) {
+        Some(mesh) if mesh.extension() == "md5mesh" => Character {
+            name: mesh.file_stem(),
             mesh,
             clips: Vec::new(),
             offset: Vec3::ZERO,
-            declared_skin: None,
+            skin: None,
         },
-        _ => {
-            let character = game
-                .character(&text)
-                .map_err(|message| AppError::Arguments(format!("{message} (in {})", game.vfs)))?;
-            ModelSource {
-                mesh: character.mesh,
-                clips: character.clips,
-                offset: character.offset,
-                declared_skin: character.skin,
-            }
-        }
+        _ => game
+            .character(&text)
+            .map_err(|message| AppError::Arguments(format!("{message} (in {})", game.vfs)))?,
     };
     for anim in anims {
         let file = if anim.is_file() {
@@ -230,9 +295,9 @@ fn declared(
                 ))
             })?
         };
-        source.clips.push(ClipFile::named_after(file));
+        character.clips.push(ClipFile::named_after(file));
     }
-    Ok(source)
+    Ok(character)
 }
 
 /// The skins `names` asks for, from `game`'s declarations (none named: the

@@ -31,7 +31,7 @@ use crate::md5::Md5Error;
 use crate::model::Model;
 use crate::skin::InfluenceLimit;
 use crowd_state::{CrowdSpec, CrowdState};
-use load::{load_cast, Cast};
+use load::{load_cast, Cast, GameFolders};
 pub use render_args::{LoadArgs, RenderArgs};
 
 #[derive(Debug, thiserror::Error)]
@@ -140,8 +140,10 @@ pub fn run(args: &RenderArgs) -> Result<(), AppError> {
             )));
         }
     }
+    // Switching influences loads the cast again, not the game folders.
+    let folders = GameFolders::default();
     let load = |limit: InfluenceLimit| {
-        load_cast(
+        folders.load_cast(
             args.model.as_deref(),
             &args.anims,
             args.mesh.as_deref(),
@@ -160,7 +162,11 @@ pub fn run(args: &RenderArgs) -> Result<(), AppError> {
         animate_kernel: args.animate_kernel.kernel(),
         locomotion: args.locomotion == render_args::Switch::On,
     };
+    folders.log_loaded(&cast);
     let counts = if args.headless {
+        // Nothing loads again: the folders' indexes and declarations go
+        // before the upload.
+        drop(folders);
         headless::run(args, cast, spec)?
     } else {
         window::run(args, cast, spec, &load)?

@@ -10,14 +10,11 @@
 //! `skin` (uv, first four influences) and `extra_influences` (influences
 //! 5-8, only with [`InfluenceLimit::Eight`]) never change.
 
-use std::collections::HashMap;
-
 use super::guard::{guard, Destroy};
 use super::resources::{self, Buffer};
 use super::shader_types::{ExtraInfluences, SkeletonVertex, SkinVertex, SurfaceVertex};
 use super::texture::MaterialTextures;
 use super::{Context, GpuError};
-use crate::material::MaterialLibrary;
 use crate::model::Model;
 use crate::skin::{InfluenceLimit, SkinnedMesh, MAX_LODS};
 use ash::vk;
@@ -87,8 +84,8 @@ pub struct GpuModel {
     pub parts: Vec<ModelPart>,
     pub limit: InfluenceLimit,
     /// One material per distinct md5 shader string of a model, as the skins
-    /// remap them: its diffuse, normal and specular maps, as
-    /// `crate::material` finds them.
+    /// remap them: its diffuse, normal and specular maps, decoded from the
+    /// images the model read at load (`Model::materials`).
     pub materials: MaterialTextures,
     pub skeleton_lines: Buffer,
     /// The most levels of detail any model has: the stride of the indirect
@@ -119,42 +116,35 @@ pub fn upload_models(ctx: &Context, models: &[Model]) -> Result<GpuModel, GpuErr
     let mut first_joint = 0u32;
     let mut ground_cell = f32::EPSILON;
     for (model_index, model) in models.iter().enumerate() {
-        let meshes: Vec<&SkinnedMesh> = drawn_meshes(model).collect();
+        let meshes: Vec<(&SkinnedMesh, &Vec<usize>)> = model
+            .meshes
+            .iter()
+            .zip(&model.materials.of_mesh)
+            .filter(|(mesh, _)| !mesh.indices.is_empty())
+            .collect();
         if meshes.is_empty() || model.skeleton.joint_count() == 0 {
             return Err(GpuError::EmptyModel(model.mesh_file.to_string()));
         }
         let name = model.mesh_file.file_stem();
         let lod_count = meshes
             .iter()
-            .map(|m| m.lods.len())
+            .map(|(m, _)| m.lods.len())
             .max()
             .unwrap_or(1)
             .clamp(1, MAX_LODS);
         let mut lod_errors = vec![0.0f32; lod_count];
         let mut lod_triangles = vec![0u64; lod_count];
-        let library = match (&model.game, model.mesh_file.loose_path()) {
-            (Some(game), _) => MaterialLibrary::from_vfs(game),
-            (None, Some(mesh_path)) => MaterialLibrary::for_mesh(mesh_path, None),
-            (None, None) => MaterialLibrary::empty(),
-        };
-        let mut material_of_shader: HashMap<&str, usize> = HashMap::new();
+        // The model's materials, resolved and read at load.
+        let material_indices = model
+            .materials
+            .maps
+            .iter()
+            .map(|maps| materials.add(ctx, maps))
+            .collect::<Result<Vec<_>, _>>()?;
         let first_draw = draws.len() as u32;
         let first_vertex = surface.len() as u32;
-        for mesh in &meshes {
-            let mut mesh_materials = Vec::with_capacity(model.skins.len());
-            for skin in &model.skins {
-                let shader = skin.remap(&mesh.shader);
-                let index = match material_of_shader.get(shader) {
-                    Some(&index) => index,
-                    None => {
-                        let images = library.resolve(shader, &model.mesh_file);
-                        let index = materials.add(ctx, &images)?;
-                        material_of_shader.insert(shader, index);
-                        index
-                    }
-                };
-                mesh_materials.push(index);
-            }
+        for &(mesh, of_skin) in &meshes {
+            let mesh_materials = of_skin.iter().map(|&m| material_indices[m]).collect();
             // A mesh without a chain has its full index list as its one
             // level; a mesh with fewer levels than its model repeats its
             // coarsest.

@@ -1,6 +1,6 @@
 //! Material textures: a shader's diffuse, normal and specular images
-//! (found by [`crate::material::MaterialLibrary`], read on the CPU by
-//! [`map_texels`]) uploaded as mipmapped images, colour maps as sRGB and
+//! (found by [`crate::material::MaterialLibrary`] and read at load into
+//! the model, decoded on the CPU by [`map_texels`]) uploaded as mipmapped images, colour maps as sRGB and
 //! data maps (normals, specular) as UNORM. A DDS file's BC1-3 blocks are
 //! uploaded as they are, with its own mip levels, where the device has
 //! `textureCompressionBC`; other images are RGBA8, their mips blitted here.
@@ -12,7 +12,7 @@ use ash::vk;
 use super::guard::{guard, Destroy};
 use super::resources::{self, Image, ImageBarrier, ImageDesc};
 use super::{Context, GpuError};
-use crate::material::{map_texels, BlockFormat, DdsTexels, ImageSource, MapTexels, MaterialImages};
+use crate::material::{map_texels, BlockFormat, DdsTexels, ImageBytes, MapTexels, MaterialMaps};
 
 pub use crate::material::MapKind;
 
@@ -56,8 +56,12 @@ pub struct MaterialTextures {
     /// [`MapKind::ALL`] order.
     pub materials: Vec<[usize; 3]>,
     /// What each image was made from, for finding it again.
-    sources: Vec<(MapKind, Option<ImageSource>)>,
+    sources: Vec<ImageKey>,
 }
+
+/// What tells uploaded images apart: the map kind, and the file and height
+/// scale it was decoded from (none: the kind's default).
+type ImageKey = (MapKind, Option<(String, Option<f32>)>);
 
 /// What [`MaterialTextures`] holds on the device.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -73,15 +77,16 @@ impl MaterialTextures {
     /// Adds a material, uploading the maps not seen before; returns its
     /// index. An image's debug name is its map kind and its file, not a
     /// material's name: materials share images.
-    pub fn add(&mut self, ctx: &Context, material: &MaterialImages) -> Result<usize, GpuError> {
+    pub fn add(&mut self, ctx: &Context, material: &MaterialMaps) -> Result<usize, GpuError> {
         let max_dimension = max_image_dimension(ctx);
         let mut maps = [0; 3];
         for (slot, kind) in maps.iter_mut().zip(MapKind::ALL) {
-            let key = (kind, material.get(kind).cloned());
+            let map = material.get(kind);
+            let key = (kind, map.map(|m| (m.file.clone(), m.height_scale)));
             *slot = match self.sources.iter().position(|known| *known == key) {
                 Some(index) => index,
                 None => {
-                    let image = load_map(ctx, key.1.as_ref(), kind, max_dimension)?;
+                    let image = load_map(ctx, map, kind, max_dimension)?;
                     self.images.push(image);
                     self.sources.push(key);
                     self.images.len() - 1
@@ -129,18 +134,18 @@ pub fn max_image_dimension(ctx: &Context) -> u32 {
     properties.limits.max_image_dimension2_d
 }
 
-/// One map, or `kind`'s default texture when `source` is `None` or cannot
+/// One map, or `kind`'s default texture when `image` is `None` or cannot
 /// be decoded.
 pub fn load_map(
     ctx: &Context,
-    source: Option<&ImageSource>,
+    image: Option<&ImageBytes>,
     kind: MapKind,
     max_dimension: u32,
 ) -> Result<Image, GpuError> {
-    let texels = map_texels(source, kind, max_dimension, ctx.texture_compression_bc);
-    let name = match source {
-        Some(source) if !texels.is_default => format!("{kind} map: {}", source.file()),
-        Some(source) => format!("{kind} map: default ({} unreadable)", source.file()),
+    let texels = map_texels(image, kind, max_dimension, ctx.texture_compression_bc);
+    let name = match image {
+        Some(image) if !texels.is_default => format!("{kind} map: {}", image.file),
+        Some(image) => format!("{kind} map: default ({} unreadable)", image.file),
         None => format!("{kind} map: default"),
     };
     upload_texels(ctx, &name, &texels, kind)

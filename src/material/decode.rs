@@ -10,8 +10,7 @@ use glam::Vec3;
 use image::imageops::FilterType;
 use image::{GrayImage, ImageFormat, RgbImage, RgbaImage};
 
-use super::{dds, ImageSource};
-use crate::vfs::GameFile;
+use super::{dds, ImageBytes, ImageSource};
 
 /// Which of a material's three maps an image is; it decides the texture
 /// format (colour or data) and the texel that stands in for a missing map.
@@ -95,30 +94,25 @@ impl DecodedImage {
 /// one warning naming it and the error, and `kind`'s default texel; an
 /// oversized image is scaled down with one warning.
 pub fn decode_image(source: &ImageSource, kind: MapKind, max_dimension: u32) -> DecodedImage {
-    match source.file().read() {
-        Ok(bytes) => decode_bytes(source, &bytes, kind, max_dimension),
+    match ImageBytes::read(source) {
+        Ok(image) => decode_bytes(&image, kind, max_dimension),
         Err(error) => cannot_decode(source.file(), kind, error),
     }
 }
 
-/// [`decode_image`] of the file's `bytes`, already read.
-pub(super) fn decode_bytes(
-    source: &ImageSource,
-    bytes: &[u8],
-    kind: MapKind,
-    max_dimension: u32,
-) -> DecodedImage {
-    let file = source.file();
-    let mut rgba = match pixels(file, bytes) {
+/// [`decode_image`] of an image already read.
+pub(super) fn decode_bytes(image: &ImageBytes, kind: MapKind, max_dimension: u32) -> DecodedImage {
+    let file = &image.file;
+    let mut rgba = match pixels(image) {
         Ok(rgba) => rgba,
         Err(error) => return cannot_decode(file, kind, error),
     };
-    if let ImageSource::HeightMap { scale, .. } = source {
+    if let Some(scale) = image.height_scale {
         let heights: Vec<u8> = rgba
             .pixels()
             .map(|p| ((u16::from(p[0]) + u16::from(p[1]) + u16::from(p[2])) / 3) as u8)
             .collect();
-        let normals = normals_from_heights(&heights, rgba.width(), rgba.height(), *scale);
+        let normals = normals_from_heights(&heights, rgba.width(), rgba.height(), scale);
         rgba = RgbaImage::from_raw(rgba.width(), rgba.height(), normals)
             .expect("one normal per height");
     }
@@ -147,19 +141,25 @@ pub(super) fn decode_bytes(
 
 /// `kind`'s default, with the one warning saying why `file` is not used.
 pub(super) fn cannot_decode(
-    file: &GameFile,
+    file: &impl fmt::Display,
     kind: MapKind,
     error: impl fmt::Display,
 ) -> DecodedImage {
     let mut decoded = DecodedImage::default_for(kind);
-    warn(
-        &mut decoded.warnings,
-        format!(
-            "{file}: cannot decode the {kind} map ({error}); using a {} texture",
-            kind.default_description()
-        ),
-    );
+    warn(&mut decoded.warnings, cannot_use(file, kind, error));
     decoded
+}
+
+/// Why `file` is not used as the `kind` map, and what stands in for it.
+pub(super) fn cannot_use(
+    file: &impl fmt::Display,
+    kind: MapKind,
+    error: impl fmt::Display,
+) -> String {
+    format!(
+        "{file}: cannot decode the {kind} map ({error}); using a {} texture",
+        kind.default_description()
+    )
 }
 
 pub(super) fn warn(warnings: &mut Vec<String>, warning: String) {
@@ -171,7 +171,8 @@ pub(super) fn warn(warnings: &mut Vec<String>, warning: String) {
 /// (a `.tga` that is really a JPEG happens); anything else is taken by its
 /// extension, and a name without a known one as TGA, which has no
 /// signature and is what the game's extensionless names usually are.
-fn pixels(file: &GameFile, bytes: &[u8]) -> Result<RgbaImage, String> {
+fn pixels(image: &ImageBytes) -> Result<RgbaImage, String> {
+    let bytes = &image.bytes[..];
     if dds::is_dds(bytes) {
         let dds = dds::parse_dds(bytes)?;
         let rgba = dds.decode_level(0);
@@ -179,7 +180,7 @@ fn pixels(file: &GameFile, bytes: &[u8]) -> Result<RgbaImage, String> {
     }
     let format = match image::guess_format(bytes) {
         Ok(format @ (ImageFormat::Png | ImageFormat::Jpeg)) => format,
-        _ => ImageFormat::from_extension(file.extension())
+        _ => ImageFormat::from_extension(&image.extension)
             .filter(|f| matches!(f, ImageFormat::Png | ImageFormat::Jpeg | ImageFormat::Tga))
             .unwrap_or(ImageFormat::Tga),
     };

@@ -7,7 +7,8 @@
 //! of a game folder ([`crate::vfs::Vfs`]: loose files and pk4 archives;
 //! `mtr`) and resolves a shader to image files
 //! ([`MaterialLibrary::resolve`]) the way the game would (`find`).
-//! `decode` turns those files into pixels, `dds` reads precompressed ones,
+//! `read` reads the images a model draws with at load ([`MaterialMaps`]);
+//! `decode` turns their bytes into pixels, `dds` reads precompressed ones,
 //! and `texels` gives the levels the GPU takes. Everything here is
 //! CPU-only; `gpu::texture` uploads the result.
 
@@ -15,6 +16,7 @@ mod dds;
 mod decode;
 mod find;
 mod mtr;
+mod read;
 mod texels;
 
 use std::collections::HashMap;
@@ -25,6 +27,7 @@ pub use decode::{
     decode_image, encode_normal, fit_within, normal_map_from_height, normals_from_heights,
     DecodedImage, MapKind,
 };
+pub use read::{ImageBytes, MaterialMaps};
 pub use texels::{map_texels, MapTexels};
 
 use crate::vfs::{self, GameFile, Vfs};
@@ -60,7 +63,7 @@ pub struct MaterialImages {
     /// Where the answer came from, for logs: the material's `file:line`,
     /// [`ORIGIN_IMPLICIT`], [`ORIGIN_MESH_FOLDER`] or [`ORIGIN_NONE`].
     pub origin: String,
-    /// What could not be found (already logged), for callers and tests.
+    /// What could not be found, for the caller to log.
     pub warnings: Vec<String>,
 }
 
@@ -103,6 +106,8 @@ pub struct MaterialLibrary {
     game: Option<Vfs>,
     /// By `find::canonical_name`: lower case, no extension.
     materials: HashMap<String, Material>,
+    /// How many `.mtr` files were read.
+    mtr_files: usize,
     /// Every problem met while loading, `file:line: what` (already logged).
     pub warnings: Vec<String>,
 }
@@ -155,16 +160,25 @@ impl MaterialLibrary {
             .map(Path::to_path_buf)
     }
 
+    /// [`MaterialLibrary::read`], and its summary logged
+    /// ([`MaterialLibrary::log_summary`]).
+    pub fn from_vfs(game: &Vfs) -> MaterialLibrary {
+        let library = MaterialLibrary::read(game);
+        library.log_summary();
+        library
+    }
+
     /// Parses the game's `materials/*.mtr` (in name order; the first
     /// definition of a name wins, as in the game). Problems are warnings,
     /// logged and kept in [`MaterialLibrary::warnings`]; a game without
     /// `materials/` still resolves implicit materials.
-    pub fn from_vfs(game: &Vfs) -> MaterialLibrary {
+    pub fn read(game: &Vfs) -> MaterialLibrary {
+        let files = game.list("materials", "mtr");
         let mut library = MaterialLibrary {
             game: Some(game.clone()),
+            mtr_files: files.len(),
             ..MaterialLibrary::default()
         };
-        let files = game.list("materials", "mtr");
         for file in &files {
             let shown = file.to_string();
             let text = match file.read_text() {
@@ -183,12 +197,20 @@ impl MaterialLibrary {
         for warning in &library.warnings {
             log::warn!("{warning}");
         }
-        log::info!(
-            "materials: {} from {} .mtr files in {game}",
-            library.materials.len(),
-            files.len(),
-        );
         library
+    }
+
+    /// Logs how many materials were read from how many `.mtr` files, and
+    /// where: a start-up line, which the command line logs once the
+    /// arguments have been checked (bad input is one error line).
+    pub fn log_summary(&self) {
+        if let Some(game) = &self.game {
+            log::info!(
+                "materials: {} from {} .mtr files in {game}",
+                self.materials.len(),
+                self.mtr_files,
+            );
+        }
     }
 
     fn add(&mut self, decl: mtr::MaterialDecl, file: &str) {
@@ -243,7 +265,7 @@ impl MaterialLibrary {
     ///
     /// Every lookup tolerates a missing or different image extension and a
     /// different case, and prefers a precompressed copy under `dds/` (see
-    /// `find`). Warnings are logged and kept in the result.
+    /// `find`). Warnings are kept in the result, for the caller to log.
     pub fn resolve(&self, shader: &str, mesh: &GameFile) -> MaterialImages {
         let mut images = MaterialImages::default();
         if let Some(game) = &self.game {
@@ -253,10 +275,7 @@ impl MaterialLibrary {
                     let Some(map) = map else { continue };
                     match self.find_map(game, shader, material, *kind, map) {
                         Ok(source) => *images.slot(*kind) = source,
-                        Err(warning) => {
-                            log::warn!("{warning}");
-                            images.warnings.push(warning);
-                        }
+                        Err(warning) => images.warnings.push(warning),
                     }
                 }
                 log::debug!("shader {shader}: material at {}: {images:?}", images.origin);
@@ -303,7 +322,6 @@ impl MaterialLibrary {
                 places.join(", ")
             )
         };
-        log::warn!("{warning}");
         images.warnings.push(warning);
         images.origin = ORIGIN_NONE.to_owned();
         images

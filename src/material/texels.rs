@@ -6,7 +6,7 @@
 
 use super::dds::{self, DdsImage, DdsTexels};
 use super::decode::{cannot_decode, decode_bytes, fit_within, warn, DecodedImage};
-use super::{ImageSource, MapKind};
+use super::{ImageBytes, MapKind};
 
 /// The levels of one map.
 #[derive(Clone, Debug, PartialEq)]
@@ -40,54 +40,50 @@ impl From<DecodedImage> for MapTexels {
     }
 }
 
-/// The map `source` names as `kind` (its default when `None`), no level
+/// The map `image` holds as `kind` (its default when `None`), no level
 /// larger than `max_dimension`. With `blocks` (the device samples BC1-3
 /// images), a DDS file's blocks are kept. Never fails: problems are
 /// warnings, as in [`super::decode_image`].
 pub fn map_texels(
-    source: Option<&ImageSource>,
+    image: Option<&ImageBytes>,
     kind: MapKind,
     max_dimension: u32,
     blocks: bool,
 ) -> MapTexels {
-    let Some(source) = source else {
+    let Some(image) = image else {
         return DecodedImage::default_for(kind).into();
     };
-    let file = source.file();
-    let bytes = match file.read() {
-        Ok(bytes) => bytes,
-        Err(error) => return cannot_decode(file, kind, error).into(),
-    };
-    if matches!(source, ImageSource::File(_)) && dds::is_dds(&bytes) {
-        let image = match dds::parse_dds(&bytes) {
-            Ok(image) => image,
+    let file = &image.file;
+    if image.height_scale.is_none() && dds::is_dds(&image.bytes) {
+        let dds = match dds::parse_dds(&image.bytes) {
+            Ok(dds) => dds,
             Err(error) => return cannot_decode(file, kind, error).into(),
         };
         let mut warnings = Vec::new();
-        for warning in &image.warnings {
+        for warning in &dds.warnings {
             warn(&mut warnings, format!("{file}: {warning}"));
         }
         // None fits: level 0 is decoded and scaled down below.
-        if let Some(first) = first_fitting_level(&image, max_dimension) {
+        if let Some(first) = first_fitting_level(&dds, max_dimension) {
             if first > 0 {
-                let (width, height) = image.level_extent(first);
+                let (width, height) = dds.level_extent(first);
                 warn(
                     &mut warnings,
                     format!(
                         "{file}: {}x{} is larger than the device's \
                          {max_dimension}x{max_dimension} limit; starting at its mip level \
                          {first} ({width}x{height})",
-                        image.width, image.height
+                        dds.width, dds.height
                     ),
                 );
             }
             return MapTexels {
                 warnings,
-                ..dds_levels(&image, first, blocks)
+                ..dds_levels(&dds, first, blocks)
             };
         }
     }
-    decode_bytes(source, &bytes, kind, max_dimension).into()
+    decode_bytes(image, kind, max_dimension).into()
 }
 
 /// The first of the DDS's levels no larger than `max_dimension`.

@@ -4,6 +4,8 @@
 //! downstream sees the file format, and `anim` and `skin` do not import it.
 
 mod convert;
+mod materials;
+mod skin_choice;
 
 use std::path::{Path, PathBuf};
 
@@ -12,22 +14,25 @@ use glam::Vec3;
 pub use convert::{
     clip_from_md5, offset_clip, offset_md5_mesh, skeleton_from_md5, skinned_mesh_from_md5,
 };
+pub use materials::ModelMaterials;
+pub use skin_choice::{SkinChoice, DEFAULT_SKIN};
 
 use crate::anim::{
     close_loop, distance_curve, ground_motion, remove_root_motion, Clip, DistanceCurve,
     GroundMotion, GroundMotionSource, LoopOverrides, Skeleton,
 };
 use crate::bounds::Bounds;
-use crate::game::SkinChoice;
+use crate::material::MaterialLibrary;
 use crate::md5::{self, Md5Error};
 use crate::skin::{
     clip_pose_bounds, sampled_poses, BodyParts, ClipPartBounds, InfluenceLimit, SkinnedMesh,
 };
-use crate::vfs::{GameFile, Vfs};
+use crate::vfs::{FileName, GameFile};
 
 #[derive(Clone, Debug)]
 pub struct Model {
-    pub mesh_file: GameFile,
+    /// The mesh file it was loaded from, named (the file is not held).
+    pub mesh_file: FileName,
     pub skeleton: Skeleton,
     /// Every mesh of the file, empty ones included (drawing skips those).
     pub meshes: Vec<SkinnedMesh>,
@@ -47,14 +52,30 @@ pub struct Model {
     /// test's bounds, closer to the character's shape than `Clip::bounds`,
     /// which holds them all.
     pub part_bounds: Vec<ClipPartBounds>,
-    /// The game folder whose materials/*.mtr and images the meshes'
-    /// shaders name (`--textures`); `None`: the one found from the path of
-    /// a mesh on disk (`MaterialLibrary::for_mesh`).
-    pub game: Option<Vfs>,
     /// The skins the crowd is drawn with, at least one (the first is
     /// everyone's unless instances are given others): each remaps the
     /// meshes' materials.
     pub skins: Vec<SkinChoice>,
+    /// Each mesh's material under each skin, its images read.
+    pub materials: ModelMaterials,
+}
+
+/// A character to load: its mesh, its clips and how to draw them, from a
+/// game's declaration (`crate::game::Game::character`) or files on disk.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Character {
+    /// The declaration asked for (as declared, not as typed), or the
+    /// mesh file's stem.
+    pub name: String,
+    pub mesh: GameFile,
+    /// Its clips, named as the declaration names them (or after their
+    /// files), in order.
+    pub clips: Vec<ClipFile>,
+    /// Added to the model's positions.
+    pub offset: Vec3,
+    /// The skin the declaration draws the character with, drawn unless
+    /// `--skin` or `--skins` says.
+    pub skin: Option<String>,
 }
 
 /// An `.md5anim` to load and the name its clip plays under.
@@ -76,15 +97,17 @@ impl ClipFile {
 
 /// How [`Model::load_with`] loads, beyond which files.
 #[derive(Clone, Debug, Default)]
-pub struct LoadOptions {
+pub struct LoadOptions<'a> {
     /// Joint influences kept per vertex.
     pub influences: InfluenceLimit,
     /// Clips that loop or play once whatever `anim::loops_by_rule` says
     /// (names matching no clip are ignored: check them with
     /// [`LoopOverrides::check`] against the [`ClipFile`] names first).
     pub loop_overrides: LoopOverrides,
-    /// See [`Model::game`].
-    pub game: Option<Vfs>,
+    /// The game folder's materials the meshes' shaders name, opened once
+    /// by whoever loads several models; `None`: the library of the game
+    /// folder a mesh on disk lies in (`MaterialLibrary::for_mesh`).
+    pub materials: Option<&'a MaterialLibrary>,
     /// Added to every position of the model, clips included (a model
     /// declaration's `offset`: the game draws the mesh that far from the
     /// entity's origin).
@@ -130,7 +153,8 @@ impl Model {
     /// (`skin::clip_pose_bounds`): culling never trusts the file alone.
     /// Each clip's ground motion is measured (`anim::ground_motion`), root
     /// motion taken out so that every clip plays in place, and its distance
-    /// curve found (`anim::distance_curve`).
+    /// curve found (`anim::distance_curve`). Each mesh's material under
+    /// each skin is resolved and its images read ([`ModelMaterials`]).
     pub fn load_with(
         mesh_file: &GameFile,
         clip_files: &[ClipFile],
@@ -228,20 +252,34 @@ impl Model {
         for mesh in &mut meshes {
             mesh.choose_level_influences(&poses);
         }
+        let skins = if options.skins.is_empty() {
+            vec![SkinChoice::default_skin()]
+        } else {
+            options.skins.clone()
+        };
+        let beside_mesh;
+        let library = match (options.materials, mesh_file.loose_path()) {
+            (Some(library), _) => library,
+            (None, Some(mesh_path)) => {
+                beside_mesh = MaterialLibrary::for_mesh(mesh_path, None);
+                &beside_mesh
+            }
+            (None, None) => {
+                beside_mesh = MaterialLibrary::empty();
+                &beside_mesh
+            }
+        };
+        let materials = ModelMaterials::resolve(&meshes, &skins, library, mesh_file);
         Ok(Model {
-            mesh_file: mesh_file.clone(),
+            mesh_file: mesh_file.name(),
             skeleton,
             meshes,
             clips,
             ground_motion: ground_motions,
             distance_curves,
             part_bounds,
-            game: options.game.clone(),
-            skins: if options.skins.is_empty() {
-                vec![SkinChoice::default_skin()]
-            } else {
-                options.skins.clone()
-            },
+            skins,
+            materials,
         })
     }
 

@@ -321,20 +321,58 @@ impl GameFile {
 
     /// [`GameFile::file_name`] without its extension: `imp`.
     pub fn file_stem(&self) -> String {
-        let name = self.file_name();
-        match name.rsplit_once('.') {
+        self.name().file_stem()
+    }
+
+    /// Its extension in lower case, `""` when it has none.
+    pub fn extension(&self) -> String {
+        self.name().extension()
+    }
+
+    /// How it names itself, kept by what outlives the file system: the
+    /// runtime model names its mesh file without holding the archive.
+    pub fn name(&self) -> FileName {
+        FileName {
+            shown: self.to_string(),
+            file_name: self.file_name(),
+        }
+    }
+}
+
+/// A [`GameFile`]'s names without the file: what messages and labels show.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FileName {
+    /// The file's [`fmt::Display`]: its path, or its archive's and entry's.
+    shown: String,
+    file_name: String,
+}
+
+impl FileName {
+    /// The last component of its path: `imp.md5mesh`.
+    pub fn file_name(&self) -> &str {
+        &self.file_name
+    }
+
+    /// [`FileName::file_name`] without its extension: `imp`.
+    pub fn file_stem(&self) -> String {
+        match self.file_name.rsplit_once('.') {
             Some((stem, _)) if !stem.is_empty() => stem.to_owned(),
-            _ => name,
+            _ => self.file_name.clone(),
         }
     }
 
     /// Its extension in lower case, `""` when it has none.
     pub fn extension(&self) -> String {
-        let name = self.file_name();
-        match name.rsplit_once('.') {
+        match self.file_name.rsplit_once('.') {
             Some((stem, extension)) if !stem.is_empty() => extension.to_ascii_lowercase(),
             _ => String::new(),
         }
+    }
+}
+
+impl fmt::Display for FileName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.shown)
     }
 }
 
