@@ -19,7 +19,7 @@ use super::scene::Scene;
 use super::AppError;
 use crate::gpu::capture::FrameCapture;
 use crate::gpu::context::Validation;
-use crate::gpu::crowd_resources::Animation;
+use crate::gpu::crowd_buffers::Animation;
 use crate::gpu::frame_loop::{Destination, ViewOptions};
 use crate::gpu::guard::guard;
 use crate::gpu::{Context, ContextDesc};

@@ -9,7 +9,8 @@ use glam::Vec3;
 
 use crate::bounds::Bounds;
 use crate::crowd::{self, AgentLane, CrowdLayout, Instance, LocomotionTable};
-use crate::gpu::crowd_resources::{Animation, CrowdAgents};
+use crate::gpu::crowd_buffers::Animation;
+use crate::gpu::crowd_resources::CrowdAgents;
 use crate::gpu::frame_loop::{FrameInput, Posed, ViewOptions};
 use crate::gpu::passes::animate::Kernel;
 use crate::gpu::shader_types::{

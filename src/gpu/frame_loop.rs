@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use ash::vk;
 
 use super::capture::FrameCapture;
-use super::crowd_resources::{Animation, CrowdBuffer};
+use super::crowd_buffers::{Animation, CrowdBuffer};
 use super::frame::{self, FRAMES_IN_FLIGHT};
 use super::gpu_model::ModelPart;
 use super::passes::overlay::{OverlayFrame, OverlayPass};

@@ -13,6 +13,7 @@
 pub mod animation_data;
 pub mod capture;
 pub mod context;
+pub mod crowd_buffers;
 pub mod crowd_resources;
 pub mod debug;
 mod descriptors;

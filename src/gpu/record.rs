@@ -11,7 +11,7 @@
 
 use ash::vk;
 
-use super::crowd_resources::{Animation, CrowdBuffer, VISIBLE_HEADER_BYTES};
+use super::crowd_buffers::{Animation, CrowdBuffer, VISIBLE_HEADER_BYTES};
 use super::frame_loop::FrameInput;
 use super::model_resources::ModelResources;
 use super::passes::agents::{self, AgentStep};
