@@ -9,7 +9,6 @@ use super::descriptors::{self, Resource};
 use super::frame::FrameSlot;
 use super::guard::{guard, Destroy};
 use super::model_resources::ModelResources;
-use super::passes::agents::AgentStep;
 use super::passes::animate::Kernel;
 use super::resources::{self, Buffer};
 use super::shader_types::{
@@ -41,12 +40,9 @@ pub struct CrowdResources {
     /// The agents' lanes; `None`: locomotion has nothing to play (the
     /// agent pass is never recorded). Kept to rebuild this crowd.
     pub agents: Option<CrowdAgents>,
-    /// The agent pass has moved the instances off `placements`: switching
-    /// locomotion off puts them back (agents.comp's `RETURN_HOME`).
-    pub placements_moved: bool,
     /// Per description of [`crowd_buffers`]: its copies (one per frame
     /// slot, or one).
-    buffers: Vec<(CrowdBufferDesc, Vec<Buffer>)>,
+    buffers: Vec<CrowdBufferCopies>,
     pool: vk::DescriptorPool,
     pub slots: Vec<CrowdSlotSets>,
 }
@@ -60,19 +56,13 @@ pub struct CrowdSlotSets {
     /// CPU skinning: set 0 for the crowd draw, with identity transforms and
     /// every instance visible.
     pub identity_scene: Option<vk::DescriptorSet>,
-    /// Which `FrameInput::instances_version` the slot's instance
-    /// animation buffer holds: all of it, or with `walkers_moved` only the
-    /// instances of the models that stand.
-    pub instances_version: Option<u64>,
-    /// The agent pass wrote the walking models' instance animation here.
-    pub walkers_moved: bool,
-    /// The last frame in the slot, by index, and the skinning palette rows
-    /// it wanted: read back when it is done, applied before the slot's
-    /// next frame is recorded.
-    pub palette_wanted: Option<(u64, u32)>,
 }
 
 impl CrowdResources {
+    /// The buffers of a crowd of `shape` standing at `placements`, filled,
+    /// and each frame slot's sets pointing at them; `shape` is the
+    /// renderer's ([`CrowdShape::of`] its model), `animate_kernel` the one
+    /// chosen for this crowd's size.
     pub fn new(
         ctx: &Context,
         model: &ModelResources,
@@ -91,180 +81,32 @@ impl CrowdResources {
         }
         let instance_count = placements.len() as u32;
         let models = crowd_models(model, placements)?;
-        let mut buffers = guard(ctx, Vec::new());
-        for desc in crowd_buffers(&shape) {
-            let mut copies = guard(ctx, Vec::new());
-            for slot in 0..desc.copies() as usize {
-                let rows = desc.initial_rows(instance_count);
-                copies.push(create_copy(ctx, &desc, slot, rows)?);
+        let buffers = guard(ctx, create_buffers(ctx, &shape, instance_count)?);
+        let contents = Contents {
+            placements,
+            models: &models,
+            agents,
+            joint_count: shape.joint_count,
+        };
+        for copies in buffers.iter() {
+            if let Some(bytes) = contents.of(copies.desc.buffer) {
+                let buffer = &copies.copies[0];
+                resources::upload_to_buffer(ctx, copies.desc.name, buffer, &bytes)?;
             }
-            buffers.push(CrowdBufferCopies(desc, copies.keep()));
         }
-        let find = |which: CrowdBuffer| buffers.iter().find(|b| b.0.buffer == which);
-        if let Some(b) = find(CrowdBuffer::Placements) {
-            resources::upload_to_buffer(ctx, b.0.name, &b.1[0], bytemuck::cast_slice(placements))?;
-        }
-        if let Some(b) = find(CrowdBuffer::Models) {
-            resources::upload_to_buffer(ctx, b.0.name, &b.1[0], bytemuck::cast_slice(&models))?;
-        }
-        if let (Some(b), Some(agents)) = (find(CrowdBuffer::AgentLanes), agents) {
-            let mut tables = agents.tables.clone();
-            tables.resize(MAX_MODELS, bytemuck::Zeroable::zeroed());
-            let mut bytes = bytemuck::cast_slice(&tables).to_vec();
-            bytes.extend_from_slice(bytemuck::cast_slice(&agents.lanes));
-            resources::upload_to_buffer(ctx, b.0.name, &b.1[0], &bytes)?;
-        }
-        if let Some(b) = find(CrowdBuffer::IdentityTransforms) {
-            let identity = vec![
-                SkinningTransform::from(crate::anim::JointPose::IDENTITY);
-                (instance_count.max(1) * shape.joint_count) as usize
-            ];
-            resources::upload_to_buffer(ctx, b.0.name, &b.1[0], bytemuck::cast_slice(&identity))?;
-        }
-        if let Some(b) = find(CrowdBuffer::Visibility) {
-            // Nobody was visible before the first frame: it draws everyone late.
-            let nobody = vec![0u32; instance_count.max(1) as usize];
-            resources::upload_to_buffer(ctx, b.0.name, &b.1[0], bytemuck::cast_slice(&nobody))?;
-        }
-        if let Some(b) = find(CrowdBuffer::AllInstances) {
-            // Every instance at level 0, in order.
-            let mut header = VisibleHeader::default();
-            for (m, crowd_model) in models.iter().enumerate() {
-                header.lod_counts[m * MAX_LODS] = crowd_model.instance_count;
-            }
-            let ids: Vec<u32> = (0..instance_count).collect();
-            let mut all = bytemuck::bytes_of(&header).to_vec();
-            all.extend_from_slice(bytemuck::cast_slice(&ids));
-            resources::upload_to_buffer(ctx, b.0.name, &b.1[0], &all)?;
-        }
-
         let cpu_skinned = shape.animation == Animation::CpuSkinned;
-        let slot_count = frame_slots.len() as u32;
         let pool = guard(
             ctx,
-            descriptors::create_pool(
-                ctx,
-                "crowd descriptor pool",
-                &[
-                    (&model.compute_layout, slot_count),
-                    (
-                        &model.scene_layout,
-                        slot_count * if cpu_skinned { 2 } else { 1 },
-                    ),
-                ],
-            )?,
+            create_pool(ctx, model, frame_slots.len(), cpu_skinned)?,
         );
-        let mut slots = Vec::with_capacity(frame_slots.len());
-        for (slot, frame) in frame_slots.iter().enumerate() {
-            let crowd = |which| -> &Buffer {
-                let (desc, copies) = buffers
-                    .iter()
-                    .find(|b| b.0.buffer == which)
-                    .map(|b| (&b.0, &b.1))
-                    .expect("the crowd has this buffer");
-                &copies[if desc.per_frame_slot { slot } else { 0 }]
-            };
-            let animation_data = &model.animation;
-            let compute = descriptors::create_set(
-                ctx,
-                *pool,
-                &model.compute_layout,
-                &format!("frame {slot} compute set"),
-                &[
-                    ("Frame", Resource::Buffer(&frame.uniforms)),
-                    (
-                        "Instances",
-                        Resource::Buffer(crowd(CrowdBuffer::Placements)),
-                    ),
-                    (
-                        "InstanceAnimations",
-                        Resource::Buffer(crowd(CrowdBuffer::InstanceAnimation)),
-                    ),
-                    ("Clips", Resource::Buffer(&animation_data.clips)),
-                    (
-                        "clip_poses",
-                        Resource::TexelBuffer(animation_data.clip_poses.view),
-                    ),
-                    (
-                        "ClipFrameBounds",
-                        Resource::Buffer(&animation_data.frame_bounds),
-                    ),
-                    (
-                        "skeleton",
-                        Resource::TexelBuffer(animation_data.skeleton.view),
-                    ),
-                    (
-                        "VisibleInstances",
-                        Resource::Buffer(crowd(CrowdBuffer::VisibleInstances)),
-                    ),
-                    ("DrawCommands", Resource::Buffer(&frame.draw_commands)),
-                    (
-                        "Visibility",
-                        Resource::Buffer(crowd(CrowdBuffer::Visibility)),
-                    ),
-                    (
-                        "PoseSources",
-                        Resource::Buffer(crowd(CrowdBuffer::PoseSources)),
-                    ),
-                    (
-                        "SkinningTransforms",
-                        Resource::Buffer(crowd(CrowdBuffer::SkinningTransforms)),
-                    ),
-                    (
-                        "AgentLanes",
-                        Resource::Buffer(crowd(CrowdBuffer::AgentLanes)),
-                    ),
-                    ("Models", Resource::Buffer(crowd(CrowdBuffer::Models))),
-                ],
-            )?;
-            let scene_set = |name: &str, transforms, visible| {
-                descriptors::create_set(
-                    ctx,
-                    *pool,
-                    &model.scene_layout,
-                    name,
-                    &[
-                        ("SkinningTransforms", Resource::Buffer(transforms)),
-                        (
-                            "Instances",
-                            Resource::Buffer(crowd(CrowdBuffer::Placements)),
-                        ),
-                        ("Frame", Resource::Buffer(&frame.uniforms)),
-                        ("VisibleInstances", Resource::Buffer(visible)),
-                        (
-                            "PoseSources",
-                            Resource::Buffer(crowd(CrowdBuffer::PoseSources)),
-                        ),
-                        (
-                            "SharedPoses",
-                            Resource::Buffer(&model.animation.shared_poses),
-                        ),
-                    ],
-                )
-            };
-            let scene = scene_set(
-                &format!("frame {slot} scene set"),
-                crowd(CrowdBuffer::SkinningTransforms),
-                crowd(CrowdBuffer::VisibleInstances),
-            )?;
-            let identity_scene = if cpu_skinned {
-                Some(scene_set(
-                    &format!("frame {slot} scene set, identity transforms"),
-                    crowd(CrowdBuffer::IdentityTransforms),
-                    crowd(CrowdBuffer::AllInstances),
-                )?)
-            } else {
-                None
-            };
-            slots.push(CrowdSlotSets {
-                compute,
-                scene,
-                identity_scene,
-                instances_version: None,
-                walkers_moved: false,
-                palette_wanted: None,
-            });
-        }
+        let slots = frame_slots
+            .iter()
+            .enumerate()
+            .map(|(slot, frame)| {
+                let crowd = |which| copy_of(&buffers, which, slot).expect("the crowd has it");
+                create_slot_sets(ctx, *pool, model, frame, slot, cpu_skinned, crowd)
+            })
+            .collect::<Result<Vec<_>, _>>()?;
         Ok(CrowdResources {
             shape,
             instance_count,
@@ -272,8 +114,7 @@ impl CrowdResources {
             models,
             placements: placements.to_vec(),
             agents: agents.cloned(),
-            placements_moved: false,
-            buffers: buffers.keep().into_iter().map(|b| (b.0, b.1)).collect(),
+            buffers: buffers.keep(),
             pool: pool.keep(),
             slots,
         })
@@ -282,27 +123,13 @@ impl CrowdResources {
     /// `which`'s copy for frame slot `slot`; `None` when this crowd has no
     /// such buffer (CPU skinning's extras).
     pub fn buffer(&self, which: CrowdBuffer, slot: usize) -> Option<&Buffer> {
-        let (desc, copies) = self.buffers.iter().find(|(d, _)| d.buffer == which)?;
-        copies.get(if desc.per_frame_slot { slot } else { 0 })
+        copy_of(&self.buffers, which, slot)
     }
 
     pub fn buffer_mut(&mut self, which: CrowdBuffer, slot: usize) -> Option<&mut Buffer> {
-        let (desc, copies) = self.buffers.iter_mut().find(|(d, _)| d.buffer == which)?;
-        copies.get_mut(if desc.per_frame_slot { slot } else { 0 })
-    }
-
-    /// What the agent pass does in a frame with locomotion `on`, if
-    /// anything: walk, or once after locomotion went off, put everyone
-    /// back; none without agents. Notes where that leaves the instances.
-    pub fn agent_step(&mut self, on: bool) -> Option<AgentStep> {
-        self.agents.as_ref()?;
-        let step = match (on, self.placements_moved) {
-            (true, _) => AgentStep::Walk,
-            (false, true) => AgentStep::ReturnHome,
-            (false, false) => return None,
-        };
-        self.placements_moved = on;
-        Some(step)
+        let copies = self.buffers.iter_mut().find(|b| b.desc.buffer == which)?;
+        let copy = copies.index(slot);
+        copies.copies.get_mut(copy)
     }
 
     /// Whether the agent pass writes the instance animation this frame
@@ -332,7 +159,7 @@ impl CrowdResources {
     /// Rows slot `slot`'s skinning palette holds now; `None` without one
     /// (CPU animation: a row per instance).
     pub fn palette_rows(&self, slot: usize) -> Option<u32> {
-        let (desc, copies) = self.buffers.iter().find(|(d, _)| d.palette)?;
+        let CrowdBufferCopies { desc, copies } = self.buffers.iter().find(|b| b.desc.palette)?;
         let rows = (copies[slot].size - desc.header_bytes) / desc.row_bytes();
         Some(rows as u32)
     }
@@ -358,10 +185,10 @@ impl CrowdResources {
                 .map_or(most, |rows| rows.min(most)),
             _ => return Ok(None),
         };
-        let (desc, copies) = self
+        let CrowdBufferCopies { desc, copies } = self
             .buffers
             .iter_mut()
-            .find(|(d, _)| d.palette)
+            .find(|b| b.desc.palette)
             .expect("palette_rows found it");
         let palette = create_copy(ctx, desc, slot, rows)?;
         // Both sets name the palette by its block in the shaders.
@@ -387,7 +214,7 @@ impl CrowdResources {
     pub fn allocated_bytes(&self) -> u64 {
         self.buffers
             .iter()
-            .flat_map(|(_, copies)| copies)
+            .flat_map(|b| &b.copies)
             .map(|b| b.size)
             .sum()
     }
@@ -397,9 +224,7 @@ impl Destroy for CrowdResources {
     fn destroy(self, ctx: &Context) {
         // The pool frees the sets.
         self.pool.destroy(ctx);
-        for (_, copies) in self.buffers {
-            copies.destroy(ctx);
-        }
+        self.buffers.destroy(ctx);
     }
 }
 
@@ -472,11 +297,238 @@ fn create_copy(
     resources::create_buffer(ctx, &name, desc.size(rows), desc.usage, desc.location)
 }
 
-/// A description and its buffers while they are being made.
-struct CrowdBufferCopies(CrowdBufferDesc, Vec<Buffer>);
+/// A description of [`crowd_buffers`] and its copies: one per frame slot,
+/// or one.
+struct CrowdBufferCopies {
+    desc: CrowdBufferDesc,
+    copies: Vec<Buffer>,
+}
+
+impl CrowdBufferCopies {
+    /// Which copy frame slot `slot` uses.
+    fn index(&self, slot: usize) -> usize {
+        if self.desc.per_frame_slot {
+            slot
+        } else {
+            0
+        }
+    }
+}
 
 impl Destroy for CrowdBufferCopies {
     fn destroy(self, ctx: &Context) {
-        self.1.destroy(ctx);
+        self.copies.destroy(ctx);
     }
+}
+
+/// `which`'s copy for frame slot `slot`, if the crowd has that buffer.
+fn copy_of(buffers: &[CrowdBufferCopies], which: CrowdBuffer, slot: usize) -> Option<&Buffer> {
+    let copies = buffers.iter().find(|b| b.desc.buffer == which)?;
+    copies.copies.get(copies.index(slot))
+}
+
+/// Every buffer of [`crowd_buffers`], at the rows a new crowd of
+/// `instance_count` starts with; all freed when one fails.
+fn create_buffers(
+    ctx: &Context,
+    shape: &CrowdShape,
+    instance_count: u32,
+) -> Result<Vec<CrowdBufferCopies>, GpuError> {
+    let mut buffers = guard(ctx, Vec::new());
+    for desc in crowd_buffers(shape) {
+        let mut copies = guard(ctx, Vec::new());
+        for slot in 0..desc.copies() as usize {
+            let rows = desc.initial_rows(instance_count);
+            copies.push(create_copy(ctx, &desc, slot, rows)?);
+        }
+        buffers.push(CrowdBufferCopies {
+            desc,
+            copies: copies.keep(),
+        });
+    }
+    Ok(buffers.keep())
+}
+
+/// What a new crowd's buffers start with, where the GPU does not write it
+/// first.
+struct Contents<'a> {
+    placements: &'a [CrowdInstance],
+    models: &'a [CrowdModel],
+    agents: Option<&'a CrowdAgents>,
+    joint_count: u32,
+}
+
+impl Contents<'_> {
+    /// The bytes uploaded into `which` (its one copy); `None`: nothing.
+    fn of(&self, which: CrowdBuffer) -> Option<Vec<u8>> {
+        let instance_count = self.placements.len() as u32;
+        match which {
+            CrowdBuffer::Placements => Some(bytemuck::cast_slice(self.placements).to_vec()),
+            CrowdBuffer::Models => Some(bytemuck::cast_slice(self.models).to_vec()),
+            CrowdBuffer::AgentLanes => self.agents.map(|agents| {
+                let mut tables = agents.tables.clone();
+                tables.resize(MAX_MODELS, bytemuck::Zeroable::zeroed());
+                let mut bytes = bytemuck::cast_slice(&tables).to_vec();
+                bytes.extend_from_slice(bytemuck::cast_slice(&agents.lanes));
+                bytes
+            }),
+            CrowdBuffer::IdentityTransforms => {
+                let identity = vec![
+                    SkinningTransform::from(crate::anim::JointPose::IDENTITY);
+                    (instance_count.max(1) * self.joint_count) as usize
+                ];
+                Some(bytemuck::cast_slice(&identity).to_vec())
+            }
+            // Nobody was visible before the first frame: it draws everyone late.
+            CrowdBuffer::Visibility => Some(vec![0; 4 * instance_count.max(1) as usize]),
+            CrowdBuffer::AllInstances => {
+                // Every instance at level 0, in order.
+                let mut header = VisibleHeader::default();
+                for (m, crowd_model) in self.models.iter().enumerate() {
+                    header.lod_counts[m * MAX_LODS] = crowd_model.instance_count;
+                }
+                let ids: Vec<u32> = (0..instance_count).collect();
+                let mut all = bytemuck::bytes_of(&header).to_vec();
+                all.extend_from_slice(bytemuck::cast_slice(&ids));
+                Some(all)
+            }
+            CrowdBuffer::InstanceAnimation
+            | CrowdBuffer::SkinningTransforms
+            | CrowdBuffer::VisibleInstances
+            | CrowdBuffer::PoseSources
+            | CrowdBuffer::CpuSkinnedVertices => None,
+        }
+    }
+}
+
+/// The pool of the crowd's sets: per frame slot a compute set and a scene
+/// set, and with CPU skinning a second scene set.
+fn create_pool(
+    ctx: &Context,
+    model: &ModelResources,
+    slot_count: usize,
+    cpu_skinned: bool,
+) -> Result<vk::DescriptorPool, GpuError> {
+    let slot_count = slot_count as u32;
+    descriptors::create_pool(
+        ctx,
+        "crowd descriptor pool",
+        &[
+            (&model.compute_layout, slot_count),
+            (
+                &model.scene_layout,
+                slot_count * if cpu_skinned { 2 } else { 1 },
+            ),
+        ],
+    )
+}
+
+/// Frame slot `slot`'s sets, from `pool` (which frees them), pointing at
+/// the slot's copies of the crowd's buffers (`crowd`).
+fn create_slot_sets<'a>(
+    ctx: &Context,
+    pool: vk::DescriptorPool,
+    model: &'a ModelResources,
+    frame: &'a FrameSlot,
+    slot: usize,
+    cpu_skinned: bool,
+    crowd: impl Fn(CrowdBuffer) -> &'a Buffer,
+) -> Result<CrowdSlotSets, GpuError> {
+    let animation_data = &model.animation;
+    let compute = descriptors::create_set(
+        ctx,
+        pool,
+        &model.compute_layout,
+        &format!("frame {slot} compute set"),
+        &[
+            ("Frame", Resource::Buffer(&frame.uniforms)),
+            (
+                "Instances",
+                Resource::Buffer(crowd(CrowdBuffer::Placements)),
+            ),
+            (
+                "InstanceAnimations",
+                Resource::Buffer(crowd(CrowdBuffer::InstanceAnimation)),
+            ),
+            ("Clips", Resource::Buffer(&animation_data.clips)),
+            (
+                "clip_poses",
+                Resource::TexelBuffer(animation_data.clip_poses.view),
+            ),
+            (
+                "ClipFrameBounds",
+                Resource::Buffer(&animation_data.frame_bounds),
+            ),
+            (
+                "skeleton",
+                Resource::TexelBuffer(animation_data.skeleton.view),
+            ),
+            (
+                "VisibleInstances",
+                Resource::Buffer(crowd(CrowdBuffer::VisibleInstances)),
+            ),
+            ("DrawCommands", Resource::Buffer(&frame.draw_commands)),
+            (
+                "Visibility",
+                Resource::Buffer(crowd(CrowdBuffer::Visibility)),
+            ),
+            (
+                "PoseSources",
+                Resource::Buffer(crowd(CrowdBuffer::PoseSources)),
+            ),
+            (
+                "SkinningTransforms",
+                Resource::Buffer(crowd(CrowdBuffer::SkinningTransforms)),
+            ),
+            (
+                "AgentLanes",
+                Resource::Buffer(crowd(CrowdBuffer::AgentLanes)),
+            ),
+            ("Models", Resource::Buffer(crowd(CrowdBuffer::Models))),
+        ],
+    )?;
+    let scene_set = |name: &str, transforms, visible| {
+        descriptors::create_set(
+            ctx,
+            pool,
+            &model.scene_layout,
+            name,
+            &[
+                ("SkinningTransforms", Resource::Buffer(transforms)),
+                (
+                    "Instances",
+                    Resource::Buffer(crowd(CrowdBuffer::Placements)),
+                ),
+                ("Frame", Resource::Buffer(&frame.uniforms)),
+                ("VisibleInstances", Resource::Buffer(visible)),
+                (
+                    "PoseSources",
+                    Resource::Buffer(crowd(CrowdBuffer::PoseSources)),
+                ),
+                (
+                    "SharedPoses",
+                    Resource::Buffer(&animation_data.shared_poses),
+                ),
+            ],
+        )
+    };
+    let scene = scene_set(
+        &format!("frame {slot} scene set"),
+        crowd(CrowdBuffer::SkinningTransforms),
+        crowd(CrowdBuffer::VisibleInstances),
+    )?;
+    let identity_scene = if cpu_skinned {
+        Some(scene_set(
+            &format!("frame {slot} scene set, identity transforms"),
+            crowd(CrowdBuffer::IdentityTransforms),
+            crowd(CrowdBuffer::AllInstances),
+        )?)
+    } else {
+        None
+    };
+    Ok(CrowdSlotSets {
+        compute,
+        scene,
+        identity_scene,
+    })
 }

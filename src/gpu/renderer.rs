@@ -8,6 +8,7 @@ use std::time::Duration;
 use ash::vk;
 
 use super::crowd_buffers::{check_crowd_fits, Animation, BufferLimits, CrowdBuffer, CrowdShape};
+use super::crowd_frame_state::CrowdFrameState;
 use super::crowd_resources::{CrowdAgents, CrowdResources};
 use super::frame::{FrameSlot, FRAMES_IN_FLIGHT};
 use super::guard::{guard, Destroy};
@@ -42,6 +43,8 @@ pub struct Renderer {
     animate_kernel: Option<Kernel>,
     /// `None` until [`Renderer::set_crowd`].
     pub(super) crowd: Option<CrowdResources>,
+    /// What the frame loop remembers of the crowd; reset with it.
+    pub(super) crowd_frames: CrowdFrameState,
     pub(super) slots: Vec<FrameSlot>,
     pub targets: Targets,
     pub(super) profiler: Profiler,
@@ -82,6 +85,7 @@ impl Renderer {
             limits: BufferLimits::of(ctx, desc.memory_budget),
             model,
             crowd: None,
+            crowd_frames: CrowdFrameState::default(),
             slots,
             targets,
             profiler,
@@ -111,6 +115,7 @@ impl Renderer {
         // Frames in flight use every part about to go.
         ctx.wait_idle()?;
         self.crowd.take().destroy(ctx);
+        self.crowd_frames = CrowdFrameState::default();
         let ModelParts {
             model,
             slots,
@@ -179,6 +184,7 @@ impl Renderer {
             old.destroy(ctx);
             kept
         });
+        self.crowd_frames = CrowdFrameState::default();
         for frame in self.in_flight.iter_mut().flatten() {
             frame.counted = false;
         }
@@ -258,12 +264,12 @@ impl Renderer {
         let Some(crowd) = self.crowd.as_mut() else {
             return Ok(());
         };
-        let Some((index, wanted)) = crowd.slots[slot].palette_wanted else {
+        let Some((index, wanted)) = self.crowd_frames.slots[slot].palette_wanted else {
             return Ok(());
         };
         // Kept until it grew: a failure is tried again next time.
         let grown = crowd.grow_palette(ctx, &self.model, slot, wanted)?;
-        crowd.slots[slot].palette_wanted = None;
+        self.crowd_frames.slots[slot].palette_wanted = None;
         if let Some(rows) = grown {
             let bytes = crowd
                 .buffer(CrowdBuffer::SkinningTransforms, slot)
