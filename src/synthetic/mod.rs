@@ -20,7 +20,7 @@
 //! `cargo run --release --example make_many_joints -- OUT_DIR [JOINTS]`.
 //! Deterministic: the same joint count gives the same files.
 //!
-//! [`skeleton`] builds the joints and the tubes, [`clips`] the two clips;
+//! `skeleton.rs` builds the joints and the tubes, `clips.rs` the two clips;
 //! this file writes them out.
 
 use std::fs;
