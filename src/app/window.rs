@@ -5,44 +5,33 @@
 //! Input is mapped in [`super::controls`], which also lists the controls.
 //! The title shows the frame's costs (see [`super::title`]).
 //!
-//! This file holds the events, the key dispatch and what lives while the
-//! window is open; the frames and the swapchain are in `draw`, the crowd
-//! and model rebuilds in `rebuild`, and `--exercise-window`'s script in
-//! `exercise`.
+//! This file holds the events and the key dispatch; what exists while the
+//! window is open is in `live`, the frames and the swapchain in `draw`, the
+//! crowd and model rebuilds in `rebuild`, and `--exercise-window`'s script
+//! in `exercise`.
 
 use std::rc::Rc;
 use std::sync::Arc;
 use std::time::Instant;
 
-use ash::vk;
-use raw_window_handle::{HasDisplayHandle, HasWindowHandle};
 use winit::application::ApplicationHandler;
-use winit::dpi::{PhysicalPosition, PhysicalSize};
 use winit::event::{ElementState, MouseButton, MouseScrollDelta, WindowEvent};
 use winit::event_loop::{ActiveEventLoop, ControlFlow, EventLoop};
-use winit::window::{Window, WindowId};
+use winit::window::WindowId;
 
-use super::controls::{self, Action, FlyKeys};
+use super::controls::{self, Action};
 use super::crowd_state::CrowdSpec;
-use super::headless::save_png;
 use super::load::Cast;
-use super::overlay::{self, Overlay, OverlayView};
-use super::scene::Scene;
-use super::title::{self, Averages, FrameMeter};
-use super::{build_crowd, log_summary, validation, validation_counts, AppError, RenderArgs};
-use crate::gpu::capture::FrameCapture;
+use super::overlay::OverlayView;
+use super::title::{self, Averages};
+use super::{AppError, RenderArgs};
 use crate::gpu::debug::MessageCounts;
-use crate::gpu::frame_loop::VisibleCounts;
-use crate::gpu::guard::Destroy;
-use crate::gpu::renderer::Renderer;
-use crate::gpu::resources::Buffer;
-use crate::gpu::swapchain::Swapchain;
-use crate::gpu::{Context, ContextDesc};
 use crate::skin::InfluenceLimit;
-use exercise::Exercise;
+use live::Live;
 
 mod draw;
 mod exercise;
+mod live;
 mod rebuild;
 
 /// Radians of orbit per pixel dragged.
@@ -89,43 +78,6 @@ struct App<'a> {
     live: Option<Live>,
     /// The first error ends the loop; with validation on, the counters.
     outcome: Result<Option<Arc<MessageCounts>>, AppError>,
-}
-
-/// Everything that exists while the window is open. Field order is not
-/// relied upon: [`Live::destroy`] tears down in dependency order.
-struct Live {
-    window: Window,
-    ctx: Context,
-    renderer: Renderer,
-    /// `None` while the window has no area.
-    swapchain: Option<Swapchain>,
-    swapchain_stale: bool,
-    readback: Option<Buffer>,
-    /// The crowd, camera, view switches and animation clock.
-    scene: Scene,
-    paused: bool,
-    last_frame: Instant,
-    frames_drawn: u32,
-    /// What the held mouse button does, and where the cursor was.
-    drag: Option<(Drag, PhysicalPosition<f64>)>,
-    cursor: PhysicalPosition<f64>,
-    fly: FlyKeys,
-    exercise: Option<Exercise>,
-    capture: FrameCapture,
-    /// Instances the cull pass kept in the last finished frame, per level.
-    visible: Option<VisibleCounts>,
-    meter: FrameMeter,
-    /// The last refresh interval's averages, for the title and the overlay.
-    averages: Option<Averages>,
-    overlay: Overlay,
-    /// Window events as egui sees them, while the overlay is shown.
-    overlay_input: egui_winit::State,
-    /// Animation seconds per wall-clock second.
-    time_scale: f32,
-    /// The pixel error level of detail allows, kept while it is off.
-    lod_bias: f32,
-    /// The largest crowd the fit check accepts.
-    max_instances: u32,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -409,79 +361,6 @@ impl App<'_> {
 }
 
 impl Live {
-    fn new(
-        event_loop: &ActiveEventLoop,
-        args: &RenderArgs,
-        model: Rc<Cast>,
-        spec: CrowdSpec,
-    ) -> Result<Live, AppError> {
-        let attributes = Window::default_attributes()
-            .with_title(format!("md5crowd - {}", model.names().join(" + ")))
-            .with_inner_size(PhysicalSize::new(args.width, args.height));
-        let window = event_loop
-            .create_window(attributes)
-            .map_err(|e| AppError::Window(e.to_string()))?;
-        let display = window
-            .display_handle()
-            .map_err(|e| AppError::Window(e.to_string()))?;
-        let handle = window
-            .window_handle()
-            .map_err(|e| AppError::Window(e.to_string()))?;
-        let capture = FrameCapture::new(args.capture_frame);
-        let ctx = Context::new(&ContextDesc {
-            validation: validation(args),
-            gpu_index: args.gpu,
-            window: Some((display.as_raw(), handle.as_raw())),
-        })?;
-        let size = window.inner_size();
-        // Replaced by the swapchain's extent before the first frame.
-        let extent = vk::Extent2D {
-            width: size.width.max(1),
-            height: size.height.max(1),
-        };
-        let (crowd, renderer) = build_crowd(&ctx, &model, spec, extent, args.memory_budget())?;
-        log_summary(&ctx, &crowd, &model.models, renderer.buffer_bytes());
-        let view = args.view_options(ctx.wireframe, spec.locomotion);
-        // Fitted again to the swapchain's aspect before the first frame.
-        let camera = args.view.camera(&crowd, 1.0);
-        let scene = Scene::new(model, crowd, camera, view, 1.0);
-        let max_instances = overlay::crowd_limit(&renderer);
-        let overlay = Overlay::new(args.overlay);
-        let overlay_input = egui_winit::State::new(
-            overlay.egui().clone(),
-            egui::ViewportId::ROOT,
-            &window,
-            Some(window.scale_factor() as f32),
-            window.theme(),
-            None,
-        );
-        Ok(Live {
-            window,
-            renderer,
-            swapchain: None,
-            swapchain_stale: true,
-            readback: None,
-            scene,
-            paused: false,
-            last_frame: Instant::now(),
-            frames_drawn: 0,
-            drag: None,
-            cursor: PhysicalPosition::default(),
-            fly: FlyKeys::default(),
-            exercise: args.exercise_window.then(Exercise::default),
-            capture,
-            visible: None,
-            meter: FrameMeter::new(Instant::now()),
-            averages: None,
-            overlay,
-            overlay_input,
-            time_scale: 1.0,
-            lod_bias: args.lod_bias,
-            max_instances,
-            ctx,
-        })
-    }
-
     /// One line after each key, so a change is on record.
     fn log_view(&self) {
         let view = &self.scene.view;
@@ -602,34 +481,5 @@ impl Live {
         }
         self.scene.overlay = Some(frame);
         actions
-    }
-
-    /// Waits for the GPU, saves the screenshot if one was asked for, and
-    /// destroys everything before the window goes.
-    fn destroy(mut self, args: &RenderArgs) -> Result<Option<Arc<MessageCounts>>, AppError> {
-        let finished = self.renderer.finish(&self.ctx).map_err(AppError::from);
-        let saved = match (&self.readback, &args.screenshot) {
-            (Some(readback), Some(path)) if finished.is_ok() => {
-                save_png(readback, self.renderer.extent(), path)
-            }
-            _ => Ok(()),
-        };
-        if let Some(exercise) = &self.exercise {
-            log::info!(
-                "exercise: {} wakeup(s) while minimised, {} frames drawn",
-                exercise.idle_wakeups,
-                self.frames_drawn
-            );
-        }
-        self.readback.destroy(&self.ctx);
-        self.swapchain.destroy(&self.ctx);
-        self.renderer.destroy(&self.ctx);
-        let counts = validation_counts(&self.ctx);
-        // The surface inside the context must go before the window.
-        drop(self.ctx);
-        drop(self.window);
-        finished?;
-        saved?;
-        Ok(counts)
     }
 }
