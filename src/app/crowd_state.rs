@@ -459,10 +459,18 @@ impl CrowdState {
         } else {
             &self.walking
         };
-        let counts: Vec<usize> = self.models.iter().map(|m| m.count).collect();
+        let posed: Vec<crowd::ModelToPose> = models
+            .iter()
+            .zip(&self.models)
+            .map(|(model, crowd_model)| crowd::ModelToPose {
+                skeleton: &model.skeleton,
+                clips: &model.clips,
+                meshes: gpu_model::drawn_meshes(model).collect(),
+                count: crowd_model.count,
+            })
+            .collect();
         crowd::pose_mixed_crowd(
-            models,
-            &counts,
+            &posed,
             shown,
             time,
             self.spec.blend_time,

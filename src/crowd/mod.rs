@@ -23,7 +23,7 @@ pub use cull::{
     Frustum, LodParams,
 };
 pub use occlusion::{pyramid_levels, screen_rect, DepthPyramid, PyramidLevel, MAX_PYRAMID_LEVELS};
-pub use pose_mixed::pose_mixed_crowd;
+pub use pose_mixed::{pose_mixed_crowd, ModelToPose};
 pub use spawn::{
     assign_skins, mix_counts, spawn_crowd, spawn_mixed_crowd, CrowdLayout, Instance, SplitMix64,
 };
