@@ -14,9 +14,7 @@ use md5crowd::crowd::{
 };
 use md5crowd::gpu::capture::FrameCapture;
 use md5crowd::gpu::context::Validation;
-use md5crowd::gpu::crowd_resources::{
-    crowd_bytes, Animation, CrowdShape, INITIAL_PALETTE_INSTANCES,
-};
+use md5crowd::gpu::crowd_buffers::{crowd_bytes, Animation, CrowdShape, INITIAL_PALETTE_INSTANCES};
 use md5crowd::gpu::frame::FRAMES_IN_FLIGHT;
 use md5crowd::gpu::frame_loop::{
     Destination, FrameInput, FrameSource, Posed, ViewOptions, ANIM_LOD_RADIUS,

@@ -21,7 +21,8 @@ use md5crowd::crowd::{
 use md5crowd::gpu::animation_data::first_clips;
 use md5crowd::gpu::capture::FrameCapture;
 use md5crowd::gpu::context::Validation;
-use md5crowd::gpu::crowd_resources::{Animation, CrowdAgents};
+use md5crowd::gpu::crowd_buffers::Animation;
+use md5crowd::gpu::crowd_resources::CrowdAgents;
 use md5crowd::gpu::frame_loop::{Destination, FrameInput, FrameSource, Posed, ViewOptions};
 use md5crowd::gpu::guard::Destroy;
 use md5crowd::gpu::renderer::{Renderer, RendererDesc};

@@ -19,9 +19,10 @@ use super::scene::Scene;
 use super::AppError;
 use crate::gpu::capture::FrameCapture;
 use crate::gpu::context::Validation;
-use crate::gpu::crowd_resources::Animation;
+use crate::gpu::crowd_buffers::Animation;
 use crate::gpu::frame_loop::{Destination, ViewOptions};
 use crate::gpu::guard::guard;
+use crate::gpu::passes::crowd_draw::multi_draw_runs;
 use crate::gpu::{Context, ContextDesc};
 
 #[derive(clap::Args, Clone, Debug)]
@@ -264,8 +265,8 @@ pub fn run(ctx: &Context, args: &BenchArgs, model: &Rc<Cast>) -> Result<Report, 
         .map(|(&case, samples)| {
             // A row says what ran.
             let case = Case {
-                multi_draw: match ctx.multi_draw_indirect {
-                    true => case.multi_draw,
+                multi_draw: match multi_draw_runs(ctx, case.multi_draw == Switch::On) {
+                    true => Switch::On,
                     false => Switch::Off,
                 },
                 ..case

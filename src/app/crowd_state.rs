@@ -1,15 +1,18 @@
 //! The crowd as the renderer needs it each frame: placements and animation
 //! state for the GPU, and, with CPU animation, every instance's skinning
-//! transforms from the reference jobs ([`crate::crowd::animate_crowd`]) and
-//! for the yardstick path the vertices skinned on the CPU too. With
+//! transforms from the reference jobs ([`crate::crowd::pose_mixed_crowd`])
+//! and for the yardstick path the vertices skinned on the CPU too. Clips
+//! are picked by name ([`super::clip_picks`]). With
 //! locomotion, the agents' lanes for the agent pass, and for CPU animation
 //! the agents as the CPU reference moves them ([`crate::crowd::agent_state`]).
 
 use glam::Vec3;
 
+use super::clip_picks::{clip_names, ModelClips};
 use crate::bounds::Bounds;
 use crate::crowd::{self, AgentLane, CrowdLayout, Instance, LocomotionTable};
-use crate::gpu::crowd_resources::{Animation, CrowdAgents};
+use crate::gpu::crowd_buffers::Animation;
+use crate::gpu::crowd_resources::CrowdAgents;
 use crate::gpu::frame_loop::{FrameInput, Posed, ViewOptions};
 use crate::gpu::passes::animate::Kernel;
 use crate::gpu::shader_types::{
@@ -18,7 +21,7 @@ use crate::gpu::shader_types::{
 };
 use crate::gpu::{animation_data, gpu_model};
 use crate::model::Model;
-use crate::skin::{self, SkinningMethod};
+use crate::skin::SkinningMethod;
 
 /// What the crowd is made from; the window rebuilds it with another count.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -50,7 +53,7 @@ pub struct Locomotion {
 }
 
 /// What the crowd keeps of one of its models.
-struct CrowdModel {
+struct ModelInCrowd {
     /// Its instances: `instances[first..first + count]`.
     first: usize,
     count: usize,
@@ -59,11 +62,7 @@ struct CrowdModel {
     /// skinned poses'), and the bind pose's for a model without clips.
     clip_bounds: Vec<Bounds>,
     bind_pose_bounds: Bounds,
-    /// Per clip: whether it loops, and its duration.
-    clip_loops: Vec<bool>,
-    clip_durations: Vec<f32>,
-    /// Per name of [`CrowdState::clip_names`], its clip of that name.
-    clip_by_name: Vec<Option<u32>>,
+    clips: ModelClips,
 }
 
 pub struct CrowdState {
@@ -83,7 +82,7 @@ pub struct CrowdState {
     walking: Vec<Instance>,
     /// Every pose of every model fits this box (model space).
     footprint: Bounds,
-    models: Vec<CrowdModel>,
+    models: Vec<ModelInCrowd>,
     /// Every model's clip names, each once, in the order the models and
     /// their clips come: what a clip picked for everyone is one of.
     pub clip_names: Vec<String>,
@@ -106,19 +105,6 @@ pub struct CrowdState {
     return_clips: Vec<Option<u32>>,
 }
 
-/// Every model's clip names, each once, in the order the models and their
-/// clips come: what `--clip` and the window's keys pick from (each model
-/// plays its clip of the name picked).
-pub fn clip_names(models: &[Model]) -> Vec<String> {
-    let mut names: Vec<String> = Vec::new();
-    for clip in models.iter().flat_map(|m| &m.clips) {
-        if !names.contains(&clip.name) {
-            names.push(clip.name.clone());
-        }
-    }
-    names
-}
-
 impl CrowdState {
     /// A seeded crowd on a grid, `shares` of it (one weight per model)
     /// each model's. Instance 0 is the one a single-character view shows:
@@ -133,25 +119,17 @@ impl CrowdState {
         let clip_names = clip_names(models);
         let counts = crowd::mix_counts(shares, spec.instances as usize);
         let mut first = 0;
-        let crowd_models: Vec<CrowdModel> = models
+        let crowd_models: Vec<ModelInCrowd> = models
             .iter()
             .zip(&counts)
             .map(|(model, &count)| {
-                let crowd_model = CrowdModel {
+                let crowd_model = ModelInCrowd {
                     first,
                     count,
                     joint_count: model.skeleton.joint_count(),
                     clip_bounds: model.clips.iter().map(|c| c.bounds_union()).collect(),
                     bind_pose_bounds: model.bind_pose_bounds(),
-                    clip_loops: model.clips.iter().map(|c| c.looping).collect(),
-                    clip_durations: model.clips.iter().map(|c| c.duration()).collect(),
-                    clip_by_name: clip_names
-                        .iter()
-                        .map(|name| {
-                            let clip = model.clips.iter().position(|c| &c.name == name);
-                            clip.map(|c| c as u32)
-                        })
-                        .collect(),
+                    clips: ModelClips::of(model, &clip_names),
                 };
                 first += count;
                 crowd_model
@@ -214,10 +192,10 @@ impl CrowdState {
             // (and holds its last pose); a loop keeps the seeded phases.
             for instance in &mut instances {
                 let crowd_model = &crowd_models[instance.model as usize];
-                let Some(clip) = crowd_model.clip_by_name[pick as usize] else {
+                let Some(clip) = crowd_model.clips.clip(pick) else {
                     continue;
                 };
-                let looping = crowd_model.clip_loops[clip as usize];
+                let looping = crowd_model.clips.loops[clip as usize];
                 let phase = if looping { instance.loop_phase } else { 0.0 };
                 instance.settle(clip, phase);
             }
@@ -288,16 +266,16 @@ impl CrowdState {
                 continue;
             }
             let model = &self.models[instance.model as usize];
-            let Some(clip) = model.clip_by_name.get(pick as usize).copied().flatten() else {
+            let Some(clip) = model.clips.clip(pick) else {
                 continue;
             };
             if instance.clip == clip {
                 continue;
             }
-            let looping = model.clip_loops[clip as usize];
+            let looping = model.clips.loops[clip as usize];
             if looping {
                 *back = None;
-            } else if model.clip_loops.get(instance.clip as usize) == Some(&true) {
+            } else if model.clips.loops.get(instance.clip as usize) == Some(&true) {
                 *back = Some(instance.clip);
             }
             instance.switch_clip(clip, looping, time, self.spec.blend_time);
@@ -321,7 +299,7 @@ impl CrowdState {
                 continue;
             };
             let model = &self.models[instance.model as usize];
-            let duration = model.clip_durations.get(instance.clip as usize);
+            let duration = model.clips.durations.get(instance.clip as usize);
             if duration.is_none_or(|&d| instance.local_time(time) >= d) {
                 instance.switch_clip(clip, true, time, self.spec.blend_time);
                 *back = None;
@@ -337,14 +315,7 @@ impl CrowdState {
     /// The clip name every instance of `model` (of every model for
     /// `None`) plays, if they all play one: the clip the overlay shows.
     pub fn common_pick(&self, model: Option<usize>) -> Option<u32> {
-        let name_of = |i: &Instance| {
-            let model = &self.models[i.model as usize];
-            model
-                .clip_by_name
-                .iter()
-                .position(|&c| c == Some(i.clip))
-                .map(|pick| pick as u32)
-        };
+        let name_of = |i: &Instance| self.models[i.model as usize].clips.pick_of(i.clip);
         let instances = match model {
             Some(m) => {
                 let m = self.models.get(m)?;
@@ -362,8 +333,10 @@ impl CrowdState {
     /// The clip names model `model` has, by their index in
     /// [`CrowdState::clip_names`].
     pub fn model_picks(&self, model: usize) -> impl Iterator<Item = u32> + '_ {
-        let by_name = self.models.get(model).map_or(&[][..], |m| &m.clip_by_name);
-        (0..by_name.len() as u32).filter(|&pick| by_name[pick as usize].is_some())
+        self.models
+            .get(model)
+            .into_iter()
+            .flat_map(|m| m.clips.picks())
     }
 
     /// The GPU's copy of the instances' animation state follows them.
@@ -388,11 +361,7 @@ impl CrowdState {
             .or_else(|| self.common_pick(None))
             .or_else(|| {
                 let first = self.instances.first()?;
-                self.models[first.model as usize]
-                    .clip_by_name
-                    .iter()
-                    .position(|&c| c == Some(first.clip))
-                    .map(|pick| pick as u32)
+                self.models[first.model as usize].clips.pick_of(first.clip)
             });
         let current = current.unwrap_or(0);
         Some((i64::from(current) + i64::from(step)).rem_euclid(count) as u32)
@@ -433,7 +402,8 @@ impl CrowdState {
         grid.chain(lanes.into_iter().flatten())
     }
 
-    /// Whether the agents walk: locomotion is on and every model has gaits.
+    /// Whether the agents walk: locomotion is on and some model has gaits
+    /// (those of a model without a walk cycle stand while the others walk).
     pub fn walks(&self) -> bool {
         self.spec.locomotion && self.locomotion.is_some()
     }
@@ -489,41 +459,25 @@ impl CrowdState {
         } else {
             &self.walking
         };
-        let (mut transforms, mut vertices) = (
-            &mut self.skinning_transforms[..],
+        let posed: Vec<crowd::ModelToPose> = models
+            .iter()
+            .zip(&self.models)
+            .map(|(model, crowd_model)| crowd::ModelToPose {
+                skeleton: &model.skeleton,
+                clips: &model.clips,
+                meshes: gpu_model::drawn_meshes(model).collect(),
+                count: crowd_model.count,
+            })
+            .collect();
+        crowd::pose_mixed_crowd(
+            &posed,
+            shown,
+            time,
+            self.spec.blend_time,
+            skinning,
+            &mut self.skinning_transforms,
             self.cpu_skinned.as_deref_mut(),
         );
-        for (model, crowd_model) in models.iter().zip(&self.models) {
-            let own = &shown[crowd_model.first..crowd_model.first + crowd_model.count];
-            let (mine, rest) =
-                std::mem::take(&mut transforms).split_at_mut(own.len() * crowd_model.joint_count);
-            transforms = rest;
-            crowd::animate_crowd(
-                &model.skeleton,
-                &model.clips,
-                own,
-                time,
-                self.spec.blend_time,
-                mine,
-            );
-            let Some(out) = vertices.take() else {
-                continue;
-            };
-            let mut next = 0;
-            for instance_transforms in mine.chunks_exact(crowd_model.joint_count.max(1)) {
-                for mesh in gpu_model::drawn_meshes(model) {
-                    let count = mesh.vertex_count();
-                    skin::skin_vertices(
-                        mesh,
-                        instance_transforms,
-                        skinning,
-                        &mut out[next..next + count],
-                    );
-                    next += count;
-                }
-            }
-            vertices = Some(&mut out[next..]);
-        }
     }
 }
 

@@ -5,6 +5,7 @@ pub mod bench;
 mod bench_plot;
 mod bench_suite;
 mod camera;
+mod clip_picks;
 pub mod controls;
 mod crowd_state;
 mod headless;
@@ -229,7 +230,7 @@ fn starting_clip(models: &[Model], name: Option<&str>) -> Result<Option<u32>, Ap
     let Some(name) = name else {
         return Ok(None);
     };
-    let names = crowd_state::clip_names(models);
+    let names = clip_picks::clip_names(models);
     match names.iter().position(|n| n == name) {
         Some(index) => Ok(Some(index as u32)),
         None if names.is_empty() && models.len() == 1 => Err(AppError::Arguments(format!(

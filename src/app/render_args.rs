@@ -7,7 +7,7 @@ use crate::gpu::passes::animate::Kernel;
 
 use super::camera::OrbitCamera;
 use super::crowd_state::CrowdState;
-use crate::gpu::crowd_resources::Animation;
+use crate::gpu::crowd_buffers::Animation;
 use crate::gpu::frame_loop::ViewOptions;
 use crate::skin::{InfluenceLimit, SkinningMethod};
 

@@ -5,7 +5,7 @@
 use std::time::{Duration, Instant};
 
 use super::scene::Scene;
-use crate::gpu::crowd_resources::Animation;
+use crate::gpu::crowd_buffers::Animation;
 use crate::gpu::frame_loop::{MeasuredFrame, VisibleCounts};
 use crate::gpu::gpu_model::ModelPart;
 use crate::gpu::profiler::FrameTimings;

@@ -4,43 +4,40 @@
 //!
 //! Input is mapped in [`super::controls`], which also lists the controls.
 //! The title shows the frame's costs (see [`super::title`]).
+//!
+//! This file holds the events and the key dispatch; what exists while the
+//! window is open is in `live`, the frames and the swapchain in `draw`, the
+//! crowd and model rebuilds in `rebuild`, and `--exercise-window`'s script
+//! in `exercise`.
 
 use std::rc::Rc;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
-use ash::vk;
-use raw_window_handle::{HasDisplayHandle, HasWindowHandle};
 use winit::application::ApplicationHandler;
-use winit::dpi::{PhysicalPosition, PhysicalSize};
 use winit::event::{ElementState, MouseButton, MouseScrollDelta, WindowEvent};
 use winit::event_loop::{ActiveEventLoop, ControlFlow, EventLoop};
-use winit::window::{Window, WindowId};
+use winit::window::WindowId;
 
-use super::controls::{self, Action, FlyKeys};
-use super::crowd_state::{CrowdSpec, CrowdState};
-use super::headless::{save_png, screenshot_readback};
+use super::controls::{self, Action};
+use super::crowd_state::CrowdSpec;
 use super::load::Cast;
-use super::overlay::{self, Overlay, OverlayView};
-use super::scene::Scene;
-use super::title::{self, Averages, FrameMeter};
-use super::{build_crowd, log_summary, validation, validation_counts, AppError, RenderArgs};
-use crate::gpu::capture::FrameCapture;
+use super::overlay::OverlayView;
+use super::title::{self, Averages};
+use super::{AppError, RenderArgs};
 use crate::gpu::debug::MessageCounts;
-use crate::gpu::frame_loop::{Destination, VisibleCounts};
-use crate::gpu::guard::Destroy;
-use crate::gpu::renderer::Renderer;
-use crate::gpu::resources::Buffer;
-use crate::gpu::swapchain::{self, Swapchain};
-use crate::gpu::{Context, ContextDesc, GpuError};
 use crate::skin::InfluenceLimit;
+use live::Live;
+
+mod draw;
+mod exercise;
+mod live;
+mod rebuild;
 
 /// Radians of orbit per pixel dragged.
 const ORBIT_SPEED: f32 = 0.008;
 /// Distance factor per wheel line.
 const ZOOM_STEP: f32 = 0.9;
-/// Fly speed, in orbit distances per second.
-const FLY_SPEED: f32 = 0.6;
 
 /// Loads the models again with another influence limit (the `I` key).
 pub type Reload<'a> = &'a dyn Fn(InfluenceLimit) -> Result<Cast, AppError>;
@@ -83,43 +80,6 @@ struct App<'a> {
     outcome: Result<Option<Arc<MessageCounts>>, AppError>,
 }
 
-/// Everything that exists while the window is open. Field order is not
-/// relied upon: [`Live::destroy`] tears down in dependency order.
-struct Live {
-    window: Window,
-    ctx: Context,
-    renderer: Renderer,
-    /// `None` while the window has no area.
-    swapchain: Option<Swapchain>,
-    swapchain_stale: bool,
-    readback: Option<Buffer>,
-    /// The crowd, camera, view switches and animation clock.
-    scene: Scene,
-    paused: bool,
-    last_frame: Instant,
-    frames_drawn: u32,
-    /// What the held mouse button does, and where the cursor was.
-    drag: Option<(Drag, PhysicalPosition<f64>)>,
-    cursor: PhysicalPosition<f64>,
-    fly: FlyKeys,
-    exercise: Option<Exercise>,
-    capture: FrameCapture,
-    /// Instances the cull pass kept in the last finished frame, per level.
-    visible: Option<VisibleCounts>,
-    meter: FrameMeter,
-    /// The last refresh interval's averages, for the title and the overlay.
-    averages: Option<Averages>,
-    overlay: Overlay,
-    /// Window events as egui sees them, while the overlay is shown.
-    overlay_input: egui_winit::State,
-    /// Animation seconds per wall-clock second.
-    time_scale: f32,
-    /// The pixel error level of detail allows, kept while it is off.
-    lod_bias: f32,
-    /// The largest crowd the fit check accepts.
-    max_instances: u32,
-}
-
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Drag {
     Orbit,
@@ -133,14 +93,59 @@ impl ApplicationHandler for App<'_> {
         };
         match Live::new(event_loop, self.args, model, self.spec) {
             Ok(live) => self.live = Some(live),
-            Err(error) => {
-                self.outcome = Err(error);
-                event_loop.exit();
-            }
+            Err(error) => self.fail(error, event_loop),
         }
     }
 
     fn window_event(&mut self, event_loop: &ActiveEventLoop, _: WindowId, event: WindowEvent) {
+        match self.handle(event, event_loop) {
+            Err(error) => self.fail(error, event_loop),
+            Ok(()) => {
+                let frames_drawn = self.live.as_ref().map(|live| live.frames_drawn);
+                if let (Some(n), Some(drawn)) = (self.args.frames, frames_drawn) {
+                    if drawn >= n {
+                        event_loop.exit();
+                    }
+                }
+            }
+        }
+    }
+
+    fn about_to_wait(&mut self, event_loop: &ActiveEventLoop) {
+        let Some(live) = self.live.as_mut() else {
+            return;
+        };
+        if let Some(exercise) = live.exercise.as_mut() {
+            if let Some(size) = exercise.step(&live.window, live.frames_drawn) {
+                live.on_resize(size);
+            }
+        }
+        if live.minimised() {
+            // Nothing to draw into: sleep until the window system (or the
+            // exercise's timer) has news, instead of spinning.
+            if let Some(exercise) = live.exercise.as_mut() {
+                exercise.idle_wakeups += 1;
+                event_loop.set_control_flow(ControlFlow::WaitUntil(exercise.wake_at()));
+            } else {
+                event_loop.set_control_flow(ControlFlow::Wait);
+            }
+        } else {
+            event_loop.set_control_flow(ControlFlow::Poll);
+            live.window.request_redraw();
+        }
+    }
+
+    fn exiting(&mut self, _: &ActiveEventLoop) {
+        if let Some(live) = self.live.take() {
+            let outcome = std::mem::replace(&mut self.outcome, Ok(None));
+            self.outcome = outcome.and(live.destroy(self.args));
+        }
+    }
+}
+
+impl App<'_> {
+    /// Handles a window event.
+    fn handle(&mut self, event: WindowEvent, event_loop: &ActiveEventLoop) -> Result<(), AppError> {
         if matches!(event, WindowEvent::RedrawRequested) {
             // The overlay's clicks act before the frame they change.
             for action in self
@@ -149,11 +154,11 @@ impl ApplicationHandler for App<'_> {
                 .map(Live::run_overlay)
                 .unwrap_or_default()
             {
-                self.act(action, event_loop);
+                self.act(action, event_loop)?;
             }
         }
         let Some(live) = self.live.as_mut() else {
-            return;
+            return Ok(());
         };
         // egui takes the pointer over its panel and the keys while a text
         // field has focus; the camera and the shortcuts get the rest.
@@ -162,7 +167,7 @@ impl ApplicationHandler for App<'_> {
                 .overlay_input
                 .on_window_event(&live.window, &event)
                 .consumed;
-        let result = match event {
+        match event {
             WindowEvent::CloseRequested => {
                 event_loop.exit();
                 Ok(())
@@ -238,52 +243,19 @@ impl ApplicationHandler for App<'_> {
             }
             WindowEvent::RedrawRequested => live.draw(self.args),
             _ => Ok(()),
-        };
-        if let Err(error) = result {
-            self.outcome = Err(error);
-            event_loop.exit();
-        } else if self.args.frames.is_some_and(|n| live.frames_drawn >= n) {
-            event_loop.exit();
         }
     }
 
-    fn about_to_wait(&mut self, event_loop: &ActiveEventLoop) {
+    /// The first error ends the loop; it is what [`run`] returns.
+    fn fail(&mut self, error: AppError, event_loop: &ActiveEventLoop) {
+        self.outcome = Err(error);
+        event_loop.exit();
+    }
+
+    /// Handles a key's or the overlay's action.
+    fn act(&mut self, action: Action, event_loop: &ActiveEventLoop) -> Result<(), AppError> {
         let Some(live) = self.live.as_mut() else {
-            return;
-        };
-        if let Some(exercise) = live.exercise.as_mut() {
-            if let Some(size) = exercise.step(&live.window, live.frames_drawn) {
-                live.on_resize(size);
-            }
-        }
-        if live.minimised() {
-            // Nothing to draw into: sleep until the window system (or the
-            // exercise's timer) has news, instead of spinning.
-            if let Some(exercise) = live.exercise.as_mut() {
-                exercise.idle_wakeups += 1;
-                event_loop.set_control_flow(ControlFlow::WaitUntil(exercise.wake_at()));
-            } else {
-                event_loop.set_control_flow(ControlFlow::Wait);
-            }
-        } else {
-            event_loop.set_control_flow(ControlFlow::Poll);
-            live.window.request_redraw();
-        }
-    }
-
-    fn exiting(&mut self, _: &ActiveEventLoop) {
-        if let Some(live) = self.live.take() {
-            let outcome = std::mem::replace(&mut self.outcome, Ok(None));
-            self.outcome = outcome.and(live.destroy(self.args));
-        }
-    }
-}
-
-impl App<'_> {
-    /// Handles a key's action; the error ends the loop like a draw's would.
-    fn act(&mut self, action: Action, event_loop: &ActiveEventLoop) {
-        let Some(live) = self.live.as_mut() else {
-            return;
+            return Ok(());
         };
         let clip_count = live.scene.crowd.clip_names.len();
         let play = |live: &mut Live, clip: Option<u32>| match clip {
@@ -300,10 +272,7 @@ impl App<'_> {
             Action::NextClip => play(live, live.scene.crowd.stepped_clip(1)),
             Action::Clip(clip) => play(live, Some(clip)),
             Action::SetInstances(count) => {
-                if let Err(error) = live.resize_crowd(count) {
-                    self.outcome = Err(error);
-                    event_loop.exit();
-                }
+                live.resize_crowd(count)?;
             }
             Action::MixClips => {
                 let spec = CrowdSpec {
@@ -311,10 +280,7 @@ impl App<'_> {
                     ..live.scene.crowd.spec
                 };
                 let shares = live.scene.crowd.shares.clone();
-                if let Err(error) = live.rebuild_crowd(spec, &shares) {
-                    self.outcome = Err(error);
-                    event_loop.exit();
-                }
+                live.rebuild_crowd(spec, &shares)?;
             }
             Action::ModelClip { model, clip } => {
                 let crowd = &mut live.scene.crowd;
@@ -332,9 +298,8 @@ impl App<'_> {
                 }
                 if shares.iter().sum::<f32>() <= 0.0 {
                     log::warn!("every model's share would be 0: the crowd stays as it is");
-                } else if let Err(error) = live.rebuild_crowd(live.scene.crowd.spec, &shares) {
-                    self.outcome = Err(error);
-                    event_loop.exit();
+                } else {
+                    live.rebuild_crowd(live.scene.crowd.spec, &shares)?;
                 }
             }
             Action::BlendTime(seconds) => live.scene.crowd.spec.blend_time = seconds,
@@ -352,25 +317,16 @@ impl App<'_> {
             Action::Overlay => live.overlay.shown = !live.overlay.shown,
             Action::DoubleCrowd => {
                 let count = live.scene.crowd.spec.instances.saturating_mul(2);
-                if let Err(error) = live.resize_crowd(count) {
-                    self.outcome = Err(error);
-                    event_loop.exit();
-                }
+                live.resize_crowd(count)?;
             }
             Action::HalveCrowd => {
                 let count = (live.scene.crowd.spec.instances / 2).max(1);
-                if let Err(error) = live.resize_crowd(count) {
-                    self.outcome = Err(error);
-                    event_loop.exit();
-                }
+                live.resize_crowd(count)?;
             }
             Action::Skeleton => live.scene.view.show_skeleton = !live.scene.view.show_skeleton,
             Action::Skinning => live.scene.view.skinning = live.scene.view.skinning.toggled(),
             Action::Influences => {
-                if let Err(error) = live.switch_influences(self.reload) {
-                    self.outcome = Err(error);
-                    event_loop.exit();
-                }
+                live.switch_influences(self.reload)?;
             }
             Action::Wireframe if live.ctx.wireframe => {
                 live.scene.view.wireframe = !live.scene.view.wireframe
@@ -400,83 +356,11 @@ impl App<'_> {
         if let (Some(live), true) = (&self.live, logged) {
             live.log_view();
         }
+        Ok(())
     }
 }
 
 impl Live {
-    fn new(
-        event_loop: &ActiveEventLoop,
-        args: &RenderArgs,
-        model: Rc<Cast>,
-        spec: CrowdSpec,
-    ) -> Result<Live, AppError> {
-        let attributes = Window::default_attributes()
-            .with_title(format!("md5crowd - {}", model.names().join(" + ")))
-            .with_inner_size(PhysicalSize::new(args.width, args.height));
-        let window = event_loop
-            .create_window(attributes)
-            .map_err(|e| AppError::Window(e.to_string()))?;
-        let display = window
-            .display_handle()
-            .map_err(|e| AppError::Window(e.to_string()))?;
-        let handle = window
-            .window_handle()
-            .map_err(|e| AppError::Window(e.to_string()))?;
-        let capture = FrameCapture::new(args.capture_frame);
-        let ctx = Context::new(&ContextDesc {
-            validation: validation(args),
-            gpu_index: args.gpu,
-            window: Some((display.as_raw(), handle.as_raw())),
-        })?;
-        let size = window.inner_size();
-        // Replaced by the swapchain's extent before the first frame.
-        let extent = vk::Extent2D {
-            width: size.width.max(1),
-            height: size.height.max(1),
-        };
-        let (crowd, renderer) = build_crowd(&ctx, &model, spec, extent, args.memory_budget())?;
-        log_summary(&ctx, &crowd, &model.models, renderer.buffer_bytes());
-        let view = args.view_options(ctx.wireframe, spec.locomotion);
-        // Fitted again to the swapchain's aspect before the first frame.
-        let camera = args.view.camera(&crowd, 1.0);
-        let scene = Scene::new(model, crowd, camera, view, 1.0);
-        let max_instances = overlay::crowd_limit(&renderer);
-        let overlay = Overlay::new(args.overlay);
-        let overlay_input = egui_winit::State::new(
-            overlay.egui().clone(),
-            egui::ViewportId::ROOT,
-            &window,
-            Some(window.scale_factor() as f32),
-            window.theme(),
-            None,
-        );
-        Ok(Live {
-            window,
-            renderer,
-            swapchain: None,
-            swapchain_stale: true,
-            readback: None,
-            scene,
-            paused: false,
-            last_frame: Instant::now(),
-            frames_drawn: 0,
-            drag: None,
-            cursor: PhysicalPosition::default(),
-            fly: FlyKeys::default(),
-            exercise: args.exercise_window.then(Exercise::default),
-            capture,
-            visible: None,
-            meter: FrameMeter::new(Instant::now()),
-            averages: None,
-            overlay,
-            overlay_input,
-            time_scale: 1.0,
-            lod_bias: args.lod_bias,
-            max_instances,
-            ctx,
-        })
-    }
-
     /// One line after each key, so a change is on record.
     fn log_view(&self) {
         let view = &self.scene.view;
@@ -542,206 +426,6 @@ impl Live {
         self.scene.camera = args.view.camera(&self.scene.crowd, self.aspect());
     }
 
-    /// A crowd of `count`: the renderer rebuilds only its crowd-sized
-    /// buffers. A crowd the GPU cannot hold is a warning, and the current
-    /// one stays, drawn as before.
-    fn resize_crowd(&mut self, count: u32) -> Result<(), AppError> {
-        if count == self.scene.crowd.spec.instances {
-            return Ok(());
-        }
-        let spec = CrowdSpec {
-            instances: count,
-            ..self.scene.crowd.spec
-        };
-        let shares = self.scene.crowd.shares.clone();
-        self.rebuild_crowd(spec, &shares)
-    }
-
-    /// The crowd `spec` asks for, laid out anew, as [`Live::resize_crowd`]
-    /// says.
-    fn rebuild_crowd(&mut self, spec: CrowdSpec, shares: &[f32]) -> Result<(), AppError> {
-        let count = spec.instances;
-        let refused = |error: GpuError| -> Result<(), AppError> {
-            let error = AppError::from(error);
-            if error.is_crowd_too_large() {
-                log::warn!("{error}");
-                Ok(())
-            } else {
-                Err(error)
-            }
-        };
-        // Asked first: the CPU side of a crowd grows with it too.
-        if let Err(error) = self.renderer.check_crowd_fits(count) {
-            return refused(error);
-        }
-        let cast = &self.scene.cast;
-        let crowd = CrowdState::new(&cast.models, shares, spec);
-        let agents = crowd.gpu_agents();
-        if let Err(error) =
-            self.renderer
-                .set_crowd_with_agents(&self.ctx, &crowd.placements, agents.as_ref())
-        {
-            return refused(error);
-        }
-        self.scene.crowd = crowd;
-        self.visible = None;
-        // Same view direction, the new crowd in view.
-        self.scene
-            .camera
-            .fit(self.scene.crowd.outline(), self.aspect());
-        Ok(())
-    }
-
-    /// Between 4 and 8 joints per vertex: the model is loaded again from
-    /// its files with the other limit and the renderer rebuilds what lives
-    /// as long as the model; the crowd keeps its places, clips and clock. A
-    /// model that no longer loads, or changed under us, or a crowd that
-    /// would not fit is a warning, and everything stays as it was.
-    fn switch_influences(&mut self, reload: Reload) -> Result<(), AppError> {
-        let limit = match self.scene.cast.models[0].influences() {
-            InfluenceLimit::Four => InfluenceLimit::Eight,
-            InfluenceLimit::Eight => InfluenceLimit::Four,
-        };
-        let cast = match reload(limit) {
-            Ok(cast) => cast,
-            Err(error) => {
-                log::warn!("{} influences: {error}", limit.count());
-                return Ok(());
-            }
-        };
-        let old = &self.scene.cast.models;
-        let changed = cast.models.len() != old.len()
-            || cast.models.iter().zip(old.iter()).any(|(new, old)| {
-                new.skeleton.parents != old.skeleton.parents || new.clips.len() != old.clips.len()
-            });
-        if changed {
-            log::warn!(
-                "{} influences: a model changed on disk since it was loaded; restart to see it",
-                limit.count(),
-            );
-            return Ok(());
-        }
-        let crowd = &self.scene.crowd;
-        let agents = crowd.gpu_agents();
-        match self
-            .renderer
-            .set_model(&self.ctx, &cast.models, &crowd.placements, agents.as_ref())
-        {
-            Ok(()) => {}
-            Err(error @ GpuError::CrowdTooLarge { .. }) => {
-                log::warn!("{} influences: {}", limit.count(), AppError::from(error));
-                return Ok(());
-            }
-            Err(error) => return Err(error.into()),
-        }
-        self.scene.cast = Rc::new(cast);
-        self.visible = None;
-        self.max_instances = overlay::crowd_limit(&self.renderer);
-        Ok(())
-    }
-
-    fn minimised(&self) -> bool {
-        let size = self.window.inner_size();
-        let simulated = self
-            .exercise
-            .as_ref()
-            .is_some_and(|e| e.minimised_since.is_some());
-        size.width == 0 || size.height == 0 || self.window.is_minimized() == Some(true) || simulated
-    }
-
-    fn on_resize(&mut self, size: PhysicalSize<u32>) {
-        log::debug!("window resized to {}x{}", size.width, size.height);
-        self.swapchain_stale = true;
-    }
-
-    /// Makes the swapchain match the window; false while there is nothing
-    /// to present to.
-    fn ensure_swapchain(&mut self, args: &RenderArgs) -> Result<bool, AppError> {
-        if !self.swapchain_stale && self.swapchain.is_some() {
-            return Ok(true);
-        }
-        let size = self.window.inner_size();
-        let window_extent = vk::Extent2D {
-            width: size.width,
-            height: size.height,
-        };
-        let extent = swapchain::surface_extent(&self.ctx, window_extent)?;
-        if extent.width == 0 || extent.height == 0 {
-            return Ok(false);
-        }
-        // Frames in flight still read the swapchain images and targets.
-        self.ctx.wait_idle()?;
-        let old = self.swapchain.take();
-        // Sized by the surface as it is now, which may differ from the
-        // window size read above: X11 reports resizes late.
-        let Some(swapchain) =
-            swapchain::create_swapchain(&self.ctx, window_extent, !args.no_vsync, old)?
-        else {
-            return Ok(false);
-        };
-        let extent = swapchain.extent;
-        self.swapchain = Some(swapchain);
-        if extent != self.renderer.extent() {
-            self.renderer.resize(&self.ctx, extent)?;
-            // A screenshot readback is sized to the image.
-            if let Some(readback) = self.readback.take() {
-                readback.destroy(&self.ctx);
-            }
-        }
-        if self.frames_drawn == 0 {
-            self.frame_crowd(args);
-        }
-        self.swapchain_stale = false;
-        Ok(true)
-    }
-
-    fn draw(&mut self, args: &RenderArgs) -> Result<(), AppError> {
-        if self.minimised() || !self.ensure_swapchain(args)? {
-            return Ok(());
-        }
-        let Some(swapchain) = &self.swapchain else {
-            return Ok(());
-        };
-        let now = Instant::now();
-        let elapsed = (now - self.last_frame).as_secs_f32();
-        self.last_frame = now;
-        if !self.paused {
-            self.scene.time += elapsed * self.time_scale;
-        }
-        self.scene
-            .camera
-            .fly(self.fly.direction() * FLY_SPEED * elapsed);
-        self.scene.aspect = self.aspect();
-
-        let last = args.frames.is_some_and(|n| self.frames_drawn + 1 == n);
-        if last && args.screenshot.is_some() && self.readback.is_none() {
-            self.readback = Some(screenshot_readback(&self.ctx, self.renderer.extent())?);
-        }
-        let report = self.renderer.draw_frame(
-            &self.ctx,
-            Destination::Present(swapchain),
-            self.readback.as_ref().filter(|_| last),
-            &mut self.capture,
-            &mut self.scene,
-        )?;
-        self.swapchain_stale |= report.swapchain_stale;
-        if let Some(visible) = report.visible {
-            self.visible = Some(visible);
-        }
-        if let Some(measured) = &report.finished {
-            if args.print_timings {
-                println!("{measured}");
-            }
-            self.meter.add(measured);
-        }
-        if report.drawn {
-            self.frames_drawn += 1;
-            self.overlay.add_frame_time(elapsed);
-            self.refresh_title(now);
-        }
-        Ok(())
-    }
-
     /// Every [`title::REFRESH`]: the averages since the last refresh.
     fn refresh_title(&mut self, now: Instant) {
         let Some(averages) = self.meter.report(now) else {
@@ -797,93 +481,5 @@ impl Live {
         }
         self.scene.overlay = Some(frame);
         actions
-    }
-
-    /// Waits for the GPU, saves the screenshot if one was asked for, and
-    /// destroys everything before the window goes.
-    fn destroy(mut self, args: &RenderArgs) -> Result<Option<Arc<MessageCounts>>, AppError> {
-        let finished = self.renderer.finish(&self.ctx).map_err(AppError::from);
-        let saved = match (&self.readback, &args.screenshot) {
-            (Some(readback), Some(path)) if finished.is_ok() => {
-                save_png(readback, self.renderer.extent(), path)
-            }
-            _ => Ok(()),
-        };
-        if let Some(exercise) = &self.exercise {
-            log::info!(
-                "exercise: {} wakeup(s) while minimised, {} frames drawn",
-                exercise.idle_wakeups,
-                self.frames_drawn
-            );
-        }
-        self.readback.destroy(&self.ctx);
-        self.swapchain.destroy(&self.ctx);
-        self.renderer.destroy(&self.ctx);
-        let counts = validation_counts(&self.ctx);
-        // The surface inside the context must go before the window.
-        drop(self.ctx);
-        drop(self.window);
-        finished?;
-        saved?;
-        Ok(counts)
-    }
-}
-
-/// `--exercise-window`, the window test's driver: two resizes, then a
-/// minimisation, at fixed frame counts. A bare X server (Xvfb, no window
-/// manager) ignores minimise requests, so the exercise also holds the app
-/// in its minimised state for a while itself: what runs then is the same
-/// code a real minimisation runs (no swapchain, no frames, no spinning).
-#[derive(Default)]
-struct Exercise {
-    step: usize,
-    minimised_since: Option<Instant>,
-    idle_wakeups: u32,
-}
-
-impl Exercise {
-    const FIRST_RESIZE: (u32, PhysicalSize<u32>) = (3, PhysicalSize::new(640, 360));
-    const SECOND_RESIZE: (u32, PhysicalSize<u32>) = (6, PhysicalSize::new(1000, 400));
-    const MINIMISE_AT: u32 = 9;
-    const MINIMISED_FOR: Duration = Duration::from_millis(300);
-
-    /// Advances the script; returns a size change the app must handle as if
-    /// the window system had reported it.
-    fn step(&mut self, window: &Window, frames_drawn: u32) -> Option<PhysicalSize<u32>> {
-        match self.step {
-            0 | 1 => {
-                let (at, size) = [Self::FIRST_RESIZE, Self::SECOND_RESIZE][self.step];
-                if frames_drawn >= at {
-                    log::info!("exercise: resize to {}x{}", size.width, size.height);
-                    // The real Resized event follows from the window system.
-                    let _ = window.request_inner_size(size);
-                    self.step += 1;
-                }
-                None
-            }
-            2 if frames_drawn >= Self::MINIMISE_AT => {
-                log::info!("exercise: minimise");
-                window.set_minimized(true);
-                self.minimised_since = Some(Instant::now());
-                self.step += 1;
-                Some(PhysicalSize::new(0, 0))
-            }
-            3 if self
-                .minimised_since
-                .is_some_and(|t| t.elapsed() >= Self::MINIMISED_FOR) =>
-            {
-                log::info!("exercise: restore");
-                window.set_minimized(false);
-                self.minimised_since = None;
-                self.step += 1;
-                Some(window.inner_size())
-            }
-            _ => None,
-        }
-    }
-
-    fn wake_at(&self) -> Instant {
-        self.minimised_since
-            .map_or_else(Instant::now, |t| t + Self::MINIMISED_FOR)
     }
 }

@@ -7,6 +7,7 @@ mod anim_lod;
 mod animate;
 mod cull;
 mod occlusion;
+mod pose_mixed;
 mod spawn;
 
 pub use agents::{
@@ -22,6 +23,7 @@ pub use cull::{
     Frustum, LodParams,
 };
 pub use occlusion::{pyramid_levels, screen_rect, DepthPyramid, PyramidLevel, MAX_PYRAMID_LEVELS};
+pub use pose_mixed::{pose_mixed_crowd, ModelToPose};
 pub use spawn::{
     assign_skins, mix_counts, spawn_crowd, spawn_mixed_crowd, CrowdLayout, Instance, SplitMix64,
 };

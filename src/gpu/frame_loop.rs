@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use ash::vk;
 
 use super::capture::FrameCapture;
-use super::crowd_resources::{Animation, CrowdBuffer};
+use super::crowd_buffers::{Animation, CrowdBuffer};
 use super::frame::{self, FRAMES_IN_FLIGHT};
 use super::gpu_model::ModelPart;
 use super::passes::overlay::{OverlayFrame, OverlayPass};
@@ -361,8 +361,9 @@ impl Renderer {
             return Ok((None, None));
         };
         let header = last.counted.then(|| self.visible_header(slot));
-        if let (Some(header), Some(crowd)) = (header, self.crowd.as_mut()) {
-            crowd.slots[slot].palette_wanted = Some((last.index, header.palette_rows_wanted));
+        if let Some(header) = header.filter(|_| self.crowd.is_some()) {
+            self.crowd_frames.slots[slot].palette_wanted =
+                Some((last.index, header.palette_rows_wanted));
         }
         let visible = header.map(|h| VisibleCounts(h.lod_counts));
         let measured = self.profiler.take(ctx, slot)?.map(|gpu| MeasuredFrame {
@@ -447,7 +448,7 @@ impl Renderer {
         // models that stand (agents.comp writes the walkers', so once the
         // agents stop, everyone's are uploaded again).
         let walking = crowd.agents_walk(input.view.locomotion);
-        let written = &mut crowd.slots[slot];
+        let written = &mut self.crowd_frames.slots[slot];
         let stale = written.instances_version != Some(input.instances_version)
             || (written.walkers_moved && !walking);
         written.walkers_moved = walking;
@@ -479,7 +480,7 @@ impl Renderer {
                     .expect("every crowd has instance states")
                     .write_at(first, states);
             }
-            crowd.slots[slot].instances_version = Some(input.instances_version);
+            self.crowd_frames.slots[slot].instances_version = Some(input.instances_version);
         }
         let (transforms, vertices) = match input.posed {
             Posed::OnGpu | Posed::BindPose => (None, None),

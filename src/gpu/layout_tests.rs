@@ -6,7 +6,7 @@ use std::mem::{offset_of, size_of};
 
 use ash::vk;
 
-use super::crowd_resources::VISIBLE_HEADER_BYTES;
+use super::crowd_buffers::VISIBLE_HEADER_BYTES;
 use super::passes::crowd_draw;
 use super::passes::skeleton_overlay;
 use rspirv::dr::Operand;

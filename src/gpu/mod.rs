@@ -7,12 +7,16 @@
 //! [`guard::Destroy`] and is handed back to it before the [`Context`] drops;
 //! constructors unwind what they made when a later step fails. The renderer
 //! is split by lifetime: [`model_resources`] (as long as the model),
-//! [`crowd_resources`] (as long as the crowd size), [`frame::FrameSlot`]
-//! (one frame in flight), and [`frame_loop`] runs every frame.
+//! [`crowd_resources`] (as long as the crowd size, its buffers described
+//! by [`crowd_buffers`]), [`frame::FrameSlot`] (one frame in flight), and
+//! [`frame_loop`] runs every frame, remembering the crowd's
+//! [`crowd_frame_state`].
 
 pub mod animation_data;
 pub mod capture;
 pub mod context;
+pub mod crowd_buffers;
+pub mod crowd_frame_state;
 pub mod crowd_resources;
 pub mod debug;
 mod descriptors;

@@ -11,7 +11,7 @@
 
 use ash::vk;
 
-use super::crowd_resources::{Animation, CrowdBuffer, VISIBLE_HEADER_BYTES};
+use super::crowd_buffers::{Animation, CrowdBuffer, VISIBLE_HEADER_BYTES};
 use super::frame_loop::FrameInput;
 use super::model_resources::ModelResources;
 use super::passes::agents::{self, AgentStep};
@@ -73,8 +73,8 @@ impl Renderer {
         use vk::{AccessFlags2 as Access, PipelineStageFlags2 as Stage};
         let agent_step = self
             .crowd
-            .as_mut()
-            .and_then(|crowd| crowd.agent_step(input.view.locomotion));
+            .as_ref()
+            .and_then(|crowd| self.crowd_frames.agent_step(crowd, input.view.locomotion));
         let model = &self.model;
         let crowd = self.crowd.as_ref().expect("upload checked the crowd");
         let frame = &self.slots[slot];

@@ -7,9 +7,9 @@ use std::time::Duration;
 
 use ash::vk;
 
-use super::crowd_resources::{
-    check_crowd_fits, Animation, BufferLimits, CrowdAgents, CrowdBuffer, CrowdResources, CrowdShape,
-};
+use super::crowd_buffers::{check_crowd_fits, Animation, BufferLimits, CrowdBuffer, CrowdShape};
+use super::crowd_frame_state::CrowdFrameState;
+use super::crowd_resources::{CrowdAgents, CrowdResources};
 use super::frame::{FrameSlot, FRAMES_IN_FLIGHT};
 use super::guard::{guard, Destroy};
 use super::model_resources::ModelResources;
@@ -36,12 +36,15 @@ pub struct RendererDesc {
 
 pub struct Renderer {
     pub model: ModelResources,
-    /// Who poses the crowds this renderer draws.
-    animation: Animation,
+    /// What the crowds this renderer draws are made of besides their size:
+    /// the model's figures and who poses them.
+    crowd_shape: CrowdShape,
     /// What [`RendererDesc::animate_kernel`] asked for; each crowd picks again.
     animate_kernel: Option<Kernel>,
     /// `None` until [`Renderer::set_crowd`].
     pub(super) crowd: Option<CrowdResources>,
+    /// What the frame loop remembers of the crowd; reset with it.
+    pub(super) crowd_frames: CrowdFrameState,
     pub(super) slots: Vec<FrameSlot>,
     pub targets: Targets,
     pub(super) profiler: Profiler,
@@ -77,11 +80,12 @@ impl Renderer {
             targets,
         } = parts.keep();
         Ok(Renderer {
-            animation: desc.animation,
+            crowd_shape: CrowdShape::of(models, desc.animation),
             animate_kernel: desc.animate_kernel,
             limits: BufferLimits::of(ctx, desc.memory_budget),
             model,
             crowd: None,
+            crowd_frames: CrowdFrameState::default(),
             slots,
             targets,
             profiler,
@@ -105,18 +109,20 @@ impl Renderer {
         agents: Option<&CrowdAgents>,
     ) -> Result<(), GpuError> {
         let parts = guard(ctx, ModelParts::new(ctx, models, self.extent())?);
-        let shape = CrowdShape::of(models, self.animation);
+        let shape = CrowdShape::of(models, self.crowd_shape.animation);
         let fixed = fixed_bytes(&parts.model, &parts.slots);
         check_crowd_fits(&shape, placements.len() as u32, &self.limits, fixed)?;
         // Frames in flight use every part about to go.
         ctx.wait_idle()?;
         self.crowd.take().destroy(ctx);
+        self.crowd_frames = CrowdFrameState::default();
         let ModelParts {
             model,
             slots,
             targets,
         } = parts.keep();
         std::mem::replace(&mut self.model, model).destroy(ctx);
+        self.crowd_shape = shape;
         std::mem::replace(&mut self.slots, slots).destroy(ctx);
         std::mem::replace(&mut self.targets, targets).destroy(ctx);
         // Their results went with the old slots.
@@ -132,13 +138,7 @@ impl Renderer {
 
     /// What a crowd of this renderer is made of, besides its size.
     pub fn crowd_shape(&self) -> CrowdShape {
-        let parts = &self.model.model.parts;
-        CrowdShape {
-            joint_count: self.model.model.max_joint_count(),
-            vertex_count: parts.iter().map(|p| p.vertex_count).max().unwrap_or(0),
-            lod_count: self.model.model.lod_count,
-            animation: self.animation,
-        }
+        self.crowd_shape
     }
 
     /// Refuses a crowd of `instances` this renderer could not hold, saying
@@ -184,6 +184,7 @@ impl Renderer {
             old.destroy(ctx);
             kept
         });
+        self.crowd_frames = CrowdFrameState::default();
         for frame in self.in_flight.iter_mut().flatten() {
             frame.counted = false;
         }
@@ -223,7 +224,7 @@ impl Renderer {
             &self.slots,
             placements,
             agents,
-            self.animation,
+            self.crowd_shape,
             animate_kernel,
         )
     }
@@ -263,12 +264,12 @@ impl Renderer {
         let Some(crowd) = self.crowd.as_mut() else {
             return Ok(());
         };
-        let Some((index, wanted)) = crowd.slots[slot].palette_wanted else {
+        let Some((index, wanted)) = self.crowd_frames.slots[slot].palette_wanted else {
             return Ok(());
         };
         // Kept until it grew: a failure is tried again next time.
         let grown = crowd.grow_palette(ctx, &self.model, slot, wanted)?;
-        crowd.slots[slot].palette_wanted = None;
+        self.crowd_frames.slots[slot].palette_wanted = None;
         if let Some(rows) = grown {
             let bytes = crowd
                 .buffer(CrowdBuffer::SkinningTransforms, slot)

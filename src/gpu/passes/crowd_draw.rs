@@ -29,8 +29,9 @@ pub enum Surface<'a> {
         lod_count: u32,
         drawn_levels: u32,
     },
-    /// Vertices skinned on the CPU, `instance * model.vertex_count` apart,
-    /// one draw per instance and mesh; the set bound at 0 must then hold
+    /// Vertices skinned on the CPU, each instance's copy its model's
+    /// `ModelPart::vertex_count` after the one before, one draw per
+    /// instance and mesh; the set bound at 0 must then hold
     /// identity skinning transforms and the identity visible list.
     CpuSkinned {
         vertices: vk::Buffer,
@@ -288,6 +289,12 @@ pub struct DrawOptions {
     pub multi_draw: bool,
 }
 
+/// Whether the draws go through `multiDrawIndirect` when `asked`: a
+/// device without it runs off (one call per level).
+pub fn multi_draw_runs(ctx: &Context, asked: bool) -> bool {
+    asked && ctx.multi_draw_indirect
+}
+
 /// Records the draws, inside a dynamic rendering scope whose set 0 (scene)
 /// is already bound with `layout`. `material_sets[d]` samples the maps of
 /// draw `model.draws[d]` under every skin.
@@ -310,7 +317,7 @@ pub fn record_crowd_draw(
     } = options;
     // Lavapipe, like most drivers, pays per command recorded and again when
     // the pool is reset: fewer calls are cheaper on the CPU.
-    let multi_draw = multi_draw && ctx.multi_draw_indirect;
+    let multi_draw = multi_draw_runs(ctx, multi_draw);
     let device = &ctx.device;
     let bind_pipeline = |pipeline| unsafe {
         device.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::GRAPHICS, pipeline);

@@ -1,0 +1,577 @@
+//! The crowd's buffers, described once: [`crowd_buffers`] lists every
+//! buffer that grows with the instance count, and that one list decides
+//! what is allocated ([`super::crowd_resources::CrowdResources::new`]),
+//! whether a crowd fits the device ([`check_crowd_fits`], at the size each
+//! buffer may reach: [`crowd_bytes`]) and what is allocated now
+//! ([`super::crowd_resources::CrowdResources::allocated_bytes`]): they
+//! differ by the skinning palette, which starts small and grows with what
+//! is drawn.
+
+use ash::vk;
+use gpu_allocator::MemoryLocation;
+
+use super::frame::FRAMES_IN_FLIGHT;
+use super::gpu_model;
+use super::shader_types::{
+    CrowdInstance, CrowdModel, GpuAgentLane, GpuLocomotionTable, InstanceAnimation,
+    SkinningTransform, SurfaceVertex, VisibleHeader, MAX_MODELS,
+};
+use super::{Context, GpuError};
+use crate::model::Model;
+use crate::skin::MAX_LODS;
+
+/// Who poses the crowd; fixed when its buffers are made, since it decides
+/// which buffers exist and where they live.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Animation {
+    /// animate.comp, for the visible instances only.
+    #[default]
+    Gpu,
+    /// `crowd::animate_crowd` on every core, uploaded each frame.
+    Cpu,
+    /// CPU animation and CPU skinning: the GPU path's yardstick. Vertices
+    /// arrive skinned and are drawn through identity transforms.
+    CpuSkinned,
+    /// Nobody: the crowd stands in its bind pose, unskinned (the
+    /// benchmark's ideal; the skeleton overlay is not drawn).
+    BindPose,
+}
+
+/// The crowd's buffers, one description each (see [`crowd_buffers`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CrowdBuffer {
+    /// Where each instance stands ([`CrowdInstance`]).
+    Placements,
+    /// Clip, phase, rate and crossfade per instance; rewritten on a clip
+    /// switch, or by the agent pass every frame while locomotion is on.
+    InstanceAnimation,
+    /// A quaternion and a translation per joint: with GPU animation a
+    /// palette, a row (transform) per joint of each drawn instance that is
+    /// posed on its own (see [`INITIAL_PALETTE_INSTANCES`]); with CPU
+    /// animation every instance's, instance-major.
+    SkinningTransforms,
+    /// cull.comp's output: the counts, then the ids of the visible
+    /// instances, a region per level of detail.
+    VisibleInstances,
+    /// Per instance, where its skinning transforms are: its own rows, or a
+    /// shared pose (animation level of detail); written by cull.comp.
+    PoseSources,
+    /// Per instance, whether it was visible at the end of the last frame:
+    /// the early phase of occlusion culling draws those. One copy, as each
+    /// frame reads what the one before wrote.
+    Visibility,
+    /// CPU skinning: identity transforms, as the vertices arrive skinned.
+    IdentityTransforms,
+    /// CPU skinning: the visible list holding every instance in order.
+    AllInstances,
+    /// CPU skinning: every instance's skinned surface vertices.
+    CpuSkinnedVertices,
+    /// agents.comp's input: a locomotion table per model, then a lane per
+    /// instance. One copy, written once; every crowd has it, so the fit
+    /// check need not know whether locomotion will be switched on.
+    AgentLanes,
+    /// A [`CrowdModel`] per model: where its data and its instances are.
+    Models,
+}
+
+/// The instances a skinning palette starts with rows for (fewer for a
+/// smaller crowd): about what one view can hold of instances posed on their
+/// own. With animation level of detail those project to more than 16 pixels
+/// of radius, and some 1100 discs of that size cover a 1280x720 image;
+/// crowds up to this size allocate what they always did, and 23 joints take
+/// 736 KiB a frame slot where 16384 instances would take 11.5 MiB.
+pub const INITIAL_PALETTE_INSTANCES: u32 = 1024;
+
+/// One buffer whose size is proportional to the instance count: rows of
+/// each instance, or for a palette, of each instance at most.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CrowdBufferDesc {
+    pub buffer: CrowdBuffer,
+    pub name: &'static str,
+    pub bytes_per_instance: u64,
+    /// Rows an instance takes at most: 1, or for a palette the joints of
+    /// the largest model (a row is a joint transform).
+    pub rows_per_instance: u32,
+    /// Bytes before the per-instance ones (the visible list's count).
+    pub header_bytes: u64,
+    /// One copy per frame in flight, or one in all.
+    pub per_frame_slot: bool,
+    /// A palette: it starts with rows for [`INITIAL_PALETTE_INSTANCES`]
+    /// and grows, up to every instance's, as frames want more
+    /// ([`super::crowd_resources::CrowdResources::grow_palette`]). The fit check counts it at its
+    /// largest.
+    pub palette: bool,
+    pub usage: vk::BufferUsageFlags,
+    pub location: MemoryLocation,
+}
+
+impl CrowdBufferDesc {
+    /// Bytes of one copy holding `rows` rows. Vulkan buffers cannot be
+    /// empty: a crowd of none still gets room for one.
+    pub fn size(&self, rows: u32) -> u64 {
+        self.header_bytes + self.row_bytes() * u64::from(rows.max(1))
+    }
+
+    pub fn row_bytes(&self) -> u64 {
+        self.bytes_per_instance / u64::from(self.rows_per_instance.max(1))
+    }
+
+    /// The most rows `instances` take: what the fit check counts.
+    pub fn rows_for(&self, instances: u32) -> u32 {
+        instances.saturating_mul(self.rows_per_instance)
+    }
+
+    /// The rows a new crowd of `instances` allocates.
+    pub fn initial_rows(&self, instances: u32) -> u32 {
+        if self.palette {
+            self.rows_for(instances.min(INITIAL_PALETTE_INSTANCES))
+        } else {
+            self.rows_for(instances)
+        }
+    }
+
+    pub fn copies(&self) -> u64 {
+        if self.per_frame_slot {
+            FRAMES_IN_FLIGHT as u64
+        } else {
+            1
+        }
+    }
+
+    /// Bound as a storage buffer, so also capped by maxStorageBufferRange.
+    pub fn is_storage(&self) -> bool {
+        self.usage.contains(vk::BufferUsageFlags::STORAGE_BUFFER)
+    }
+}
+
+/// What decides the crowd's buffers besides the instance count. With
+/// several models each figure is the largest model's: the fit check counts
+/// every instance as that large, whatever the mix.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CrowdShape {
+    /// The most joints a model has.
+    pub joint_count: u32,
+    /// The most vertices of a model's drawn meshes: the stride of
+    /// CPU-skinned data.
+    pub vertex_count: u32,
+    /// Levels of detail: the visible lists hold a region per level.
+    pub lod_count: u32,
+    pub animation: Animation,
+}
+
+impl CrowdShape {
+    pub fn of(models: &[Model], animation: Animation) -> CrowdShape {
+        fn largest(models: &[Model], figure: impl Fn(&Model) -> usize) -> u32 {
+            models.iter().map(figure).max().unwrap_or(0) as u32
+        }
+        let meshes = gpu_model::drawn_meshes;
+        CrowdShape {
+            joint_count: largest(models, |m| m.skeleton.joint_count()),
+            vertex_count: largest(models, |m| meshes(m).map(|m| m.vertex_count()).sum()),
+            lod_count: largest(models, |m| {
+                meshes(m).map(|m| m.lods.len()).max().unwrap_or(1)
+            })
+            .clamp(1, MAX_LODS as u32),
+            animation,
+        }
+    }
+}
+
+/// Every buffer a crowd of `shape` allocates.
+pub fn crowd_buffers(shape: &CrowdShape) -> Vec<CrowdBufferDesc> {
+    use vk::BufferUsageFlags as Usage;
+    let desc = |buffer, name, bytes_per_instance: usize, per_frame_slot, usage, location| {
+        CrowdBufferDesc {
+            buffer,
+            name,
+            bytes_per_instance: bytes_per_instance as u64,
+            rows_per_instance: 1,
+            header_bytes: 0,
+            per_frame_slot,
+            palette: false,
+            usage,
+            location,
+        }
+    };
+    let storage = Usage::STORAGE_BUFFER;
+    let transforms = shape.joint_count as usize * size_of::<SkinningTransform>();
+    let cpu_animated = matches!(shape.animation, Animation::Cpu | Animation::CpuSkinned);
+    let mut buffers = vec![
+        desc(
+            CrowdBuffer::Placements,
+            "crowd instances",
+            size_of::<CrowdInstance>(),
+            false,
+            // A transfer source for the tests that read the agents back.
+            storage | Usage::TRANSFER_DST | Usage::TRANSFER_SRC,
+            MemoryLocation::GpuOnly,
+        ),
+        desc(
+            CrowdBuffer::InstanceAnimation,
+            "instance animation",
+            size_of::<InstanceAnimation>(),
+            true,
+            storage | Usage::TRANSFER_SRC,
+            MemoryLocation::CpuToGpu,
+        ),
+        CrowdBufferDesc {
+            // animate.comp writes the rows of the instances cull.comp
+            // draws; the CPU uploads every instance's.
+            palette: shape.animation == Animation::Gpu,
+            rows_per_instance: match shape.animation {
+                Animation::Gpu => shape.joint_count.max(1),
+                _ => 1,
+            },
+            ..desc(
+                CrowdBuffer::SkinningTransforms,
+                "skinning transforms",
+                transforms,
+                true,
+                storage | Usage::TRANSFER_SRC,
+                if cpu_animated {
+                    MemoryLocation::CpuToGpu
+                } else {
+                    MemoryLocation::GpuOnly
+                },
+            )
+        },
+        // A count per model and level, then a region of instance_count ids
+        // per level, then the posed list: the instances cull.comp handed
+        // palette rows to, which animate.comp poses (each at most once).
+        CrowdBufferDesc {
+            header_bytes: VISIBLE_HEADER_BYTES,
+            ..desc(
+                CrowdBuffer::VisibleInstances,
+                "visible instances",
+                size_of::<u32>() * (shape.lod_count as usize + 1),
+                true,
+                storage | Usage::TRANSFER_DST | Usage::TRANSFER_SRC,
+                MemoryLocation::GpuOnly,
+            )
+        },
+        desc(
+            CrowdBuffer::PoseSources,
+            "pose sources",
+            size_of::<u32>(),
+            true,
+            // A transfer source for the tests that read it back.
+            storage | Usage::TRANSFER_SRC,
+            MemoryLocation::GpuOnly,
+        ),
+        desc(
+            CrowdBuffer::Visibility,
+            "visibility (last frame)",
+            size_of::<u32>(),
+            false,
+            storage | Usage::TRANSFER_DST | Usage::TRANSFER_SRC,
+            MemoryLocation::GpuOnly,
+        ),
+        CrowdBufferDesc {
+            header_bytes: (MAX_MODELS * size_of::<GpuLocomotionTable>()) as u64,
+            ..desc(
+                CrowdBuffer::AgentLanes,
+                "agent lanes",
+                size_of::<GpuAgentLane>(),
+                false,
+                storage | Usage::TRANSFER_DST,
+                MemoryLocation::GpuOnly,
+            )
+        },
+        CrowdBufferDesc {
+            header_bytes: (MAX_MODELS * size_of::<CrowdModel>()) as u64,
+            ..desc(
+                CrowdBuffer::Models,
+                "crowd models",
+                0,
+                false,
+                storage | Usage::TRANSFER_DST,
+                MemoryLocation::GpuOnly,
+            )
+        },
+    ];
+    if shape.animation == Animation::CpuSkinned {
+        let vertices = shape.vertex_count as usize * size_of::<SurfaceVertex>();
+        buffers.extend([
+            desc(
+                CrowdBuffer::IdentityTransforms,
+                "identity skinning transforms",
+                transforms,
+                false,
+                storage | Usage::TRANSFER_DST,
+                MemoryLocation::GpuOnly,
+            ),
+            CrowdBufferDesc {
+                header_bytes: VISIBLE_HEADER_BYTES,
+                ..desc(
+                    CrowdBuffer::AllInstances,
+                    "visible instances (all)",
+                    size_of::<u32>(),
+                    false,
+                    storage | Usage::TRANSFER_DST,
+                    MemoryLocation::GpuOnly,
+                )
+            },
+            desc(
+                CrowdBuffer::CpuSkinnedVertices,
+                "vertices: CPU-skinned",
+                vertices,
+                true,
+                Usage::VERTEX_BUFFER,
+                MemoryLocation::CpuToGpu,
+            ),
+        ]);
+    }
+    buffers
+}
+
+/// What the visible lists start with: counts, and the palette rows wanted.
+pub const VISIBLE_HEADER_BYTES: u64 = size_of::<VisibleHeader>() as u64;
+
+/// Device memory a crowd of `instances` may take, every copy counted and a
+/// palette at its largest: what the fit check holds against the device.
+pub fn crowd_bytes(shape: &CrowdShape, instances: u32) -> u64 {
+    crowd_buffers(shape)
+        .iter()
+        .map(|b| b.size(b.rows_for(instances)) * b.copies())
+        .sum()
+}
+
+/// The device's caps on single buffers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BufferLimits {
+    pub max_buffer_size: u64,
+    pub max_storage_buffer_range: u64,
+    /// The largest device-local heap, or a smaller budget (a test hook
+    /// playing a small GPU).
+    pub heap_size: u64,
+}
+
+impl BufferLimits {
+    pub fn of(ctx: &Context, budget: Option<u64>) -> BufferLimits {
+        let properties = unsafe {
+            ctx.instance
+                .get_physical_device_properties(ctx.physical_device)
+        };
+        let memory = unsafe {
+            ctx.instance
+                .get_physical_device_memory_properties(ctx.physical_device)
+        };
+        let heap = memory.memory_heaps[..memory.memory_heap_count as usize]
+            .iter()
+            .filter(|h| h.flags.contains(vk::MemoryHeapFlags::DEVICE_LOCAL))
+            .map(|h| h.size)
+            .max()
+            .unwrap_or(0);
+        BufferLimits {
+            max_buffer_size: max_buffer_size(ctx).unwrap_or(u64::MAX),
+            max_storage_buffer_range: u64::from(properties.limits.max_storage_buffer_range),
+            heap_size: budget.map_or(heap, |b| b.min(heap)),
+        }
+    }
+}
+
+/// maxBufferSize, which only drivers with VK_KHR_maintenance4 state.
+fn max_buffer_size(ctx: &Context) -> Option<u64> {
+    let extensions = unsafe {
+        ctx.instance
+            .enumerate_device_extension_properties(ctx.physical_device)
+    }
+    .ok()?;
+    let name = ash::khr::maintenance4::NAME;
+    if !extensions
+        .iter()
+        .any(|e| e.extension_name_as_c_str() == Ok(name))
+    {
+        return None;
+    }
+    let mut maintenance4 = vk::PhysicalDeviceMaintenance4Properties::default();
+    let mut properties = vk::PhysicalDeviceProperties2::default().push_next(&mut maintenance4);
+    unsafe {
+        ctx.instance
+            .get_physical_device_properties2(ctx.physical_device, &mut properties)
+    };
+    Some(maintenance4.max_buffer_size)
+}
+
+/// The most instances of `shape` the device holds besides `fixed_bytes`
+/// (the model and the frame slots), and the limit that decides, in words.
+pub fn instances_that_fit(
+    shape: &CrowdShape,
+    limits: &BufferLimits,
+    fixed_bytes: u64,
+) -> (u64, String) {
+    let buffers = crowd_buffers(shape);
+    let by_buffer = buffers.iter().filter_map(|buffer| {
+        let (cap, cap_name) =
+            if buffer.is_storage() && limits.max_storage_buffer_range < limits.max_buffer_size {
+                (limits.max_storage_buffer_range, "maxStorageBufferRange")
+            } else {
+                (limits.max_buffer_size, "maxBufferSize")
+            };
+        let instances = cap
+            .saturating_sub(buffer.header_bytes)
+            .checked_div(buffer.bytes_per_instance)?;
+        let reason = format!(
+            "its {} buffer takes {} bytes per instance and the device's {cap_name} is {} MiB",
+            buffer.name,
+            buffer.bytes_per_instance,
+            cap >> 20
+        );
+        Some((instances, reason))
+    });
+    let per_instance: u64 = buffers
+        .iter()
+        .map(|b| b.bytes_per_instance * b.copies())
+        .sum();
+    let headers: u64 = buffers.iter().map(|b| b.header_bytes * b.copies()).sum();
+    let by_heap = limits
+        .heap_size
+        .saturating_sub(fixed_bytes + headers)
+        .checked_div(per_instance)
+        .map(|instances| {
+            let needed = fixed_bytes + crowd_bytes(shape, instances as u32);
+            let reason = format!(
+                "{} MiB of device memory hold the model and {instances} instances ({} MiB), \
+                 and the largest device-local heap has {} MiB",
+                needed.div_ceil(1 << 20),
+                (per_instance * instances) >> 20,
+                limits.heap_size >> 20
+            );
+            (instances, reason)
+        });
+    by_buffer
+        .chain(by_heap)
+        .min_by_key(|(instances, _)| *instances)
+        .unwrap_or((u64::MAX, String::new()))
+}
+
+/// Refuses a crowd the device cannot hold, saying how many would fit:
+/// better than an allocation failure halfway through building it.
+pub fn check_crowd_fits(
+    shape: &CrowdShape,
+    instances: u32,
+    limits: &BufferLimits,
+    fixed_bytes: u64,
+) -> Result<(), GpuError> {
+    let (fits, reason) = instances_that_fit(shape, limits, fixed_bytes);
+    if u64::from(instances) <= fits {
+        return Ok(());
+    }
+    Err(GpuError::CrowdTooLarge {
+        requested: instances,
+        fits,
+        reason,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const LIMITS: BufferLimits = BufferLimits {
+        max_buffer_size: 4 << 30,
+        max_storage_buffer_range: 128 << 20,
+        heap_size: 64 << 30,
+    };
+
+    fn shape(joint_count: u32, vertex_count: u32, animation: Animation) -> CrowdShape {
+        CrowdShape {
+            joint_count,
+            vertex_count,
+            lod_count: 1,
+            animation,
+        }
+    }
+
+    #[test]
+    fn the_storage_binding_caps_the_transforms() {
+        let (fits, reason) = instances_that_fit(&shape(64, 1000, Animation::Gpu), &LIMITS, 0);
+        assert_eq!(fits, (128 << 20) / (32 * 64));
+        assert_eq!(
+            reason,
+            "its skinning transforms buffer takes 2048 bytes per instance and the device's \
+             maxStorageBufferRange is 128 MiB"
+        );
+    }
+
+    #[test]
+    fn the_buffer_size_caps_vertex_buffers() {
+        // 26214 vertices of 40 bytes: 1 MiB per instance of CPU-skinned data.
+        let vertex = size_of::<SurfaceVertex>() as u64;
+        assert_eq!(vertex, 40, "position, normal, tangent");
+        let cpu = shape(23, (1 << 20) / vertex as u32, Animation::CpuSkinned);
+        let (fits, reason) = instances_that_fit(&cpu, &LIMITS, 0);
+        assert_eq!(fits, (4u64 << 30) / (vertex * ((1 << 20) / vertex)));
+        assert!(reason.contains("maxBufferSize is 4096 MiB"), "{reason}");
+        // Without maintenance4 no buffer size is stated: bindings and the heap cap.
+        let unstated = BufferLimits {
+            max_buffer_size: u64::MAX,
+            ..LIMITS
+        };
+        let (fits, reason) = instances_that_fit(&cpu, &unstated, 0);
+        assert!(reason.contains("heap"), "{reason}");
+        assert!(crowd_bytes(&cpu, fits as u32) <= unstated.heap_size);
+        assert!(crowd_bytes(&cpu, fits as u32 + 1) > unstated.heap_size);
+    }
+
+    #[test]
+    fn the_heap_fit_leaves_room_for_the_model() {
+        let small = BufferLimits {
+            heap_size: 2 << 20,
+            ..LIMITS
+        };
+        let gpu = shape(23, 3158, Animation::Gpu);
+        let model = 300_000;
+        let (fits, _) = instances_that_fit(&gpu, &small, model);
+        assert!(model + crowd_bytes(&gpu, fits as u32) <= small.heap_size);
+        assert!(model + crowd_bytes(&gpu, fits as u32 + 1) > small.heap_size);
+        assert!(check_crowd_fits(&gpu, fits as u32, &small, model).is_ok());
+        let refused = check_crowd_fits(&gpu, fits as u32 + 1, &small, model).unwrap_err();
+        assert!(
+            refused
+                .to_string()
+                .ends_with(&format!("at most {fits} instances fit")),
+            "{refused}"
+        );
+    }
+
+    #[test]
+    fn only_gpu_animation_has_a_palette_which_starts_with_the_first_rows() {
+        let palettes = |animation| -> Vec<CrowdBufferDesc> {
+            crowd_buffers(&shape(23, 100, animation))
+                .into_iter()
+                .filter(|b| b.palette)
+                .collect()
+        };
+        for animation in [Animation::Cpu, Animation::CpuSkinned, Animation::BindPose] {
+            assert!(palettes(animation).is_empty(), "{animation:?}");
+        }
+        let [palette] = palettes(Animation::Gpu)[..] else {
+            panic!("one palette");
+        };
+        assert_eq!(palette.buffer, CrowdBuffer::SkinningTransforms);
+        // A row per joint of the instances it starts with.
+        assert_eq!(palette.initial_rows(300), 300 * 23);
+        assert_eq!(palette.initial_rows(5000), INITIAL_PALETTE_INSTANCES * 23);
+        // The fit check counts it at a row per instance.
+        let gpu = shape(23, 100, Animation::Gpu);
+        let cpu = shape(23, 100, Animation::Cpu);
+        assert_eq!(crowd_bytes(&gpu, 5000), crowd_bytes(&cpu, 5000));
+    }
+
+    #[test]
+    fn cpu_skinning_adds_its_buffers() {
+        let names = |a| -> Vec<CrowdBuffer> {
+            crowd_buffers(&shape(23, 100, a))
+                .iter()
+                .map(|b| b.buffer)
+                .collect()
+        };
+        assert_eq!(names(Animation::Gpu), names(Animation::Cpu));
+        assert_eq!(
+            names(Animation::CpuSkinned).len(),
+            names(Animation::Gpu).len() + 3
+        );
+        assert!(names(Animation::Gpu).contains(&CrowdBuffer::AgentLanes));
+    }
+}
