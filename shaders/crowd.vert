@@ -36,12 +36,7 @@ layout(set = 0, binding = 3) readonly buffer VisibleInstances {
     VISIBLE_INSTANCES_BLOCK
 };
 
-// Twin of Rust's gpu::shader_types::DrawConstants.
-layout(push_constant) uniform DrawConstants {
-    uint skinning_mode;  // SKINNING_LINEAR, SKINNING_DUAL_QUATERNION or SKINNING_NONE
-    uint instance_count; // the stride of the visible lists' regions: level = slot / count
-    uint show_lod;       // 1: tint each instance by its level of detail
-} draw;
+#include "draw_constants.glsl"
 
 // --show-lod: level 0 white, then warm to cold as detail drops.
 const vec3 LOD_TINTS[MAX_LODS] = vec3[MAX_LODS](

@@ -4,6 +4,7 @@
 #define CROWD_COMPUTE_GLSL
 
 #include "animation.glsl"
+#include "crowd_model.glsl"
 #include "scene.glsl"
 #include "skinning.glsl"
 
@@ -24,38 +25,24 @@ layout(push_constant) uniform CrowdComputeConstants {
     // CPU animation, which uploads every instance's transforms at its own
     // rows (CrowdModel::first_transform).
     uint palette_rows;
+    uint impostors;           // 1: cull.comp draws distant instances as impostors
 } constants;
 
 const uint PALETTE_PER_INSTANCE = 0xffffffffu;
-
-// Twin of Rust's gpu::shader_types::CrowdModel: one model of the crowd,
-// where its data sits in the buffers every model shares and which
-// instances are its.
-struct CrowdModel {
-    uint joint_count;
-    uint first_joint;      // its skeleton's first joint in `skeleton`
-    uint clip_count;       // 0: it stands in its bind pose (its one clips[] entry)
-    uint lod_count;        // its levels of detail, 1 to MAX_LODS
-    uint part_count;       // occlusion boxes (body parts) per clip frame in frame_bounds
-    uint first_instance;   // its instances: first_instance .. first_instance + instance_count
-    uint instance_count;
-    uint first_draw;       // its meshes' indirect draws: first_draw .. first_draw + draw_count
-    uint draw_count;
-    uint first_transform;  // CPU animation: its instances' transforms, instance-major, start here
-    uint padding[2];
-    // The error of each of its levels of detail, in model units: level l
-    // is lod_errors[l / 4][l % 4]. Level 0's is 0.
-    vec4 lod_errors[2];
-};
 
 layout(set = 0, binding = 13) readonly buffer Models {
     CrowdModel models[];
 };
 
 // The instance skinning palette rows were handed out to, n-th: the posed
-// list follows the levels' regions of the visible lists. A macro, as it
-// reads the block.
-#define posed_instance(n) visible_instances[constants.lod_count * constants.instance_count + (n)]
+// list follows the levels' regions of the visible lists and the impostor
+// list. Macros, as they read the block.
+#define posed_instance(n) visible_instances[(constants.lod_count + 1u) * constants.instance_count + (n)]
+
+// The impostor list's region follows the levels': an impostor instance's
+// slot among its model's, n-th.
+#define impostor_instance(model, n) \
+    visible_instances[constants.lod_count * constants.instance_count + (model).first_instance + (n)]
 
 // Without occlusion culling one phase culls and draws everything; with it,
 // the early phase draws what was visible last frame and the late phase,

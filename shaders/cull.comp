@@ -4,7 +4,9 @@
 // plane (and, in the late phase of occlusion culling, not hidden behind the
 // depth pyramid), picks the coarsest level whose error projects to at most
 // lod_params.y pixels, and appends the instance to that level's visible
-// list (its model's region of it): one atomic per visible instance. It also says where each drawn
+// list (its model's region of it): one atomic per visible instance. Past
+// the chain, when its impostor atlas resolves it, it goes to the impostor
+// list instead, with its atlas cell as its pose source. It also says where each drawn
 // instance's skinning transforms are (its pose source): a shared pose, or
 // with GPU animation a row of the skinning palette it hands out, one more
 // atomic, writing the instance at that row of the posed list, which the
@@ -12,6 +14,7 @@
 // src/crowd/cull.rs, src/crowd/occlusion.rs, src/crowd/anim_lod.rs.
 
 #include "crowd_compute.glsl"
+#include "impostor.glsl"
 #include "pyramid.glsl"
 
 layout(local_size_x = 64) in;
@@ -92,6 +95,30 @@ uint select_lod(vec3 centre, float radius, CrowdModel model) {
         lod = level;
     }
     return lod;
+}
+
+// impostor::uses_impostor: past the chain, the impostor, when its atlas's
+// error (half a texel) projects to at most the threshold.
+bool uses_impostor(vec3 centre, float radius, CrowdModel model) {
+    float error = model.impostor_sphere.w / float(IMPOSTOR_CELL_TEXELS);
+    float nearest = cull_w(centre) - radius;
+    return constants.impostors != 0u && error > 0.0 && nearest > frame.lod_params.z
+        && error * frame.lod_params.x <= frame.lod_params.y * nearest;
+}
+
+// impostor::impostor_cell: the view nearest the eye's direction from the
+// image's centre, in the instance's frame, and the frame nearest its
+// dominant clip's time.
+uint impostor_cell(CrowdInstance placed, InstanceAnimation animation, CrowdModel model) {
+    vec3 centre = place_instance(placed, model.impostor_sphere.xyz);
+    vec3 to_eye = rotate_yaw(-placed.placement.w, frame.camera_position.xyz - centre);
+    bool current = crossfade_weight(animation, frame.time, frame.blend_time) >= 0.5;
+    uint clip = current ? animation.clip : animation.previous_clip;
+    float phase = current ? animation.phase : animation.previous_phase;
+    uint shown = impostor_frame(clips[clip], frame.time * animation.rate + phase,
+                                model.impostor_frames);
+    uint row = min(clip - model.first_clip, max(model.clip_count, 1u) - 1u) * model.impostor_frames + shown;
+    return row * IMPOSTOR_VIEWS + impostor_view(to_eye);
 }
 
 // log2 of the texels a box's screen rectangle spans at the pyramid level it
@@ -271,7 +298,12 @@ void main() {
     // The early and late phases draw disjoint sets, so each drawn instance
     // takes one palette row a frame, and neither phase overwrites the pose
     // source of an instance the other drew.
-    if (draw) {
+    // An impostor needs no skinning transforms: its pose source is its
+    // atlas cell, and it takes no palette row.
+    if (draw && uses_impostor(centre, sphere.w, model)) {
+        pose_sources[instance] = IMPOSTOR_POSE | impostor_cell(placed, animation, model);
+        impostor_instance(model, atomicAdd(impostor_counts[placed.model], 1u)) = instance;
+    } else if (draw) {
         if (!per_instance) {
             pose_sources[instance] = drawn_pose_source(instance, animation, model, centre, sphere.w);
         }

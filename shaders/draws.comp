@@ -23,7 +23,7 @@ layout(set = 0, binding = 6) buffer VisibleInstances {
 // Per phase (early or all, then late): a VkDrawIndexedIndirectCommand (5
 // words) per mesh and level, mesh-major (every model's meshes, model after
 // model), then the skeleton overlay's VkDrawIndirectCommand (4 words,
-// padded to 5) per model and level. After both phases' commands, a
+// padded to 5) per model and level, then the impostors' per model. After both phases' commands, a
 // VkDispatchIndirectCommand per phase (padded to 4 words): animate.comp's
 // workgroups, enough for the instances the phase gave palette rows.
 layout(set = 0, binding = 7) buffer DrawCommands {
@@ -42,9 +42,18 @@ uint model_of_draw(uint draw) {
 void main() {
     uint lods = constants.lod_count;
     uint mesh_commands = constants.mesh_count * lods;
-    uint per_phase = mesh_commands + constants.model_count * lods;
+    uint level_commands = mesh_commands + constants.model_count * lods;
+    uint per_phase = level_commands + constants.model_count;
     bool late = constants.phase == PHASE_LATE;
-    for (uint command = gl_LocalInvocationID.x; command < per_phase; command += 64u) {
+    // The impostors' draws, one VkDrawIndirectCommand per model (padded to
+    // 5 words), its instances from its first slot of the impostor list.
+    for (uint model = gl_LocalInvocationID.x; model < constants.model_count; model += 64u) {
+        uint before = late ? early_impostor_counts[model] : 0u;
+        uint word = ((late ? per_phase : 0u) + level_commands + model) * 5u;
+        draw_words[word + 1u] = impostor_counts[model] - before;
+        draw_words[word + 3u] = lods * constants.instance_count + models[model].first_instance + before;
+    }
+    for (uint command = gl_LocalInvocationID.x; command < level_commands; command += 64u) {
         uint lod = command % lods;
         bool mesh = command < mesh_commands;
         uint model = mesh ? model_of_draw(command / lods) : (command - mesh_commands) / lods;
@@ -71,6 +80,9 @@ void main() {
     if (!late) {
         for (uint counter = gl_LocalInvocationID.x; counter < MAX_MODELS * MAX_LODS; counter += 64u) {
             early_counts[counter] = lod_counts[counter];
+        }
+        for (uint model = gl_LocalInvocationID.x; model < MAX_MODELS; model += 64u) {
+            early_impostor_counts[model] = impostor_counts[model];
         }
         if (gl_LocalInvocationID.x == 0u) {
             early_posed_count = posed_count;

@@ -21,7 +21,9 @@ const uint MAX_MODELS = 16u;
 // frame's drawn instances wanted (GPU animation; counted past the
 // palette's end, so the CPU learns how far to grow it), the instances
 // given rows (the posed list's length, and what the early phase left of
-// it), then one region of instance_count slots per level. A crowd holds
+// it), the instances of each model drawn as impostors (and what the early
+// phase left), then one region of instance_count slots per level, one for
+// the impostors and the posed list. A crowd holds
 // its instances sorted by model, so inside level l's region (at
 // l * instance_count) model m's instances take the slots from its first
 // instance on: an indirect draw of model m at level l starts at
@@ -34,6 +36,8 @@ const uint MAX_MODELS = 16u;
     uint posed_count;                          \
     uint early_posed_count;                    \
     uint padding;                              \
+    uint impostor_counts[MAX_MODELS];          \
+    uint early_impostor_counts[MAX_MODELS];    \
     uint visible_instances[];
 
 // Twin of Rust's gpu::shader_types::FrameUniforms.

@@ -445,7 +445,8 @@ fn measure(
                     .iter()
                     .enumerate()
                     .map(|(m, part)| {
-                        u64::from(counts.model_total(m)) * u64::from(part.vertex_count)
+                        let meshes: u32 = counts.of_model(m).iter().sum();
+                        u64::from(meshes) * u64::from(part.vertex_count)
                     })
                     .sum();
                 let triangles = counts.triangles(&renderer.model.model.parts);

@@ -131,6 +131,12 @@ pub struct RenderArgs {
     /// hidden behind others are not drawn (the image stays the same).
     #[arg(long, value_enum, default_value_t = Switch::On)]
     pub occlusion: Switch,
+    /// Past the level-of-detail chain, draw a character whose projected
+    /// size falls below what its impostor atlas resolves (a texel to a
+    /// pixel) as one quad showing its image, baked at load from the nearest
+    /// of 48 view directions at the nearest of 12 frames per clip.
+    #[arg(long, value_enum, default_value_t = Switch::On)]
+    pub impostors: Switch,
     /// One indirect call for each run of a mesh's levels of detail that
     /// share a pipeline, where the device has multiDrawIndirect; off: a
     /// call per level.
@@ -306,6 +312,7 @@ impl RenderArgs {
             show_lod: self.show_lod,
             lod_influences: self.lod_influences == Switch::On,
             occlusion: self.occlusion == Switch::On,
+            impostors: self.impostors == Switch::On,
             compute_only: false,
             anim_lod: self.anim_lod == Switch::On,
             multi_draw: self.multi_draw == Switch::On,

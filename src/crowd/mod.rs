@@ -6,6 +6,7 @@ mod agents;
 mod anim_lod;
 mod animate;
 mod cull;
+mod impostor;
 mod occlusion;
 mod pose_mixed;
 mod spawn;
@@ -21,6 +22,11 @@ pub use animate::{animate_crowd, animate_instance};
 pub use cull::{
     clip_spheres, instance_bounds, instance_box, instance_sphere, select_lod, BoundingSphere,
     Frustum, LodParams,
+};
+pub use impostor::{
+    bake_poses, impostor_cell, uses_impostor, view_direction, view_index, ImpostorLayout, IMPOSTOR_AZIMUTHS,
+    IMPOSTOR_CELL_TEXELS, IMPOSTOR_FRAMES_PER_CLIP, IMPOSTOR_MAX_FRAMES, IMPOSTOR_RINGS,
+    IMPOSTOR_RING_STEP_DEGREES,
 };
 pub use occlusion::{pyramid_levels, screen_rect, DepthPyramid, PyramidLevel, MAX_PYRAMID_LEVELS};
 pub use pose_mixed::{pose_mixed_crowd, ModelToPose};

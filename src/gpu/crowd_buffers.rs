@@ -51,7 +51,7 @@ pub enum CrowdBuffer {
     /// animation every instance's, instance-major.
     SkinningTransforms,
     /// cull.comp's output: the counts, then the ids of the visible
-    /// instances, a region per level of detail.
+    /// instances, a region per level of detail and one for the impostors.
     VisibleInstances,
     /// Per instance, where its skinning transforms are: its own rows, or a
     /// shared pose (animation level of detail); written by cull.comp.
@@ -236,14 +236,15 @@ pub fn crowd_buffers(shape: &CrowdShape) -> Vec<CrowdBufferDesc> {
             )
         },
         // A count per model and level, then a region of instance_count ids
-        // per level, then the posed list: the instances cull.comp handed
-        // palette rows to, which animate.comp poses (each at most once).
+        // per level, the impostor list, then the posed list: the instances
+        // cull.comp handed palette rows to, which animate.comp poses (each
+        // at most once).
         CrowdBufferDesc {
             header_bytes: VISIBLE_HEADER_BYTES,
             ..desc(
                 CrowdBuffer::VisibleInstances,
                 "visible instances",
-                size_of::<u32>() * (shape.lod_count as usize + 1),
+                size_of::<u32>() * (shape.lod_count as usize + 2),
                 true,
                 storage | Usage::TRANSFER_DST | Usage::TRANSFER_SRC,
                 MemoryLocation::GpuOnly,

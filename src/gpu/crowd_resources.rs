@@ -271,8 +271,10 @@ fn crowd_models(
                 first_draw: part.first_draw,
                 draw_count: part.draw_count,
                 first_transform,
-                padding: [0; 2],
+                first_clip: clips.first_clip,
+                impostor_frames: part.impostor.frames_per_clip,
                 lod_errors: [errors(0), errors(1)],
+                impostor_sphere: part.impostor.sphere.centre.extend(part.impostor.sphere.radius),
             };
             first_instance += instance_count;
             first_transform += instance_count * part.joint_count;

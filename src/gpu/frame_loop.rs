@@ -103,6 +103,10 @@ pub struct ViewOptions {
     /// instance) over a ground with contact shadows; off: the grid, standing
     /// in the void.
     pub locomotion: bool,
+    /// Past the level-of-detail chain, instances whose impostor atlas
+    /// resolves them are drawn as impostors (GPU or CPU animation, level
+    /// of detail on).
+    pub impostors: bool,
     /// Frozen culling: the view-projection the cull pass keeps judging by
     /// (frustum, level of detail, animation LOD) while the view moves on,
     /// so what it drops can be watched from outside. Occlusion is off
@@ -131,44 +135,69 @@ impl Default for ViewOptions {
             anim_lod: true,
             multi_draw: true,
             locomotion: false,
+            impostors: true,
             frozen_cull: None,
         }
     }
 }
 
 /// How many instances of each model the cull pass kept at each level of
-/// detail, `[model * MAX_LODS + level]`.
+/// detail, and as impostors.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct VisibleCounts(pub [u32; MAX_MODELS * MAX_LODS]);
+pub struct VisibleCounts {
+    /// `[model * MAX_LODS + level]`.
+    pub levels: [u32; MAX_MODELS * MAX_LODS],
+    pub impostors: [u32; MAX_MODELS],
+}
 
 impl Default for VisibleCounts {
     fn default() -> Self {
-        VisibleCounts([0; MAX_MODELS * MAX_LODS])
+        VisibleHeader::default().into()
     }
 }
 
+impl From<VisibleHeader> for VisibleCounts {
+    fn from(header: VisibleHeader) -> Self {
+        VisibleCounts {
+            levels: header.lod_counts,
+            impostors: header.impostor_counts,
+        }
+    }
+}
+
+/// Triangles an impostor is drawn with: a quad.
+pub const IMPOSTOR_TRIANGLES: u64 = 2;
+
 impl VisibleCounts {
+    /// Instances drawn, as meshes or impostors.
     pub fn total(&self) -> u32 {
-        self.0.iter().sum()
+        self.levels.iter().sum::<u32>() + self.impostor_total()
+    }
+
+    /// Instances drawn as impostors, every model's.
+    pub fn impostor_total(&self) -> u32 {
+        self.impostors.iter().sum()
     }
 
     /// Model `model`'s instances in the visible lists, per level.
     pub fn of_model(&self, model: usize) -> &[u32] {
-        &self.0[model * MAX_LODS..(model + 1) * MAX_LODS]
+        &self.levels[model * MAX_LODS..(model + 1) * MAX_LODS]
     }
 
-    /// Model `model`'s visible instances.
+    /// Model `model`'s drawn instances, as meshes or impostors.
     pub fn model_total(&self, model: usize) -> u32 {
-        self.of_model(model).iter().sum()
+        self.of_model(model).iter().sum::<u32>() + self.impostors[model]
     }
 
     /// Triangles drawn of model `part` (the `model`-th).
     pub fn model_triangles(&self, model: usize, part: &ModelPart) -> u64 {
-        self.of_model(model)
+        let meshes: u64 = self
+            .of_model(model)
             .iter()
             .zip(&part.lod_triangles)
             .map(|(&count, &triangles)| u64::from(count) * triangles)
-            .sum()
+            .sum();
+        meshes + u64::from(self.impostors[model]) * IMPOSTOR_TRIANGLES
     }
 
     /// Triangles drawn, every model's.
@@ -339,7 +368,7 @@ impl Renderer {
     /// How many instances the cull pass kept in the frame that last used
     /// `slot`; call once that frame is done.
     pub fn visible_count(&self, slot: usize) -> VisibleCounts {
-        VisibleCounts(self.visible_header(slot).lod_counts)
+        self.visible_header(slot).into()
     }
 
     /// The visible lists' header as the frame that last used `slot` left
@@ -365,7 +394,7 @@ impl Renderer {
             self.crowd_frames.slots[slot].palette_wanted =
                 Some((last.index, header.palette_rows_wanted));
         }
-        let visible = header.map(|h| VisibleCounts(h.lod_counts));
+        let visible = header.map(VisibleCounts::from);
         let measured = self.profiler.take(ctx, slot)?.map(|gpu| MeasuredFrame {
             index: last.index,
             cpu: last.cpu,

@@ -15,6 +15,7 @@ use super::resources::{self, Buffer};
 use super::shader_types::{ExtraInfluences, SkeletonVertex, SkinVertex, SurfaceVertex};
 use super::texture::MaterialTextures;
 use super::{Context, GpuError};
+use crate::crowd::ImpostorLayout;
 use crate::model::Model;
 use crate::skin::{InfluenceLimit, SkinnedMesh, MAX_LODS};
 use ash::vk;
@@ -72,6 +73,8 @@ pub struct ModelPart {
     /// Its contact shadow's radius, about its footprint (from its bind
     /// pose), in model units.
     pub shadow_radius: f32,
+    /// What its impostor atlas holds.
+    pub impostor: ImpostorLayout,
 }
 
 pub struct GpuModel {
@@ -215,6 +218,7 @@ pub fn upload_models(ctx: &Context, models: &[Model]) -> Result<GpuModel, GpuErr
             first_line_vertex,
             line_vertex_count: lines.len() as u32 - first_line_vertex,
             shadow_radius: 0.6 * size.x.max(size.y),
+            impostor: model.impostor_layout(),
         });
         first_joint += model.skeleton.joint_count() as u32;
     }

@@ -244,8 +244,16 @@ impl ModelResources {
     /// the meshes' (`mesh` = mesh count + model).
     pub fn draw_command_offset(&self, set: usize, mesh: usize, lod: usize) -> u64 {
         let lods = self.model.lod_count as usize;
-        let per_set = (self.model.draws.len() + self.model.parts.len()) * lods;
+        let models = self.model.parts.len();
+        let per_set = (self.model.draws.len() + models) * lods + models;
         (set * per_set + mesh * lods + lod) as u64 * DRAW_COMMAND_SIZE
+    }
+
+    /// Byte offset of model `model`'s impostor draw in command set `set`:
+    /// after the skeleton overlay's draws.
+    pub fn impostor_command_offset(&self, set: usize, model: usize) -> u64 {
+        let meshes = self.model.draws.len() + self.model.parts.len();
+        self.draw_command_offset(set, meshes, 0) + model as u64 * DRAW_COMMAND_SIZE
     }
 
     /// Byte offset of animate.comp's `VkDispatchIndirectCommand` for
@@ -300,8 +308,9 @@ fn push_constants<T>(stage_flags: vk::ShaderStageFlags) -> vk::PushConstantRange
 /// The draw commands with zero instances, twice (the early and the late
 /// phase of occlusion culling): a `VkDrawIndexedIndirectCommand` per mesh
 /// and level (mesh-major), then the skeleton overlay's
-/// `VkDrawIndirectCommand` per model and level, padded to the same 5 words
-/// so draws.comp finds every instance count at word 1.
+/// `VkDrawIndirectCommand` per model and level and the impostors' per
+/// model, padded to the same 5 words so draws.comp finds every instance
+/// count at word 1.
 fn draw_commands(model: &GpuModel) -> Vec<u32> {
     let mut words: Vec<u32> = model
         .draws
@@ -321,6 +330,8 @@ fn draw_commands(model: &GpuModel) -> Vec<u32> {
             words.extend([part.line_vertex_count, 0, part.first_line_vertex, 0, 0]);
         }
     }
+    // Each model's impostors: a quad (a triangle strip) per instance.
+    words.extend(model.parts.iter().flat_map(|_| [4, 0, 0, 0, 0]));
     words.extend_from_within(..);
     // animate.comp's dispatch per phase, padded to 4 words.
     words.extend([0, 1, 1, 0, 0, 1, 1, 0]);

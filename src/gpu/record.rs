@@ -91,6 +91,9 @@ impl Renderer {
             (true, None, false) => &[CullPhase::Early, CullPhase::Late],
             _ => &[CullPhase::All],
         };
+        // The yardsticks draw every instance as a mesh: CPU skinning skins
+        // them all, and the bind-pose crowd stands unanimated.
+        let impostors = input.view.impostors && matches!(animation, Animation::Gpu | Animation::Cpu);
         let constants = |phase: CullPhase| CrowdComputeConstants {
             instance_count: crowd.instance_count,
             model_count: model.model.parts.len() as u32,
@@ -98,6 +101,7 @@ impl Renderer {
             mesh_count: model.model.draws.len() as u32,
             phase: phase as u32,
             palette_rows: crowd.palette_rows(slot).unwrap_or(PALETTE_PER_INSTANCE),
+            impostors: impostors.into(),
         };
         let skinning = (animation != Animation::BindPose).then_some(input.view.skinning);
         let draw_constants =

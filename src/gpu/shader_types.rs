@@ -75,10 +75,17 @@ pub struct CrowdModel {
     pub draw_count: u32,
     /// CPU animation: where its instances' transforms start, instance-major.
     pub first_transform: u32,
-    pub padding: [u32; 2],
+    /// Its clips' first entry in the clip table.
+    pub first_clip: u32,
+    /// Frames of each clip in its impostor atlas
+    /// ([`crowd::ImpostorLayout::frames_per_clip`]).
+    pub impostor_frames: u32,
     /// The error of each of its levels of detail, in model units: level l
     /// is `lod_errors[l / 4][l % 4]`.
     pub lod_errors: [Vec4; 2],
+    /// Its impostor atlas's sphere ([`crowd::ImpostorLayout::sphere`]),
+    /// model space: xyz centre, w radius; w 0 when it has no atlas.
+    pub impostor_sphere: Vec4,
 }
 
 /// Twin of `CrowdInstance` in shaders/scene.glsl.
@@ -220,6 +227,10 @@ impl InstanceAnimation {
 /// bit is an index into the shared poses of animation level of detail.
 pub const SHARED_POSE: u32 = 0x8000_0000;
 
+/// Twin of `IMPOSTOR_POSE` in shaders/impostor.glsl: a pose source with
+/// this bit is an impostor's atlas cell, `view + views * row`.
+pub const IMPOSTOR_POSE: u32 = 0x4000_0000;
+
 /// Twin of `CrowdComputeConstants` in shaders/crowd_compute.glsl, pushed for
 /// both cull.comp and animate.comp.
 #[repr(C)]
@@ -237,6 +248,9 @@ pub struct CrowdComputeConstants {
     /// skinning palette, which cull.comp hands out to the instances it
     /// draws; [`PALETTE_PER_INSTANCE`] with CPU animation.
     pub palette_rows: u32,
+    /// 1: cull.comp draws instances past the level-of-detail chain as
+    /// impostors.
+    pub impostors: u32,
 }
 
 /// Twin of `PALETTE_PER_INSTANCE` in shaders/crowd_compute.glsl, as
@@ -263,6 +277,10 @@ pub struct VisibleHeader {
     /// the late phase's animate dispatch poses the instances after it.
     pub early_posed_count: u32,
     pub padding: u32,
+    /// Instances of each model drawn as impostors this frame.
+    pub impostor_counts: [u32; MAX_MODELS],
+    /// What the early phase left in `impostor_counts`.
+    pub early_impostor_counts: [u32; MAX_MODELS],
 }
 
 impl Default for VisibleHeader {
@@ -275,6 +293,11 @@ impl VisibleHeader {
     /// Instances of model `model` in the visible lists, per level.
     pub fn model_counts(&self, model: usize) -> &[u32] {
         &self.lod_counts[model * MAX_LODS..(model + 1) * MAX_LODS]
+    }
+
+    /// Instances drawn as impostors, every model's.
+    pub fn impostor_instances(&self) -> u32 {
+        self.impostor_counts.iter().sum()
     }
 }
 

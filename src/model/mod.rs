@@ -22,6 +22,7 @@ use crate::anim::{
     GroundMotion, GroundMotionSource, LoopOverrides, Skeleton,
 };
 use crate::bounds::Bounds;
+use crate::crowd::{BoundingSphere, ImpostorLayout};
 use crate::material::MaterialLibrary;
 use crate::md5::{self, Md5Error};
 use crate::skin::{
@@ -298,6 +299,22 @@ impl Model {
     /// are no clips, or no part boxes for them.
     pub fn body_part_count(&self) -> usize {
         self.part_bounds.first().map_or(1, |b| b.part_count.max(1))
+    }
+
+    /// What its impostor atlas holds: a cell per view and frame of each
+    /// clip, of each skin, framing the sphere around the box that holds it
+    /// in every pose of every clip (and its bind pose).
+    pub fn impostor_layout(&self) -> ImpostorLayout {
+        let posed = self
+            .clips
+            .iter()
+            .map(Clip::bounds_union)
+            .fold(self.bind_pose_bounds(), Bounds::union);
+        ImpostorLayout::new(
+            self.clips.len(),
+            self.skins.len(),
+            BoundingSphere::around(posed),
+        )
     }
 
     /// The box around every drawn vertex in the bind pose.

@@ -1,0 +1,55 @@
+#version 450
+// One impostor texel, lit as crowd.frag lights a mesh (Lambert and
+// ambient; the baked texels keep no specular map): albedo under the
+// instance's skin times its tint, the baked normal turned into the world
+// by the quad's frame, and the depth the texel had, so impostors hide each
+// other and meshes as meshes would and the depth pyramid sees them.
+
+#include "impostor.glsl"
+#include "scene.glsl"
+
+layout(set = 0, binding = 2) uniform Frame {
+    FrameUniforms frame;
+};
+// The model's atlas (gpu::impostor_atlas): per skin, albedo and coverage
+// (sRGB; rgb premultiplied by coverage); then the normals and depths,
+// premultiplied alike.
+layout(set = 1, binding = 0) uniform sampler2D albedo_maps[MAX_SKINS];
+layout(set = 1, binding = 1) uniform sampler2D normal_depth_map;
+
+layout(location = 0) in vec2 in_cell_uv;
+layout(location = 1) flat in uvec2 in_cell;
+layout(location = 2) flat in vec3 in_tint;
+layout(location = 3) flat in uint in_skin;
+layout(location = 4) in vec3 in_world_position;
+layout(location = 5) flat in vec3 in_right;
+layout(location = 6) flat in vec3 in_up;
+layout(location = 7) flat in vec4 in_towards_radius;
+
+#include "skins.glsl"
+
+vec4 albedo_texel(vec2 uv) { SAMPLE_SKIN(albedo_maps, uv) }
+
+layout(location = 0) out vec4 out_color;
+
+void main() {
+    vec2 cells = vec2(textureSize(normal_depth_map, 0)) / float(IMPOSTOR_CELL_TEXELS);
+    vec2 uv = (vec2(in_cell) + in_cell_uv) / cells;
+    vec4 albedo = albedo_texel(uv);
+    float coverage = albedo.a;
+    // Half covered or more: the silhouette stays where the mesh's is, at
+    // every mip level.
+    if (coverage < 0.5) {
+        discard;
+    }
+    vec4 normal_depth = texture(normal_depth_map, uv) / coverage;
+    vec3 seen = normal_depth.xyz * 2.0 - 1.0;
+    vec3 towards = in_towards_radius.xyz;
+    vec3 normal = normalize(seen.x * in_right + seen.y * in_up + seen.z * towards);
+    vec3 surface = in_world_position + towards * (normal_depth.w * 2.0 - 1.0) * in_towards_radius.w;
+    vec4 clip = frame.view_projection * vec4(surface, 1.0);
+    gl_FragDepth = clip.z / clip.w;
+    float lambert = max(dot(normal, frame.light_direction.xyz), 0.0);
+    vec3 light = frame.ambient_color.rgb + frame.light_color.rgb * lambert;
+    out_color = vec4(albedo.rgb / coverage * in_tint * light, 1.0);
+}

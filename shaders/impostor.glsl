@@ -1,0 +1,59 @@
+// Impostors: the atlas a model's images are baked into and which of its
+// cells an instance shows. CPU reference: src/crowd/impostor.rs, whose
+// constants these twin.
+#ifndef IMPOSTOR_GLSL
+#define IMPOSTOR_GLSL
+
+#include "animation.glsl"
+
+// View directions around the character per ring, rings of elevation (0,
+// 30 and 60 degrees) and texels along a cell's side.
+const uint IMPOSTOR_AZIMUTHS = 16u;
+const uint IMPOSTOR_RINGS = 3u;
+const float IMPOSTOR_RING_STEP = radians(30.0);
+const uint IMPOSTOR_VIEWS = IMPOSTOR_AZIMUTHS * IMPOSTOR_RINGS;
+const uint IMPOSTOR_CELL_TEXELS = 32u;
+
+// A pose source with this bit is an impostor's cell (see poses.glsl), not
+// skinning transforms: its view + IMPOSTOR_VIEWS * its frame's row.
+const uint IMPOSTOR_POSE = 0x40000000u;
+
+const float IMPOSTOR_TAU = 6.28318530718;
+
+// impostor::view_direction: from the character towards the eye, model space.
+vec3 impostor_view_direction(uint view) {
+    float azimuth = float(view % IMPOSTOR_AZIMUTHS) * IMPOSTOR_TAU / float(IMPOSTOR_AZIMUTHS);
+    float elevation = float(view / IMPOSTOR_AZIMUTHS) * IMPOSTOR_RING_STEP;
+    return vec3(cos(elevation) * cos(azimuth), cos(elevation) * sin(azimuth), sin(elevation));
+}
+
+// impostor::view_index: the nearest azimuth, then the nearest ring.
+uint impostor_view(vec3 to_eye) {
+    float step = IMPOSTOR_TAU / float(IMPOSTOR_AZIMUTHS);
+    // atan(0, 0) is undefined in GLSL; Rust's atan2 gives 0.
+    float angle = abs(to_eye.x) + abs(to_eye.y) > 0.0 ? atan(to_eye.y, to_eye.x) : 0.0;
+    // floor(x + 0.5): round() may break ties either way.
+    int azimuth = int(floor(angle / step + 0.5));
+    uint around = uint(azimuth + int(IMPOSTOR_AZIMUTHS)) % IMPOSTOR_AZIMUTHS;
+    float sine = clamp(to_eye.z / max(length(to_eye), 1e-30), -1.0, 1.0);
+    uint ring = uint(clamp(floor(asin(sine) / IMPOSTOR_RING_STEP + 0.5), 0.0, float(IMPOSTOR_RINGS - 1u)));
+    return ring * IMPOSTOR_AZIMUTHS + around;
+}
+
+// ImpostorLayout::frame_index: the nearest of a clip's `frames` baked
+// frames to clip time `time`, wrapped or clamped as the clip plays it.
+uint impostor_frame(ClipInfo clip, float time, uint frames) {
+    uint last = clip.frame_count > 0u ? clip.frame_count - 1u : 0u;
+    float duration = float(last) / clip.frame_rate;
+    if (duration <= 0.0) {
+        return 0u;
+    }
+    if (clip.looping != 0u) {
+        float cycle = (time - duration * floor(time / duration)) / duration;
+        return uint(floor(cycle * float(frames) + 0.5)) % frames;
+    }
+    float share = clamp(time, 0.0, duration) / duration;
+    return uint(floor(share * float(frames - 1u) + 0.5));
+}
+
+#endif

@@ -1,0 +1,68 @@
+#version 450
+// One impostor (src/crowd/impostor.rs): a quad over the instance's impostor
+// sphere, facing the eye, showing the atlas cell cull.comp chose for it
+// (its pose source). Drawn instanced over the impostor list, as the 4
+// corners of a triangle strip.
+
+#include "crowd_model.glsl"
+#include "impostor.glsl"
+#include "scene.glsl"
+
+layout(set = 0, binding = 1) readonly buffer Instances {
+    CrowdInstance instances[];
+};
+layout(set = 0, binding = 2) uniform Frame {
+    FrameUniforms frame;
+};
+layout(set = 0, binding = 3) readonly buffer VisibleInstances {
+    VISIBLE_INSTANCES_BLOCK
+};
+layout(set = 0, binding = 4) readonly buffer PoseSources {
+    uint pose_sources[];
+};
+layout(set = 0, binding = 6) readonly buffer Models {
+    CrowdModel models[];
+};
+
+#include "draw_constants.glsl"
+
+// --show-lod: past crowd.vert's level tints, pink.
+const vec3 IMPOSTOR_TINT = vec3(1.0, 0.5, 0.75);
+
+layout(location = 0) out vec2 out_cell_uv;       // 0..1 across the cell, y down
+layout(location = 1) flat out uvec2 out_cell;     // the cell's column (view) and row (frame)
+layout(location = 2) flat out vec3 out_tint;
+layout(location = 3) flat out uint out_skin;
+layout(location = 4) out vec3 out_world_position; // on the quad
+// The quad's frame in the world, as the baked view's (right, up, towards
+// the eye), and the sphere's radius: what the texels' normals and depths
+// are measured in.
+layout(location = 5) flat out vec3 out_right;
+layout(location = 6) flat out vec3 out_up;
+layout(location = 7) flat out vec4 out_towards_radius;
+
+void main() {
+    uint instance = visible_instances[gl_InstanceIndex];
+    CrowdInstance placed = instances[instance];
+    CrowdModel model = models[placed.model];
+    uint cell = pose_sources[instance] & ~IMPOSTOR_POSE;
+    vec3 centre = place_instance(placed, model.impostor_sphere.xyz);
+    float radius = model.impostor_sphere.w;
+    vec3 towards = normalize(frame.camera_position.xyz - centre);
+    // Level, as the bake's right is: from the azimuth, which stays defined
+    // straight overhead.
+    float azimuth = abs(towards.x) + abs(towards.y) > 0.0 ? atan(towards.y, towards.x) : 0.0;
+    vec3 right = vec3(-sin(azimuth), cos(azimuth), 0.0);
+    vec3 up = cross(towards, right);
+    vec2 corner = vec2(float(gl_VertexIndex & 1), float(gl_VertexIndex >> 1)) * 2.0 - 1.0;
+    vec3 world = centre + radius * (corner.x * right + corner.y * up);
+    gl_Position = frame.view_projection * vec4(world, 1.0);
+    out_cell_uv = corner * vec2(0.5, -0.5) + 0.5;
+    out_cell = uvec2(cell % IMPOSTOR_VIEWS, cell / IMPOSTOR_VIEWS);
+    out_tint = draw.show_lod != 0u ? IMPOSTOR_TINT : placed.tint;
+    out_skin = placed.skin;
+    out_world_position = world;
+    out_right = right;
+    out_up = up;
+    out_towards_radius = vec4(towards, radius);
+}

@@ -1,0 +1,41 @@
+// A mesh's material as crowd.frag and impostor_bake.frag read it: its
+// three maps under each of the crowd's skins, and the shading normal they
+// give. The including shader declares `flat in uint in_skin`.
+#ifndef MATERIAL_GLSL
+#define MATERIAL_GLSL
+
+// The mesh's material under each of the crowd's skins (element s: skin
+// s; the elements past the skins in use repeat the first).
+layout(set = 1, binding = 0) uniform sampler2D diffuse_maps[MAX_SKINS];  // sRGB
+layout(set = 1, binding = 1) uniform sampler2D normal_maps[MAX_SKINS];   // UNORM
+layout(set = 1, binding = 2) uniform sampler2D specular_maps[MAX_SKINS]; // UNORM
+
+#include "skins.glsl"
+
+vec4 diffuse_texel(vec2 uv) { SAMPLE_SKIN(diffuse_maps, uv) }
+vec4 normal_texel(vec2 uv) { SAMPLE_SKIN(normal_maps, uv) }
+vec4 specular_texel(vec2 uv) { SAMPLE_SKIN(specular_maps, uv) }
+
+// Texels store a direction with 128 meaning 0, so the flat texel
+// (128, 128, 255) decodes to exactly +Z and changes nothing.
+vec3 tangent_space_normal(vec3 texel) {
+    return (texel * 255.0 - 128.0) / 127.0;
+}
+
+// The interpolated normal bent by the normal map.
+vec3 shading_normal(vec3 interpolated_normal, vec4 interpolated_tangent, vec2 uv) {
+    vec3 normal = normalize(interpolated_normal);
+    // Interpolation bends the tangent off the normal: square it up again.
+    vec3 tangent = interpolated_tangent.xyz - normal * dot(normal, interpolated_tangent.xyz);
+    if (dot(tangent, tangent) > 1e-12) {
+        tangent = normalize(tangent);
+        // Green runs along +v (down the image), as Doom 3's bitangent does
+        // and as crate::material derives normal maps from height maps.
+        vec3 bitangent = cross(normal, tangent) * interpolated_tangent.w;
+        vec3 mapped = tangent_space_normal(normal_texel(uv).xyz);
+        normal = normalize(tangent * mapped.x + bitangent * mapped.y + normal * mapped.z);
+    }
+    return normal;
+}
+
+#endif

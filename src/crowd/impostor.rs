@@ -1,0 +1,404 @@
+//! Impostors, CPU reference of cull.comp's choice: past its level-of-detail
+//! chain a distant character is drawn as one quad showing an image of it,
+//! baked at load (`gpu::impostor_atlas`) from the view direction nearest the
+//! camera's and the frame nearest its clip time. This module says what the
+//! atlas holds ([`ImpostorLayout`]), which instances become impostors
+//! ([`uses_impostor`]: the level rule of [`super::select_lod`] with the
+//! atlas's own error) and which cell of the atlas each one shows
+//! ([`impostor_cell`]).
+//!
+//! The atlas is a grid of square cells, a column per view direction and a
+//! row per frame: [`IMPOSTOR_AZIMUTHS`] directions around the character on
+//! each of [`IMPOSTOR_RINGS`] rings of elevation, and
+//! [`IMPOSTOR_FRAMES_PER_CLIP`] frames of every clip, clip after clip.
+//! docs/impostors.md says how these numbers were chosen.
+
+use std::f32::consts::TAU;
+
+use glam::{Mat4, Vec3};
+
+use crate::anim::{Clip, JointPose, Skeleton, SkinningTransform};
+
+use super::{animate_instance, BoundingSphere, Instance, LodParams};
+
+/// View directions around the character per ring (22.5 degrees apart).
+/// Twin of `IMPOSTOR_AZIMUTHS` in shaders/impostor.glsl.
+pub const IMPOSTOR_AZIMUTHS: u32 = 16;
+/// Rings of elevation: 0, 30 and 60 degrees above the horizon, the street
+/// view's eye height and the overview's 28-degree pitch each within 15
+/// degrees of one. Twin of `IMPOSTOR_RINGS` in shaders/impostor.glsl.
+pub const IMPOSTOR_RINGS: u32 = 3;
+/// Degrees of elevation between rings. Twin of `IMPOSTOR_RING_STEP` (in
+/// radians) in shaders/impostor.glsl.
+pub const IMPOSTOR_RING_STEP_DEGREES: f32 = 30.0;
+/// Frames baked of each clip, spread evenly over its duration.
+pub const IMPOSTOR_FRAMES_PER_CLIP: u32 = 12;
+/// Rows of the atlas at most: a model with many clips gets fewer frames of
+/// each (at least one), so its atlas stays within 4096 texels high.
+pub const IMPOSTOR_MAX_FRAMES: u32 = 128;
+/// Texels along a cell's side, across the model's sphere: an impostor is
+/// drawn once a texel projects to at most a pixel. Twin of
+/// `IMPOSTOR_CELL_TEXELS` in shaders/impostor.glsl.
+pub const IMPOSTOR_CELL_TEXELS: u32 = 32;
+/// Bytes per texel of the normal-and-depth image and of each skin's
+/// albedo-and-coverage layer (RGBA8 both).
+const BYTES_PER_TEXEL: u64 = 4;
+
+/// What a model's atlas holds and where.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ImpostorLayout {
+    /// Frames of each clip (a model without clips has one, its bind pose).
+    pub frames_per_clip: u32,
+    pub clip_count: u32,
+    /// Layers of albedo, one per skin: tints and the per-instance skins
+    /// apply at draw time, light too (from the baked normals).
+    pub skins: u32,
+    /// In model space, around every pose of every clip: a cell is the
+    /// square this sphere's diameter spans, centred on it, seen from the
+    /// cell's direction; each texel's depth is measured from the centre.
+    pub sphere: BoundingSphere,
+}
+
+impl ImpostorLayout {
+    /// For a model with `clip_count` clips (0: its bind pose only) posed
+    /// within `sphere`, drawn with `skins` skins.
+    pub fn new(clip_count: usize, skins: usize, sphere: BoundingSphere) -> ImpostorLayout {
+        let frames_per_clip = match clip_count {
+            0 => 1,
+            n => (IMPOSTOR_MAX_FRAMES / n as u32).clamp(1, IMPOSTOR_FRAMES_PER_CLIP),
+        };
+        // Past IMPOSTOR_MAX_FRAMES clips, the last row stands for the rest.
+        let clip_count = clip_count.max(1) as u32;
+        ImpostorLayout {
+            frames_per_clip,
+            clip_count: clip_count.min(IMPOSTOR_MAX_FRAMES),
+            skins: skins.max(1) as u32,
+            sphere,
+        }
+    }
+
+    pub fn views(&self) -> u32 {
+        IMPOSTOR_AZIMUTHS * IMPOSTOR_RINGS
+    }
+
+    /// Rows of the atlas: every clip's frames.
+    pub fn frames(&self) -> u32 {
+        self.frames_per_clip * self.clip_count
+    }
+
+    /// The atlas's size in texels: a column of cells per view, a row per frame.
+    pub fn extent(&self) -> (u32, u32) {
+        (
+            self.views() * IMPOSTOR_CELL_TEXELS,
+            self.frames() * IMPOSTOR_CELL_TEXELS,
+        )
+    }
+
+    /// Mip levels, down to a texel per cell: each level's cells stay
+    /// aligned, so filtering never mixes two cells.
+    pub fn mip_levels(&self) -> u32 {
+        IMPOSTOR_CELL_TEXELS.ilog2() + 1
+    }
+
+    /// Device memory of the atlas, every mip level and skin counted.
+    pub fn bytes(&self) -> u64 {
+        let (width, height) = self.extent();
+        let texels: u64 = (0..self.mip_levels())
+            .map(|level| u64::from(width >> level) * u64::from(height >> level))
+            .sum();
+        texels * BYTES_PER_TEXEL * (1 + u64::from(self.skins))
+    }
+
+    /// Model units one texel's half spans: the most a point of the image is
+    /// off where the mesh puts it, what [`uses_impostor`] projects.
+    pub fn error(&self) -> f32 {
+        self.sphere.radius / IMPOSTOR_CELL_TEXELS as f32
+    }
+
+    /// The clip time frame `frame` of a clip shows: a looping clip's frames
+    /// split its cycle evenly (its end is its start again), a clip played
+    /// once runs from its first pose to the last it holds.
+    pub fn frame_time(&self, clip: &Clip, frame: u32) -> f32 {
+        let duration = clip.duration();
+        if clip.looping {
+            duration * frame as f32 / self.frames_per_clip as f32
+        } else if self.frames_per_clip > 1 {
+            duration * frame as f32 / (self.frames_per_clip - 1) as f32
+        } else {
+            duration
+        }
+    }
+
+    /// Which frame of `clip` shows clip time `time`: the nearest baked,
+    /// the time wrapped or clamped as the clip plays it.
+    pub fn frame_index(&self, clip: &Clip, time: f32) -> u32 {
+        let duration = clip.duration();
+        if duration <= 0.0 {
+            return 0;
+        }
+        let frames = self.frames_per_clip;
+        // Wrapped and rounded as impostor.glsl does, so the two agree.
+        if clip.looping {
+            let cycle = (time - duration * (time / duration).floor()) / duration;
+            (cycle * frames as f32 + 0.5).floor() as u32 % frames
+        } else {
+            let share = time.clamp(0.0, duration) / duration;
+            (share * frames.saturating_sub(1) as f32 + 0.5).floor() as u32
+        }
+    }
+
+    /// The cell of view `view` and frame `frame` of clip `clip`.
+    pub fn cell(&self, view: u32, clip: u32, frame: u32) -> u32 {
+        (clip.min(self.clip_count - 1) * self.frames_per_clip + frame) * self.views() + view
+    }
+}
+
+/// The skinning transforms of every row of `layout`'s atlas, `joints` per
+/// row, row after row: frame `k` of clip `c` at row
+/// `c * frames_per_clip + k`, posed at [`ImpostorLayout::frame_time`]; a
+/// model without clips, its bind pose (identities).
+pub fn bake_poses(
+    layout: &ImpostorLayout,
+    skeleton: &Skeleton,
+    clips: &[Clip],
+) -> Vec<SkinningTransform> {
+    let joints = skeleton.joint_count();
+    if clips.is_empty() {
+        return vec![SkinningTransform::from(JointPose::IDENTITY); joints];
+    }
+    let mut rows = vec![SkinningTransform::default(); layout.frames() as usize * joints];
+    let mut poses = rows.chunks_mut(joints.max(1));
+    for (index, clip) in clips.iter().enumerate().take(layout.clip_count as usize) {
+        for frame in 0..layout.frames_per_clip {
+            let moment = Instance::settled(index as u32, layout.frame_time(clip, frame));
+            if let Some(pose) = poses.next() {
+                animate_instance(skeleton, clips, &moment, 0.0, 0.0, pose);
+            }
+        }
+    }
+    rows
+}
+
+/// The unit direction, in model space, from the character towards the eye
+/// that view `view` was baked from: views go around first (azimuth 0 along
+/// +X, counter-clockwise seen from above), then up, ring by ring.
+pub fn view_direction(view: u32) -> Vec3 {
+    let azimuth = (view % IMPOSTOR_AZIMUTHS) as f32 * TAU / IMPOSTOR_AZIMUTHS as f32;
+    let elevation = ((view / IMPOSTOR_AZIMUTHS) as f32 * IMPOSTOR_RING_STEP_DEGREES).to_radians();
+    Vec3::new(
+        elevation.cos() * azimuth.cos(),
+        elevation.cos() * azimuth.sin(),
+        elevation.sin(),
+    )
+}
+
+/// The view nearest `to_eye`, a direction in model space from the
+/// character towards the eye: the nearest azimuth, then the nearest ring
+/// (an eye below the horizon gets the lowest).
+pub fn view_index(to_eye: Vec3) -> u32 {
+    // Rounded as floor(x + 0.5), as impostor.glsl does: GLSL's round()
+    // may break ties either way.
+    let step = TAU / IMPOSTOR_AZIMUTHS as f32;
+    let azimuth = (to_eye.y.atan2(to_eye.x) / step + 0.5).floor() as i32;
+    let around = azimuth.rem_euclid(IMPOSTOR_AZIMUTHS as i32) as u32;
+    let length = to_eye.length().max(f32::MIN_POSITIVE);
+    let elevation = (to_eye.z / length).clamp(-1.0, 1.0).asin().to_degrees();
+    let ring = (elevation / IMPOSTOR_RING_STEP_DEGREES + 0.5)
+        .floor()
+        .clamp(0.0, (IMPOSTOR_RINGS - 1) as f32) as u32;
+    ring * IMPOSTOR_AZIMUTHS + around
+}
+
+/// cull.comp's choice: whether an instance whose world-space sphere is
+/// `sphere` is drawn as an impostor, by [`super::select_lod`]'s rule with
+/// the atlas's error (`layout_error`, [`ImpostorLayout::error`]; 0: the
+/// model has no atlas): it projects to at most the pixels a level may be
+/// off. A sphere reaching the near plane never is.
+pub fn uses_impostor(
+    view_projection: Mat4,
+    sphere: BoundingSphere,
+    params: LodParams,
+    layout_error: f32,
+) -> bool {
+    let w = view_projection.row(3).dot(sphere.centre.extend(1.0));
+    let nearest = w - sphere.radius;
+    layout_error > 0.0
+        && nearest > params.near
+        && layout_error * params.pixels_per_unit <= params.threshold * nearest
+}
+
+/// The cell an impostor instance shows at `time`, with its eye at `eye`
+/// (world space): the view nearest the direction from its image's centre
+/// to the eye, turned into the instance's frame, and the frame nearest the
+/// clip time of its dominant clip (mid-crossfade, whichever weighs more).
+pub fn impostor_cell(
+    layout: &ImpostorLayout,
+    instance: &Instance,
+    clips: &[Clip],
+    time: f32,
+    blend_time: f32,
+    eye: Vec3,
+) -> u32 {
+    let (sin, cos) = instance.yaw.sin_cos();
+    let c = layout.sphere.centre;
+    let centre = instance.position + Vec3::new(c.x * cos - c.y * sin, c.x * sin + c.y * cos, c.z);
+    let world = eye - centre;
+    // The inverse of the instance's yaw.
+    let to_eye = Vec3::new(
+        world.x * cos + world.y * sin,
+        -world.x * sin + world.y * cos,
+        world.z,
+    );
+    let view = view_index(to_eye);
+    let (clip, phase) = if instance.blend_weight(time, blend_time) >= 0.5 {
+        (instance.clip, instance.phase)
+    } else {
+        (instance.previous_clip, instance.previous_phase)
+    };
+    let frame = clips.get(clip as usize).map_or(0, |c| {
+        layout.frame_index(c, instance.clip_time(time, phase))
+    });
+    layout.cell(view, clip, frame)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bounds::Bounds;
+
+    fn clip(frames: usize, looping: bool) -> Clip {
+        Clip {
+            name: "test".into(),
+            frame_rate: 24.0,
+            looping,
+            frames: vec![vec![JointPose::IDENTITY]; frames],
+            bounds: vec![Bounds::point(Vec3::ZERO); frames],
+        }
+    }
+
+    fn layout(clips: usize) -> ImpostorLayout {
+        let sphere = BoundingSphere {
+            centre: Vec3::new(0.0, 0.0, 32.0),
+            radius: 40.0,
+        };
+        ImpostorLayout::new(clips, 1, sphere)
+    }
+
+    #[test]
+    fn the_shipped_characters_atlas_fits_its_budget() {
+        // 4 clips, one skin: 48 views x 48 frames of 32 x 32 texels.
+        let atlas = layout(4);
+        assert_eq!((atlas.views(), atlas.frames()), (48, 48));
+        assert_eq!(atlas.extent(), (1536, 1536));
+        assert_eq!(atlas.mip_levels(), 6);
+        // 1536^2 texels and a third more for the mips, 8 bytes each.
+        assert_eq!(atlas.bytes(), 25_159_680);
+        assert!(atlas.bytes() <= 32 << 20);
+    }
+
+    #[test]
+    fn many_clips_get_fewer_frames_each_and_never_none() {
+        assert_eq!(layout(0).frames(), 1);
+        assert_eq!(layout(40).frames_per_clip, 3);
+        assert_eq!(layout(40).frames(), 120);
+        assert_eq!(layout(500).frames_per_clip, 1);
+        assert!(layout(500).frames() <= IMPOSTOR_MAX_FRAMES);
+    }
+
+    #[test]
+    fn each_view_direction_picks_its_own_view() {
+        for view in 0..layout(1).views() {
+            let direction = view_direction(view);
+            assert!((direction.length() - 1.0).abs() < 1e-5);
+            assert_eq!(view_index(direction), view);
+            assert_eq!(view_index(direction * 1000.0), view);
+        }
+        // Behind, 180 degrees round: the opposite column of the same ring.
+        assert_eq!(view_index(-Vec3::X), IMPOSTOR_AZIMUTHS / 2);
+        // +Y is a quarter turn counter-clockwise from +X.
+        assert_eq!(view_index(Vec3::Y), IMPOSTOR_AZIMUTHS / 4);
+        // Below the horizon: the lowest ring; overhead: the highest.
+        assert_eq!(view_index(Vec3::new(1.0, 0.0, -1.0)), 0);
+        assert_eq!(view_index(Vec3::Z), (IMPOSTOR_RINGS - 1) * IMPOSTOR_AZIMUTHS);
+        // Nearest, not floor: 10 degrees round is still view 0, 12 is view 1.
+        let turned = |degrees: f32| {
+            let a = degrees.to_radians();
+            Vec3::new(a.cos(), a.sin(), 0.0)
+        };
+        assert_eq!(view_index(turned(10.0)), 0);
+        assert_eq!(view_index(turned(12.0)), 1);
+        assert_eq!(view_index(turned(-12.0)), IMPOSTOR_AZIMUTHS - 1);
+    }
+
+    #[test]
+    fn frames_follow_the_clip_time_as_the_clip_plays_it() {
+        let atlas = layout(1);
+        // 25 frames at 24 fps: one second, 12 frames of 1/12 s.
+        let looping = clip(25, true);
+        assert_eq!(atlas.frame_index(&looping, 0.0), 0);
+        assert_eq!(atlas.frame_index(&looping, 0.5), 6);
+        assert_eq!(atlas.frame_index(&looping, 1.5), 6);
+        // Near the end of the cycle the nearest frame is the first again.
+        assert_eq!(atlas.frame_index(&looping, 0.99), 0);
+        for frame in 0..atlas.frames_per_clip {
+            let time = atlas.frame_time(&looping, frame);
+            assert_eq!(atlas.frame_index(&looping, time), frame);
+        }
+        // Played once: the last frame is the last pose, held.
+        let once = clip(25, false);
+        assert_eq!(atlas.frame_time(&once, 11), 1.0);
+        assert_eq!(atlas.frame_index(&once, 7.0), 11);
+        assert_eq!(atlas.frame_index(&once, -1.0), 0);
+        for frame in 0..atlas.frames_per_clip {
+            let time = atlas.frame_time(&once, frame);
+            assert_eq!(atlas.frame_index(&once, time), frame);
+        }
+        assert_eq!(atlas.frame_index(&clip(1, true), 3.0), 0);
+    }
+
+    #[test]
+    fn the_cell_follows_the_yaw_the_eye_and_the_dominant_clip() {
+        let atlas = layout(2);
+        let clips = [clip(25, true), clip(25, true)];
+        let mut instance = Instance::settled(1, 0.25);
+        instance.position = Vec3::new(100.0, 0.0, 0.0);
+        let eye = Vec3::new(1100.0, 0.0, 32.0);
+        // Facing the eye (+X): view 0, clip 1's frame 3 (0.25 s).
+        assert_eq!(impostor_cell(&atlas, &instance, &clips, 0.0, 0.0, eye), (12 + 3) * 48);
+        // Turned a quarter counter-clockwise, the eye is on its right: the
+        // view a quarter turn clockwise, 12 of 16.
+        instance.yaw = TAU / 4.0;
+        let view = impostor_cell(&atlas, &instance, &clips, 0.0, 0.0, eye) % 48;
+        assert_eq!(view, 12);
+        // Mid-fade from clip 0, the dominant clip wins.
+        instance.yaw = 0.0;
+        instance.previous_clip = 0;
+        instance.previous_phase = 0.0;
+        instance.blend_start = 0.0;
+        let early = impostor_cell(&atlas, &instance, &clips, 0.1, 1.0, eye);
+        assert_eq!(early / 48 / 12, 0, "the fade's start weighs more");
+        let late = impostor_cell(&atlas, &instance, &clips, 0.9, 1.0, eye);
+        assert_eq!(late / 48 / 12, 1);
+    }
+
+    #[test]
+    fn impostors_begin_where_a_texel_projects_to_the_threshold() {
+        let projection = Mat4::perspective_infinite_reverse_rh(1.0, 1.0, 1.0);
+        let view_projection = projection * Mat4::look_at_rh(Vec3::ZERO, -Vec3::Z, Vec3::Y);
+        let params = LodParams::new(view_projection, 720, Some(1.0));
+        let atlas = layout(1);
+        let sphere_at = |distance: f32| BoundingSphere {
+            centre: Vec3::new(0.0, 0.0, -distance),
+            radius: 40.0,
+        };
+        // error * pixels_per_unit = threshold * nearest.
+        let switch = atlas.error() * params.pixels_per_unit / params.threshold + 40.0;
+        let error = atlas.error();
+        assert!(!uses_impostor(view_projection, sphere_at(switch * 0.99), params, error));
+        assert!(uses_impostor(view_projection, sphere_at(switch * 1.01), params, error));
+        // No atlas, or level of detail off: never.
+        assert!(!uses_impostor(view_projection, sphere_at(switch * 10.0), params, 0.0));
+        let off = LodParams::new(view_projection, 720, None);
+        assert!(!uses_impostor(view_projection, sphere_at(switch * 10.0), off, error));
+    }
+}
