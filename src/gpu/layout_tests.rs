@@ -316,8 +316,10 @@ fn animation_data() {
                 first_draw,
                 draw_count,
                 first_transform,
-                padding,
-                lod_errors
+                first_clip,
+                impostor_frames,
+                lod_errors,
+                impostor_sphere
             ),
         );
     }
