@@ -268,3 +268,53 @@ fn the_suite_runs_every_case_and_reports_it_as_markdown_and_json() {
         assert_eq!(rows, of_case(case).len(), "{case} in\n{stdout}");
     }
 }
+
+/// `--impostors on,off`: a run for each, the JSON saying which and how
+/// many instances were drawn as impostors, the log line too.
+#[test]
+fn impostors_on_and_off_are_a_run_each() {
+    if !common::vulkan_or_skip() {
+        return;
+    }
+    let json = common::scratch_dir("bench_impostors").join("bench.json");
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_md5crowd"))
+        .args([
+            "bench",
+            "--instances",
+            "64",
+            "--frames",
+            "2",
+            "--modes",
+            "gpu",
+        ])
+        .args(["--width", "96", "--height", "54", "--impostors", "on,off"])
+        .arg("--json")
+        .arg(&json)
+        .env("RUST_LOG", "info")
+        .output()
+        .expect("run md5crowd bench");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    let report: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    let runs = report["runs"].as_array().unwrap();
+    let impostors: Vec<&serde_json::Value> = runs.iter().map(|run| &run["impostors"]).collect();
+    assert_eq!(impostors, [true, false], "{runs:?}");
+    for run in runs {
+        let drawn = run["impostor_instances"]
+            .as_u64()
+            .unwrap_or_else(|| panic!("impostor_instances in {run}"));
+        assert!(drawn <= run["visible"].as_u64().unwrap(), "{run}");
+        // The other switches are still there, as before.
+        assert_eq!(run["occlusion"], "on", "{run}");
+    }
+    assert_eq!(runs[1]["impostor_instances"], 0, "{}", runs[1]);
+    for switch in ["on", "off"] {
+        assert!(
+            stderr
+                .lines()
+                .any(|line| line.contains(&format!("impostors {switch} "))
+                    && line.contains(" impostors), ")),
+            "no run with impostors {switch} in\n{stderr}"
+        );
+    }
+}

@@ -34,7 +34,7 @@ pub struct BenchArgs {
     #[arg(long, conflicts_with_all = [
         "mesh", "anims", "instances", "frames", "rounds", "plot", "width", "height", "influences",
         "modes", "lod", "lod_influences", "compute_only", "anim_lod", "animate_kernel",
-        "occlusion", "locomotion", "multi_draw", "view",
+        "occlusion", "impostors", "locomotion", "multi_draw", "view",
     ])]
     pub suite: bool,
     /// Test hook: the suite divides every crowd size by this, whatever the
@@ -119,6 +119,10 @@ pub struct BenchArgs {
     /// Occlusion culling, comma-separated: on, off or both.
     #[arg(long, value_enum, value_delimiter = ',', default_value = "on")]
     pub occlusion: Vec<Switch>,
+    /// Impostors (far instances drawn as one quad showing a baked image,
+    /// level of detail on), comma-separated: on, off or both.
+    #[arg(long, value_enum, value_delimiter = ',', default_value = "on")]
+    pub impostors: Vec<Switch>,
     /// Locomotion (the agent pass moves everyone each frame),
     /// comma-separated: on, off or both. Off by default, so figures stay
     /// comparable with those taken before it existed.
@@ -189,6 +193,8 @@ pub struct Run {
     /// has no timestamps.
     pub gpu_ms: BTreeMap<&'static str, f64>,
     pub visible: u32,
+    /// Of the visible instances, those drawn as impostors.
+    pub impostor_instances: u32,
     /// `bench --suite`: the suite's case this run belongs to.
     #[serde(rename = "case", skip_serializing_if = "Option::is_none")]
     pub suite_case: Option<&'static str>,
@@ -206,6 +212,9 @@ pub struct Case {
     pub lod: Switch,
     pub lod_influences: Switch,
     pub occlusion: Switch,
+    /// A bool in the JSON, as issue 39 asked for, where the older switches
+    /// say "on" / "off".
+    pub impostors: bool,
     pub anim_lod: Switch,
     pub locomotion: Switch,
     pub multi_draw: Switch,
@@ -306,6 +315,7 @@ fn cases(args: &BenchArgs) -> Vec<Case> {
         lod: args.lod[0],
         lod_influences: args.lod_influences[0],
         occlusion: args.occlusion[0],
+        impostors: args.impostors[0] == Switch::On,
         anim_lod: args.anim_lod[0],
         locomotion: args.locomotion[0],
         multi_draw: args.multi_draw[0],
@@ -317,6 +327,7 @@ fn cases(args: &BenchArgs) -> Vec<Case> {
     let cases = vary(cases, &args.lod, |c, v| c.lod = v);
     let cases = vary(cases, &args.lod_influences, |c, v| c.lod_influences = v);
     let cases = vary(cases, &args.occlusion, |c, v| c.occlusion = v);
+    let cases = vary(cases, &args.impostors, |c, v| c.impostors = v == Switch::On);
     let cases = vary(cases, &args.anim_lod, |c, v| c.anim_lod = v);
     let cases = vary(cases, &args.locomotion, |c, v| c.locomotion = v);
     let cases = vary(cases, &args.multi_draw, |c, v| c.multi_draw = v);
@@ -349,6 +360,7 @@ struct Samples {
     frame_ms: Vec<f64>,
     gpu_ms: BTreeMap<&'static str, Vec<f64>>,
     visible: u32,
+    impostor_instances: u32,
     /// Visible instances times their model's vertices, the last frame.
     vertices_drawn: u64,
     triangles: Vec<f64>,
@@ -362,13 +374,14 @@ fn log_run(run: &Run) {
         .map(|(p, ms)| format!("{p} {ms:.3}"))
         .collect();
     log::info!(
-        "{:>6} instances, {:<6} {}LOD {:<3} LOD influences {:<3} occlusion {:<3} anim LOD {:<3} locomotion {:<3} multi-draw {:<3} {:<8}: cpu {:7.3} ms, frame {:8.3} ms, gpu [{}] ms, {} visible, {:.0} triangles",
+        "{:>6} instances, {:<6} {}LOD {:<3} LOD influences {:<3} occlusion {:<3} impostors {:<3} anim LOD {:<3} locomotion {:<3} multi-draw {:<3} {:<8}: cpu {:7.3} ms, frame {:8.3} ms, gpu [{}] ms, {} visible ({} impostors), {:.0} triangles",
         run.case.instances,
         run.case.mode.name(),
         run.animate_kernel.map(|k| format!("({k}) ")).unwrap_or_default(),
         if run.case.lod == Switch::On { "on" } else { "off" },
         if run.case.lod_influences == Switch::On { "on" } else { "off" },
         if run.case.occlusion == Switch::On { "on" } else { "off" },
+        if run.case.impostors { "on" } else { "off" },
         if run.case.anim_lod == Switch::On { "on" } else { "off" },
         if run.case.locomotion == Switch::On { "on" } else { "off" },
         if run.case.multi_draw == Switch::On { "on" } else { "off" },
@@ -377,6 +390,7 @@ fn log_run(run: &Run) {
         run.frame_ms,
         passes.join(", "),
         run.visible,
+        run.impostor_instances,
         run.triangles
     );
 }
@@ -414,6 +428,7 @@ fn measure(
         lod_bias: (case.lod == Switch::On).then_some(args.lod_bias),
         lod_influences: case.lod_influences == Switch::On,
         occlusion: case.occlusion == Switch::On,
+        impostors: case.impostors,
         compute_only: args.compute_only,
         anim_lod: case.anim_lod == Switch::On,
         multi_draw: case.multi_draw == Switch::On,
@@ -438,6 +453,7 @@ fn measure(
         if timed {
             if let Some(counts) = report.visible {
                 samples.visible = counts.total();
+                samples.impostor_instances = counts.impostor_total();
                 samples.vertices_drawn = renderer
                     .model
                     .model
@@ -485,6 +501,7 @@ fn summarize(args: &BenchArgs, cast: &Cast, case: Case, samples: &mut Samples) -
             .map(|(&pass, ms)| (pass, median(ms)))
             .collect(),
         visible: samples.visible,
+        impostor_instances: samples.impostor_instances,
         suite_case: None,
         triangles: median(&mut samples.triangles),
         vertices_per_s: samples.vertices_drawn as f64 / (frame_ms / 1e3),

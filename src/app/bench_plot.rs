@@ -69,15 +69,12 @@ pub fn svg_plot(report: &Report) -> String {
         (px(x0) + px(x1)) / 2.0,
         H - 12.0
     );
-    // One line per combination of mode, level of detail and view.
-    let mut lines: Vec<(Mode, Switch, Switch, View)> = Vec::new();
+    // One line per combination of mode, level of detail, occlusion,
+    // impostors and view.
+    let mut lines: Vec<(Mode, Switch, Switch, bool, View)> = Vec::new();
     for run in &report.runs {
-        let line = (
-            run.case.mode,
-            run.case.lod,
-            run.case.occlusion,
-            run.case.view,
-        );
+        let c = &run.case;
+        let line = (c.mode, c.lod, c.occlusion, c.impostors, c.view);
         if !lines.contains(&line) {
             lines.push(line);
         }
@@ -85,14 +82,15 @@ pub fn svg_plot(report: &Report) -> String {
     let colours = [
         "#d62728", "#1f77b4", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b",
     ];
-    for (i, &(mode, lod, occlusion, view)) in lines.iter().enumerate() {
+    for (i, &line) in lines.iter().enumerate() {
+        let (mode, lod, occlusion, impostors, view) = line;
         let colour = colours[i % colours.len()];
         let points: Vec<String> = report
             .runs
             .iter()
             .filter(|r| {
                 let c = &r.case;
-                (c.mode, c.lod, c.occlusion, c.view) == (mode, lod, occlusion, view)
+                (c.mode, c.lod, c.occlusion, c.impostors, c.view) == line
             })
             .map(|r| {
                 format!(
@@ -108,6 +106,9 @@ pub fn svg_plot(report: &Report) -> String {
         }
         if occlusion == Switch::Off {
             label += ", occl. off";
+        }
+        if !impostors {
+            label += ", impostors off";
         }
         if view == View::Street {
             label += ", street";
