@@ -6,11 +6,17 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
+use glam::Vec3;
+
 use crate::anim::{close_loop, ground_motion, Clip, GroundMotion, GroundMotionSource, Skeleton};
+use crate::bounds::Bounds;
+use crate::crowd::{BoundingSphere, ImpostorLayout};
 use crate::decl::{DeclKind, Declared};
 use crate::game::Game;
 use crate::md5::{self, Md5Anim, Md5Error, Md5Mesh};
-use crate::model::{clip_from_md5, skeleton_from_md5, skinned_mesh_from_md5};
+use crate::model::{
+    bind_pose_bounds, clip_from_md5, impostor_layout_of, skeleton_from_md5, skinned_mesh_from_md5,
+};
 use crate::skin::{sampled_poses, BodyParts, InfluenceLimit, SkinnedMesh};
 use crate::vfs::GameFile;
 
@@ -39,6 +45,8 @@ pub struct DeclarationReport {
     /// Where it is declared: the archive (or folder) and the path in it.
     pub source: String,
     pub line: u32,
+    /// The impostor atlas of its clips the game holds, with one skin.
+    pub impostor: ImpostorReport,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -69,6 +77,30 @@ pub struct MeshReport {
     /// The body parts occlusion culling boxes apart (`skin::BodyParts`),
     /// the trunk first.
     pub body_parts: Vec<BodyPartReport>,
+    /// The impostor atlas `Model::load` makes of the mesh with the anims
+    /// of `lod_anims`, drawn with its own materials (one skin).
+    pub impostor: ImpostorReport,
+}
+
+/// What an impostor atlas holds (`crowd::ImpostorLayout`).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct ImpostorReport {
+    /// View directions: a column of cells each.
+    pub views: u32,
+    /// Frames of every clip (1 without clips): a row of cells each.
+    pub frames: u32,
+    /// Device memory, every mip level and skin counted.
+    pub bytes: u64,
+}
+
+impl From<ImpostorLayout> for ImpostorReport {
+    fn from(layout: ImpostorLayout) -> ImpostorReport {
+        ImpostorReport {
+            views: layout.views(),
+            frames: layout.frames(),
+            bytes: layout.bytes(),
+        }
+    }
 }
 
 /// One body part: the joints whose vertices it boxes, parents first.
@@ -241,6 +273,10 @@ fn mesh_report(file: String, mesh: &Md5Mesh, clips: &[Clip]) -> MeshReport {
         lod_influences: level_influences(&four),
         lod_anims: clips.len(),
         body_parts: body_parts(&skeleton, &four),
+        // The clips' boxes are the files' (`Model::load` grows them around
+        // the posed mesh): that moves the atlas's sphere, which no number
+        // reported here depends on.
+        impostor: impostor_layout_of(clips, bind_pose_bounds(&four), 1).into(),
     }
 }
 
@@ -368,6 +404,16 @@ fn lod_influences_text(report: &MeshReport) -> String {
     format!("{} ({over})", counts.join(" "))
 }
 
+/// `impostor atlas: 48 views x 48 frames, 24.0 MiB`.
+fn impostor_text(impostor: &ImpostorReport) -> String {
+    format!(
+        "impostor atlas: {} views x {} frames, {:.1} MiB",
+        impostor.views,
+        impostor.frames,
+        impostor.bytes as f64 / f64::from(1 << 20)
+    )
+}
+
 /// Each part as its first joint and how many more: `neck (+1)`.
 fn body_parts_text(report: &MeshReport) -> String {
     let parts: Vec<String> = report
@@ -388,6 +434,16 @@ fn body_parts_text(report: &MeshReport) -> String {
 pub fn inspect_declarations(game: &Game, names: &[String]) -> Result<Vec<FileReport>, String> {
     let report = |declared: Declared| {
         let model = declared.model.ok()?;
+        // Listing reads no md5 file, and the atlas's size depends on the
+        // clips (those the game holds: `Game::character` leaves the rest
+        // out) and skins alone: its sphere, where each cell's image sits,
+        // is left a point.
+        let clips = model
+            .anims
+            .iter()
+            .filter(|anim| game.vfs.find(anim.file()).is_some())
+            .count();
+        let sphere = BoundingSphere::around(Bounds::point(Vec3::ZERO));
         Some(FileReport::Declaration(DeclarationReport {
             name: declared.name.to_owned(),
             declared_as: declared.kind.type_word(),
@@ -401,6 +457,7 @@ pub fn inspect_declarations(game: &Game, names: &[String]) -> Result<Vec<FileRep
             offset: model.offset.to_array(),
             source: declared.origin.source.clone(),
             line: declared.origin.line,
+            impostor: ImpostorLayout::new(clips, 1, sphere).into(),
         }))
     };
     if names.is_empty() {
@@ -464,6 +521,7 @@ pub fn to_text(reports: &[FileReport]) -> String {
                     body_parts_text(m)
                 )
                 .unwrap();
+                writeln!(out, "  {}", impostor_text(&m.impostor)).unwrap();
             }
             FileReport::Anim(a) => {
                 writeln!(out, "{} (md5anim)", a.file).unwrap();
@@ -514,6 +572,7 @@ pub fn to_text(reports: &[FileReport]) -> String {
                     let [x, y, z] = d.offset;
                     writeln!(out, "  offset: ({x} {y} {z})").unwrap();
                 }
+                writeln!(out, "  {}", impostor_text(&d.impostor)).unwrap();
             }
         }
     }

@@ -214,6 +214,55 @@ fn every_shipped_file_passes_inspect() {
     }
 }
 
+/// The impostor atlas `Model::load` makes: 16 directions on 3 rings, 12
+/// frames of each clip (one, the bind pose, without clips), 32 texels a
+/// cell, an RGBA8 image of normals and depth and one of colour for the one
+/// skin, each with 6 mip levels.
+#[test]
+fn meshes_report_their_impostor_atlas() {
+    let assets = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("assets");
+    let mesh = assets.join("crowdling.md5mesh");
+    let files: Vec<PathBuf> = std::iter::once(mesh.clone())
+        .chain(["idle", "run", "walk", "wave"].map(|name| assets.join(format!("{name}.md5anim"))))
+        .collect();
+    let args: Vec<&std::ffi::OsStr> = files.iter().map(|p| p.as_os_str()).collect();
+    let json = inspect_json(&args);
+    // 1536 x 1536 texels and their mips, 4 bytes each, 2 images.
+    assert_eq!(
+        json[0]["impostor"],
+        serde_json::json!({"views": 48, "frames": 48, "bytes": 25_159_680})
+    );
+    // What the renderer bakes.
+    let model = md5crowd::model::Model::load(&mesh, &files[1..], Default::default()).unwrap();
+    let layout = model.impostor_layout();
+    assert_eq!(
+        json[0]["impostor"],
+        serde_json::json!({
+            "views": layout.views(),
+            "frames": layout.frames(),
+            "bytes": layout.bytes(),
+        })
+    );
+    let out = inspect(&args);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("  impostor atlas: 48 views x 48 frames, 24.0 MiB\n"),
+        "{text}"
+    );
+
+    let alone = inspect_json(&[mesh.as_os_str()]);
+    // 1536 x 32 texels and their mips.
+    assert_eq!(
+        alone[0]["impostor"],
+        serde_json::json!({"views": 48, "frames": 1, "bytes": 524_160})
+    );
+    // A clip of its own: 12 frames.
+    let other = fixture("other.md5mesh", MESH);
+    let anim = fixture("other_wave.md5anim", ANIM);
+    let json = inspect_json(&[other.as_os_str(), anim.as_os_str()]);
+    assert_eq!(json[0]["impostor"]["frames"], 12, "{}", json[0]);
+}
+
 /// An anim report's `ground_speed` and `ground_velocity`, which must be there.
 fn ground_motion(anim: &serde_json::Value) -> (f64, Vec<f64>) {
     let speed = anim["ground_speed"]

@@ -61,6 +61,25 @@ pub struct Model {
     pub materials: ModelMaterials,
 }
 
+/// [`Model::impostor_layout`] of a model with `clips`, `skins` skins and
+/// `bind_pose` its box in the bind pose: `md5crowd inspect` reports it
+/// without building the model.
+pub fn impostor_layout_of(clips: &[Clip], bind_pose: Bounds, skins: usize) -> ImpostorLayout {
+    let posed = clips
+        .iter()
+        .map(Clip::bounds_union)
+        .fold(bind_pose, Bounds::union);
+    ImpostorLayout::new(clips.len(), skins, BoundingSphere::around(posed))
+}
+
+/// [`Model::bind_pose_bounds`] of `meshes`.
+pub fn bind_pose_bounds(meshes: &[SkinnedMesh]) -> Bounds {
+    meshes
+        .iter()
+        .flat_map(|m| &m.positions)
+        .fold(Bounds::EMPTY, |b, &p| b.union(Bounds::point(p)))
+}
+
 /// A character to load: its mesh, its clips and how to draw them, from a
 /// game's declaration (`crate::game::Game::character`) or files on disk.
 #[derive(Clone, Debug, PartialEq)]
@@ -305,24 +324,12 @@ impl Model {
     /// clip, of each skin, framing the sphere around the box that holds it
     /// in every pose of every clip (and its bind pose).
     pub fn impostor_layout(&self) -> ImpostorLayout {
-        let posed = self
-            .clips
-            .iter()
-            .map(Clip::bounds_union)
-            .fold(self.bind_pose_bounds(), Bounds::union);
-        ImpostorLayout::new(
-            self.clips.len(),
-            self.skins.len(),
-            BoundingSphere::around(posed),
-        )
+        impostor_layout_of(&self.clips, self.bind_pose_bounds(), self.skins.len())
     }
 
     /// The box around every drawn vertex in the bind pose.
     pub fn bind_pose_bounds(&self) -> Bounds {
-        self.meshes
-            .iter()
-            .flat_map(|m| &m.positions)
-            .fold(Bounds::EMPTY, |b, &p| b.union(Bounds::point(p)))
+        bind_pose_bounds(&self.meshes)
     }
 
     pub fn vertex_count(&self) -> usize {
