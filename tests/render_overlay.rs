@@ -104,6 +104,11 @@ fn clicks_on_the_overlay_switch_the_skinning_and_the_influences() {
     std::thread::sleep(Duration::from_millis(300));
     x.xdotool(&["click", "1"]);
     std::thread::sleep(Duration::from_millis(500));
+    // The "impostors (P)" checkbox, two rows below.
+    x.xdotool(&["mousemove", "--window", &window, "15", "251"]);
+    std::thread::sleep(Duration::from_millis(300));
+    x.xdotool(&["click", "1"]);
+    std::thread::sleep(Duration::from_millis(500));
     x.xdotool(&["key", "Escape"]);
     let output = VirtualDisplay::wait_for_exit(app);
     assert_validated(&output);
@@ -111,6 +116,11 @@ fn clicks_on_the_overlay_switch_the_skinning_and_the_influences() {
     assert!(
         log.lines()
             .any(|l| l.contains("DQS, 8 influences, all influences at every level")),
+        "{log}"
+    );
+    assert!(
+        log.lines()
+            .any(|l| l.contains("all influences at every level, impostors off")),
         "{log}"
     );
 }
@@ -177,10 +187,10 @@ fn clicks_on_a_models_row_set_its_share_and_its_clip() {
     // name, share slider (0 to 10, 6 pixels apiece), clip list.
     // many_parts_47's share dragged from 3 to about 2: the crowd is laid
     // out once, on release.
-    drag(["127", "470"], ["121", "470"]);
+    drag(["127", "491"], ["121", "491"]);
     // crowdling's clip list, then its first entry: idle.
-    click(["260", "449"]);
-    click(["260", "474"]);
+    click(["260", "470"]);
+    click(["260", "495"]);
     x.xdotool(&["key", "Escape"]);
     let output = VirtualDisplay::wait_for_exit(app);
     assert_validated(&output);

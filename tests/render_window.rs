@@ -84,6 +84,7 @@ fn keys_switch_clips_resize_the_crowd_and_toggle_views() {
         "l",
         "i", // 8 influences: the model loaded again, the renderer rebuilt
         "f",
+        "p", // impostors off
         "r",
         "space",
         "bracketleft", // previous clip: walk
@@ -104,7 +105,7 @@ fn keys_switch_clips_resize_the_crowd_and_toggle_views() {
         keys.len() - 1,
         "one line per key but Esc:\n{log}"
     );
-    let expected: [&[&str]; 12] = [
+    let expected: [&[&str]; 13] = [
         &["clip run, 4 instances"],
         &["clip wave"],
         &[", 8 instances"],
@@ -114,6 +115,7 @@ fn keys_switch_clips_resize_the_crowd_and_toggle_views() {
         &["DQS, 4 influences"],
         &["DQS, 8 influences"],
         &[", wireframe"],
+        &[", wireframe, impostors off"],
         &["clip wave, "],
         &[", paused"],
         &["clip walk, 2 instances, DQS, 8 influences, paused, skeleton, wireframe"],

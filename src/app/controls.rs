@@ -26,6 +26,7 @@ Window controls:
   O                     level of detail on / off
   T                     tint instances by their level of detail
   C                     occlusion culling on / off
+  P                     impostors on / off (far instances drawn as one quad)
   G                     locomotion on / off (a clip picked stops it)
   V                     freeze culling: the cull camera stays while the view moves
   R                     reset the camera (frame the crowd)
@@ -82,6 +83,7 @@ pub enum Action {
     LevelOfDetail,
     ShowLod,
     Occlusion,
+    Impostors,
     Locomotion,
     ResetCamera,
     Capture,
@@ -106,6 +108,7 @@ pub fn action_for(key: &Key) -> Option<Action> {
             "o" => Some(Action::LevelOfDetail),
             "t" => Some(Action::ShowLod),
             "c" => Some(Action::Occlusion),
+            "p" => Some(Action::Impostors),
             "g" => Some(Action::Locomotion),
             "v" => Some(Action::FreezeCulling),
             "r" => Some(Action::ResetCamera),
@@ -186,6 +189,8 @@ mod tests {
             (Key::Character("f".into()), Action::Wireframe, "F"),
             (Key::Character("r".into()), Action::ResetCamera, "R"),
             (Key::Character("g".into()), Action::Locomotion, "G"),
+            (Key::Character("P".into()), Action::Impostors, "P"),
+            (Key::Character("p".into()), Action::Impostors, "P"),
             (Key::Character("v".into()), Action::FreezeCulling, "V"),
             (Key::Named(NamedKey::F1), Action::Overlay, "F1"),
         ];

@@ -344,6 +344,7 @@ fn controls(ui: &mut egui::Ui, view: &OverlayView, actions: &mut Vec<Action>) {
         "occlusion culling (C)",
         Action::Occlusion,
     );
+    toggle(ui, options.impostors, "impostors (P)", Action::Impostors);
     toggle(
         ui,
         options.anim_lod,
@@ -447,12 +448,12 @@ fn statistics(ui: &mut egui::Ui, view: &OverlayView) {
         return;
     };
     ui.label(format!(
-        "{}/{} instances visible, {} triangles drawn",
-        stats.visible_instances, stats.total_instances, stats.triangles
+        "{}/{} instances visible ({} impostors), {} triangles drawn",
+        stats.visible_instances, stats.total_instances, stats.impostor_instances, stats.triangles
     ));
     if stats.models.len() > 1 {
         egui::Grid::new("models").striped(true).show(ui, |ui| {
-            for heading in ["model", "instances", "visible", "triangles"] {
+            for heading in ["model", "instances", "visible", "impostors", "triangles"] {
                 ui.label(heading);
             }
             ui.end_row();
@@ -460,6 +461,7 @@ fn statistics(ui: &mut egui::Ui, view: &OverlayView) {
                 ui.label(&model.name);
                 ui.label(model.instances.to_string());
                 ui.label(model.visible.to_string());
+                ui.label(model.impostors.to_string());
                 ui.label(model.triangles.to_string());
                 ui.end_row();
             }

@@ -23,6 +23,8 @@ pub struct TitleStats {
     /// Per pass; `None` when the device writes no timestamps.
     pub gpu: Option<FrameTimings>,
     pub visible_instances: u32,
+    /// Of the visible instances, those drawn as impostors.
+    pub impostor_instances: u32,
     pub total_instances: u32,
     pub triangles: u64,
     pub clip: String,
@@ -39,11 +41,13 @@ pub struct ModelStats {
     pub name: String,
     pub instances: u32,
     pub visible: u32,
+    /// Of its visible instances, those drawn as impostors.
+    pub impostors: u32,
     pub triangles: u64,
 }
 
 /// `md5crowd | 60.0 fps | CPU 0.41 ms | GPU 2.35 ms (draw 2.30, skeleton 0.05) |
-/// 25/25 instances | 148.0k triangles | walk | LBS, 4 influences`
+/// 25/25 instances, 3 impostors | 148.0k triangles | walk | LBS, 4 influences`
 pub fn window_title(stats: &TitleStats) -> String {
     let gpu = match &stats.gpu {
         Some(timings) if !timings.passes.is_empty() => {
@@ -57,11 +61,12 @@ pub fn window_title(stats: &TitleStats) -> String {
         _ => "GPU n/a".to_owned(),
     };
     format!(
-        "md5crowd | {:.1} fps | CPU {:.2} ms | {gpu} | {}/{} instances | {} triangles | {} | {}, {} influences",
+        "md5crowd | {:.1} fps | CPU {:.2} ms | {gpu} | {}/{} instances, {} impostors | {} triangles | {} | {}, {} influences",
         stats.fps,
         stats.cpu_ms,
         stats.visible_instances,
         stats.total_instances,
+        stats.impostor_instances,
         thousands(stats.triangles),
         stats.clip,
         stats.skinning,
@@ -90,6 +95,7 @@ pub fn title_stats(
         cpu_ms: averages.cpu_ms,
         gpu: averages.gpu.clone(),
         visible_instances: visible.total(),
+        impostor_instances: visible.impostor_total(),
         total_instances: crowd.instances.len() as u32,
         triangles: visible.triangles(parts),
         models: parts
@@ -99,6 +105,7 @@ pub fn title_stats(
                 name: part.name.clone(),
                 instances: crowd.model_instances(model) as u32,
                 visible: visible.model_total(model),
+                impostors: visible.impostors[model],
                 triangles: visible.model_triangles(model, part),
             })
             .collect(),
@@ -229,6 +236,7 @@ mod tests {
                 clipping_primitives: None,
             }),
             visible_instances: 20,
+            impostor_instances: 3,
             total_instances: 25,
             triangles: 148_000,
             clip: "walk".into(),
@@ -239,7 +247,7 @@ mod tests {
         assert_eq!(
             title,
             "md5crowd | 59.9 fps | CPU 0.41 ms | GPU 2.35 ms (draw 2.30, skeleton 0.05) | \
-             20/25 instances | 148.0k triangles | walk | LBS, 4 influences"
+             20/25 instances, 3 impostors | 148.0k triangles | walk | LBS, 4 influences"
         );
     }
 
@@ -250,6 +258,7 @@ mod tests {
             cpu_ms: 1.0,
             gpu: None,
             visible_instances: 1,
+            impostor_instances: 0,
             total_instances: 1,
             triangles: 5920,
             clip: "bind pose".into(),

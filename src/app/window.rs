@@ -344,6 +344,7 @@ impl App<'_> {
             }
             Action::ShowLod => live.scene.view.show_lod = !live.scene.view.show_lod,
             Action::Occlusion => live.scene.view.occlusion = !live.scene.view.occlusion,
+            Action::Impostors => live.scene.view.impostors = !live.scene.view.impostors,
             Action::Locomotion => live.toggle_locomotion(self.args),
             Action::ResetCamera => live.frame_crowd(self.args),
             Action::Capture => live.capture.request_next_frame(),
@@ -374,6 +375,7 @@ impl Live {
             (!view.anim_lod, ", animation LOD off"),
             (self.scene.culling_frozen(), ", culling frozen"),
             (!view.occlusion, ", occlusion off"),
+            (!view.impostors, ", impostors off"),
             (self.scene.crowd.walks(), ", walking"),
         ];
         let crowd = &self.scene.crowd;
