@@ -25,6 +25,9 @@ struct CrowdModel {
     // Its impostor atlas's sphere, model space (ImpostorLayout::sphere):
     // xyz centre, w radius; w 0: it has no atlas.
     vec4 impostor_sphere;
+    // xyz: half the size of the box the sphere is around
+    // (ImpostorLayout::half_size), which a quad must cover.
+    vec4 impostor_half_size;
 };
 
 #endif

@@ -98,9 +98,9 @@ uint select_lod(vec3 centre, float radius, CrowdModel model) {
 }
 
 // impostor::uses_impostor: past the chain, the impostor, when its atlas's
-// error (half a texel) projects to at most the threshold.
+// error (ImpostorLayout::error) projects to at most the threshold.
 bool uses_impostor(vec3 centre, float radius, CrowdModel model) {
-    float error = model.impostor_sphere.w / float(IMPOSTOR_CELL_TEXELS);
+    float error = IMPOSTOR_ERROR_TEXELS * 2.0 * model.impostor_sphere.w / float(IMPOSTOR_CELL_TEXELS);
     float nearest = cull_w(centre) - radius;
     return constants.impostors != 0u && error > 0.0 && nearest > frame.lod_params.z
         && error * frame.lod_params.x <= frame.lod_params.y * nearest;

@@ -13,6 +13,8 @@ const uint IMPOSTOR_RINGS = 3u;
 const float IMPOSTOR_RING_STEP = radians(30.0);
 const uint IMPOSTOR_VIEWS = IMPOSTOR_AZIMUTHS * IMPOSTOR_RINGS;
 const uint IMPOSTOR_CELL_TEXELS = 32u;
+// The error an impostor counts as, in texels (impostor::IMPOSTOR_ERROR_TEXELS).
+const float IMPOSTOR_ERROR_TEXELS = 0.6;
 
 // A pose source with this bit is an impostor's cell (see poses.glsl), not
 // skinning transforms: its view + IMPOSTOR_VIEWS * its frame's row.

@@ -54,10 +54,20 @@ void main() {
     float azimuth = abs(towards.x) + abs(towards.y) > 0.0 ? atan(towards.y, towards.x) : 0.0;
     vec3 right = vec3(-sin(azimuth), cos(azimuth), 0.0);
     vec3 up = cross(towards, right);
+    // The quad covers what the model's box can project to from this
+    // elevation, not the whole cell: most of a cell around a standing
+    // character is empty, and a fragment there is still shaded (then
+    // discarded). Across: the box's horizontal half-diagonal; up and down:
+    // its half-height tilted, plus that half-diagonal tilted the other way.
+    vec3 half_size = model.impostor_half_size.xyz;
+    float across = min(length(half_size.xy), radius);
+    float tilt = clamp(towards.z, 0.0, 1.0);
+    float tall = min(half_size.z * sqrt(1.0 - tilt * tilt) + across * tilt, radius);
     vec2 corner = vec2(float(gl_VertexIndex & 1), float(gl_VertexIndex >> 1)) * 2.0 - 1.0;
-    vec3 world = centre + radius * (corner.x * right + corner.y * up);
+    vec2 extent = corner * vec2(across, tall);
+    vec3 world = centre + extent.x * right + extent.y * up;
     gl_Position = frame.view_projection * vec4(world, 1.0);
-    out_cell_uv = corner * vec2(0.5, -0.5) + 0.5;
+    out_cell_uv = extent / radius * vec2(0.5, -0.5) + 0.5;
     out_cell = uvec2(cell % IMPOSTOR_VIEWS, cell / IMPOSTOR_VIEWS);
     out_tint = draw.show_lod != 0u ? IMPOSTOR_TINT : placed.tint;
     out_skin = placed.skin;

@@ -3,10 +3,10 @@
 // skinned the model at a baked frame, turned it so its cell's view
 // direction faces the bake camera, and placed it in its cell of the atlas,
 // which an orthographic camera looking down that direction's ring of
-// elevation covers. What the texel keeps is a pipeline constant:
-// - OUTPUT_ALBEDO: the diffuse map under the instance's skin, with full
-//   coverage in alpha (tints and light apply when drawn);
-// - OUTPUT_NORMAL_DEPTH: the shading normal in the view's own frame (right,
+// elevation covers. The texel keeps, in two images at once:
+// - albedo: the diffuse map under the instance's skin, with full coverage
+//   in alpha (tints and light apply when drawn);
+// - normal and depth: the shading normal in the view's own frame (right,
 //   up, towards the eye) and the depth along the view (0 at the far side
 //   of the model's sphere, 1 at its near side), each as x * 0.5 + 0.5.
 // Both images are cleared to zero, so the mips (averages) hold each value
@@ -27,17 +27,12 @@ layout(location = 5) flat in uint in_skin;
 
 #include "material.glsl"
 
-const uint OUTPUT_ALBEDO = 0u;
-const uint OUTPUT_NORMAL_DEPTH = 1u;
-layout(constant_id = 1) const uint OUTPUT = OUTPUT_ALBEDO;
-
-layout(location = 0) out vec4 out_texel;
+layout(location = 0) out vec4 out_albedo;
+layout(location = 1) out vec4 out_normal_depth;
 
 void main() {
-    if (OUTPUT == OUTPUT_ALBEDO) {
-        out_texel = vec4(diffuse_texel(in_uv).rgb, 1.0);
-        return;
-    }
+    // The bake's instances are white: tints apply when drawn.
+    out_albedo = vec4(diffuse_texel(in_uv).rgb * in_tint, 1.0);
     vec3 normal = shading_normal(in_normal, in_tangent, in_uv);
     // The bake camera's axes are the rows of its orthographic projection:
     // x along its right, y down the image, z towards the eye.
@@ -46,5 +41,7 @@ void main() {
     vec3 down = normalize(vec3(m[0][1], m[1][1], m[2][1]));
     vec3 towards = normalize(vec3(m[0][2], m[1][2], m[2][2]));
     vec3 seen = vec3(dot(normal, right), -dot(normal, down), dot(normal, towards));
-    out_texel = vec4(seen * 0.5 + 0.5, gl_FragCoord.z);
+    // Orthographic: the depth is the camera's z row applied to the point.
+    float depth = dot(vec4(m[0][2], m[1][2], m[2][2], m[3][2]), vec4(in_world_position, 1.0));
+    out_normal_depth = vec4(seen * 0.5 + 0.5, depth);
 }

@@ -10,7 +10,7 @@ use glam::Vec3;
 
 use crate::anim::{close_loop, ground_motion, Clip, GroundMotion, GroundMotionSource, Skeleton};
 use crate::bounds::Bounds;
-use crate::crowd::{BoundingSphere, ImpostorLayout};
+use crate::crowd::ImpostorLayout;
 use crate::decl::{DeclKind, Declared};
 use crate::game::Game;
 use crate::md5::{self, Md5Anim, Md5Error, Md5Mesh};
@@ -443,7 +443,7 @@ pub fn inspect_declarations(game: &Game, names: &[String]) -> Result<Vec<FileRep
             .iter()
             .filter(|anim| game.vfs.find(anim.file()).is_some())
             .count();
-        let sphere = BoundingSphere::around(Bounds::point(Vec3::ZERO));
+        let posed = Bounds::point(Vec3::ZERO);
         Some(FileReport::Declaration(DeclarationReport {
             name: declared.name.to_owned(),
             declared_as: declared.kind.type_word(),
@@ -457,7 +457,7 @@ pub fn inspect_declarations(game: &Game, names: &[String]) -> Result<Vec<FileRep
             offset: model.offset.to_array(),
             source: declared.origin.source.clone(),
             line: declared.origin.line,
-            impostor: ImpostorLayout::new(clips, 1, sphere).into(),
+            impostor: ImpostorLayout::new(clips, 1, posed).into(),
         }))
     };
     if names.is_empty() {

@@ -69,10 +69,18 @@ fn coarse_levels_skinned_with_fewer_influences_look_the_same() {
     }
     // 4096 in the overview: most characters at the coarse levels, which
     // keep one or two joints per vertex (moving it by at most a quarter of
-    // the level's error, a quarter of a pixel).
+    // the level's error, a quarter of a pixel). As meshes: past the chain
+    // they would be impostors, skinned with none.
     let dir = scratch_dir("lod_influences");
     let crowd_with = |switch| {
-        let args = ["--instances", "4096", "--lod-influences", switch];
+        let args = [
+            "--instances",
+            "4096",
+            "--impostors",
+            "off",
+            "--lod-influences",
+            switch,
+        ];
         crowd(&dir, &format!("influences_{switch}"), &args)
     };
     let (fewer, all) = (crowd_with("on"), crowd_with("off"));
@@ -111,15 +119,21 @@ fn one_call_per_run_of_levels_changes_no_pixel() {
     }
     // A mixed crowd: the shipped character and one of six meshes, whose
     // levels' pipelines alternate direction from mesh to mesh. 4096 in the
-    // overview put most characters at coarse levels; tinted by level, a
-    // level drawn by the wrong command shows in its colour.
+    // overview put most characters at coarse levels (as meshes, not past
+    // the chain as impostors); tinted by level, a level drawn by the wrong
+    // command shows in its colour.
     let dir = scratch_dir("multi_draw");
     let parts = dir.join("parts");
     common::many_joints::write_many_parts(&parts, 47, 6, 20.0).unwrap();
     let assets = common::assets();
     let cast = [common::arg(&assets), common::arg(&parts)];
     let render = |name: &str, switches: &[&str]| {
-        let args = [&cast[..], &["--instances", "4096"], switches].concat();
+        let args = [
+            &cast[..],
+            &["--instances", "4096", "--impostors", "off"],
+            switches,
+        ]
+        .concat();
         crowd(&dir, name, &args)
     };
     for influences in ["on", "off"] {
@@ -241,10 +255,12 @@ fn occlusion_culling_times_both_phases_and_the_pyramid() {
             "cull early",
             "animate early",
             "draw early",
+            "impostors early",
             "depth pyramid",
             "cull late",
             "animate late",
             "draw late",
+            "impostors late",
             "skeleton"
         ],
         "{last}"

@@ -24,9 +24,9 @@ pub use cull::{
     Frustum, LodParams,
 };
 pub use impostor::{
-    bake_poses, impostor_cell, uses_impostor, view_direction, view_index, ImpostorLayout, IMPOSTOR_AZIMUTHS,
-    IMPOSTOR_CELL_TEXELS, IMPOSTOR_FRAMES_PER_CLIP, IMPOSTOR_MAX_FRAMES, IMPOSTOR_RINGS,
-    IMPOSTOR_RING_STEP_DEGREES,
+    bake_poses, impostor_cell, uses_impostor, view_direction, view_index, ImpostorLayout,
+    IMPOSTOR_AZIMUTHS, IMPOSTOR_CELL_TEXELS, IMPOSTOR_ERROR_TEXELS, IMPOSTOR_FRAMES_PER_CLIP,
+    IMPOSTOR_MAX_FRAMES, IMPOSTOR_RINGS, IMPOSTOR_RING_STEP_DEGREES,
 };
 pub use occlusion::{pyramid_levels, screen_rect, DepthPyramid, PyramidLevel, MAX_PYRAMID_LEVELS};
 pub use pose_mixed::{pose_mixed_crowd, ModelToPose};

@@ -274,7 +274,12 @@ fn crowd_models(
                 first_clip: clips.first_clip,
                 impostor_frames: part.impostor.frames_per_clip,
                 lod_errors: [errors(0), errors(1)],
-                impostor_sphere: part.impostor.sphere.centre.extend(part.impostor.sphere.radius),
+                impostor_sphere: part
+                    .impostor
+                    .sphere
+                    .centre
+                    .extend(part.impostor.sphere.radius),
+                impostor_half_size: part.impostor.half_size.extend(0.0),
             };
             first_instance += instance_count;
             first_transform += instance_count * part.joint_count;
@@ -511,6 +516,7 @@ fn create_slot_sets<'a>(
                     "SharedPoses",
                     Resource::Buffer(&animation_data.shared_poses),
                 ),
+                ("Models", Resource::Buffer(crowd(CrowdBuffer::Models))),
             ],
         )
     };

@@ -286,12 +286,12 @@ impl Renderer {
             ..FrameReport::default()
         };
         let cpu_start = Instant::now();
-        let overlay = source.take_overlay();
+        let mut overlay = source.take_overlay();
         let input = source.frame_input(self.frame_index);
         // Checked and written before anything is begun, so a bad input
         // leaves the slot, its fence and the swapchain as they were.
         self.upload(slot, &input)?;
-        self.upload_overlay(ctx, slot, overlay.as_ref())?;
+        self.upload_overlay(ctx, slot, overlay.as_mut())?;
         let presented = match destination {
             Destination::Offscreen => None,
             Destination::Present(swapchain) => match swapchain::acquire(swapchain, slot)? {
@@ -410,7 +410,7 @@ impl Renderer {
         &mut self,
         ctx: &Context,
         slot: usize,
-        overlay: Option<&OverlayFrame>,
+        overlay: Option<&mut OverlayFrame>,
     ) -> Result<(), GpuError> {
         if self.overlay.is_none() && overlay.is_some() {
             self.overlay = Some(OverlayPass::new(ctx)?);

@@ -291,7 +291,8 @@ fn animation_data() {
                 lod_count,
                 mesh_count,
                 phase,
-                palette_rows
+                palette_rows,
+                impostors
             ),
         );
     }
@@ -300,6 +301,7 @@ fn animation_data() {
         spirv::ANIMATE_JOINTS_COMP,
         spirv::CULL_COMP,
         spirv::DRAWS_COMP,
+        spirv::IMPOSTOR_VERT,
     ] {
         assert_twin(
             glsl_struct(shader, "CrowdModel"),
@@ -319,7 +321,8 @@ fn animation_data() {
                 first_clip,
                 impostor_frames,
                 lod_errors,
-                impostor_sphere
+                impostor_sphere,
+                impostor_half_size
             ),
         );
     }
@@ -336,6 +339,7 @@ fn visible_header() {
         spirv::ANIMATE_COMP,
         spirv::CROWD_VERT,
         spirv::SKELETON_VERT,
+        spirv::IMPOSTOR_VERT,
     ] {
         let mut members = offsets!(
             VisibleHeader,
@@ -344,7 +348,9 @@ fn visible_header() {
             palette_rows_wanted,
             posed_count,
             early_posed_count,
-            padding
+            padding,
+            impostor_counts,
+            early_impostor_counts
         )
         .to_vec();
         members.push(("visible_instances", header));
@@ -357,6 +363,7 @@ fn crowd_instance() {
     for shader in [
         spirv::CROWD_VERT,
         spirv::SKELETON_VERT,
+        spirv::IMPOSTOR_VERT,
         spirv::CULL_COMP,
         spirv::AGENTS_COMP,
     ] {
@@ -424,11 +431,13 @@ fn agent_lanes() {
 
 #[test]
 fn draw_constants() {
-    assert_twin(
-        glsl_struct(spirv::CROWD_VERT, "DrawConstants"),
-        size_of::<DrawConstants>(),
-        &offsets!(DrawConstants, skinning_mode, instance_count, show_lod),
-    );
+    for shader in [spirv::CROWD_VERT, spirv::IMPOSTOR_VERT] {
+        assert_twin(
+            glsl_struct(shader, "DrawConstants"),
+            size_of::<DrawConstants>(),
+            &offsets!(DrawConstants, skinning_mode, instance_count, show_lod),
+        );
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

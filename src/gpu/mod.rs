@@ -25,6 +25,7 @@ pub mod frame;
 pub mod frame_loop;
 pub mod gpu_model;
 pub mod guard;
+pub mod impostor_atlas;
 #[cfg(test)]
 mod layout_tests;
 pub mod model_resources;

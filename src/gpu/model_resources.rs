@@ -10,6 +10,7 @@ use super::animation_data::{self, AnimationData};
 use super::descriptors::{self, Resource, Sampling, SetLayout};
 use super::gpu_model::{self, GpuModel};
 use super::guard::{guard, Destroy};
+use super::impostor_atlas::{self, BakeInputs, ImpostorAtlases};
 use super::passes::agents::{self, Agents};
 use super::passes::animate::{self, Animate};
 use super::passes::crowd_draw::DRAW_COMMAND_SIZE;
@@ -17,6 +18,7 @@ use super::passes::crowd_draw::{self, CrowdDraw};
 use super::passes::cull::{self, Cull};
 use super::passes::draws::{self, Draws};
 use super::passes::ground::{self, Ground};
+use super::passes::impostor_draw::{self, ImpostorDraw};
 use super::passes::pyramid::{self, Pyramid};
 use super::passes::skeleton_overlay::{self, SkeletonOverlay};
 use super::pipeline;
@@ -53,6 +55,14 @@ pub struct ModelResources {
     pub crowd_draw: CrowdDraw,
     pub skeleton_overlay: SkeletonOverlay,
     pub ground: Ground,
+    /// Set 1 of the impostor draw: one model's atlas.
+    pub impostor_layout: SetLayout,
+    /// Scene + impostor atlas: set 0 is the crowd draw's, so the scene set
+    /// stays bound from the meshes to the impostors.
+    pub impostor_pipeline_layout: vk::PipelineLayout,
+    pub impostor_draw: ImpostorDraw,
+    /// Every model's impostor atlas, baked at load.
+    pub impostors: ImpostorAtlases,
     sampler: vk::Sampler,
     material_pool: vk::DescriptorPool,
     /// `material_sets[d]` samples the maps of draw `model.draws[d]`'s
@@ -82,6 +92,13 @@ impl ModelResources {
                     ("ground.vert", spirv::GROUND_VERT, Stage::VERTEX),
                     ("ground.frag", spirv::GROUND_FRAG, Stage::FRAGMENT),
                     ("blob_shadow.vert", spirv::BLOB_SHADOW_VERT, Stage::VERTEX),
+                    ("impostor.vert", spirv::IMPOSTOR_VERT, Stage::VERTEX),
+                    ("impostor.frag", spirv::IMPOSTOR_FRAG, Stage::FRAGMENT),
+                    (
+                        "impostor_bake.frag",
+                        spirv::IMPOSTOR_BAKE_FRAG,
+                        Stage::FRAGMENT,
+                    ),
                 ],
             )?,
         );
@@ -91,7 +108,23 @@ impl ModelResources {
                 ctx,
                 "material set layout",
                 1,
-                &[("crowd.frag", spirv::CROWD_FRAG, Stage::FRAGMENT)],
+                &[
+                    ("crowd.frag", spirv::CROWD_FRAG, Stage::FRAGMENT),
+                    (
+                        "impostor_bake.frag",
+                        spirv::IMPOSTOR_BAKE_FRAG,
+                        Stage::FRAGMENT,
+                    ),
+                ],
+            )?,
+        );
+        let impostor_layout = guard(
+            ctx,
+            descriptors::create_set_layout(
+                ctx,
+                "impostor atlas set layout",
+                1,
+                &[("impostor.frag", spirv::IMPOSTOR_FRAG, Stage::FRAGMENT)],
             )?,
         );
         let compute_layout = guard(
@@ -131,6 +164,15 @@ impl ModelResources {
                 ctx,
                 "scene + material",
                 &[scene_layout.handle, material_layout.handle],
+                &[push_constants::<DrawConstants>(Stage::VERTEX)],
+            )?,
+        );
+        let impostor_pipeline_layout = guard(
+            ctx,
+            pipeline::create_pipeline_layout(
+                ctx,
+                "scene + impostor atlas",
+                &[scene_layout.handle, impostor_layout.handle],
                 &[push_constants::<DrawConstants>(Stage::VERTEX)],
             )?,
         );
@@ -212,6 +254,33 @@ impl ModelResources {
                 )
             })
             .collect::<Result<Vec<_>, _>>()?;
+        let skin_count = gpu_model
+            .draws
+            .first()
+            .map_or(1, |m| m.materials.len().max(1));
+        let impostor_draw = guard(
+            ctx,
+            impostor_draw::create_impostor_draw(
+                ctx,
+                *impostor_pipeline_layout,
+                skin_count as u32,
+                TARGET_FORMATS,
+            )?,
+        );
+        let impostors = guard(
+            ctx,
+            impostor_atlas::bake_atlases(
+                ctx,
+                &BakeInputs {
+                    gpu_model: &gpu_model,
+                    scene_layout: &scene_layout,
+                    draw_pipeline_layout: *draw_pipeline_layout,
+                    material_sets: &material_sets,
+                    atlas_layout: &impostor_layout,
+                },
+                models,
+            )?,
+        );
         let draw_commands = draw_commands(&gpu_model);
         Ok(ModelResources {
             draw_commands,
@@ -219,6 +288,10 @@ impl ModelResources {
             animation: animation.keep(),
             scene_layout: scene_layout.keep(),
             material_layout: material_layout.keep(),
+            impostor_layout: impostor_layout.keep(),
+            impostor_pipeline_layout: impostor_pipeline_layout.keep(),
+            impostor_draw: impostor_draw.keep(),
+            impostors: impostors.keep(),
             compute_layout: compute_layout.keep(),
             pyramid_layout: pyramid_layout.keep(),
             depth_sampler: depth_sampler.keep(),
@@ -274,6 +347,10 @@ impl ModelResources {
 
 impl Destroy for ModelResources {
     fn destroy(self, ctx: &Context) {
+        self.impostors.destroy(ctx);
+        self.impostor_draw.destroy(ctx);
+        self.impostor_pipeline_layout.destroy(ctx);
+        self.impostor_layout.destroy(ctx);
         // The pool frees the texture sets.
         self.material_pool.destroy(ctx);
         self.sampler.destroy(ctx);

@@ -11,6 +11,9 @@ use super::{debug, shaders, vk_error, Context, GpuError};
 #[derive(Clone, Copy, Debug)]
 pub struct TargetFormats {
     pub color: vk::Format,
+    /// A second colour attachment (location 1), written alongside:
+    /// the impostor bake keeps albedo and normals in one pass.
+    pub second_color: Option<vk::Format>,
     pub depth: vk::Format,
 }
 
@@ -113,7 +116,7 @@ pub fn create_graphics_pipeline(
         .depth_test_enable(desc.depth != Depth::Off)
         .depth_write_enable(desc.depth == Depth::TestAndWrite)
         .depth_compare_op(vk::CompareOp::GREATER);
-    let blend_attachments = [vk::PipelineColorBlendAttachmentState::default()
+    let blend = vk::PipelineColorBlendAttachmentState::default()
         .color_write_mask(vk::ColorComponentFlags::RGBA)
         .blend_enable(desc.alpha_blend)
         .src_color_blend_factor(vk::BlendFactor::SRC_ALPHA)
@@ -121,12 +124,16 @@ pub fn create_graphics_pipeline(
         .color_blend_op(vk::BlendOp::ADD)
         .src_alpha_blend_factor(vk::BlendFactor::ZERO)
         .dst_alpha_blend_factor(vk::BlendFactor::ONE)
-        .alpha_blend_op(vk::BlendOp::ADD)];
+        .alpha_blend_op(vk::BlendOp::ADD);
+    let color_formats: Vec<vk::Format> = [Some(desc.formats.color), desc.formats.second_color]
+        .into_iter()
+        .flatten()
+        .collect();
+    let blend_attachments = vec![blend; color_formats.len()];
     let color_blend =
         vk::PipelineColorBlendStateCreateInfo::default().attachments(&blend_attachments);
     let dynamic_states = [vk::DynamicState::VIEWPORT, vk::DynamicState::SCISSOR];
     let dynamic = vk::PipelineDynamicStateCreateInfo::default().dynamic_states(&dynamic_states);
-    let color_formats = [desc.formats.color];
     let mut rendering = vk::PipelineRenderingCreateInfo::default()
         .color_attachment_formats(&color_formats)
         .depth_attachment_format(desc.formats.depth);

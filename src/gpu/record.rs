@@ -17,7 +17,7 @@ use super::model_resources::ModelResources;
 use super::passes::agents::{self, AgentStep};
 use super::passes::crowd_draw::{self, DrawOptions, Surface};
 use super::passes::overlay::OverlayFrame;
-use super::passes::{animate, cull, draws, ground, pyramid, skeleton_overlay};
+use super::passes::{animate, cull, draws, ground, impostor_draw, pyramid, skeleton_overlay};
 use super::profiler::Profiler;
 use super::renderer::Renderer;
 use super::resources::{memory_barrier, Buffer};
@@ -30,6 +30,7 @@ struct PhaseNames {
     cull: &'static str,
     animate: &'static str,
     draw: &'static str,
+    impostors: &'static str,
     scene: &'static str,
 }
 
@@ -39,18 +40,21 @@ fn phase_names(phase: CullPhase) -> PhaseNames {
             cull: "cull",
             animate: "animate",
             draw: "draw",
+            impostors: "impostors",
             scene: "scene",
         },
         CullPhase::Early => PhaseNames {
             cull: "cull early",
             animate: "animate early",
             draw: "draw early",
+            impostors: "impostors early",
             scene: "scene early",
         },
         CullPhase::Late => PhaseNames {
             cull: "cull late",
             animate: "animate late",
             draw: "draw late",
+            impostors: "impostors late",
             scene: "scene late",
         },
     }
@@ -91,9 +95,13 @@ impl Renderer {
             (true, None, false) => &[CullPhase::Early, CullPhase::Late],
             _ => &[CullPhase::All],
         };
-        // The yardsticks draw every instance as a mesh: CPU skinning skins
-        // them all, and the bind-pose crowd stands unanimated.
-        let impostors = input.view.impostors && matches!(animation, Animation::Gpu | Animation::Cpu);
+        // Impostors are the level past the chain: none without level of
+        // detail. The yardsticks draw every instance as a mesh: CPU
+        // skinning skins them all, and the bind-pose crowd stands
+        // unanimated.
+        let impostors = input.view.impostors
+            && input.view.lod_bias.is_some()
+            && matches!(animation, Animation::Gpu | Animation::Cpu);
         let constants = |phase: CullPhase| CrowdComputeConstants {
             instance_count: crowd.instance_count,
             model_count: model.model.parts.len() as u32,
@@ -293,6 +301,23 @@ impl Renderer {
                 },
             );
             self.profiler.end(ctx, cmd, draw);
+            if impostors {
+                let scope = self.profiler.begin(ctx, cmd, names.impostors);
+                let _label = debug::label(ctx, cmd, names.impostors);
+                let offsets: Vec<u64> = (0..model.model.parts.len())
+                    .map(|m| model.impostor_command_offset(commands, m))
+                    .collect();
+                impostor_draw::record_impostor_draw(
+                    ctx,
+                    cmd,
+                    &model.impostor_draw,
+                    &model.model,
+                    &model.impostors.sets,
+                    (frame.draw_commands.handle, &offsets),
+                    draw_constants,
+                );
+                self.profiler.end(ctx, cmd, scope);
+            }
             if last && input.view.show_skeleton && animation != Animation::BindPose {
                 let skeleton = self.profiler.begin(ctx, cmd, "skeleton");
                 if crowd_set != sets.scene {

@@ -315,7 +315,7 @@ impl Renderer {
 
     /// The instance ids frame slot `slot` found visible, in slot order.
     pub fn read_visible_instances(&self, ctx: &Context, slot: usize) -> Result<Vec<u32>, GpuError> {
-        Ok(self.read_visible_by_lod(ctx, slot)?.concat())
+        Ok(self.read_visible_lists(ctx, slot)?.concat())
     }
 
     /// Per level of detail, the instance ids frame slot `slot` drew at it,
@@ -325,6 +325,27 @@ impl Renderer {
         ctx: &Context,
         slot: usize,
     ) -> Result<Vec<Vec<u32>>, GpuError> {
+        let mut lists = self.read_visible_lists(ctx, slot)?;
+        lists.truncate(self.model.model.lod_count as usize);
+        Ok(lists)
+    }
+
+    /// The instance ids frame slot `slot` drew as impostors, model after
+    /// model.
+    pub fn read_impostor_instances(
+        &self,
+        ctx: &Context,
+        slot: usize,
+    ) -> Result<Vec<u32>, GpuError> {
+        let lists = self.read_visible_lists(ctx, slot)?;
+        Ok(lists
+            .get(self.model.model.lod_count as usize)
+            .cloned()
+            .unwrap_or_default())
+    }
+
+    /// The visible lists: one per level of detail, then the impostors'.
+    fn read_visible_lists(&self, ctx: &Context, slot: usize) -> Result<Vec<Vec<u32>>, GpuError> {
         let buffer = self.crowd_buffer(CrowdBuffer::VisibleInstances, slot)?;
         let words: Vec<u32> = resources::read_buffer(ctx, buffer)?;
         let (header, regions) = words.split_at(size_of::<VisibleHeader>() / 4);
@@ -333,7 +354,8 @@ impl Renderer {
             return Ok(Vec::new());
         };
         let stride = crowd.instance_count as usize;
-        Ok((0..self.model.model.lod_count as usize)
+        let lods = self.model.model.lod_count as usize;
+        Ok((0..=lods)
             .map(|lod| {
                 crowd
                     .models
@@ -342,7 +364,11 @@ impl Renderer {
                     .flat_map(|(m, model)| {
                         let start =
                             (lod * stride + model.first_instance as usize).min(regions.len());
-                        let count = (header.model_counts(m)[lod] as usize)
+                        let counted = match lod == lods {
+                            true => header.impostor_counts[m],
+                            false => header.model_counts(m)[lod],
+                        };
+                        let count = (counted as usize)
                             .min(model.instance_count as usize)
                             .min(regions.len() - start);
                         regions[start..start + count].iter().copied()

@@ -86,6 +86,8 @@ pub struct CrowdModel {
     /// Its impostor atlas's sphere ([`crowd::ImpostorLayout::sphere`]),
     /// model space: xyz centre, w radius; w 0 when it has no atlas.
     pub impostor_sphere: Vec4,
+    /// xyz: [`crowd::ImpostorLayout::half_size`].
+    pub impostor_half_size: Vec4,
 }
 
 /// Twin of `CrowdInstance` in shaders/scene.glsl.

@@ -19,6 +19,7 @@ use crate::crowd::{pyramid_levels, PyramidLevel, MAX_PYRAMID_LEVELS};
 pub const TARGET_FORMATS: TargetFormats = TargetFormats {
     // sRGB: shaders write linear light, the hardware encodes on store.
     color: vk::Format::R8G8B8A8_SRGB,
+    second_color: None,
     depth: vk::Format::D32_SFLOAT,
 };
 

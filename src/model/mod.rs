@@ -22,7 +22,7 @@ use crate::anim::{
     GroundMotion, GroundMotionSource, LoopOverrides, Skeleton,
 };
 use crate::bounds::Bounds;
-use crate::crowd::{BoundingSphere, ImpostorLayout};
+use crate::crowd::ImpostorLayout;
 use crate::material::MaterialLibrary;
 use crate::md5::{self, Md5Error};
 use crate::skin::{
@@ -69,7 +69,7 @@ pub fn impostor_layout_of(clips: &[Clip], bind_pose: Bounds, skins: usize) -> Im
         .iter()
         .map(Clip::bounds_union)
         .fold(bind_pose, Bounds::union);
-    ImpostorLayout::new(clips.len(), skins, BoundingSphere::around(posed))
+    ImpostorLayout::new(clips.len(), skins, posed)
 }
 
 /// [`Model::bind_pose_bounds`] of `meshes`.

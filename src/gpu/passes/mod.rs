@@ -1,8 +1,8 @@
 //! One file per pass: its pipeline and how it records. The renderer owns
 //! the shared descriptor sets and calls the passes in order: agents (with
 //! locomotion on), cull, write
-//! draws, animate, ground (plane and contact shadows), crowd draw, skeleton
-//! overlay.
+//! draws, animate, ground (plane and contact shadows), crowd draw,
+//! impostor draw, skeleton overlay.
 
 pub mod agents;
 pub mod animate;
@@ -10,6 +10,7 @@ pub mod crowd_draw;
 pub mod cull;
 pub mod draws;
 pub mod ground;
+pub mod impostor_draw;
 pub mod overlay;
 pub mod pyramid;
 pub mod skeleton_overlay;

@@ -85,14 +85,14 @@ impl OverlayPass {
     }
 
     /// Frees the textures the slot's previous frame retired (its fence has
-    /// signalled), then uploads what `frame` needs. Updating a texture
+    /// signalled), then uploads what `frame` needs and marks it applied. Updating a texture
     /// rewrites an image the other frame in flight may sample, so the GPU
     /// is idle first: egui changes textures only when new glyphs appear.
     pub fn upload(
         &mut self,
         ctx: &Context,
         slot: usize,
-        frame: Option<&OverlayFrame>,
+        frame: Option<&mut OverlayFrame>,
     ) -> Result<(), GpuError> {
         for id in std::mem::take(&mut self.retired[slot]) {
             self.renderer.free_texture(id).map_err(overlay_error)?;
@@ -112,6 +112,9 @@ impl OverlayPass {
             }
         }
         self.retired[slot].extend(frame.textures.free.iter().copied());
+        // Applied: egui checks (in debug builds) that no delta is dropped
+        // unapplied.
+        frame.textures.clear();
         Ok(())
     }
 

@@ -1,0 +1,103 @@
+//! The impostors: for each model, one indirect draw of a quad per instance
+//! cull.comp put in its impostor list (impostor.vert, impostor.frag),
+//! sampling the model's atlas. Drawn after the meshes in the same scene
+//! scope, with the same scene set.
+
+use ash::vk;
+
+use crate::gpu::gpu_model::GpuModel;
+use crate::gpu::guard::Destroy;
+use crate::gpu::pipeline::{self, Depth, GraphicsPipelineDesc, ShaderStage, TargetFormats};
+use crate::gpu::shader_types::DrawConstants;
+use crate::gpu::shaders::spirv;
+use crate::gpu::{debug, Context, GpuError};
+
+pub struct ImpostorDraw {
+    pipeline: vk::Pipeline,
+    /// The pipeline's layout (owned by the model's resources).
+    layout: vk::PipelineLayout,
+}
+
+/// The pipeline, sampling as many skins as the models' meshes have.
+pub fn create_impostor_draw(
+    ctx: &Context,
+    layout: vk::PipelineLayout,
+    skin_count: u32,
+    formats: TargetFormats,
+) -> Result<ImpostorDraw, GpuError> {
+    let skins = pipeline::constant_0(&skin_count);
+    let pipeline = pipeline::create_graphics_pipeline(
+        ctx,
+        &GraphicsPipelineDesc {
+            name: "impostor draw",
+            layout,
+            vertex_shader: ShaderStage {
+                name: "impostor.vert",
+                spirv: spirv::IMPOSTOR_VERT,
+                specialization: None,
+            },
+            fragment_shader: ShaderStage {
+                name: "impostor.frag",
+                spirv: spirv::IMPOSTOR_FRAG,
+                specialization: Some(&skins),
+            },
+            vertex_bindings: &[],
+            vertex_attributes: &[],
+            topology: vk::PrimitiveTopology::TRIANGLE_STRIP,
+            polygon_mode: vk::PolygonMode::FILL,
+            // A quad faces the eye either way round.
+            cull_mode: vk::CullModeFlags::NONE,
+            front_face: vk::FrontFace::CLOCKWISE,
+            depth: Depth::TestAndWrite,
+            alpha_blend: false,
+            formats,
+        },
+    )?;
+    Ok(ImpostorDraw { pipeline, layout })
+}
+
+impl Destroy for ImpostorDraw {
+    fn destroy(self, ctx: &Context) {
+        self.pipeline.destroy(ctx);
+    }
+}
+
+/// Records every model's impostor draw, inside a rendering scope whose set
+/// 0 (the scene set, compatible with the pass's layout) is bound: model m's
+/// indirect command at `commands.1[m]` in `commands.0`, its atlas in
+/// `atlas_sets[m]`.
+pub fn record_impostor_draw(
+    ctx: &Context,
+    cmd: vk::CommandBuffer,
+    pass: &ImpostorDraw,
+    model: &GpuModel,
+    atlas_sets: &[vk::DescriptorSet],
+    commands: (vk::Buffer, &[u64]),
+    constants: DrawConstants,
+) {
+    let (device, layout) = (&ctx.device, pass.layout);
+    unsafe {
+        device.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::GRAPHICS, pass.pipeline);
+        device.cmd_push_constants(
+            cmd,
+            layout,
+            vk::ShaderStageFlags::VERTEX,
+            0,
+            bytemuck::bytes_of(&constants),
+        );
+    }
+    for ((part, &set), &offset) in model.parts.iter().zip(atlas_sets).zip(commands.1) {
+        let _label = debug::label(ctx, cmd, &format!("impostors: {}", part.name));
+        unsafe {
+            device.cmd_bind_descriptor_sets(
+                cmd,
+                vk::PipelineBindPoint::GRAPHICS,
+                layout,
+                1,
+                &[set],
+                &[],
+            );
+            device.cmd_draw_indirect(cmd, commands.0, offset, 1, 0);
+        }
+    }
+}
