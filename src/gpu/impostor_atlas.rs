@@ -64,13 +64,6 @@ pub struct ImpostorAtlases {
     pub sets: Vec<vk::DescriptorSet>,
 }
 
-impl ImpostorAtlases {
-    /// Device memory of every atlas.
-    pub fn bytes(&self) -> u64 {
-        self.atlases.iter().map(|a| a.layout.bytes()).sum()
-    }
-}
-
 impl Destroy for ImpostorAtlases {
     fn destroy(self, ctx: &Context) {
         // The pool frees the sets.
