@@ -44,6 +44,7 @@ pub mod bounds;
 pub mod crowd;
 pub mod decl;
 pub mod game;
+pub mod gltf;
 pub mod gpu;
 pub mod inspect;
 pub mod material;

@@ -130,7 +130,7 @@ fn a_directory_needs_exactly_one_mesh_or_a_name() {
     std::fs::copy(assets().join("walk.md5anim"), empty.join("walk.md5anim")).unwrap();
     assert_bad_input(
         &md5crowd_as_typed(&["--headless", arg(&empty)]),
-        &["no_mesh: no .md5mesh in this directory"],
+        &["no_mesh: no .md5mesh, .glb or .gltf in this directory"],
     );
     let two = model_dir("two_meshes", &["walk"]);
     std::fs::copy(assets().join("crowdling.md5mesh"), two.join("twin.md5mesh")).unwrap();

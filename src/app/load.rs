@@ -16,6 +16,7 @@ use super::render_args::{LoadArgs, Switch};
 use super::AppError;
 use crate::anim::LoopOverrides;
 use crate::game::Game;
+use crate::gltf::is_gltf_extension;
 use crate::gpu::shader_types::{MAX_MODELS, MAX_SKINS};
 use crate::material::MaterialLibrary;
 use crate::model::{Character, ClipFile, LoadOptions, Model, SkinChoice};
@@ -225,10 +226,28 @@ impl GameFolders {
             looping: load.looping.clone(),
             once: load.once.clone(),
         };
-        let clip_names: Vec<&str> = character.clips.iter().map(|c| c.name.as_str()).collect();
-        loop_overrides
-            .check(&clip_names)
-            .map_err(AppError::Arguments)?;
+        let gltf = is_gltf_extension(&character.mesh.extension());
+        if gltf {
+            if let Some(clip) = character.clips.first() {
+                return Err(AppError::Arguments(format!(
+                    "{}: a glTF file plays its own animations; {} cannot be added to it",
+                    character.mesh, clip.file
+                )));
+            }
+            if !skin_names.is_empty() {
+                return Err(AppError::Arguments(format!(
+                    "skin {}: skins are id Tech declarations; a glTF model ({}) draws its own \
+                     materials",
+                    skin_names.join(", "),
+                    character.mesh
+                )));
+            }
+        } else {
+            let clip_names: Vec<&str> = character.clips.iter().map(|c| c.name.as_str()).collect();
+            loop_overrides
+                .check(&clip_names)
+                .map_err(AppError::Arguments)?;
+        }
         // A mesh on disk draws with the materials, and skins, of the game
         // folder it lies in.
         let folder = named_folder.or_else(|| {
@@ -248,6 +267,15 @@ impl GameFolders {
             skins,
             unwelded: load.weld == Switch::Off,
         };
+        if gltf {
+            let model = Model::load_gltf(&character.mesh, &options)?;
+            let clip_names: Vec<&str> = model.clips.iter().map(|c| c.name.as_str()).collect();
+            options
+                .loop_overrides
+                .check(&clip_names)
+                .map_err(AppError::Arguments)?;
+            return Ok(model);
+        }
         Ok(Model::load_with(
             &character.mesh,
             &character.clips,

@@ -28,6 +28,7 @@ use crate::gpu::debug::MessageCounts;
 use crate::gpu::guard::guard;
 use crate::gpu::renderer::{Renderer, RendererDesc};
 use crate::gpu::{Context, GpuError};
+use crate::gltf::GltfError;
 use crate::md5::Md5Error;
 use crate::model::Model;
 use crate::skin::InfluenceLimit;
@@ -39,6 +40,8 @@ pub use render_args::{LoadArgs, RenderArgs};
 pub enum AppError {
     #[error(transparent)]
     Load(#[from] Md5Error),
+    #[error(transparent)]
+    Gltf(#[from] GltfError),
     #[error("{0}")]
     Arguments(String),
     #[error(transparent)]
@@ -80,7 +83,7 @@ impl AppError {
     /// 2 for bad input.
     pub fn exit_code(&self) -> u8 {
         match self {
-            AppError::Load(_) | AppError::Arguments(_) => 2,
+            AppError::Load(_) | AppError::Gltf(_) | AppError::Arguments(_) => 2,
             AppError::Gpu(GpuError::EmptyModel(_) | GpuError::GpuIndex { .. }) => 2,
             AppError::Gpu(_)
             | AppError::DeviceLost { .. }

@@ -88,7 +88,10 @@ fn from_directory(
     anims: &[PathBuf],
     mesh_name: Option<&str>,
 ) -> Result<ModelFiles, AppError> {
-    let meshes = files_with_extension(dir, "md5mesh")?;
+    let mut meshes = files_with_extension(dir, "md5mesh")?;
+    for extension in ["glb", "gltf"] {
+        meshes.extend(files_with_extension(dir, extension)?);
+    }
     let mesh = match mesh_name {
         Some(name) => meshes
             .iter()
@@ -106,7 +109,7 @@ fn from_directory(
         None => match meshes.as_slice() {
             [] => {
                 return Err(AppError::Arguments(format!(
-                    "{}: no .md5mesh in this directory",
+                    "{}: no .md5mesh, .glb or .gltf in this directory",
                     dir.display()
                 )))
             }
@@ -120,7 +123,7 @@ fn from_directory(
             }
         },
     };
-    let anims = if anims.is_empty() {
+    let anims = if anims.is_empty() && has_extension(&mesh, "md5mesh") {
         files_with_extension(dir, "md5anim")?
     } else {
         anims.to_vec()
@@ -235,7 +238,7 @@ mod tests {
     fn a_directory_without_a_mesh_is_an_error() {
         let dir = dir_with("no_mesh", &["walk.md5anim"]);
         let error = message(resolve(Some(&dir), &[], None));
-        assert!(error.ends_with("no .md5mesh in this directory"), "{error}");
+        assert!(error.ends_with("no .md5mesh, .glb or .gltf in this directory"), "{error}");
     }
 
     #[test]

@@ -12,7 +12,9 @@ use ash::vk;
 use super::guard::{guard, Destroy};
 use super::resources::{self, Image, ImageBarrier, ImageDesc};
 use super::{Context, GpuError};
-use crate::material::{map_texels, BlockFormat, DdsTexels, ImageBytes, MapTexels, MaterialMaps};
+use crate::material::{
+    map_texels, BlockFormat, DdsTexels, ImageBytes, MapTexels, MaterialMaps, TexelTransform,
+};
 
 pub use crate::material::MapKind;
 
@@ -60,8 +62,8 @@ pub struct MaterialTextures {
 }
 
 /// What tells uploaded images apart: the map kind, and the file and height
-/// scale it was decoded from (none: the kind's default).
-type ImageKey = (MapKind, Option<(String, Option<f32>)>);
+/// transform it was decoded with (none: the kind's default).
+type ImageKey = (MapKind, Option<(String, TexelTransform)>);
 
 /// What [`MaterialTextures`] holds on the device.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -82,7 +84,7 @@ impl MaterialTextures {
         let mut maps = [0; 3];
         for (slot, kind) in maps.iter_mut().zip(MapKind::ALL) {
             let map = material.get(kind);
-            let key = (kind, map.map(|m| (m.file.clone(), m.height_scale)));
+            let key = (kind, map.map(|m| (m.file.clone(), m.transform)));
             *slot = match self.sources.iter().position(|known| *known == key) {
                 Some(index) => index,
                 None => {

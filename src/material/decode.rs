@@ -10,7 +10,7 @@ use glam::Vec3;
 use image::imageops::FilterType;
 use image::{GrayImage, ImageFormat, RgbImage, RgbaImage};
 
-use super::{dds, ImageBytes, ImageSource};
+use super::{dds, specular_of_metallic_roughness, ImageBytes, ImageSource, TexelTransform};
 
 /// Which of a material's three maps an image is; it decides the texture
 /// format (colour or data) and the texel that stands in for a missing map.
@@ -107,15 +107,7 @@ pub(super) fn decode_bytes(image: &ImageBytes, kind: MapKind, max_dimension: u32
         Ok(rgba) => rgba,
         Err(error) => return cannot_decode(file, kind, error),
     };
-    if let Some(scale) = image.height_scale {
-        let heights: Vec<u8> = rgba
-            .pixels()
-            .map(|p| ((u16::from(p[0]) + u16::from(p[1]) + u16::from(p[2])) / 3) as u8)
-            .collect();
-        let normals = normals_from_heights(&heights, rgba.width(), rgba.height(), scale);
-        rgba = RgbaImage::from_raw(rgba.width(), rgba.height(), normals)
-            .expect("one normal per height");
-    }
+    transform_texels(&mut rgba, image.transform);
     let mut warnings = Vec::new();
     let (width, height) = fit_within(rgba.width(), rgba.height(), max_dimension);
     if (width, height) != rgba.dimensions() {
@@ -137,6 +129,62 @@ pub(super) fn decode_bytes(image: &ImageBytes, kind: MapKind, max_dimension: u32
         is_default: false,
         warnings,
     }
+}
+
+/// `rgba` made what `transform` says (see [`TexelTransform`]).
+fn transform_texels(rgba: &mut RgbaImage, transform: TexelTransform) {
+    match transform {
+        TexelTransform::None => {}
+        TexelTransform::HeightToNormal(scale) => {
+            let heights: Vec<u8> = rgba
+                .pixels()
+                .map(|p| ((u16::from(p[0]) + u16::from(p[1]) + u16::from(p[2])) / 3) as u8)
+                .collect();
+            let normals = normals_from_heights(&heights, rgba.width(), rgba.height(), scale);
+            *rgba = RgbaImage::from_raw(rgba.width(), rgba.height(), normals)
+                .expect("one normal per height");
+        }
+        TexelTransform::ScaleSrgb(factor) => {
+            for texel in rgba.pixels_mut() {
+                for (channel, f) in texel.0[..3].iter_mut().zip(factor) {
+                    *channel = linear_to_srgb(srgb_to_linear(*channel) * f);
+                }
+                texel.0[3] = (f32::from(texel.0[3]) * factor[3]).round().clamp(0.0, 255.0) as u8;
+            }
+        }
+        TexelTransform::MetallicRoughness {
+            metallic,
+            roughness,
+        } => {
+            for texel in rgba.pixels_mut() {
+                let level = specular_of_metallic_roughness(
+                    f32::from(texel.0[2]) / 255.0 * metallic,
+                    f32::from(texel.0[1]) / 255.0 * roughness,
+                );
+                let byte = (level * 255.0).round() as u8;
+                texel.0 = [byte, byte, byte, 255];
+            }
+        }
+    }
+}
+
+fn srgb_to_linear(byte: u8) -> f32 {
+    let c = f32::from(byte) / 255.0;
+    if c <= 0.04045 {
+        c / 12.92
+    } else {
+        ((c + 0.055) / 1.055).powf(2.4)
+    }
+}
+
+fn linear_to_srgb(linear: f32) -> u8 {
+    let c = linear.clamp(0.0, 1.0);
+    let encoded = if c <= 0.0031308 {
+        c * 12.92
+    } else {
+        1.055 * c.powf(1.0 / 2.4) - 0.055
+    };
+    (encoded * 255.0).round() as u8
 }
 
 /// `kind`'s default, with the one warning saying why `file` is not used.
@@ -173,6 +221,9 @@ pub(super) fn warn(warnings: &mut Vec<String>, warning: String) {
 /// signature and is what the game's extensionless names usually are.
 fn pixels(image: &ImageBytes) -> Result<RgbaImage, String> {
     let bytes = &image.bytes[..];
+    if bytes.is_empty() {
+        return Ok(RgbaImage::from_pixel(1, 1, image::Rgba([255; 4])));
+    }
     if dds::is_dds(bytes) {
         let dds = dds::parse_dds(bytes)?;
         let rgba = dds.decode_level(0);

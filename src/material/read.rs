@@ -15,10 +15,39 @@ pub struct ImageBytes {
     /// Its extension in lower case: the format of a file without a
     /// signature (TGA).
     pub extension: String,
-    /// A height map's bump scale: the normal map is derived from it at
-    /// decode time ([`super::normals_from_heights`]).
-    pub height_scale: Option<f32>,
+    /// What decoding does to the texels beyond decoding them.
+    pub transform: TexelTransform,
+    /// The encoded file. Empty: a 1x1 white image for the transform to
+    /// colour (a glTF material's factor without a texture).
     pub bytes: Arc<[u8]>,
+}
+
+/// What an image's texels become once decoded, for maps that are not
+/// stored the way the shader samples them.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub enum TexelTransform {
+    #[default]
+    None,
+    /// A height map, made a normal map with this bump scale at decode
+    /// time ([`super::normals_from_heights`]): Doom 3's `heightmap`.
+    HeightToNormal(f32),
+    /// Sampled colour times a linear RGBA factor (glTF's
+    /// `baseColorFactor`); the texels are sRGB.
+    ScaleSrgb([f32; 4]),
+    /// glTF's metallicRoughness map (metallic in blue, roughness in
+    /// green) times its factors, made the specular map crowd.frag's
+    /// Blinn-Phong term takes ([`specular_of_metallic_roughness`]).
+    MetallicRoughness { metallic: f32, roughness: f32 },
+}
+
+/// The specular level crowd.frag draws for a glTF metallic-roughness
+/// texel: the reflectance at normal incidence (4% for dielectrics, full
+/// for metals) dimmed by the roughness, as a single fixed-exponent
+/// highlight cannot widen.
+pub fn specular_of_metallic_roughness(metallic: f32, roughness: f32) -> f32 {
+    let reflectance = 0.04 + 0.96 * metallic.clamp(0.0, 1.0);
+    let smoothness = 1.0 - roughness.clamp(0.0, 1.0);
+    reflectance * smoothness * smoothness
 }
 
 impl ImageBytes {
@@ -29,9 +58,9 @@ impl ImageBytes {
         Ok(ImageBytes {
             file: file.to_string(),
             extension: file.extension(),
-            height_scale: match source {
-                ImageSource::File(_) => None,
-                ImageSource::HeightMap { scale, .. } => Some(*scale),
+            transform: match source {
+                ImageSource::File(_) => TexelTransform::None,
+                ImageSource::HeightMap { scale, .. } => TexelTransform::HeightToNormal(*scale),
             },
             bytes: file.read()?.into(),
         })

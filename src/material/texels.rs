@@ -6,7 +6,7 @@
 
 use super::dds::{self, DdsImage, DdsTexels};
 use super::decode::{cannot_decode, decode_bytes, fit_within, warn, DecodedImage};
-use super::{ImageBytes, MapKind};
+use super::{ImageBytes, MapKind, TexelTransform};
 
 /// The levels of one map.
 #[derive(Clone, Debug, PartialEq)]
@@ -54,7 +54,7 @@ pub fn map_texels(
         return DecodedImage::default_for(kind).into();
     };
     let file = &image.file;
-    if image.height_scale.is_none() && dds::is_dds(&image.bytes) {
+    if image.transform == TexelTransform::None && dds::is_dds(&image.bytes) {
         let dds = match dds::parse_dds(&image.bytes) {
             Ok(dds) => dds,
             Err(error) => return cannot_decode(file, kind, error).into(),

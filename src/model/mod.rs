@@ -4,6 +4,7 @@
 //! downstream sees the file format, and `anim` and `skin` do not import it.
 
 mod convert;
+mod from_gltf;
 mod materials;
 mod skin_choice;
 
@@ -14,6 +15,7 @@ use glam::Vec3;
 pub use convert::{
     clip_from_md5, offset_clip, offset_md5_mesh, skeleton_from_md5, skinned_mesh_from_md5,
 };
+pub use from_gltf::{gltf_to_md5, DEFAULT_SAMPLE_RATE, MAX_CLIP_POSES, MAX_SAMPLE_RATE};
 pub use materials::ModelMaterials;
 pub use skin_choice::{SkinChoice, DEFAULT_SKIN};
 
@@ -23,6 +25,7 @@ use crate::anim::{
 };
 use crate::bounds::Bounds;
 use crate::crowd::ImpostorLayout;
+use crate::gltf::{GltfError, GltfFile};
 use crate::material::MaterialLibrary;
 use crate::md5::{self, Md5Error};
 use crate::skin::{
@@ -207,12 +210,92 @@ impl Model {
             offset_clip(&mut clip, &roots, options.offset);
             clips.push(clip);
         }
-        let mut meshes: Vec<SkinnedMesh> = mesh
+        let meshes: Vec<SkinnedMesh> = mesh
             .meshes
             .iter()
+            .map(|m| skinned_mesh_from_md5(m, &skeleton, options.influences))
+            .collect();
+        let skins = if options.skins.is_empty() {
+            vec![SkinChoice::default_skin()]
+        } else {
+            options.skins.clone()
+        };
+        let beside_mesh;
+        let library = match (options.materials, mesh_file.loose_path()) {
+            (Some(library), _) => library,
+            (None, Some(mesh_path)) => {
+                beside_mesh = MaterialLibrary::for_mesh(mesh_path, None);
+                &beside_mesh
+            }
+            (None, None) => {
+                beside_mesh = MaterialLibrary::empty();
+                &beside_mesh
+            }
+        };
+        Ok(Model::assemble(
+            mesh_file,
+            skeleton,
+            meshes,
+            clips,
+            skins,
+            options,
+            |meshes, skins| ModelMaterials::resolve(meshes, skins, library, mesh_file),
+        ))
+    }
+
+    /// Loads a glTF 2.0 file (.glb or .gltf) as `Model::load_with` loads
+    /// md5 files: the character's meshes, skeleton, materials and every
+    /// animation (`from_gltf` says what is read and how), then the same
+    /// welding, levels of detail, loop rule, ground motion, bounds and
+    /// influences per level. Skins and clips from other files do not
+    /// apply: a glTF model draws its own materials and plays its own
+    /// animations.
+    pub fn load_gltf(mesh_file: &GameFile, options: &LoadOptions) -> Result<Model, GltfError> {
+        let file = GltfFile::open(mesh_file)?;
+        let character = from_gltf::read_character(&file, options.influences)?;
+        for warning in &character.warnings {
+            log::warn!("{warning}");
+        }
+        let from_gltf::GltfCharacter {
+            skeleton,
+            meshes,
+            materials,
+            material_indices,
+            clips,
+            image_warnings,
+            ..
+        } = character;
+        Ok(Model::assemble(
+            mesh_file,
+            skeleton,
+            meshes,
+            clips,
+            vec![SkinChoice::default_skin()],
+            options,
+            |meshes, _| ModelMaterials::of_meshes(meshes, &materials, &material_indices, image_warnings),
+        ))
+    }
+
+    /// What every format's loader does once the file's skeleton, meshes
+    /// (LOD 0, as the file orders them) and clips are read: welds each
+    /// mesh (unless the options say), gives it its LOD chain and GPU order
+    /// (`SkinnedMesh::build_lods`, `optimize_for_gpu`), settles each clip's
+    /// looping, ground motion, distance curve and bounds, picks each
+    /// level's influences, and resolves the materials with `materials`.
+    fn assemble(
+        mesh_file: &GameFile,
+        skeleton: Skeleton,
+        meshes: Vec<SkinnedMesh>,
+        mut clips: Vec<Clip>,
+        skins: Vec<SkinChoice>,
+        options: &LoadOptions,
+        materials: impl FnOnce(&[SkinnedMesh], &[SkinChoice]) -> ModelMaterials,
+    ) -> Model {
+        let roots: Vec<bool> = skeleton.parents.iter().map(Option::is_none).collect();
+        let mut meshes: Vec<SkinnedMesh> = meshes
+            .into_iter()
             .enumerate()
-            .map(|(index, m)| {
-                let mut mesh = skinned_mesh_from_md5(m, &skeleton, options.influences);
+            .map(|(index, mut mesh)| {
                 if !options.unwelded {
                     mesh.weld();
                 }
@@ -272,25 +355,8 @@ impl Model {
         for mesh in &mut meshes {
             mesh.choose_level_influences(&poses);
         }
-        let skins = if options.skins.is_empty() {
-            vec![SkinChoice::default_skin()]
-        } else {
-            options.skins.clone()
-        };
-        let beside_mesh;
-        let library = match (options.materials, mesh_file.loose_path()) {
-            (Some(library), _) => library,
-            (None, Some(mesh_path)) => {
-                beside_mesh = MaterialLibrary::for_mesh(mesh_path, None);
-                &beside_mesh
-            }
-            (None, None) => {
-                beside_mesh = MaterialLibrary::empty();
-                &beside_mesh
-            }
-        };
-        let materials = ModelMaterials::resolve(&meshes, &skins, library, mesh_file);
-        Ok(Model {
+        let materials = materials(&meshes, &skins);
+        Model {
             mesh_file: mesh_file.name(),
             skeleton,
             meshes,
@@ -300,7 +366,7 @@ impl Model {
             part_bounds,
             skins,
             materials,
-        })
+        }
     }
 
     /// Joints per vertex the meshes were built with (`LoadOptions::influences`).

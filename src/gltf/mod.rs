@@ -1,0 +1,25 @@
+//! glTF 2.0 files, the format only (as `crate::md5` is for md5): the
+//! document, parsed and its indices checked by the `gltf` crate; the
+//! buffers it names (a .glb's BIN chunk, data URIs, files beside a .gltf);
+//! accessors read with every bound checked ([`accessor`]); image bytes.
+//! `crate::model`'s glTF conversion is the only code that turns this into
+//! runtime types. Nothing here trusts a count in the file: every
+//! allocation is bounded by bytes that were actually read.
+
+mod accessor;
+mod error;
+mod file;
+
+pub use accessor::{read_floats, read_integers, AccessorRead};
+pub use error::GltfError;
+pub use file::{GltfFile, ImageData};
+
+/// md5crowd's units per glTF metre: Doom 3's unit is an inch (its player
+/// is 74 units tall), so a glTF character stands at its real size among
+/// md5 ones.
+pub const UNITS_PER_METRE: f32 = 1.0 / 0.0254;
+
+/// Whether `extension` (any case) names a glTF file.
+pub fn is_gltf_extension(extension: &str) -> bool {
+    extension.eq_ignore_ascii_case("glb") || extension.eq_ignore_ascii_case("gltf")
+}

@@ -1,0 +1,302 @@
+//! Animations to clips: every channel sampled at one rate into full local
+//! poses of every joint, the way an md5anim stores them.
+
+use glam::{Mat4, Quat, Vec3, Vec4};
+use gltf::accessor::{DataType, Dimensions};
+use gltf::animation::{Interpolation, Property};
+
+use super::rig::Rig;
+use super::scene::{decompose, is_uniform, scale_size, Nodes, Trs};
+use crate::anim::{loops_by_rule, Clip, JointPose};
+use crate::gltf::{read_floats, AccessorRead, GltfError, GltfFile};
+
+/// Clips are sampled at their keys' own rate, never faster than this:
+/// a 60 Hz display shows nothing finer.
+pub const MAX_SAMPLE_RATE: f32 = 60.0;
+/// The rate of a clip whose keys give none (one key per channel).
+pub const DEFAULT_SAMPLE_RATE: f32 = 30.0;
+/// A clip's frames times joints, at most: 512 MiB of poses.
+pub const MAX_CLIP_POSES: usize = 1 << 24;
+
+/// One animated property of one node, its keys read.
+struct Channel {
+    node: usize,
+    property: Property,
+    interpolation: Interpolation,
+    times: Vec<f32>,
+    /// Per key (three per key for CUBICSPLINE: in-tangent, value,
+    /// out-tangent), `width` floats.
+    values: Vec<f32>,
+    width: usize,
+}
+
+impl Channel {
+    fn value(&self, key: usize, part: usize) -> Vec4 {
+        let stride = if self.interpolation == Interpolation::CubicSpline { 3 } else { 1 };
+        let at = (key * stride + part) * self.width;
+        let v = &self.values[at..at + self.width];
+        Vec4::new(v[0], v[1], v[2], v.get(3).copied().unwrap_or(0.0))
+    }
+
+    /// The channel at `time` as the glTF specification interpolates it
+    /// (rotations by spherical interpolation; held before the first key
+    /// and after the last).
+    fn sample(&self, time: f32) -> Vec4 {
+        let middle = if self.interpolation == Interpolation::CubicSpline { 1 } else { 0 };
+        let last = self.times.len() - 1;
+        // Sampling times land on key times up to rounding: such a time is
+        // that key, not a hair before it (STEP would hold the one before).
+        let slack = 1e-5 * time.abs().max(1.0);
+        let next = self.times.partition_point(|&t| t <= time + slack);
+        if next == 0 {
+            return self.value(0, middle);
+        }
+        if next > last {
+            return self.value(last, middle);
+        }
+        let key = next - 1;
+        let (t0, t1) = (self.times[key], self.times[next]);
+        let s = ((time - t0) / (t1 - t0)).clamp(0.0, 1.0);
+        let rotation = self.property == Property::Rotation;
+        match self.interpolation {
+            Interpolation::Step => self.value(key, 0),
+            Interpolation::Linear if rotation => {
+                let a = Quat::from_vec4(self.value(key, 0)).normalize();
+                let b = Quat::from_vec4(self.value(next, 0)).normalize();
+                Vec4::from(a.slerp(b, s))
+            }
+            Interpolation::Linear => self.value(key, 0).lerp(self.value(next, 0), s),
+            Interpolation::CubicSpline => {
+                let dt = t1 - t0;
+                let (s2, s3) = (s * s, s * s * s);
+                let p = self.value(key, 1) * (2.0 * s3 - 3.0 * s2 + 1.0)
+                    + self.value(key, 2) * dt * (s3 - 2.0 * s2 + s)
+                    + self.value(next, 1) * (-2.0 * s3 + 3.0 * s2)
+                    + self.value(next, 0) * dt * (s3 - s2);
+                if rotation {
+                    Vec4::from(Quat::from_vec4(p).normalize())
+                } else {
+                    p
+                }
+            }
+        }
+    }
+}
+
+/// Every animation of the file as a clip named after it (`animation{i}`
+/// when it has no name), spanning its first key to its last: an animation
+/// whose keys start after t = 0 starts there.
+pub fn read_clips(
+    file: &GltfFile,
+    nodes: &Nodes,
+    rig: &Rig,
+    warnings: &mut Vec<String>,
+) -> Result<Vec<Clip>, GltfError> {
+    let mut clips = Vec::new();
+    let roots: Vec<bool> = rig.parents.iter().map(Option::is_none).collect();
+    let rest_scales: Vec<f32> = {
+        let world = nodes.world(&nodes.rest);
+        rig.nodes.iter().map(|&n| scale_size(decompose(world[n]).scale)).collect()
+    };
+    for animation in file.document.animations() {
+        let name = animation
+            .name()
+            .map_or_else(|| format!("animation{}", animation.index()), str::to_owned);
+        let path = format!("animations[{}]", animation.index());
+        let mut channels = Vec::new();
+        let mut morphs = false;
+        for channel in animation.channels() {
+            let property = channel.target().property();
+            if property == Property::MorphTargetWeights {
+                morphs = true;
+                continue;
+            }
+            let sampler = channel.sampler();
+            let sampler_path = format!("{path}.samplers[{}]", sampler.index());
+            let input = read_floats(
+                file,
+                &sampler.input(),
+                &AccessorRead {
+                    what: &format!("{sampler_path}.input"),
+                    dimensions: &[Dimensions::Scalar],
+                    types: &[DataType::F32],
+                },
+            )?;
+            let width = if property == Property::Rotation { 4 } else { 3 };
+            let values = read_floats(
+                file,
+                &sampler.output(),
+                &AccessorRead {
+                    what: &format!("{sampler_path}.output"),
+                    dimensions: &[if width == 4 { Dimensions::Vec4 } else { Dimensions::Vec3 }],
+                    types: if width == 4 {
+                        &[DataType::F32, DataType::I8, DataType::U8, DataType::I16, DataType::U16]
+                    } else {
+                        &[DataType::F32]
+                    },
+                },
+            )?;
+            let interpolation = sampler.interpolation();
+            let per_key = if interpolation == Interpolation::CubicSpline { 3 } else { 1 };
+            let error = |message: String| GltfError::new(&file.name, &sampler_path, message);
+            if input.is_empty() {
+                return Err(error("no keys".into()));
+            }
+            if let Some(k) = (0..input.len()).find(|&k| {
+                !input[k].is_finite() || (k > 0 && input[k] <= input[k - 1])
+            }) {
+                return Err(error(format!(
+                    "key times must be finite and increase; key {k} is {}",
+                    input[k]
+                )));
+            }
+            if values.len() != input.len() * per_key * width {
+                return Err(error(format!(
+                    "{} keys but {} output values ({per_key} per key expected)",
+                    input.len(),
+                    values.len() / width
+                )));
+            }
+            if let Some(bad) = values.iter().find(|v| !v.is_finite()) {
+                return Err(error(format!("an output value is {bad}")));
+            }
+            channels.push(Channel {
+                node: channel.target().node().index(),
+                property,
+                interpolation,
+                times: input,
+                values,
+                width,
+            });
+        }
+        if morphs {
+            warnings.push(format!(
+                "{}: {path} (\"{name}\"): morph target weights are not animated",
+                file.name
+            ));
+        }
+        if channels.is_empty() {
+            warnings.push(format!("{}: {path} (\"{name}\"): no channel moves a node; skipped", file.name));
+            continue;
+        }
+        let start = channels.iter().map(|c| c.times[0]).fold(f32::INFINITY, f32::min);
+        let end = channels.iter().map(|c| c.times[c.times.len() - 1]).fold(f32::NEG_INFINITY, f32::max);
+        let (frame_count, frame_rate) = frame_times(&channels, end - start);
+        if frame_count.saturating_mul(rig.nodes.len()) > MAX_CLIP_POSES {
+            return Err(GltfError::new(
+                &file.name,
+                &path,
+                format!(
+                    "\"{name}\": {:.1} s at {frame_rate:.1} frames a second of {} joints is more \
+                     than {MAX_CLIP_POSES} poses",
+                    end - start,
+                    rig.nodes.len()
+                ),
+            ));
+        }
+        let mut frames = Vec::with_capacity(frame_count);
+        let mut scale_warned = vec![false; rig.nodes.len()];
+        let mut locals = nodes.rest.clone();
+        for f in 0..frame_count {
+            let time = if f + 1 == frame_count { end } else { start + f as f32 / frame_rate };
+            locals.copy_from_slice(&nodes.rest);
+            for channel in &channels {
+                let value = channel.sample(time);
+                let trs: &mut Trs = &mut locals[channel.node];
+                match channel.property {
+                    Property::Translation => trs.translation = value.truncate(),
+                    Property::Rotation => {
+                        let q = Quat::from_vec4(value);
+                        trs.rotation = if q.length_squared() > 1e-12 { q.normalize() } else { Quat::IDENTITY }
+                    }
+                    Property::Scale => trs.scale = value.truncate(),
+                    Property::MorphTargetWeights => {}
+                }
+            }
+            let world = nodes.world(&locals);
+            frames.push(local_poses(rig, &world, nodes, &rest_scales, &mut scale_warned, &name, warnings));
+        }
+        clips.push(Clip {
+            looping: loops_by_rule(&name, &frames, &roots),
+            name,
+            frame_rate,
+            frames,
+            bounds: Vec::new(),
+        });
+    }
+    Ok(clips)
+}
+
+/// How many frames, at what rate, sample a clip of `duration` seconds:
+/// its keys' own rate (one over the shortest gap between keys), at most
+/// [`MAX_SAMPLE_RATE`], stretched so that the last frame lands on the
+/// last key.
+fn frame_times(channels: &[Channel], duration: f32) -> (usize, f32) {
+    let shortest_gap = channels
+        .iter()
+        .flat_map(|c| c.times.windows(2).map(|w| w[1] - w[0]))
+        .fold(f32::INFINITY, f32::min);
+    let rate = if shortest_gap.is_finite() {
+        (1.0 / shortest_gap).min(MAX_SAMPLE_RATE)
+    } else {
+        DEFAULT_SAMPLE_RATE
+    };
+    if duration <= 0.0 {
+        return (1, rate);
+    }
+    let gaps = (duration * rate - 1e-3).ceil().max(1.0);
+    // f32 keeps integers exact far past any clip MAX_CLIP_POSES allows.
+    let gaps = gaps.min(MAX_CLIP_POSES as f32 + 1.0) as usize;
+    (gaps + 1, gaps as f32 / duration)
+}
+
+/// Each joint's pose relative to its parent joint (a root's: in model
+/// space), from the nodes' world matrices: only the rigid part of each is
+/// kept, and a joint whose scale differs from its rest scale is warned of
+/// once per clip.
+fn local_poses(
+    rig: &Rig,
+    world: &[Mat4],
+    nodes: &Nodes,
+    rest_scales: &[f32],
+    scale_warned: &mut [bool],
+    clip: &str,
+    warnings: &mut Vec<String>,
+) -> Vec<JointPose> {
+    let model: Vec<(JointPose, Vec3)> = rig
+        .nodes
+        .iter()
+        .map(|&n| {
+            let parts = decompose(world[n]);
+            (JointPose::new(parts.rotation, parts.translation), parts.scale)
+        })
+        .collect();
+    for (joint, (_, scale)) in model.iter().enumerate() {
+        if scale_warned[joint] {
+            continue;
+        }
+        let name = &nodes.names[rig.nodes[joint]];
+        if !is_uniform(*scale) {
+            scale_warned[joint] = true;
+            warnings.push(format!(
+                "joint {name}: non-uniform scale ({:.3}, {:.3}, {:.3}) in \"{clip}\"; drawn without it",
+                scale.x, scale.y, scale.z
+            ));
+        } else if (scale_size(*scale) / rest_scales[joint] - 1.0).abs() > 1e-3 {
+            scale_warned[joint] = true;
+            warnings.push(format!(
+                "joint {name}: scaled x{:.3} in \"{clip}\"; its children keep their places, but \
+                 its own vertices are drawn unscaled",
+                scale_size(*scale) / rest_scales[joint]
+            ));
+        }
+    }
+    model
+        .iter()
+        .zip(&rig.parents)
+        .map(|(&(pose, _), parent)| match parent {
+            Some(p) => model[*p as usize].0.inverse().then(pose),
+            None => pose,
+        })
+        .collect()
+}
