@@ -2,7 +2,7 @@
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
@@ -13,9 +13,11 @@ use crate::bounds::Bounds;
 use crate::crowd::ImpostorLayout;
 use crate::decl::{DeclKind, Declared};
 use crate::game::Game;
+use crate::gltf::{is_gltf_extension, GltfError};
 use crate::md5::{self, Md5Anim, Md5Error, Md5Mesh};
 use crate::model::{
     bind_pose_bounds, clip_from_md5, impostor_layout_of, skeleton_from_md5, skinned_mesh_from_md5,
+    LoadOptions, Model,
 };
 use crate::skin::{sampled_poses, BodyParts, InfluenceLimit, SkinnedMesh};
 use crate::vfs::GameFile;
@@ -52,6 +54,8 @@ pub struct DeclarationReport {
 #[derive(Clone, Debug, Serialize)]
 pub struct MeshReport {
     pub file: String,
+    /// "md5" or "gltf".
+    pub format: &'static str,
     pub joints: usize,
     pub meshes: Vec<SubmeshReport>,
     pub verts: usize,
@@ -132,6 +136,10 @@ pub struct SubmeshReport {
 #[derive(Clone, Debug, Serialize)]
 pub struct AnimReport {
     pub file: String,
+    /// The clip's name: an md5anim's file stem, a glTF animation's own.
+    pub name: String,
+    /// "md5" or "gltf".
+    pub format: &'static str,
     pub joints: usize,
     pub frames: usize,
     pub frame_rate: f32,
@@ -158,7 +166,7 @@ pub struct AnimReport {
 /// Reads every file (kind by extension: `.md5anim` is an anim, anything else
 /// a mesh) and checks each anim against the first mesh given. Stops at the
 /// first invalid file.
-pub fn inspect_files(paths: &[PathBuf]) -> Result<Vec<FileReport>, Md5Error> {
+pub fn inspect_files(paths: &[PathBuf]) -> Result<Vec<FileReport>, InspectError> {
     let mut first_mesh: Option<(String, Md5Mesh)> = None;
     // Where the first mesh's report is, and the clips of the anims checked
     // against it: its levels' influences are chosen over their poses, as
@@ -168,6 +176,10 @@ pub fn inspect_files(paths: &[PathBuf]) -> Result<Vec<FileReport>, Md5Error> {
     let mut reports = Vec::with_capacity(paths.len());
     for path in paths {
         let file = path.display().to_string();
+        if is_gltf_extension(&GameFile::loose(path).extension()) {
+            reports.extend(gltf_reports(file, path)?);
+            continue;
+        }
         let is_anim = path
             .extension()
             .is_some_and(|e| e.eq_ignore_ascii_case("md5anim"));
@@ -215,6 +227,89 @@ pub fn inspect_files(paths: &[PathBuf]) -> Result<Vec<FileReport>, Md5Error> {
     Ok(reports)
 }
 
+/// Why `inspect` could not read a file.
+#[derive(Debug, thiserror::Error)]
+pub enum InspectError {
+    #[error(transparent)]
+    Md5(#[from] Md5Error),
+    #[error(transparent)]
+    Gltf(#[from] GltfError),
+}
+
+/// A glTF file as the md5 objects report it: the model `Model::load_gltf`
+/// makes (4 influences), one mesh object and one anim object per
+/// animation.
+fn gltf_reports(file: String, path: &Path) -> Result<Vec<FileReport>, GltfError> {
+    let model = Model::load_gltf(&GameFile::loose(path), &LoadOptions::default())?;
+    let meshes: Vec<SubmeshReport> = model
+        .meshes
+        .iter()
+        .map(|m| SubmeshReport {
+            shader: m.shader.clone(),
+            verts: m.vertex_count(),
+            tris: m.triangle_count(),
+            weights: kept_weights(m),
+            lod_note: m.short_chain.map(|short| short.to_string()),
+        })
+        .collect();
+    let truncation = |f: fn(&SkinnedMesh) -> usize| model.meshes.iter().map(f).sum::<usize>();
+    let mesh = MeshReport {
+        file: file.clone(),
+        format: "gltf",
+        joints: model.skeleton.joint_count(),
+        verts: model.vertex_count(),
+        tris: model.triangle_count(),
+        weights: meshes.iter().map(|m| m.weights).sum(),
+        meshes,
+        max_influences: model
+            .meshes
+            .iter()
+            .map(|m| m.truncation.max_influences)
+            .max()
+            .unwrap_or(0),
+        over4: truncation(|m| m.truncation.truncated_vertices),
+        // JOINTS_0 and JOINTS_1 hold at most 8.
+        over8: 0,
+        max_dropped_weight: model
+            .meshes
+            .iter()
+            .map(|m| m.truncation.max_dropped_weight)
+            .fold(0.0, f32::max),
+        lods: summed_lods(&model.meshes),
+        lod_influences: level_influences(&model.meshes),
+        lod_anims: model.clips.len(),
+        body_parts: body_parts(&model.skeleton, &model.meshes),
+        impostor: model.impostor_layout().into(),
+    };
+    let mut reports = vec![FileReport::Mesh(mesh)];
+    for (clip, motion) in model.clips.iter().zip(&model.ground_motion) {
+        reports.push(FileReport::Anim(AnimReport {
+            file: file.clone(),
+            name: clip.name.clone(),
+            format: "gltf",
+            joints: clip.joint_count(),
+            frames: clip.frames.len(),
+            frame_rate: clip.frame_rate,
+            duration: clip.duration(),
+            animated_components: 0,
+            loops: clip.looping,
+            name_mismatches: None,
+            ground_speed: motion.speed,
+            ground_velocity: motion.velocity.to_array(),
+            ground_source: motion.source,
+        }));
+    }
+    Ok(reports)
+}
+
+/// Influences a mesh's vertices keep, over all of them.
+fn kept_weights(mesh: &SkinnedMesh) -> usize {
+    mesh.weights
+        .iter()
+        .map(|w| w.iter().filter(|&&w| w > 0.0).count())
+        .sum()
+}
+
 /// `clips`: the anims that fit the mesh, whose poses choose each level's
 /// influences (their root motion, which `Model::load` takes out, moves every
 /// influence alike and changes no choice).
@@ -253,6 +348,7 @@ fn mesh_report(file: String, mesh: &Md5Mesh, clips: &[Clip]) -> MeshReport {
         .collect();
     MeshReport {
         file,
+        format: "md5",
         joints: mesh.joints.len(),
         verts: meshes.iter().map(|m| m.verts).sum(),
         tris: meshes.iter().map(|m| m.tris).sum(),
@@ -353,6 +449,8 @@ fn anim_report(
 ) -> AnimReport {
     AnimReport {
         file,
+        name: clip.name.clone(),
+        format: "md5",
         joints: anim.hierarchy.len(),
         frames: anim.frames.len(),
         frame_rate: anim.frame_rate,
@@ -488,7 +586,8 @@ pub fn to_text(reports: &[FileReport]) -> String {
     for report in reports {
         match report {
             FileReport::Mesh(m) => {
-                writeln!(out, "{} (md5mesh)", m.file).unwrap();
+                let kind = if m.format == "gltf" { "glTF" } else { "md5mesh" };
+                writeln!(out, "{} ({kind})", m.file).unwrap();
                 writeln!(out, "  joints: {}", m.joints).unwrap();
                 for (i, s) in m.meshes.iter().enumerate() {
                     writeln!(
@@ -524,7 +623,10 @@ pub fn to_text(reports: &[FileReport]) -> String {
                 writeln!(out, "  {}", impostor_text(&m.impostor)).unwrap();
             }
             FileReport::Anim(a) => {
-                writeln!(out, "{} (md5anim)", a.file).unwrap();
+                match a.format {
+                    "gltf" => writeln!(out, "{}: animation \"{}\"", a.file, a.name).unwrap(),
+                    _ => writeln!(out, "{} (md5anim)", a.file).unwrap(),
+                }
                 writeln!(
                     out,
                     "  joints: {}, frames: {} at {} fps ({:.3} s, {}), animated components: {}",
