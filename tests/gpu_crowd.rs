@@ -1233,22 +1233,37 @@ fn mixed_models(test: &str) -> Vec<Model> {
     vec![shipped, many(110, 1), many(47, 6)]
 }
 
+/// [`mixed_models`] and a glTF character: the Khronos fox (24 joints in
+/// Blender's armature, STEP keys), as `Model::load_gltf` makes it.
+fn mixed_with_gltf(test: &str) -> Vec<Model> {
+    let mut models = mixed_models(test);
+    let options = md5crowd::model::LoadOptions {
+        influences: InfluenceLimit::Eight,
+        ..Default::default()
+    };
+    let fox = md5crowd::vfs::GameFile::loose(common::assets().join("gltf/Fox.glb"));
+    models.push(Model::load_gltf(&fox, &options).unwrap());
+    models
+}
+
+/// Every compute pass against its CPU reference, with md5 and glTF
+/// characters of every size in one crowd.
 #[test]
 fn a_mixed_crowd_culls_picks_levels_and_animates_as_the_cpu_does() {
     if !common::vulkan_or_skip() {
         return;
     }
     let time = 1.37;
-    let mut harness = Harness::with_kernel(mixed_models("mixed_cpu"), 600, time, None);
-    let per_model: Vec<usize> = (0..3)
+    let mut harness = Harness::with_kernel(mixed_with_gltf("mixed_cpu"), 800, time, None);
+    let per_model: Vec<usize> = (0..4)
         .map(|m| harness.crowd.iter().filter(|i| i.model == m).count())
         .collect();
-    assert_eq!(per_model, [200, 200, 200], "equal shares");
+    assert_eq!(per_model, [200, 200, 200, 200], "equal shares");
     // The fit check counts every instance as the largest model's.
     let crowd = harness.renderer.as_ref().unwrap().crowd().unwrap();
     assert_eq!(crowd.shape, CrowdShape::of(&harness.models, Animation::Gpu));
     assert_eq!(crowd.shape.joint_count, 110);
-    assert!(crowd.allocated_bytes() <= crowd_bytes(&crowd.shape, 600));
+    assert!(crowd.allocated_bytes() <= crowd_bytes(&crowd.shape, 800));
     assert!(
         harness.crowd.windows(2).all(|w| w[0].model <= w[1].model),
         "sorted by model"
@@ -1256,7 +1271,7 @@ fn a_mixed_crowd_culls_picks_levels_and_animates_as_the_cpu_does() {
     // Animate: every instance posed with its own model's skeleton and
     // clips, in as many palette rows as its model has joints.
     let visible = harness.render(overview(), time);
-    assert_eq!(visible.len(), 600, "the overview sees the whole crowd");
+    assert_eq!(visible.len(), 800, "the overview sees the whole crowd");
     let worst = assert_animation_matches_the_cpu(&harness, &visible, time);
     println!("mixed crowd: largest GPU/CPU difference {worst:e}");
     let poses = harness.gpu_poses();
@@ -1270,7 +1285,7 @@ fn a_mixed_crowd_culls_picks_levels_and_animates_as_the_cpu_does() {
         "no two instances share a palette row"
     );
     let palette_rows: usize = rows.iter().map(|r| r.1).sum();
-    assert_eq!(palette_rows, 200 * (23 + 110 + 47));
+    assert_eq!(palette_rows, 200 * (23 + 110 + 47 + 24));
 
     // Cull: the frustum test of every model's instances.
     let mut random = SplitMix64(77);
@@ -1302,13 +1317,13 @@ fn a_mixed_crowd_culls_picks_levels_and_animates_as_the_cpu_does() {
 
     // The kernel a GPU runs, over skeletons of every size at once.
     let mut harness = Harness::with_kernel(
-        mixed_models("mixed_cpu_lanes"),
-        150,
+        mixed_with_gltf("mixed_cpu_lanes"),
+        200,
         time,
         Some(Kernel::LanePerJoint),
     );
     let visible = harness.render(overview(), time);
-    assert_eq!(visible.len(), 150);
+    assert_eq!(visible.len(), 200);
     assert_animation_matches_the_cpu(&harness, &visible, time);
     harness.finish();
 }

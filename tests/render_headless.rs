@@ -3,6 +3,8 @@
 
 mod common;
 
+use std::path::Path;
+
 use common::{
     assert_validated, assets, covered_pixels, differing_pixels, render, scratch_dir,
     vulkan_or_skip, wireframe_or_skip,
@@ -98,37 +100,60 @@ fn assert_gpu_skinning_matches_the_cpu_reference(skinning: &str) {
         ("run", "0.3", "8"),
     ] {
         let files = mesh_and(clip);
-        // Several instances: each reads its own rows of the transform buffer.
-        let common = [
-            "--time",
-            time,
-            "--influences",
-            influences,
-            "--instances",
-            "3",
-            "--skinning",
-            skinning,
-            // The CPU-skinning yardstick draws the full meshes.
-            "--lod",
-            "off",
-        ];
-        let gpu = render(&dir, &format!("{clip}_{time}_gpu"), &args(&files, &common));
-        let mut cpu_args = args(&files, &common);
-        cpu_args.push("--cpu-skinning");
-        let cpu = render(&dir, &format!("{clip}_{time}_cpu"), &cpu_args);
-        let differing = differing_pixels(&gpu, &cpu, LEVELS);
-        let covered = covered_pixels(&gpu).max(covered_pixels(&cpu));
-        assert!(covered > 1000, "{clip}: nothing drawn");
-        let fraction = differing as f64 / covered as f64;
-        println!(
-            "{skinning}: {clip} at {time}s, {influences} influences: {differing} of {covered} \
-             pixels differ"
-        );
-        assert!(
-            fraction <= MAX_DIFFERING,
-            "{skinning}: {clip} at {time}s: {differing} pixels ({fraction:.4}) differ"
+        let common = ["--time", time, "--influences", influences, "--skinning", skinning];
+        assert_gpu_skinning_matches_the_cpu(
+            &dir,
+            &format!("{skinning}: {clip} at {time}s, {influences} influences"),
+            &format!("{clip}_{time}"),
+            &args(&files, &common),
         );
     }
+}
+
+/// A glTF character (Blender's armature above the joints, STEP keys)
+/// skinned on the GPU as the CPU reference skins it, by both methods.
+#[test]
+fn gpu_skinning_of_a_gltf_character_matches_the_cpu_reference() {
+    if !vulkan_or_skip() {
+        return;
+    }
+    let dir = scratch_dir("gpu_vs_cpu_gltf");
+    let fox = [assets().join("gltf/Fox.glb").display().to_string()];
+    for (clip, time, skinning) in [
+        ("Walk", "0.3", "lbs"),
+        ("Run", "0.55", "dqs"),
+        ("Survey", "1.7", "lbs"),
+    ] {
+        let common = ["--clip", clip, "--time", time, "--skinning", skinning];
+        assert_gpu_skinning_matches_the_cpu(
+            &dir,
+            &format!("Fox.glb {skinning}: {clip} at {time}s"),
+            &format!("fox_{clip}_{time}"),
+            &args(&fox, &common),
+        );
+    }
+}
+
+/// `arguments` rendered with GPU and with CPU skinning (three instances,
+/// each reading its own rows of the transform buffer; full meshes, which
+/// the CPU yardstick draws) differ in at most `MAX_DIFFERING` of the
+/// pixels either covers.
+fn assert_gpu_skinning_matches_the_cpu(dir: &Path, label: &str, name: &str, arguments: &[&str]) {
+    let mut gpu_args = arguments.to_vec();
+    gpu_args.extend(["--instances", "3", "--lod", "off"]);
+    let gpu = render(dir, &format!("{name}_gpu"), &gpu_args);
+    let mut cpu_args = gpu_args.clone();
+    cpu_args.push("--cpu-skinning");
+    let cpu = render(dir, &format!("{name}_cpu"), &cpu_args);
+    let differing = differing_pixels(&gpu, &cpu, LEVELS);
+    let covered = covered_pixels(&gpu).max(covered_pixels(&cpu));
+    assert!(covered > 1000, "{label}: nothing drawn");
+    let fraction = differing as f64 / covered as f64;
+    println!("{label}: {differing} of {covered} pixels differ");
+    assert!(
+        fraction <= MAX_DIFFERING,
+        "{label}: {differing} pixels ({fraction:.4}) differ"
+    );
 }
 
 #[test]

@@ -251,8 +251,16 @@ impl Model {
     /// apply: a glTF model draws its own materials and plays its own
     /// animations.
     pub fn load_gltf(mesh_file: &GameFile, options: &LoadOptions) -> Result<Model, GltfError> {
-        let file = GltfFile::open(mesh_file)?;
-        let character = from_gltf::read_character(&file, options.influences)?;
+        Model::from_gltf(&GltfFile::open(mesh_file)?, mesh_file, options)
+    }
+
+    /// [`Model::load_gltf`] of a file already read (`mesh_file` names it).
+    pub fn from_gltf(
+        file: &GltfFile,
+        mesh_file: &GameFile,
+        options: &LoadOptions,
+    ) -> Result<Model, GltfError> {
+        let character = from_gltf::read_character(file, options.influences)?;
         for warning in &character.warnings {
             log::warn!("{warning}");
         }
