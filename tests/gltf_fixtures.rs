@@ -934,3 +934,40 @@ fn bad_inputs_are_bad_in_the_intended_way() {
     assert_eq!(uri, "no_bin.bin");
     assert!(!dir.join(uri).exists());
 }
+
+#[test]
+fn eight_influence_models_convert_with_a_second_joint_set() {
+    // The shoulder tops reach five influences: with 8 kept, the converter
+    // writes JOINTS_1/WEIGHTS_1 and the bind pose still skins in place.
+    let anims = [common::assets().join("wave.md5anim")];
+    let model = md5crowd::model::Model::load(
+        &common::shipped_mesh(),
+        &anims,
+        md5crowd::skin::InfluenceLimit::Eight,
+    )
+    .unwrap();
+    let glb = model_to_gltf(&model, &ConvertOptions::default())
+        .gltf
+        .to_glb();
+    let gltf = parse(&glb);
+    let bin = blob(&gltf);
+    let body = gltf.meshes().next().unwrap().primitives().next().unwrap();
+    assert!(body.get(&gltf::Semantic::Joints(1)).is_some());
+    assert!(body.get(&gltf::Semantic::Weights(1)).is_some());
+    assert!(body.get(&gltf::Semantic::Tangents).is_none());
+    let fifth: Vec<[f32; 4]> = body
+        .reader(|_| Some(bin))
+        .read_weights(1)
+        .unwrap()
+        .into_f32()
+        .collect();
+    assert!(fifth.iter().any(|w| w[0] > 0.0));
+    let skinned = skinned_positions(&gltf, bin, &HashMap::new());
+    let md5: Vec<Vec3> = model
+        .meshes
+        .iter()
+        .flat_map(|m| m.positions.clone())
+        .collect();
+    let back: Vec<Vec3> = skinned.into_iter().map(gltf_to_md5_point).collect();
+    assert_points(&back, &md5, 1e-3, "bind pose");
+}
