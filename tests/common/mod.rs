@@ -5,6 +5,9 @@
 #![allow(dead_code)]
 
 pub mod dds;
+pub mod gltf_fixtures;
+pub mod gltf_write;
+pub mod md5_to_gltf;
 pub use md5crowd::synthetic as many_joints;
 pub mod pk4;
 

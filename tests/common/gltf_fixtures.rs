@@ -1,0 +1,880 @@
+//! glTF files for the loader's tests, each with the values a loader should
+//! find in it, worked out here from the numbers put in (glam math), never
+//! by reading the file back. Points a loader reports are in md5 model space
+//! (Z up, facing +X, units of 0.0254 m): see `md5_to_gltf`.
+
+use std::f32::consts::{FRAC_PI_2, PI};
+use std::path::{Path, PathBuf};
+
+use glam::{Mat4, Quat, Vec2, Vec3, Vec4};
+use image::{Rgba, RgbaImage};
+use serde_json::json;
+
+use super::gltf_write::{
+    glb, png_bytes, Channel, GltfBuilder, Interpolation, Layout, Material, Node, Primitive,
+    Property, Type, NEAREST, REPEAT,
+};
+use super::md5_to_gltf::{gltf_to_md5_point, gltf_to_md5_rotation};
+
+/// A small PNG-able image, different for each `seed`.
+pub fn test_image(width: u32, height: u32, seed: u8) -> RgbaImage {
+    RgbaImage::from_fn(width, height, |x, y| {
+        Rgba([
+            (x * 37) as u8 ^ seed,
+            (y * 53) as u8,
+            seed.wrapping_mul(7),
+            255,
+        ])
+    })
+}
+
+/// Triangles of `quads` (corner lists a, b, c, d going round) wound
+/// counter-clockwise seen from the side `normal` points to.
+fn triangles_facing(positions: &[Vec3], quads: &[[u16; 4]], normal: Vec3) -> Vec<u16> {
+    let mut indices = Vec::new();
+    for q in quads {
+        for [a, b, c] in [[q[0], q[1], q[2]], [q[0], q[2], q[3]]] {
+            let [pa, pb, pc] = [a, b, c].map(|i| positions[i as usize]);
+            if (pb - pa).cross(pc - pa).dot(normal) >= 0.0 {
+                indices.extend([a, b, c]);
+            } else {
+                indices.extend([a, c, b]);
+            }
+        }
+    }
+    indices
+}
+
+// ---------------------------------------------------------------------------
+// a. Blender-style arm
+
+/// A 3-joint arm as Blender exports one: authored Z up in centimetres under
+/// an "Armature" node that turns it Y up (-90 degrees about X) and scales it
+/// by 0.01; inverse bind matrices of the joints in the armature's space
+/// (the armature left out); the skinned mesh node beside the armature, at
+/// the scene's root.
+pub struct BlenderStyle {
+    pub glb: Vec<u8>,
+    /// "upper_arm", "forearm", "hand", parent before child.
+    pub joint_names: [&'static str; 3],
+    /// Each joint's origin in the bind pose, md5 units.
+    pub joint_origins_md5: Vec<Vec3>,
+    /// Each vertex in the bind pose, md5 units.
+    pub bind_positions_md5: Vec<Vec3>,
+    /// "wave": 3 LINEAR rotation keys on the forearm at 0, 1 and 2 s.
+    pub wave_duration: f32,
+    /// The time `wave_positions_md5` is at (0.5 s).
+    pub wave_time: f32,
+    /// Each vertex skinned at `wave_time` (glTF skinning, then md5 units).
+    pub wave_positions_md5: Vec<Vec3>,
+    /// Per vertex, (joint, weight) pairs as written.
+    pub influences: Vec<Vec<(u16, f32)>>,
+}
+
+pub fn blender_style() -> BlenderStyle {
+    let root = Mat4::from_scale_rotation_translation(
+        Vec3::splat(0.01),
+        Quat::from_rotation_x(-FRAC_PI_2),
+        Vec3::ZERO,
+    );
+    // Bones along their local +Y, as Blender's are; centimetres.
+    let upper_arm = (
+        Vec3::new(20.0, 0.0, 140.0),
+        Quat::from_rotation_z(-FRAC_PI_2),
+    );
+    let forearm_at = |extra: f32| {
+        (
+            Vec3::new(0.0, 20.0, 0.0),
+            Quat::from_rotation_z(15f32.to_radians() + extra),
+        )
+    };
+    let hand = (Vec3::new(0.0, 20.0, 0.0), Quat::IDENTITY);
+    let matrix = |(t, r): (Vec3, Quat)| Mat4::from_rotation_translation(r, t);
+    // Joint matrices in the armature's space with the forearm turned by
+    // `extra` radians beyond its bind pose.
+    let worlds = |extra: f32| {
+        let w0 = matrix(upper_arm);
+        let w1 = w0 * matrix(forearm_at(extra));
+        let w2 = w1 * matrix(hand);
+        [w0, w1, w2]
+    };
+    let bind = worlds(0.0);
+    let ibms = bind.map(|w| w.inverse());
+
+    // Rows across the arm: mid upper arm, elbow (50/50), mid forearm,
+    // wrist (50/50), mid hand; two vertices per row, 2 cm either side.
+    // (joint, distance along it, influences as (joint, weight))
+    type Row = (usize, f32, Vec<(u16, f32)>);
+    let rows: [Row; 5] = [
+        (0, 10.0, vec![(0, 1.0)]),
+        (1, 0.0, vec![(0, 0.5), (1, 0.5)]),
+        (1, 10.0, vec![(1, 1.0)]),
+        (2, 0.0, vec![(1, 0.5), (2, 0.5)]),
+        (2, 10.0, vec![(2, 1.0)]),
+    ];
+    let mut positions = Vec::new();
+    let mut influences = Vec::new();
+    let mut uvs = Vec::new();
+    for (r, (joint, along, weights)) in rows.iter().enumerate() {
+        for side in [-2.0f32, 2.0] {
+            positions.push(bind[*joint].transform_point3(Vec3::new(side, *along, 0.0)));
+            influences.push(weights.clone());
+            uvs.push(Vec2::new(
+                if side < 0.0 { 0.0 } else { 1.0 },
+                r as f32 / 4.0,
+            ));
+        }
+    }
+    let quads: Vec<[u16; 4]> = (0..4u16)
+        .map(|r| [2 * r, 2 * r + 1, 2 * r + 3, 2 * r + 2])
+        .collect();
+    let indices = triangles_facing(&positions, &quads, Vec3::Z);
+
+    let mut b = GltfBuilder::new();
+    let hand_node = b.node(Node {
+        name: Some("hand".into()),
+        translation: Some(hand.0),
+        rotation: Some(hand.1),
+        ..Node::default()
+    });
+    let forearm_node = b.node(Node {
+        name: Some("forearm".into()),
+        translation: Some(forearm_at(0.0).0),
+        rotation: Some(forearm_at(0.0).1),
+        children: vec![hand_node],
+        ..Node::default()
+    });
+    let upper_node = b.node(Node {
+        name: Some("upper_arm".into()),
+        translation: Some(upper_arm.0),
+        rotation: Some(upper_arm.1),
+        children: vec![forearm_node],
+        ..Node::default()
+    });
+    let armature = b.node(Node {
+        name: Some("Armature".into()),
+        rotation: Some(Quat::from_rotation_x(-FRAC_PI_2)),
+        scale: Some(Vec3::splat(0.01)),
+        children: vec![upper_node],
+        ..Node::default()
+    });
+    let ibm = b.matrices(&ibms);
+    let skin = b.skin(
+        "Armature",
+        &[upper_node, forearm_node, hand_node],
+        Some(ibm),
+        None,
+    );
+    let joints: Vec<u8> = influences
+        .iter()
+        .flat_map(|list| {
+            let mut slots = [0u8; 4];
+            for (s, &(j, _)) in list.iter().enumerate() {
+                slots[s] = j as u8;
+            }
+            slots
+        })
+        .collect();
+    let weights: Vec<f32> = influences
+        .iter()
+        .flat_map(|list| {
+            let mut slots = [0f32; 4];
+            for (s, &(_, w)) in list.iter().enumerate() {
+                slots[s] = w;
+            }
+            slots
+        })
+        .collect();
+    let primitive = Primitive {
+        indices: Some(b.indices_u16(&indices)),
+        ..Primitive::default()
+    }
+    .attribute("POSITION", b.positions(&positions))
+    .attribute("NORMAL", b.vec3s(&vec![Vec3::Z; positions.len()]))
+    .attribute("TEXCOORD_0", b.vec2s(&uvs))
+    .attribute("JOINTS_0", b.accessor(&joints, Type::Vec4, Layout::VERTEX))
+    .attribute(
+        "WEIGHTS_0",
+        b.accessor(&weights, Type::Vec4, Layout::VERTEX),
+    );
+    let mesh = b.mesh("ArmMesh", &[primitive], None);
+    let mesh_node = b.node(Node {
+        name: Some("ArmMesh".into()),
+        mesh: Some(mesh),
+        skin: Some(skin),
+        ..Node::default()
+    });
+    let wave_angles = [0.0f32, 60f32.to_radians(), 0.0];
+    let input = b.times(&[0.0, 1.0, 2.0]);
+    let output = b.quat_output(&wave_angles.map(|a| forearm_at(a).1));
+    b.animation(
+        "wave",
+        &[Channel {
+            node: forearm_node,
+            property: Property::Rotation,
+            input,
+            output,
+            interpolation: Interpolation::Linear,
+        }],
+    );
+    b.scene("Scene", &[armature, mesh_node]);
+
+    // Skinning: sum of weight * root * jointWorld(t) * IBM * v. At 0.5 s
+    // the forearm is halfway from 0 to 60 degrees beyond its bind pose
+    // (slerp between rotations about one axis is linear in the angle).
+    let skin_at = |extra: f32| -> Vec<Vec3> {
+        let posed = worlds(extra);
+        positions
+            .iter()
+            .zip(&influences)
+            .map(|(&v, list)| {
+                let gltf: Vec3 = list
+                    .iter()
+                    .map(|&(j, w)| {
+                        w * (root * posed[j as usize] * ibms[j as usize]).transform_point3(v)
+                    })
+                    .sum();
+                gltf_to_md5_point(gltf)
+            })
+            .collect()
+    };
+    BlenderStyle {
+        glb: b.to_glb(),
+        joint_names: ["upper_arm", "forearm", "hand"],
+        joint_origins_md5: bind
+            .iter()
+            .map(|w| gltf_to_md5_point((root * *w).transform_point3(Vec3::ZERO)))
+            .collect(),
+        bind_positions_md5: positions
+            .iter()
+            .map(|&v| gltf_to_md5_point(root.transform_point3(v)))
+            .collect(),
+        wave_duration: 2.0,
+        wave_time: 0.5,
+        wave_positions_md5: skin_at(30f32.to_radians()),
+        influences,
+    }
+}
+
+// ---------------------------------------------------------------------------
+// The small character the other fixtures share: an "Armature" node
+// (identity) holding a two-joint skeleton, "root" at the origin and a
+// second joint above it, and skinned quads facing +Z.
+
+struct Tiny {
+    armature: usize,
+    joints: [usize; 2],
+    skin: usize,
+    /// The second joint's translation from the root, metres.
+    top: Vec3,
+}
+
+/// The skeleton; `nan` puts a NaN in the second inverse bind matrix.
+fn tiny_skeleton(b: &mut GltfBuilder, top_name: &str, top: Vec3, nan: bool) -> Tiny {
+    let top_node = b.node(Node {
+        name: Some(top_name.into()),
+        translation: Some(top),
+        ..Node::default()
+    });
+    let root = b.node(Node {
+        name: Some("root".into()),
+        children: vec![top_node],
+        ..Node::default()
+    });
+    let armature = b.node(Node {
+        name: Some("Armature".into()),
+        children: vec![root],
+        ..Node::default()
+    });
+    let mut top_ibm = Mat4::from_translation(-top);
+    if nan {
+        top_ibm.w_axis.y = f32::NAN;
+    }
+    let ibm = b.matrices(&[Mat4::IDENTITY, top_ibm]);
+    let skin = b.skin("Armature", &[root, top_node], Some(ibm), Some(root));
+    Tiny {
+        armature,
+        joints: [root, top_node],
+        skin,
+        top,
+    }
+}
+
+/// A 0.5 m by 1.2 m quad facing +Z centred on x = `x`: the bottom two
+/// vertices bound to joint 0, the top two to `top_joint`. Returns the node
+/// (a child of the armature) and the positions.
+fn tiny_quad(
+    b: &mut GltfBuilder,
+    tiny: &Tiny,
+    name: &str,
+    material: Option<usize>,
+    x: f32,
+    top_joint: u8,
+) -> (usize, Vec<Vec3>) {
+    let positions = vec![
+        Vec3::new(x - 0.25, 0.0, 0.0),
+        Vec3::new(x + 0.25, 0.0, 0.0),
+        Vec3::new(x - 0.25, 1.2, 0.0),
+        Vec3::new(x + 0.25, 1.2, 0.0),
+    ];
+    let uvs = [
+        Vec2::new(0.0, 1.0),
+        Vec2::new(1.0, 1.0),
+        Vec2::new(0.0, 0.0),
+        Vec2::new(1.0, 0.0),
+    ];
+    let indices = triangles_facing(&positions, &[[0, 1, 3, 2]], Vec3::Z);
+    let joints = [
+        0, 0, 0, 0, 0, 0, 0, 0, top_joint, 0, 0, 0, top_joint, 0, 0, 0,
+    ];
+    let weights = [1.0f32, 0.0, 0.0, 0.0].repeat(4);
+    let primitive = Primitive {
+        indices: Some(b.indices_u16(&indices)),
+        material,
+        ..Primitive::default()
+    }
+    .attribute("POSITION", b.positions(&positions))
+    .attribute("NORMAL", b.vec3s(&[Vec3::Z; 4]))
+    .attribute("TEXCOORD_0", b.vec2s(&uvs))
+    .attribute("JOINTS_0", b.accessor(&joints, Type::Vec4, Layout::VERTEX))
+    .attribute(
+        "WEIGHTS_0",
+        b.accessor(&weights, Type::Vec4, Layout::VERTEX),
+    );
+    let mesh = b.mesh(name, &[primitive], None);
+    let node = b.node(Node {
+        name: Some(name.into()),
+        mesh: Some(mesh),
+        skin: Some(tiny.skin),
+        ..Node::default()
+    });
+    b.add_child(tiny.armature, node);
+    (node, positions)
+}
+
+/// A textured material over `image`.
+fn textured(b: &mut GltfBuilder, name: &str, image: usize) -> usize {
+    let sampler = b.sampler(Some(NEAREST), Some(NEAREST), REPEAT, REPEAT);
+    let texture = b.texture(image, Some(sampler));
+    b.material(Material {
+        name: Some(name.into()),
+        base_color_texture: Some(texture),
+        metallic_factor: Some(0.0),
+        roughness_factor: Some(0.8),
+        ..Material::default()
+    })
+}
+
+fn md5_points(points: &[Vec3]) -> Vec<Vec3> {
+    points.iter().map(|&p| gltf_to_md5_point(p)).collect()
+}
+
+// ---------------------------------------------------------------------------
+// b. External files
+
+pub struct ExternalFiles {
+    /// dir/quad.gltf, naming quad.bin and "quad skin.png" (as
+    /// `quad%20skin.png`) by relative URIs.
+    pub gltf: PathBuf,
+    pub bin: PathBuf,
+    pub png: PathBuf,
+    /// What the PNG holds (4x2).
+    pub image: RgbaImage,
+    /// The quad's vertices in the bind pose, md5 units.
+    pub positions_md5: Vec<Vec3>,
+}
+
+/// Writes the files into `dir` (which must exist).
+pub fn external_files(dir: &Path) -> ExternalFiles {
+    let image = test_image(4, 2, 11);
+    let mut b = GltfBuilder::new();
+    let tiny = tiny_skeleton(&mut b, "top", Vec3::new(0.0, 1.2, 0.0), false);
+    let png = b.image_file("quad skin.png", png_bytes(&image));
+    let material = textured(&mut b, "skin", png);
+    let (_, positions) = tiny_quad(&mut b, &tiny, "quad", Some(material), 0.0, 1);
+    b.scene("Scene", &[tiny.armature]);
+    let gltf = b.write_gltf(dir, "quad");
+    ExternalFiles {
+        gltf,
+        bin: dir.join("quad.bin"),
+        png: dir.join("quad skin.png"),
+        image,
+        positions_md5: md5_points(&positions),
+    }
+}
+
+// ---------------------------------------------------------------------------
+// c. Embedded images
+
+pub struct EmbeddedImages {
+    /// Two quads, "left" (material 0: a PNG in a buffer view) and "right"
+    /// (material 1: a PNG in a data: URI).
+    pub glb: Vec<u8>,
+    /// Each mesh's image, in mesh order: [4x4, 2x3].
+    pub images: [RgbaImage; 2],
+    pub positions_md5: [Vec<Vec3>; 2],
+}
+
+pub fn embedded_images() -> EmbeddedImages {
+    let images = [test_image(4, 4, 3), test_image(2, 3, 200)];
+    let mut b = GltfBuilder::new();
+    let tiny = tiny_skeleton(&mut b, "top", Vec3::new(0.0, 1.2, 0.0), false);
+    let in_buffer = b.image_in_buffer("in_buffer", &png_bytes(&images[0]), "image/png");
+    let in_uri = b.image_data_uri("in_uri", &png_bytes(&images[1]), "image/png");
+    let left_material = textured(&mut b, "buffer_view_png", in_buffer);
+    let right_material = textured(&mut b, "data_uri_png", in_uri);
+    let (_, left) = tiny_quad(&mut b, &tiny, "left", Some(left_material), 0.5, 1);
+    let (_, right) = tiny_quad(&mut b, &tiny, "right", Some(right_material), -0.5, 1);
+    b.scene("Scene", &[tiny.armature]);
+    EmbeddedImages {
+        glb: b.to_glb(),
+        images,
+        positions_md5: [md5_points(&left), md5_points(&right)],
+    }
+}
+
+// ---------------------------------------------------------------------------
+// d. CUBICSPLINE rotation
+
+pub struct CubicRotation {
+    pub glb: Vec<u8>,
+    /// The animated joint ("spinner", child of "root") and its animation
+    /// ("spin").
+    pub joint: &'static str,
+    pub animation: &'static str,
+    /// Its translation from the root, md5 units (not animated).
+    pub translation_md5: Vec3,
+    /// Key times, seconds: the first at 0.25, irregular gaps.
+    pub times: Vec<f32>,
+    /// Per key, as written (x, y, z, w): in-tangent, value, out-tangent.
+    pub in_tangents: Vec<Vec4>,
+    pub values: Vec<Vec4>,
+    pub out_tangents: Vec<Vec4>,
+}
+
+impl CubicRotation {
+    /// The joint's local rotation at `t` seconds in glTF space, as the
+    /// spec says: before the first key the first value, after the last the
+    /// last, between keys k and k+1 (td apart, s = (t - t_k) / td) the
+    /// Hermite spline (2s^3 - 3s^2 + 1) v_k + td (s^3 - 2s^2 + s) b_k +
+    /// (-2s^3 + 3s^2) v_k+1 + td (s^3 - s^2) a_k+1, with b the out- and a
+    /// the in-tangents; normalized.
+    pub fn gltf_rotation(&self, t: f32) -> Quat {
+        let n = self.times.len();
+        let value = if t <= self.times[0] {
+            self.values[0]
+        } else if t >= self.times[n - 1] {
+            self.values[n - 1]
+        } else {
+            let k = self.times.windows(2).position(|w| t < w[1]).unwrap();
+            let (t0, t1) = (self.times[k] as f64, self.times[k + 1] as f64);
+            let td = t1 - t0;
+            let s = (t as f64 - t0) / td;
+            let (s2, s3) = (s * s, s * s * s);
+            let h00 = 2.0 * s3 - 3.0 * s2 + 1.0;
+            let h10 = td * (s3 - 2.0 * s2 + s);
+            let h01 = -2.0 * s3 + 3.0 * s2;
+            let h11 = td * (s3 - s2);
+            let v0 = self.values[k].as_dvec4();
+            let b0 = self.out_tangents[k].as_dvec4();
+            let v1 = self.values[k + 1].as_dvec4();
+            let a1 = self.in_tangents[k + 1].as_dvec4();
+            (h00 * v0 + h10 * b0 + h01 * v1 + h11 * a1).as_vec4()
+        };
+        Quat::from_vec4(value).normalize()
+    }
+
+    /// [`CubicRotation::gltf_rotation`] as md5 space sees it: the joint's
+    /// local rotation (its parent is the root joint, no scale anywhere).
+    pub fn md5_rotation(&self, t: f32) -> Quat {
+        gltf_to_md5_rotation(self.gltf_rotation(t))
+    }
+}
+
+pub fn cubic_rotation() -> CubicRotation {
+    let times = vec![0.25f32, 0.6, 1.3, 1.45, 2.2];
+    let values: Vec<Vec4> = [
+        Quat::IDENTITY,
+        Quat::from_rotation_y(40f32.to_radians()),
+        Quat::from_rotation_y(100f32.to_radians()) * Quat::from_rotation_x(20f32.to_radians()),
+        Quat::from_rotation_y(120f32.to_radians()),
+        Quat::from_rotation_y(170f32.to_radians()) * Quat::from_rotation_z(-0.3),
+    ]
+    .iter()
+    .map(|q| Vec4::from(*q))
+    .collect();
+    // The first in-tangent and the last out-tangent are not used: zeros,
+    // as the spec asks.
+    let in_tangents = vec![
+        Vec4::ZERO,
+        Vec4::new(0.0, 0.9, 0.0, -0.2),
+        Vec4::new(0.3, 0.4, -0.1, -0.6),
+        Vec4::new(-0.2, 0.5, 0.1, -0.5),
+        Vec4::new(0.0, 0.3, -0.2, -0.1),
+    ];
+    let out_tangents = vec![
+        Vec4::new(0.0, 1.1, 0.0, -0.1),
+        Vec4::new(0.1, 0.7, 0.2, -0.4),
+        Vec4::new(-0.4, 0.2, 0.0, -0.3),
+        Vec4::new(0.0, 0.6, -0.3, -0.2),
+        Vec4::ZERO,
+    ];
+    let mut b = GltfBuilder::new();
+    let top = Vec3::new(0.0, 0.5, 0.0);
+    let tiny = tiny_skeleton(&mut b, "spinner", top, false);
+    tiny_quad(&mut b, &tiny, "quad", None, 0.0, 1);
+    let input = b.times(&times);
+    let triplets: Vec<f32> = (0..times.len())
+        .flat_map(|k| [in_tangents[k], values[k], out_tangents[k]])
+        .flat_map(|v| v.to_array())
+        .collect();
+    let output = b.accessor(&triplets, Type::Vec4, Layout::PLAIN);
+    b.animation(
+        "spin",
+        &[Channel {
+            node: tiny.joints[1],
+            property: Property::Rotation,
+            input,
+            output,
+            interpolation: Interpolation::CubicSpline,
+        }],
+    );
+    b.scene("Scene", &[tiny.armature]);
+    CubicRotation {
+        glb: b.to_glb(),
+        joint: "spinner",
+        animation: "spin",
+        translation_md5: gltf_to_md5_point(tiny.top),
+        times,
+        in_tangents,
+        values,
+        out_tangents,
+    }
+}
+
+// ---------------------------------------------------------------------------
+// e. Sparse accessors
+
+pub struct SparsePositions {
+    /// A 3x2 grid of vertices facing +Z. POSITION is sparse over a base
+    /// buffer view (vertices 1 and 4 replaced, u8 indices); JOINTS_0 is
+    /// sparse with no buffer view (zeros, vertices 3, 4, 5 bound to joint 1,
+    /// u16 indices); the one morph target's POSITION is sparse with no
+    /// buffer view (vertices 0 and 5 moved, u32 indices), default weight 0.
+    pub glb: Vec<u8>,
+    /// The positions as replaced, glTF space (the mesh's own).
+    pub positions: Vec<Vec3>,
+    /// The same in md5 units (the bind pose).
+    pub positions_md5: Vec<Vec3>,
+    /// JOINTS_0 as replaced.
+    pub joints: Vec<[u16; 4]>,
+    /// The morph target's displacement per vertex, glTF space (metres).
+    pub morph_target: Vec<Vec3>,
+}
+
+pub fn sparse_positions() -> SparsePositions {
+    let base: Vec<Vec3> = (0..2)
+        .flat_map(|row| (0..3).map(move |col| Vec3::new(col as f32 * 0.5 - 0.5, row as f32, 0.0)))
+        .collect();
+    let replaced = [
+        (1u8, Vec3::new(0.0, -0.2, 0.1)),
+        (4, Vec3::new(0.05, 1.3, 0.05)),
+    ];
+    let mut positions = base.clone();
+    for &(i, p) in &replaced {
+        positions[i as usize] = p;
+    }
+    let bound_to_top = [3u16, 4, 5];
+    let joints: Vec<[u16; 4]> = (0..6u16)
+        .map(|v| [u16::from(bound_to_top.contains(&v)), 0, 0, 0])
+        .collect();
+    let moved = [
+        (0u32, Vec3::new(0.0, 0.0, 0.2)),
+        (5, Vec3::new(0.1, 0.0, 0.0)),
+    ];
+    let mut morph_target = vec![Vec3::ZERO; 6];
+    for &(i, d) in &moved {
+        morph_target[i as usize] = d;
+    }
+
+    let mut b = GltfBuilder::new();
+    let tiny = tiny_skeleton(&mut b, "top", Vec3::new(0.0, 1.0, 0.0), false);
+    let flat = |points: &[Vec3]| -> Vec<f32> { points.iter().flat_map(|p| p.to_array()).collect() };
+    let position = b.sparse_accessor(
+        Some(&flat(&base)),
+        6,
+        Type::Vec3,
+        false,
+        &replaced.map(|r| r.0),
+        &flat(&replaced.map(|r| r.1)),
+        true,
+    );
+    let joints_accessor = b.sparse_accessor::<u8, u16>(
+        None,
+        6,
+        Type::Vec4,
+        false,
+        &bound_to_top,
+        &[1, 0, 0, 0].repeat(bound_to_top.len()),
+        false,
+    );
+    let target = b.sparse_accessor(
+        None,
+        6,
+        Type::Vec3,
+        false,
+        &moved.map(|m| m.0),
+        &flat(&moved.map(|m| m.1)),
+        true,
+    );
+    let uvs: Vec<Vec2> = base
+        .iter()
+        .map(|p| Vec2::new(p.x + 0.5, 1.0 - p.y))
+        .collect();
+    let indices = triangles_facing(&positions, &[[0, 1, 4, 3], [1, 2, 5, 4]], Vec3::Z);
+    let primitive = Primitive {
+        indices: Some(b.indices_u16(&indices)),
+        targets: vec![vec![("POSITION".into(), target)]],
+        ..Primitive::default()
+    }
+    .attribute("POSITION", position)
+    .attribute("NORMAL", b.vec3s(&[Vec3::Z; 6]))
+    .attribute("TEXCOORD_0", b.vec2s(&uvs))
+    .attribute("JOINTS_0", joints_accessor)
+    .attribute(
+        "WEIGHTS_0",
+        b.accessor(
+            &[1.0f32, 0.0, 0.0, 0.0].repeat(6),
+            Type::Vec4,
+            Layout::VERTEX,
+        ),
+    );
+    let mesh = b.mesh("grid", &[primitive], Some(&[0.0]));
+    let node = b.node(Node {
+        name: Some("grid".into()),
+        mesh: Some(mesh),
+        skin: Some(tiny.skin),
+        ..Node::default()
+    });
+    b.add_child(tiny.armature, node);
+    b.scene("Scene", &[tiny.armature]);
+    SparsePositions {
+        glb: b.to_glb(),
+        positions_md5: md5_points(&positions),
+        positions,
+        joints,
+        morph_target,
+    }
+}
+
+// ---------------------------------------------------------------------------
+// f. Eight influences
+
+pub struct EightInfluences {
+    /// A quad skinned to 8 of 9 joints ("root" and its children "j1" to
+    /// "j8") per vertex: JOINTS_0 u16 and WEIGHTS_0 u16 normalized,
+    /// JOINTS_1 u8 and WEIGHTS_1 u8 normalized. Vertex 1's weights sum to
+    /// about 0.6, vertex 2's to about 1.4.
+    pub glb: Vec<u8>,
+    /// Per vertex, the skin's joint indices in file order (sets 0 then 1).
+    pub joints: Vec<[u16; 8]>,
+    /// The weights as the file stores them (quantized), summed per vertex.
+    pub file_sums: Vec<f32>,
+    /// Per vertex, in the order of `joints`, the stored weights divided by
+    /// their sum.
+    pub weights: Vec<[f32; 8]>,
+    pub positions_md5: Vec<Vec3>,
+}
+
+pub fn eight_influences() -> EightInfluences {
+    let shares = [0.3f32, 0.2, 0.15, 0.1, 0.1, 0.07, 0.05, 0.03];
+    let scales = [1.0f32, 0.6, 1.4, 1.0];
+    let mut joints = Vec::new();
+    let mut set0_weights: Vec<u16> = Vec::new();
+    let mut set1_weights: Vec<u8> = Vec::new();
+    let mut file_sums = Vec::new();
+    let mut weights = Vec::new();
+    for (v, scale) in scales.iter().enumerate() {
+        let mut order: [u16; 8] = std::array::from_fn(|i| ((i + 3 * v) % 8 + 1) as u16);
+        let mut these = shares.map(|s| s * scale);
+        if v == 3 {
+            these.reverse();
+            order.reverse();
+        }
+        let low: [u16; 4] = std::array::from_fn(|i| (these[i] * 65535.0).round() as u16);
+        let high: [u8; 4] = std::array::from_fn(|i| (these[4 + i] * 255.0).round() as u8);
+        let stored: [f32; 8] = std::array::from_fn(|i| {
+            if i < 4 {
+                f32::from(low[i]) / 65535.0
+            } else {
+                f32::from(high[i - 4]) / 255.0
+            }
+        });
+        let sum: f32 = stored.iter().sum();
+        joints.push(order);
+        set0_weights.extend(low);
+        set1_weights.extend(high);
+        file_sums.push(sum);
+        weights.push(stored.map(|w| w / sum));
+    }
+
+    let mut b = GltfBuilder::new();
+    let children: Vec<(usize, Mat4)> = (0..8)
+        .map(|i| {
+            let angle = i as f32 * PI / 4.0;
+            let at = Vec3::new(angle.cos() * 0.3, 1.0, angle.sin() * 0.3);
+            let node = b.node(Node {
+                name: Some(format!("j{}", i + 1)),
+                translation: Some(at),
+                ..Node::default()
+            });
+            (node, Mat4::from_translation(-at))
+        })
+        .collect();
+    let root = b.node(Node {
+        name: Some("root".into()),
+        children: children.iter().map(|c| c.0).collect(),
+        ..Node::default()
+    });
+    let armature = b.node(Node {
+        name: Some("Armature".into()),
+        children: vec![root],
+        ..Node::default()
+    });
+    let mut skin_joints = vec![root];
+    skin_joints.extend(children.iter().map(|c| c.0));
+    let mut ibms = vec![Mat4::IDENTITY];
+    ibms.extend(children.iter().map(|c| c.1));
+    let ibm = b.matrices(&ibms);
+    let skin = b.skin("Armature", &skin_joints, Some(ibm), Some(root));
+    let positions = vec![
+        Vec3::new(-0.3, 0.5, 0.0),
+        Vec3::new(0.3, 0.5, 0.0),
+        Vec3::new(0.3, 1.5, 0.0),
+        Vec3::new(-0.3, 1.5, 0.0),
+    ];
+    let indices = triangles_facing(&positions, &[[0, 1, 2, 3]], Vec3::Z);
+    let joints0: Vec<u16> = joints.iter().flat_map(|j| j[..4].to_vec()).collect();
+    let joints1: Vec<u8> = joints
+        .iter()
+        .flat_map(|j| j[4..].iter().map(|&x| x as u8))
+        .collect();
+    let primitive = Primitive {
+        indices: Some(b.indices_u16(&indices)),
+        ..Primitive::default()
+    }
+    .attribute("POSITION", b.positions(&positions))
+    .attribute("NORMAL", b.vec3s(&[Vec3::Z; 4]))
+    .attribute("JOINTS_0", b.accessor(&joints0, Type::Vec4, Layout::VERTEX))
+    .attribute(
+        "WEIGHTS_0",
+        b.accessor(&set0_weights, Type::Vec4, Layout::NORMALIZED),
+    )
+    .attribute("JOINTS_1", b.accessor(&joints1, Type::Vec4, Layout::VERTEX))
+    .attribute(
+        "WEIGHTS_1",
+        b.accessor(&set1_weights, Type::Vec4, Layout::NORMALIZED),
+    );
+    let mesh = b.mesh("quad", &[primitive], None);
+    let node = b.node(Node {
+        name: Some("quad".into()),
+        mesh: Some(mesh),
+        skin: Some(skin),
+        ..Node::default()
+    });
+    b.add_child(armature, node);
+    b.scene("Scene", &[armature]);
+    EightInfluences {
+        glb: b.to_glb(),
+        joints,
+        file_sums,
+        weights,
+        positions_md5: md5_points(&positions),
+    }
+}
+
+// ---------------------------------------------------------------------------
+// g. Bad input
+
+/// Broken files, each wrong in one way (the rest as the tiny character).
+pub mod bad {
+    use super::*;
+
+    /// The tiny character, textureless, before writing.
+    fn tiny(top_joint: u8, nan: bool) -> GltfBuilder {
+        let mut b = GltfBuilder::new();
+        let tiny = tiny_skeleton(&mut b, "top", Vec3::new(0.0, 1.2, 0.0), nan);
+        tiny_quad(&mut b, &tiny, "quad", None, 0.0, top_joint);
+        b.scene("Scene", &[tiny.armature]);
+        b
+    }
+
+    /// Where the BIN chunk's data starts in a GLB (after the JSON chunk).
+    pub fn bin_data_start(glb: &[u8]) -> usize {
+        let json_length = u32::from_le_bytes(glb[12..16].try_into().unwrap()) as usize;
+        20 + json_length + 8
+    }
+
+    /// A GLB cut halfway through its BIN chunk: its header's length and
+    /// the BIN chunk's say more than there is.
+    pub fn truncated_glb() -> Vec<u8> {
+        let mut glb = tiny(1, false).to_glb();
+        let start = bin_data_start(&glb);
+        let bin_length = u32::from_le_bytes(glb[start - 8..start - 4].try_into().unwrap());
+        glb.truncate(start + bin_length as usize / 2);
+        glb
+    }
+
+    /// A whole GLB whose header's length field says 8, less than the
+    /// header itself. Check the length before handing bytes to
+    /// `gltf::Gltf::from_slice` / `gltf::binary::Glb::from_slice`: 1.4.1
+    /// computes `length - 12` unchecked, a panic (subtract with overflow)
+    /// in debug builds.
+    pub fn glb_length_under_header() -> Vec<u8> {
+        let mut glb = tiny(1, false).to_glb();
+        glb[8..12].copy_from_slice(&8u32.to_le_bytes());
+        glb
+    }
+
+    /// POSITION (accessor 1) reads 12 bytes past the end of its buffer
+    /// view: byteOffset 12 where its 4 VEC3 fill the view exactly.
+    pub fn accessor_past_view() -> (Vec<u8>, usize) {
+        let mut b = tiny(1, false);
+        let position = b
+            .accessors
+            .iter()
+            .position(|a| a.get("min").is_some())
+            .unwrap();
+        b.accessors[position]["byteOffset"] = json!(12);
+        (b.to_glb(), position)
+    }
+
+    /// The skin's second joint is node 99, which does not exist.
+    pub fn dangling_skin_joint() -> Vec<u8> {
+        let mut b = tiny(1, false);
+        b.skins[0]["joints"][1] = json!(99);
+        b.to_glb()
+    }
+
+    /// JOINTS_0 of the top vertices is 5; the skin has 2 joints.
+    pub fn joint_index_past_skin() -> Vec<u8> {
+        tiny(5, false).to_glb()
+    }
+
+    /// The second inverse bind matrix holds a NaN (its translation's y).
+    pub fn nan_inverse_bind_matrix() -> Vec<u8> {
+        tiny(1, true).to_glb()
+    }
+
+    /// dir/no_bin.gltf, naming no_bin.bin, which is not there.
+    pub fn missing_bin(dir: &Path) -> PathBuf {
+        let path = tiny(1, false).write_gltf(dir, "no_bin");
+        std::fs::remove_file(dir.join("no_bin.bin")).unwrap();
+        path
+    }
+
+    /// A GLB from a document and BIN data given as they are.
+    pub fn glb_of(json: &serde_json::Value, bin: Option<&[u8]>) -> Vec<u8> {
+        glb(json, bin)
+    }
+}
