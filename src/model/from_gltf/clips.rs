@@ -10,8 +10,8 @@ use super::scene::{decompose, is_uniform, scale_size, Nodes, Trs};
 use crate::anim::{loops_by_rule, Clip, JointPose};
 use crate::gltf::{read_floats, AccessorRead, GltfError, GltfFile};
 
-/// Clips are sampled at their keys' own rate, never faster than this:
-/// a 60 Hz display shows nothing finer.
+/// Clips whose keys are not a regular grid (or are cubic splines) are
+/// sampled this often: a 60 Hz display shows nothing finer.
 pub const MAX_SAMPLE_RATE: f32 = 60.0;
 /// The rate of a clip whose keys give none (one key per channel).
 pub const DEFAULT_SAMPLE_RATE: f32 = 30.0;
@@ -181,7 +181,7 @@ pub fn read_clips(
         }
         let start = channels.iter().map(|c| c.times[0]).fold(f32::INFINITY, f32::min);
         let end = channels.iter().map(|c| c.times[c.times.len() - 1]).fold(f32::NEG_INFINITY, f32::max);
-        let (frame_count, frame_rate) = frame_times(&channels, end - start);
+        let (frame_count, frame_rate) = frame_times(&channels, start, end - start);
         if frame_count.saturating_mul(rig.nodes.len()) > MAX_CLIP_POSES {
             return Err(GltfError::new(
                 &file.name,
@@ -227,24 +227,33 @@ pub fn read_clips(
     Ok(clips)
 }
 
-/// How many frames, at what rate, sample a clip of `duration` seconds:
-/// its keys' own rate (one over the shortest gap between keys), at most
-/// [`MAX_SAMPLE_RATE`], stretched so that the last frame lands on the
-/// last key.
-fn frame_times(channels: &[Channel], duration: f32) -> (usize, f32) {
+/// How many frames, at what rate, sample a clip spanning `start` to
+/// `start + duration`: the keys' own rate when every key of every channel
+/// falls on it and none is a cubic spline (an exporter's baked keys, at 24
+/// or 30 a second, come back exactly), else [`MAX_SAMPLE_RATE`]; either
+/// stretched so that the last frame lands on the last key.
+fn frame_times(channels: &[Channel], start: f32, duration: f32) -> (usize, f32) {
     let shortest_gap = channels
         .iter()
         .flat_map(|c| c.times.windows(2).map(|w| w[1] - w[0]))
         .fold(f32::INFINITY, f32::min);
-    let rate = if shortest_gap.is_finite() {
-        (1.0 / shortest_gap).min(MAX_SAMPLE_RATE)
-    } else {
-        DEFAULT_SAMPLE_RATE
+    let key_rate = 1.0 / shortest_gap;
+    let on_grid = channels.iter().all(|c| {
+        c.interpolation != Interpolation::CubicSpline
+            && c.times.iter().all(|&t| {
+                let frame = (t - start) * key_rate;
+                (frame - frame.round()).abs() < 1e-2
+            })
+    });
+    let rate = match (shortest_gap.is_finite(), on_grid) {
+        (false, _) => DEFAULT_SAMPLE_RATE,
+        (true, true) if key_rate <= MAX_SAMPLE_RATE => key_rate,
+        (true, _) => MAX_SAMPLE_RATE,
     };
     if duration <= 0.0 {
         return (1, rate);
     }
-    let gaps = (duration * rate - 1e-3).ceil().max(1.0);
+    let gaps = (duration * rate - 1e-2).ceil().max(1.0);
     // f32 keeps integers exact far past any clip MAX_CLIP_POSES allows.
     let gaps = gaps.min(MAX_CLIP_POSES as f32 + 1.0) as usize;
     (gaps + 1, gaps as f32 / duration)

@@ -1,0 +1,355 @@
+//! The glTF loader against files written the way exporters write them
+//! (tests/common/gltf_fixtures.rs builds each byte by byte, and works out
+//! what md5crowd must make of it without reading it back), the shipped
+//! Khronos fox, mutated files, and the command line.
+
+mod common;
+
+use glam::{Quat, Vec3};
+use md5crowd::anim::{local_to_model, sample_clip, JointPose};
+use md5crowd::crowd::SplitMix64;
+use md5crowd::gltf::{GltfError, GltfFile};
+use md5crowd::model::{LoadOptions, Model};
+use md5crowd::skin::{InfluenceLimit, SkinnedMesh};
+use md5crowd::vfs::GameFile;
+
+use common::gltf_fixtures::{self as fixtures, bad};
+
+fn load_bytes(name: &str, bytes: &[u8], options: &LoadOptions) -> Result<Model, GltfError> {
+    let file = GltfFile::from_bytes(name, bytes, None)?;
+    Model::from_gltf(&file, &GameFile::loose(name), options)
+}
+
+fn load(name: &str, bytes: &[u8]) -> Model {
+    load_bytes(name, bytes, &LoadOptions::default()).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn fox() -> std::path::PathBuf {
+    common::assets().join("gltf/Fox.glb")
+}
+
+/// Every vertex of `model` (welded and reordered at load: compared as
+/// sets), in the bind pose or skinned by `pose` (model space per joint).
+fn vertices(model: &Model, pose: Option<&[JointPose]>) -> Vec<Vec3> {
+    let skin = |mesh: &SkinnedMesh, v: usize| -> Vec3 {
+        let p = mesh.positions[v];
+        let Some(pose) = pose else { return p };
+        (0..mesh.limit.count())
+            .map(|k| {
+                let j = mesh.joints[v][k] as usize;
+                let transform = pose[j].then(model.skeleton.inverse_bind_pose[j]);
+                transform.transform_point(p) * mesh.weights[v][k]
+            })
+            .sum()
+    };
+    model
+        .meshes
+        .iter()
+        .flat_map(|m| (0..m.vertex_count()).map(move |v| skin(m, v)))
+        .collect()
+}
+
+/// The largest distance from an expected point to the nearest of `got`.
+fn worst_match(expected: &[Vec3], got: &[Vec3]) -> f32 {
+    expected
+        .iter()
+        .map(|e| got.iter().map(|g| g.distance(*e)).fold(f32::INFINITY, f32::min))
+        .fold(0.0, f32::max)
+}
+
+/// Model-space joint poses of clip `clip` at `time` seconds into it.
+fn model_pose(model: &Model, clip: &str, time: f32) -> Vec<JointPose> {
+    let clip = model.clips.iter().find(|c| c.name == clip).expect("clip");
+    let mut local = vec![JointPose::IDENTITY; model.skeleton.joint_count()];
+    sample_clip(clip, time, &mut local);
+    let mut posed = local.clone();
+    local_to_model(&model.skeleton.parents, &local, &mut posed);
+    posed
+}
+
+fn joint(model: &Model, name: &str) -> usize {
+    model.skeleton.names.iter().position(|n| n == name).unwrap_or_else(|| {
+        panic!("no joint {name} in {:?}", model.skeleton.names)
+    })
+}
+
+/// A Blender export: the armature node rotates the Z-up, centimetre rig
+/// upright and scales it to metres, and the inverse bind matrices leave
+/// it out. The character stands where glTF skinning puts it, in md5
+/// units, in its bind pose and animated.
+#[test]
+fn a_blender_style_armature_stands_upright_at_its_real_size() {
+    let expected = fixtures::blender_style();
+    let model = load("blender.glb", &expected.glb);
+    let names: Vec<usize> = expected.joint_names.iter().map(|n| joint(&model, n)).collect();
+    assert!(names.windows(2).all(|w| w[0] < w[1]), "parents first");
+    for (&j, origin) in names.iter().zip(&expected.joint_origins_md5) {
+        let got = model.skeleton.bind_pose[j].translation;
+        assert!(got.distance(*origin) < 1e-3, "joint {j}: {got} != {origin}");
+    }
+    let bind = worst_match(&expected.bind_positions_md5, &vertices(&model, None));
+    assert!(bind < 1e-3, "bind pose off by {bind}");
+    let pose = model_pose(&model, "wave", expected.wave_time);
+    let waved = worst_match(&expected.wave_positions_md5, &vertices(&model, Some(&pose)));
+    println!("blender style: bind pose within {bind:e}, wave at 0.5 s within {waved:e} units");
+    assert!(waved < 1e-2, "waved pose off by {waved}");
+    let clip = &model.clips[0];
+    assert!((clip.duration() - expected.wave_duration).abs() < 1e-4);
+}
+
+/// CUBICSPLINE rotation keys at irregular times, starting at 0.25 s: the
+/// clip starts at the first key and, played back as md5crowd plays clips
+/// (frames blended by normalized lerp), stays within a measured angle of
+/// the specification's Hermite spline everywhere.
+#[test]
+fn cubic_spline_rotations_are_sampled_within_a_measured_error() {
+    let expected = fixtures::cubic_rotation();
+    let model = load("cubic.glb", &expected.glb);
+    let clip = model.clips.iter().find(|c| c.name == expected.animation).unwrap();
+    let start = expected.times[0];
+    let end = *expected.times.last().unwrap();
+    assert!((clip.duration() - (end - start)).abs() < 1e-4, "from the first key to the last");
+    assert_eq!(clip.frame_rate.round(), 60.0, "cubic keys sample at 60 a second");
+    let spinner = joint(&model, expected.joint);
+    let mut local = vec![JointPose::IDENTITY; model.skeleton.joint_count()];
+    let mut worst = 0f32;
+    for step in 0..=1000 {
+        let t = start + (end - start) * step as f32 / 1000.0;
+        sample_clip(clip, t - start, &mut local);
+        let got: Quat = local[spinner].rotation;
+        let want = expected.gltf_rotation(t);
+        worst = worst.max(got.angle_between(want).to_degrees());
+    }
+    println!("cubic spline sampled at {:.1} fps: worst {worst:.4} degrees", clip.frame_rate);
+    assert!(worst < 0.25, "{worst} degrees");
+    // Held, not extrapolated, at the ends.
+    sample_clip(clip, 0.0, &mut local);
+    assert!(local[spinner].rotation.angle_between(expected.gltf_rotation(start)) < 1e-3);
+}
+
+/// A sparse POSITION over a base buffer view, and sparse JOINTS_0 and a
+/// morph target with no buffer view at all.
+#[test]
+fn sparse_accessors_replace_what_they_name() {
+    let expected = fixtures::sparse_positions();
+    let model = load("sparse.glb", &expected.glb);
+    let got = vertices(&model, None);
+    let worst = worst_match(&expected.positions_md5, &got);
+    assert!(worst < 1e-3, "positions off by {worst}");
+    assert_eq!(got.len(), expected.positions_md5.len());
+    // Vertices 3, 4 and 5 hang on the skin's second joint, the others on
+    // its first.
+    let mesh = &model.meshes[0];
+    for (v, p) in mesh.positions.iter().enumerate() {
+        let file_vertex = expected
+            .positions_md5
+            .iter()
+            .position(|e| e.distance(*p) < 1e-3)
+            .unwrap();
+        // The fixture's skin lists its joints parents first, as
+        // md5crowd orders them.
+        let skin_joint = expected.joints[file_vertex][0] as usize;
+        assert_eq!(mesh.joints[v][0] as usize, skin_joint, "vertex {file_vertex}");
+    }
+}
+
+/// JOINTS_0/WEIGHTS_0 (u16) and JOINTS_1/WEIGHTS_1 (u8): 8 influences,
+/// kept with `--influences 8`, renormalized where the file's sum is 0.6
+/// or 1.4, and quantized to 1/255.
+#[test]
+fn eight_influences_in_two_sets_are_kept_and_renormalized() {
+    let expected = fixtures::eight_influences();
+    let options = LoadOptions {
+        influences: InfluenceLimit::Eight,
+        unwelded: true,
+        ..LoadOptions::default()
+    };
+    let model = load_bytes("eight.glb", &expected.glb, &options).unwrap();
+    let mesh = &model.meshes[0];
+    assert_eq!(mesh.truncation.max_influences, 8);
+    for (v, p) in mesh.positions.iter().enumerate() {
+        let file_vertex = expected
+            .positions_md5
+            .iter()
+            .position(|e| e.distance(*p) < 1e-3)
+            .unwrap();
+        let total: f32 = mesh.weights[v].iter().sum();
+        assert!((total - 1.0).abs() < 1e-6, "vertex {file_vertex} sums to {total}");
+        for k in 0..8 {
+            let name = &model.skeleton.names[mesh.joints[v][k] as usize];
+            let slot = expected.joints[file_vertex]
+                .iter()
+                .position(|&j| model.skeleton.names[j as usize] == *name)
+                .unwrap_or_else(|| panic!("vertex {file_vertex}: {name} is not one of its joints"));
+            let want = expected.weights[file_vertex][slot];
+            let got = mesh.weights[v][k];
+            assert!((got - want).abs() <= 1.0 / 255.0, "vertex {file_vertex} {name}: {got} != {want}");
+        }
+    }
+    // Four influences keep the four largest, renormalized.
+    let four = load("eight.glb", &expected.glb);
+    assert_eq!(four.meshes[0].truncation.max_influences, 8);
+    assert!(four.meshes[0].truncation.truncated_vertices > 0);
+}
+
+/// A .gltf naming its .bin and its PNG beside it (one with a space,
+/// percent-encoded), and a .glb with one PNG in a buffer view and one in
+/// a data URI: each mesh draws its own image.
+#[test]
+fn images_come_from_files_buffer_views_and_data_uris() {
+    let dir = common::scratch_dir("gltf_external");
+    let external = fixtures::external_files(&dir);
+    let model = Model::load_gltf(&GameFile::loose(&external.gltf), &LoadOptions::default()).unwrap();
+    let worst = worst_match(&external.positions_md5, &vertices(&model, None));
+    assert!(worst < 1e-3, "{worst}");
+    let diffuse = model.materials.maps[0].diffuse.as_ref().unwrap();
+    assert_eq!(&diffuse.bytes[..], &std::fs::read(&external.png).unwrap()[..]);
+    assert!(diffuse.file.ends_with("quad skin.png"), "{}", diffuse.file);
+    assert!(model.materials.warnings.is_empty(), "{:?}", model.materials.warnings);
+
+    let embedded = fixtures::embedded_images();
+    let model = load("embedded.glb", &embedded.glb);
+    assert_eq!(model.materials.maps.len(), 2);
+    for (mesh, image) in embedded.images.iter().enumerate() {
+        let maps = &model.materials.maps[model.materials.of_mesh[mesh][0]];
+        let bytes = &maps.diffuse.as_ref().unwrap().bytes;
+        let decoded = image::load_from_memory(bytes).unwrap().to_rgba8();
+        assert_eq!(&decoded, image, "mesh {mesh}");
+    }
+}
+
+/// A missing image is a warning and the map's default, not an error.
+#[test]
+fn a_missing_image_is_a_warning() {
+    let dir = common::scratch_dir("gltf_missing_image");
+    let external = fixtures::external_files(&dir);
+    std::fs::remove_file(&external.png).unwrap();
+    let model = Model::load_gltf(&GameFile::loose(&external.gltf), &LoadOptions::default()).unwrap();
+    assert!(model.materials.maps[0].diffuse.is_none());
+    assert_eq!(model.materials.warnings.len(), 1, "{:?}", model.materials.warnings);
+    assert!(model.materials.warnings[0].contains("quad skin.png"));
+}
+
+/// The Khronos fox as Blender re-exports it: 24 joints, three clips named
+/// after its animations at the keys' 24 a second, standing on the ground
+/// (Z up) and walking forward (+X), its real size in md5 units.
+#[test]
+fn the_fox_loads_upright_facing_forward() {
+    let model = Model::load_gltf(&GameFile::loose(fox()), &LoadOptions::default()).unwrap();
+    assert_eq!(model.skeleton.joint_count(), 24);
+    let names: Vec<&str> = model.clips.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(names, ["Run", "Survey", "Walk"]);
+    for clip in &model.clips {
+        assert!((clip.frame_rate - 24.0).abs() < 0.05, "{} at {}", clip.name, clip.frame_rate);
+    }
+    let bounds = model.bind_pose_bounds();
+    let size = bounds.max - bounds.min;
+    assert!(size.z > size.y, "taller than wide: {size}");
+    assert!(bounds.min.z.abs() < 0.05 * size.z, "feet on the ground: {bounds:?}");
+    // 79 glTF metres from nose to tail tip... as the file says.
+    assert!((size.x / 39.37 - 154.7).abs() < 2.0, "{}", size.x / 39.37);
+    let walk = model.clips.iter().position(|c| c.name == "Walk").unwrap();
+    let velocity = model.ground_motion[walk].velocity;
+    assert!(velocity.x > 0.9 * velocity.length(), "walks along +X: {velocity}");
+}
+
+/// Mutated .glb files: every one loads or is an error, never a panic.
+#[test]
+fn mutated_files_are_errors_never_panics() {
+    let original = std::fs::read(fox()).unwrap();
+    let json_end = 20 + u32::from_le_bytes(original[12..16].try_into().unwrap()) as usize;
+    let mut random = SplitMix64(40);
+    let (mut loaded, mut refused) = (0, 0);
+    for round in 0..400 {
+        let mut bytes = original.clone();
+        match round % 4 {
+            // A digit of the JSON changed: counts, offsets, indices.
+            0 | 1 => {
+                let digits: Vec<usize> = (20..json_end).filter(|&i| bytes[i].is_ascii_digit()).collect();
+                for _ in 0..1 + random.below(3) {
+                    let at = digits[random.below(digits.len() as u32) as usize];
+                    bytes[at] = b'0' + random.below(10) as u8;
+                }
+            }
+            // Bytes of the binary chunk (keys, weights, matrices) changed.
+            2 => {
+                for _ in 0..8 {
+                    let at = json_end + random.below((bytes.len() - json_end) as u32) as usize;
+                    bytes[at] = random.below(256) as u8;
+                }
+            }
+            _ => bytes.truncate(random.below(bytes.len() as u32) as usize),
+        }
+        match load_bytes("mutated.glb", &bytes, &LoadOptions::default()) {
+            Ok(_) => loaded += 1,
+            Err(error) => {
+                assert!(error.to_string().starts_with("mutated.glb: "), "{error}");
+                refused += 1;
+            }
+        }
+    }
+    println!("mutated fox: {loaded} loaded, {refused} refused");
+    assert!(refused > 50 && loaded > 50, "{loaded} {refused}");
+}
+
+/// Bad input: one line naming the file and where in it, exit code 2.
+#[test]
+fn bad_files_are_one_line_errors_with_exit_code_2() {
+    let dir = common::scratch_dir("gltf_bad");
+    let write = |name: &str, bytes: &[u8]| {
+        let path = dir.join(name);
+        std::fs::write(&path, bytes).unwrap();
+        path
+    };
+    let (past_view, accessor) = bad::accessor_past_view();
+    let accessor_path = format!("accessors[{accessor}]");
+    let cases: Vec<(std::path::PathBuf, Vec<&str>)> = vec![
+        (write("truncated.glb", &bad::truncated_glb()), vec!["truncated.glb: ", "truncated"]),
+        (write("short.glb", &bad::glb_length_under_header()), vec!["short.glb: ", "truncated"]),
+        (write("past.glb", &past_view), vec!["past.glb: ", &accessor_path, "past"]),
+        (write("dangling.glb", &bad::dangling_skin_joint()), vec!["dangling.glb: ", "skins[0].joints[1]"]),
+        (write("joint.glb", &bad::joint_index_past_skin()), vec!["joint.glb: ", "meshes[0].primitives[0]", "joint 5"]),
+        (write("nan.glb", &bad::nan_inverse_bind_matrix()), vec!["nan.glb: ", "inverseBindMatrices", "not finite"]),
+        (bad::missing_bin(&dir), vec!["no_bin.gltf: ", "buffers[0].uri", "no_bin.bin"]),
+    ];
+    for (path, message) in &cases {
+        let output = common::md5crowd_as_typed(&["inspect", common::arg(path)]);
+        common::assert_bad_input(&output, message);
+        let output = common::md5crowd_as_typed(&[common::arg(path), "--headless", "--screenshot", "/dev/null"]);
+        common::assert_bad_input(&output, message);
+    }
+}
+
+/// `inspect FILE.glb --json`: the md5 objects' shape, the format said.
+#[test]
+fn inspect_reports_a_gltf_file_as_md5_objects() {
+    let output = common::md5crowd_as_typed(&["inspect", common::arg(&fox()), "--json"]);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let reports: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let reports = reports.as_array().unwrap();
+    assert_eq!(reports.len(), 4);
+    let mesh = &reports[0];
+    assert_eq!(mesh["kind"], "mesh");
+    assert_eq!(mesh["format"], "gltf");
+    assert_eq!(mesh["joints"], 24);
+    assert_eq!(mesh["tris"], 576);
+    assert_eq!(mesh["max_influences"], 4);
+    assert!(mesh["impostor"]["bytes"].as_u64().unwrap() > 0);
+    for (anim, name) in reports[1..].iter().zip(["Run", "Survey", "Walk"]) {
+        assert_eq!(anim["kind"], "anim");
+        assert_eq!(anim["name"], name);
+        assert!(anim["duration"].as_f64().unwrap() > 0.5);
+        assert_eq!(anim["loops"], true);
+    }
+}
+
+/// A glTF file takes no .md5anim and no id Tech skin.
+#[test]
+fn md5_clips_and_skins_are_refused_for_a_gltf_model() {
+    let walk = common::assets().join("walk.md5anim");
+    let output = common::md5crowd_as_typed(&[common::arg(&fox()), common::arg(&walk), "--headless"]);
+    common::assert_bad_input(&output, &["Fox.glb", "plays its own animations"]);
+    let output = common::md5crowd_as_typed(&[common::arg(&fox()), "--skin", "x", "--headless"]);
+    common::assert_bad_input(&output, &["skins are id Tech declarations"]);
+}
+
