@@ -36,7 +36,12 @@ pub fn material_maps(file: &GltfFile, index: Option<usize>, warnings: &mut Vec<S
         }
     };
     let pbr = material.pbr_metallic_roughness();
-    let base_color = TexelTransform::ScaleSrgb(pbr.base_color_factor());
+    // A factor of 1 leaves the texels as they are: no round trip through
+    // linear values.
+    let base_color = match pbr.base_color_factor() {
+        [1.0, 1.0, 1.0, 1.0] if pbr.base_color_texture().is_some() => TexelTransform::None,
+        factor => TexelTransform::ScaleSrgb(factor),
+    };
     let diffuse = match pbr.base_color_texture() {
         Some(info) => image_of(info.texture(), info.tex_coord(), "base colour texture")
             .map(|image| bytes(image, base_color)),
