@@ -586,7 +586,11 @@ pub fn to_text(reports: &[FileReport]) -> String {
     for report in reports {
         match report {
             FileReport::Mesh(m) => {
-                let kind = if m.format == "gltf" { "glTF" } else { "md5mesh" };
+                let kind = if m.format == "gltf" {
+                    "glTF"
+                } else {
+                    "md5mesh"
+                };
                 writeln!(out, "{} ({kind})", m.file).unwrap();
                 writeln!(out, "  joints: {}", m.joints).unwrap();
                 for (i, s) in m.meshes.iter().enumerate() {

@@ -54,7 +54,11 @@ fn vertices(model: &Model, pose: Option<&[JointPose]>) -> Vec<Vec3> {
 fn worst_match(expected: &[Vec3], got: &[Vec3]) -> f32 {
     expected
         .iter()
-        .map(|e| got.iter().map(|g| g.distance(*e)).fold(f32::INFINITY, f32::min))
+        .map(|e| {
+            got.iter()
+                .map(|g| g.distance(*e))
+                .fold(f32::INFINITY, f32::min)
+        })
         .fold(0.0, f32::max)
 }
 
@@ -69,9 +73,12 @@ fn model_pose(model: &Model, clip: &str, time: f32) -> Vec<JointPose> {
 }
 
 fn joint(model: &Model, name: &str) -> usize {
-    model.skeleton.names.iter().position(|n| n == name).unwrap_or_else(|| {
-        panic!("no joint {name} in {:?}", model.skeleton.names)
-    })
+    model
+        .skeleton
+        .names
+        .iter()
+        .position(|n| n == name)
+        .unwrap_or_else(|| panic!("no joint {name} in {:?}", model.skeleton.names))
 }
 
 /// A Blender export: the armature node rotates the Z-up, centimetre rig
@@ -82,7 +89,11 @@ fn joint(model: &Model, name: &str) -> usize {
 fn a_blender_style_armature_stands_upright_at_its_real_size() {
     let expected = fixtures::blender_style();
     let model = load("blender.glb", &expected.glb);
-    let names: Vec<usize> = expected.joint_names.iter().map(|n| joint(&model, n)).collect();
+    let names: Vec<usize> = expected
+        .joint_names
+        .iter()
+        .map(|n| joint(&model, n))
+        .collect();
     assert!(names.windows(2).all(|w| w[0] < w[1]), "parents first");
     for (&j, origin) in names.iter().zip(&expected.joint_origins_md5) {
         let got = model.skeleton.bind_pose[j].translation;
@@ -106,11 +117,22 @@ fn a_blender_style_armature_stands_upright_at_its_real_size() {
 fn cubic_spline_rotations_are_sampled_within_a_measured_error() {
     let expected = fixtures::cubic_rotation();
     let model = load("cubic.glb", &expected.glb);
-    let clip = model.clips.iter().find(|c| c.name == expected.animation).unwrap();
+    let clip = model
+        .clips
+        .iter()
+        .find(|c| c.name == expected.animation)
+        .unwrap();
     let start = expected.times[0];
     let end = *expected.times.last().unwrap();
-    assert!((clip.duration() - (end - start)).abs() < 1e-4, "from the first key to the last");
-    assert_eq!(clip.frame_rate.round(), 60.0, "cubic keys sample at 60 a second");
+    assert!(
+        (clip.duration() - (end - start)).abs() < 1e-4,
+        "from the first key to the last"
+    );
+    assert_eq!(
+        clip.frame_rate.round(),
+        60.0,
+        "cubic keys sample at 60 a second"
+    );
     let spinner = joint(&model, expected.joint);
     let mut local = vec![JointPose::IDENTITY; model.skeleton.joint_count()];
     let mut worst = 0f32;
@@ -121,11 +143,19 @@ fn cubic_spline_rotations_are_sampled_within_a_measured_error() {
         let want = expected.gltf_rotation(t);
         worst = worst.max(got.angle_between(want).to_degrees());
     }
-    println!("cubic spline sampled at {:.1} fps: worst {worst:.4} degrees", clip.frame_rate);
+    println!(
+        "cubic spline sampled at {:.1} fps: worst {worst:.4} degrees",
+        clip.frame_rate
+    );
     assert!(worst < 0.25, "{worst} degrees");
     // Held, not extrapolated, at the ends.
     sample_clip(clip, 0.0, &mut local);
-    assert!(local[spinner].rotation.angle_between(expected.gltf_rotation(start)) < 1e-3);
+    assert!(
+        local[spinner]
+            .rotation
+            .angle_between(expected.gltf_rotation(start))
+            < 1e-3
+    );
 }
 
 /// A sparse POSITION over a base buffer view, and sparse JOINTS_0 and a
@@ -150,7 +180,10 @@ fn sparse_accessors_replace_what_they_name() {
         // The fixture's skin lists its joints parents first, as
         // md5crowd orders them.
         let skin_joint = expected.joints[file_vertex][0] as usize;
-        assert_eq!(mesh.joints[v][0] as usize, skin_joint, "vertex {file_vertex}");
+        assert_eq!(
+            mesh.joints[v][0] as usize, skin_joint,
+            "vertex {file_vertex}"
+        );
     }
 }
 
@@ -175,7 +208,10 @@ fn eight_influences_in_two_sets_are_kept_and_renormalized() {
             .position(|e| e.distance(*p) < 1e-3)
             .unwrap();
         let total: f32 = mesh.weights[v].iter().sum();
-        assert!((total - 1.0).abs() < 1e-6, "vertex {file_vertex} sums to {total}");
+        assert!(
+            (total - 1.0).abs() < 1e-6,
+            "vertex {file_vertex} sums to {total}"
+        );
         for k in 0..8 {
             let name = &model.skeleton.names[mesh.joints[v][k] as usize];
             let slot = expected.joints[file_vertex]
@@ -184,7 +220,10 @@ fn eight_influences_in_two_sets_are_kept_and_renormalized() {
                 .unwrap_or_else(|| panic!("vertex {file_vertex}: {name} is not one of its joints"));
             let want = expected.weights[file_vertex][slot];
             let got = mesh.weights[v][k];
-            assert!((got - want).abs() <= 1.0 / 255.0, "vertex {file_vertex} {name}: {got} != {want}");
+            assert!(
+                (got - want).abs() <= 1.0 / 255.0,
+                "vertex {file_vertex} {name}: {got} != {want}"
+            );
         }
     }
     // Four influences keep the four largest, renormalized.
@@ -200,13 +239,21 @@ fn eight_influences_in_two_sets_are_kept_and_renormalized() {
 fn images_come_from_files_buffer_views_and_data_uris() {
     let dir = common::scratch_dir("gltf_external");
     let external = fixtures::external_files(&dir);
-    let model = Model::load_gltf(&GameFile::loose(&external.gltf), &LoadOptions::default()).unwrap();
+    let model =
+        Model::load_gltf(&GameFile::loose(&external.gltf), &LoadOptions::default()).unwrap();
     let worst = worst_match(&external.positions_md5, &vertices(&model, None));
     assert!(worst < 1e-3, "{worst}");
     let diffuse = model.materials.maps[0].diffuse.as_ref().unwrap();
-    assert_eq!(&diffuse.bytes[..], &std::fs::read(&external.png).unwrap()[..]);
+    assert_eq!(
+        &diffuse.bytes[..],
+        &std::fs::read(&external.png).unwrap()[..]
+    );
     assert!(diffuse.file.ends_with("quad skin.png"), "{}", diffuse.file);
-    assert!(model.materials.warnings.is_empty(), "{:?}", model.materials.warnings);
+    assert!(
+        model.materials.warnings.is_empty(),
+        "{:?}",
+        model.materials.warnings
+    );
 
     let embedded = fixtures::embedded_images();
     let model = load("embedded.glb", &embedded.glb);
@@ -225,9 +272,15 @@ fn a_missing_image_is_a_warning() {
     let dir = common::scratch_dir("gltf_missing_image");
     let external = fixtures::external_files(&dir);
     std::fs::remove_file(&external.png).unwrap();
-    let model = Model::load_gltf(&GameFile::loose(&external.gltf), &LoadOptions::default()).unwrap();
+    let model =
+        Model::load_gltf(&GameFile::loose(&external.gltf), &LoadOptions::default()).unwrap();
     assert!(model.materials.maps[0].diffuse.is_none());
-    assert_eq!(model.materials.warnings.len(), 1, "{:?}", model.materials.warnings);
+    assert_eq!(
+        model.materials.warnings.len(),
+        1,
+        "{:?}",
+        model.materials.warnings
+    );
     assert!(model.materials.warnings[0].contains("quad skin.png"));
 }
 
@@ -241,17 +294,28 @@ fn the_fox_loads_upright_facing_forward() {
     let names: Vec<&str> = model.clips.iter().map(|c| c.name.as_str()).collect();
     assert_eq!(names, ["Run", "Survey", "Walk"]);
     for clip in &model.clips {
-        assert!((clip.frame_rate - 24.0).abs() < 0.05, "{} at {}", clip.name, clip.frame_rate);
+        assert!(
+            (clip.frame_rate - 24.0).abs() < 0.05,
+            "{} at {}",
+            clip.name,
+            clip.frame_rate
+        );
     }
     let bounds = model.bind_pose_bounds();
     let size = bounds.max - bounds.min;
     assert!(size.z > size.y, "taller than wide: {size}");
-    assert!(bounds.min.z.abs() < 0.05 * size.z, "feet on the ground: {bounds:?}");
+    assert!(
+        bounds.min.z.abs() < 0.05 * size.z,
+        "feet on the ground: {bounds:?}"
+    );
     // 79 glTF metres from nose to tail tip... as the file says.
     assert!((size.x / 39.37 - 154.7).abs() < 2.0, "{}", size.x / 39.37);
     let walk = model.clips.iter().position(|c| c.name == "Walk").unwrap();
     let velocity = model.ground_motion[walk].velocity;
-    assert!(velocity.x > 0.9 * velocity.length(), "walks along +X: {velocity}");
+    assert!(
+        velocity.x > 0.9 * velocity.length(),
+        "walks along +X: {velocity}"
+    );
 }
 
 /// Mutated .glb files: every one loads or is an error, never a panic.
@@ -266,7 +330,9 @@ fn mutated_files_are_errors_never_panics() {
         match round % 4 {
             // A digit of the JSON changed: counts, offsets, indices.
             0 | 1 => {
-                let digits: Vec<usize> = (20..json_end).filter(|&i| bytes[i].is_ascii_digit()).collect();
+                let digits: Vec<usize> = (20..json_end)
+                    .filter(|&i| bytes[i].is_ascii_digit())
+                    .collect();
                 for _ in 0..1 + random.below(3) {
                     let at = digits[random.below(digits.len() as u32) as usize];
                     bytes[at] = b'0' + random.below(10) as u8;
@@ -305,18 +371,44 @@ fn bad_files_are_one_line_errors_with_exit_code_2() {
     let (past_view, accessor) = bad::accessor_past_view();
     let accessor_path = format!("accessors[{accessor}]");
     let cases: Vec<(std::path::PathBuf, Vec<&str>)> = vec![
-        (write("truncated.glb", &bad::truncated_glb()), vec!["truncated.glb: ", "truncated"]),
-        (write("short.glb", &bad::glb_length_under_header()), vec!["short.glb: ", "truncated"]),
-        (write("past.glb", &past_view), vec!["past.glb: ", &accessor_path, "past"]),
-        (write("dangling.glb", &bad::dangling_skin_joint()), vec!["dangling.glb: ", "skins[0].joints[1]"]),
-        (write("joint.glb", &bad::joint_index_past_skin()), vec!["joint.glb: ", "meshes[0].primitives[0]", "joint 5"]),
-        (write("nan.glb", &bad::nan_inverse_bind_matrix()), vec!["nan.glb: ", "inverseBindMatrices", "not finite"]),
-        (bad::missing_bin(&dir), vec!["no_bin.gltf: ", "buffers[0].uri", "no_bin.bin"]),
+        (
+            write("truncated.glb", &bad::truncated_glb()),
+            vec!["truncated.glb: ", "truncated"],
+        ),
+        (
+            write("short.glb", &bad::glb_length_under_header()),
+            vec!["short.glb: ", "truncated"],
+        ),
+        (
+            write("past.glb", &past_view),
+            vec!["past.glb: ", &accessor_path, "past"],
+        ),
+        (
+            write("dangling.glb", &bad::dangling_skin_joint()),
+            vec!["dangling.glb: ", "skins[0].joints[1]"],
+        ),
+        (
+            write("joint.glb", &bad::joint_index_past_skin()),
+            vec!["joint.glb: ", "meshes[0].primitives[0]", "joint 5"],
+        ),
+        (
+            write("nan.glb", &bad::nan_inverse_bind_matrix()),
+            vec!["nan.glb: ", "inverseBindMatrices", "not finite"],
+        ),
+        (
+            bad::missing_bin(&dir),
+            vec!["no_bin.gltf: ", "buffers[0].uri", "no_bin.bin"],
+        ),
     ];
     for (path, message) in &cases {
         let output = common::md5crowd_as_typed(&["inspect", common::arg(path)]);
         common::assert_bad_input(&output, message);
-        let output = common::md5crowd_as_typed(&[common::arg(path), "--headless", "--screenshot", "/dev/null"]);
+        let output = common::md5crowd_as_typed(&[
+            common::arg(path),
+            "--headless",
+            "--screenshot",
+            "/dev/null",
+        ]);
         common::assert_bad_input(&output, message);
     }
 }
@@ -325,7 +417,11 @@ fn bad_files_are_one_line_errors_with_exit_code_2() {
 #[test]
 fn inspect_reports_a_gltf_file_as_md5_objects() {
     let output = common::md5crowd_as_typed(&["inspect", common::arg(&fox()), "--json"]);
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     let reports: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
     let reports = reports.as_array().unwrap();
     assert_eq!(reports.len(), 4);
@@ -348,12 +444,12 @@ fn inspect_reports_a_gltf_file_as_md5_objects() {
 #[test]
 fn md5_clips_and_skins_are_refused_for_a_gltf_model() {
     let walk = common::assets().join("walk.md5anim");
-    let output = common::md5crowd_as_typed(&[common::arg(&fox()), common::arg(&walk), "--headless"]);
+    let output =
+        common::md5crowd_as_typed(&[common::arg(&fox()), common::arg(&walk), "--headless"]);
     common::assert_bad_input(&output, &["Fox.glb", "plays its own animations"]);
     let output = common::md5crowd_as_typed(&[common::arg(&fox()), "--skin", "x", "--headless"]);
     common::assert_bad_input(&output, &["skins are id Tech declarations"]);
 }
-
 
 /// The shipped character written as a .glb by our converter
 /// (tests/common/md5_to_gltf.rs: glTF space, metres, counter-clockwise,
@@ -370,12 +466,22 @@ fn the_same_character_as_gltf_and_as_md5_renders_alike() {
     std::fs::create_dir_all(md5_dir.join("textures")).unwrap();
     let assets = common::assets();
     let mut md5_files = Vec::new();
-    for file in ["crowdling.md5mesh", "idle.md5anim", "run.md5anim", "walk.md5anim", "wave.md5anim"] {
+    for file in [
+        "crowdling.md5mesh",
+        "idle.md5anim",
+        "run.md5anim",
+        "walk.md5anim",
+        "wave.md5anim",
+    ] {
         std::fs::copy(assets.join(file), md5_dir.join(file)).unwrap();
         md5_files.push(md5_dir.join(file).display().to_string());
     }
     for image in ["crowdling_body.png", "crowdling_head.png"] {
-        std::fs::copy(assets.join("textures").join(image), md5_dir.join("textures").join(image)).unwrap();
+        std::fs::copy(
+            assets.join("textures").join(image),
+            md5_dir.join("textures").join(image),
+        )
+        .unwrap();
     }
     let model = common::shipped_model();
     let converted = model_to_gltf(
@@ -385,9 +491,27 @@ fn the_same_character_as_gltf_and_as_md5_renders_alike() {
             tangents: false,
         },
     );
-    let glb = converted.gltf.write_glb(&dir, "crowdling").display().to_string();
-    for (clip, time) in [("walk", "0.4"), ("wave", "1.3"), ("idle", "2.0"), ("run", "0.25")] {
-        let pose = ["--clip", clip, "--time", time, "--locomotion", "off", "--lod", "off"];
+    let glb = converted
+        .gltf
+        .write_glb(&dir, "crowdling")
+        .display()
+        .to_string();
+    for (clip, time) in [
+        ("walk", "0.4"),
+        ("wave", "1.3"),
+        ("idle", "2.0"),
+        ("run", "0.25"),
+    ] {
+        let pose = [
+            "--clip",
+            clip,
+            "--time",
+            time,
+            "--locomotion",
+            "off",
+            "--lod",
+            "off",
+        ];
         let md5_args: Vec<&str> = md5_files.iter().map(String::as_str).chain(pose).collect();
         let gltf_args: Vec<&str> = std::iter::once(glb.as_str()).chain(pose).collect();
         let md5 = common::render(&dir, &format!("{clip}_md5"), &md5_args);
@@ -397,6 +521,69 @@ fn the_same_character_as_gltf_and_as_md5_renders_alike() {
         let fraction = differing as f64 / covered as f64;
         println!("{clip} at {time} s: {differing} of {covered} pixels differ ({fraction:.4})");
         assert!(covered > 1000, "{clip}: nothing drawn");
-        assert!(fraction <= 0.01, "{clip}: {fraction:.4} of the pixels differ");
+        assert!(
+            fraction <= 0.01,
+            "{clip}: {fraction:.4} of the pixels differ"
+        );
     }
+}
+
+/// A mesh without a skin under a joint moves rigidly with that joint, its
+/// own node's offset and turn kept.
+#[test]
+fn a_rigid_part_moves_with_its_joint() {
+    let expected = fixtures::rigid_part();
+    let model = load("rigid.glb", &expected.glb);
+    assert_eq!(model.meshes.len(), 2, "the skinned body and the shield");
+    let got = vertices(&model, None);
+    let bind = worst_match(&expected.bind_md5, &got);
+    let pose = model_pose(&model, "swing", expected.time);
+    let swung = worst_match(&expected.swung_md5, &vertices(&model, Some(&pose)));
+    println!("rigid part: bind within {bind:e}, swung within {swung:e} units");
+    assert!(bind < 1e-3 && swung < 1e-2, "{bind} {swung}");
+    let shield = model.meshes.iter().find(|m| m.vertex_count() == 3).unwrap();
+    let top = joint(&model, "top");
+    assert!(shield.joints.iter().all(|j| j[0] as usize == top));
+    assert!(shield.weights.iter().all(|w| w[0] == 1.0));
+}
+
+/// A file without a skin: each node holding a mesh is a joint, and node
+/// animations play.
+#[test]
+fn a_model_without_a_skin_plays_its_node_animations() {
+    let expected = fixtures::node_animated();
+    let model = load("robot.glb", &expected.glb);
+    assert_eq!(model.skeleton.names, ["base", "arm"]);
+    let rest = worst_match(&expected.arm_rest_md5, &vertices(&model, None));
+    let pose = model_pose(&model, "lift", expected.time);
+    let lifted = worst_match(&expected.arm_lifted_md5, &vertices(&model, Some(&pose)));
+    assert!(rest < 1e-3 && lifted < 1e-2, "{rest} {lifted}");
+}
+
+/// Scale a rigid joint cannot carry is a warning naming the joint and the
+/// clip, uniform or not; the file still loads.
+#[test]
+fn joint_scale_that_cannot_be_folded_is_a_warning() {
+    let dir = common::scratch_dir("gltf_scale");
+    let path = dir.join("scaled.glb");
+    std::fs::write(&path, fixtures::scaled_joints()).unwrap();
+    let output = common::md5crowd_as_typed(&["inspect", common::arg(&path)]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("joint top: scaled x2.000 in \"grow\""),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("joint root: non-uniform scale (1.000, 2.000, 1.000) in \"stretch\""),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("joint root: non-uniform scale (in proportion"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("in the rest pose; drawn without it"),
+        "{stderr}"
+    );
 }

@@ -100,7 +100,14 @@ fn assert_gpu_skinning_matches_the_cpu_reference(skinning: &str) {
         ("run", "0.3", "8"),
     ] {
         let files = mesh_and(clip);
-        let common = ["--time", time, "--influences", influences, "--skinning", skinning];
+        let common = [
+            "--time",
+            time,
+            "--influences",
+            influences,
+            "--skinning",
+            skinning,
+        ];
         assert_gpu_skinning_matches_the_cpu(
             &dir,
             &format!("{skinning}: {clip} at {time}s, {influences} influences"),

@@ -50,7 +50,7 @@ pub fn run(
     };
     let (crowd, renderer) = build_crowd(&ctx, &cast, spec, extent, args.memory_budget())?;
     let mut renderer = guard(&ctx, renderer);
-    log_summary(&ctx, &crowd, &cast.models, renderer.buffer_bytes());
+    log_summary(&ctx, &crowd, &cast, renderer.buffer_bytes());
     let readback = match &args.screenshot {
         Some(_) => Some(guard(&ctx, screenshot_readback(&ctx, extent)?)),
         None => None,

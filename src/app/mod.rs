@@ -23,12 +23,12 @@ use std::sync::Arc;
 
 use ash::vk;
 
+use crate::gltf::GltfError;
 use crate::gpu::context::Validation;
 use crate::gpu::debug::MessageCounts;
 use crate::gpu::guard::guard;
 use crate::gpu::renderer::{Renderer, RendererDesc};
 use crate::gpu::{Context, GpuError};
-use crate::gltf::GltfError;
 use crate::md5::Md5Error;
 use crate::model::Model;
 use crate::skin::InfluenceLimit;
@@ -251,7 +251,8 @@ fn starting_clip(models: &[Model], name: Option<&str>) -> Result<Option<u32>, Ap
 
 /// The start-up lines: what runs where and the device memory its buffers
 /// took, then a line per model with its share of the crowd.
-fn log_summary(ctx: &Context, crowd: &CrowdState, models: &[Model], buffer_bytes: u64) {
+fn log_summary(ctx: &Context, crowd: &CrowdState, cast: &Cast, buffer_bytes: u64) {
+    let models = &cast.models;
     log::info!(
         "{}: {} model(s), {} instance(s), {:.1} MiB of GPU buffers",
         ctx.device_name,
@@ -263,7 +264,8 @@ fn log_summary(ctx: &Context, crowd: &CrowdState, models: &[Model], buffer_bytes
         let clips: Vec<&str> = model.clips.iter().map(|c| c.name.as_str()).collect();
         let skins: Vec<&str> = model.skins.iter().map(|s| s.name.as_str()).collect();
         log::info!(
-            "model {}: {}, {} joints, {} meshes, {} triangles, {} clip(s) ({}), skins: {}, {} instance(s)",
+            "model {}: {}, {} joints, {} meshes, {} triangles, {} clip(s) ({}), skins: {}, {} \
+             instance(s), loaded in {:.3} s",
             index + 1,
             model.mesh_file,
             model.skeleton.joint_count(),
@@ -273,6 +275,7 @@ fn log_summary(ctx: &Context, crowd: &CrowdState, models: &[Model], buffer_bytes
             clips.join(", "),
             skins.join(", "),
             crowd.model_instances(index),
+            cast.load_seconds[index],
         );
     }
 }

@@ -238,7 +238,10 @@ mod tests {
     fn a_directory_without_a_mesh_is_an_error() {
         let dir = dir_with("no_mesh", &["walk.md5anim"]);
         let error = message(resolve(Some(&dir), &[], None));
-        assert!(error.ends_with("no .md5mesh, .glb or .gltf in this directory"), "{error}");
+        assert!(
+            error.ends_with("no .md5mesh, .glb or .gltf in this directory"),
+            "{error}"
+        );
     }
 
     #[test]

@@ -117,7 +117,12 @@ fn read_elements<T: Copy + Default>(
         return Err(error(format!(
             "{}: expected {} of {}, found {} of {}",
             read.what,
-            list(read.dimensions.iter().map(|&d| dimensions_name(d)).collect()),
+            list(
+                read.dimensions
+                    .iter()
+                    .map(|&d| dimensions_name(d))
+                    .collect()
+            ),
             list(read.types.iter().map(|&t| type_name(t)).collect()),
             dimensions_name(dimensions),
             type_name(data_type)
@@ -210,7 +215,9 @@ fn read_elements<T: Copy + Default>(
             let at = indices.offset() + k * index_size;
             let index = match indices.index_type() {
                 IndexType::U8 => u32::from(index_bytes[at]),
-                IndexType::U16 => u32::from(u16::from_le_bytes([index_bytes[at], index_bytes[at + 1]])),
+                IndexType::U16 => {
+                    u32::from(u16::from_le_bytes([index_bytes[at], index_bytes[at + 1]]))
+                }
                 IndexType::U32 => u32::from_le_bytes([
                     index_bytes[at],
                     index_bytes[at + 1],
@@ -231,7 +238,8 @@ fn read_elements<T: Copy + Default>(
             previous = Some(index);
             let start = sparse.values().offset() + k * element;
             for c in 0..components {
-                values[index * components + c] = decode(&value_bytes[start + c * size..], data_type);
+                values[index * components + c] =
+                    decode(&value_bytes[start + c * size..], data_type);
             }
         }
     }

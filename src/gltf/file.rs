@@ -38,7 +38,10 @@ impl GltfFile {
         let bytes = file
             .read()
             .map_err(|e| GltfError::new(&name, "", format!("cannot read the file: {e}")))?;
-        let folder = file.loose_path().and_then(Path::parent).map(Path::to_path_buf);
+        let folder = file
+            .loose_path()
+            .and_then(Path::parent)
+            .map(Path::to_path_buf);
         GltfFile::from_bytes(&name, &bytes, folder)
     }
 
@@ -60,11 +63,8 @@ impl GltfFile {
                 gltf::buffer::Source::Bin => blob.take().ok_or_else(|| {
                     GltfError::new(name, &path, "names the .glb's BIN chunk, and there is none")
                 })?,
-                gltf::buffer::Source::Uri(uri) => {
-                    read_uri(uri, folder.as_deref()).map_err(|message| {
-                        GltfError::new(name, format!("{path}.uri"), message)
-                    })?
-                }
+                gltf::buffer::Source::Uri(uri) => read_uri(uri, folder.as_deref())
+                    .map_err(|message| GltfError::new(name, format!("{path}.uri"), message))?,
             };
             if data.len() < buffer.length() {
                 return Err(GltfError::new(
@@ -175,7 +175,10 @@ fn check_glb_header(name: &str, bytes: &[u8]) -> Result<(), GltfError> {
         return Err(GltfError::new(
             name,
             "",
-            format!("truncated .glb: {} bytes, shorter than its 12-byte header", bytes.len()),
+            format!(
+                "truncated .glb: {} bytes, shorter than its 12-byte header",
+                bytes.len()
+            ),
         ));
     };
     if version != 2 {
@@ -232,7 +235,9 @@ fn read_uri(uri: &str, folder: Option<&Path>) -> Result<Vec<u8>, String> {
             .map_err(|e| format!("bad base64 in a data URI: {e}"));
     }
     if uri.contains("://") {
-        return Err(format!("\"{uri}\": only files beside the glTF and data URIs are read"));
+        return Err(format!(
+            "\"{uri}\": only files beside the glTF and data URIs are read"
+        ));
     }
     let Some(folder) = folder else {
         return Err(format!(
@@ -289,14 +294,21 @@ mod tests {
         let mut glb = b"glTF".to_vec();
         glb.extend(2u32.to_le_bytes());
         glb.extend(4u32.to_le_bytes());
-        let error = GltfFile::from_bytes("t.glb", &glb, None).err().expect("refused");
+        let error = GltfFile::from_bytes("t.glb", &glb, None)
+            .err()
+            .expect("refused");
         assert!(error.message.contains("truncated"), "{error}");
     }
 
     #[test]
     fn data_uris_decode_and_other_schemes_are_refused() {
-        assert_eq!(read_uri("data:application/octet-stream;base64,AAEC", None), Ok(vec![0, 1, 2]));
+        assert_eq!(
+            read_uri("data:application/octet-stream;base64,AAEC", None),
+            Ok(vec![0, 1, 2])
+        );
         assert!(read_uri("https://example.com/a.bin", None).is_err());
-        assert!(read_uri("a.bin", None).unwrap_err().contains("not a file on disk"));
+        assert!(read_uri("a.bin", None)
+            .unwrap_err()
+            .contains("not a file on disk"));
     }
 }

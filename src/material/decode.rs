@@ -149,7 +149,9 @@ fn transform_texels(rgba: &mut RgbaImage, transform: TexelTransform) {
                 for (channel, f) in texel.0[..3].iter_mut().zip(factor) {
                     *channel = linear_to_srgb(srgb_to_linear(*channel) * f);
                 }
-                texel.0[3] = (f32::from(texel.0[3]) * factor[3]).round().clamp(0.0, 255.0) as u8;
+                texel.0[3] = (f32::from(texel.0[3]) * factor[3])
+                    .round()
+                    .clamp(0.0, 255.0) as u8;
             }
         }
         TexelTransform::MetallicRoughness {

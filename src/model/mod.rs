@@ -15,7 +15,9 @@ use glam::Vec3;
 pub use convert::{
     clip_from_md5, offset_clip, offset_md5_mesh, skeleton_from_md5, skinned_mesh_from_md5,
 };
-pub use from_gltf::{gltf_to_md5, DEFAULT_SAMPLE_RATE, MAX_CLIP_POSES, MAX_SAMPLE_RATE};
+pub use from_gltf::{
+    gltf_to_md5, DEFAULT_SAMPLE_RATE, MAX_CLIP_POSES, MAX_SAMPLE_RATE, MIN_KEY_RATE,
+};
 pub use materials::ModelMaterials;
 pub use skin_choice::{SkinChoice, DEFAULT_SKIN};
 
@@ -280,7 +282,9 @@ impl Model {
             clips,
             vec![SkinChoice::default_skin()],
             options,
-            |meshes, _| ModelMaterials::of_meshes(meshes, &materials, &material_indices, image_warnings),
+            |meshes, _| {
+                ModelMaterials::of_meshes(meshes, &materials, &material_indices, image_warnings)
+            },
         ))
     }
 

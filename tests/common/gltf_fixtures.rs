@@ -553,6 +553,169 @@ pub fn cubic_rotation() -> CubicRotation {
 }
 
 // ---------------------------------------------------------------------------
+// Rigid parts, node-animated models and scale
+
+/// A triangle's mesh without a skin: three positions, indexed.
+fn rigid_triangle(b: &mut GltfBuilder, name: &str, positions: &[Vec3; 3]) -> usize {
+    let primitive = Primitive {
+        indices: Some(b.indices_u16(&[0, 1, 2])),
+        ..Primitive::default()
+    }
+    .attribute("POSITION", b.positions(positions));
+    b.mesh(name, &[primitive], None)
+}
+
+/// One LINEAR rotation channel from the identity at 0 s to `to` at 1 s.
+fn turn(b: &mut GltfBuilder, name: &str, node: usize, to: Quat) {
+    let input = b.times(&[0.0, 1.0]);
+    let output = b.quat_output(&[Quat::IDENTITY, to]);
+    b.animation(
+        name,
+        &[Channel {
+            node,
+            property: Property::Rotation,
+            input,
+            output,
+            interpolation: Interpolation::Linear,
+        }],
+    );
+}
+
+/// A part that moves rigidly with a joint: the tiny skinned quad, and a
+/// "shield" triangle with no skin, offset and turned by its own node,
+/// hanging under the top joint; "swing" turns the top joint 90 degrees
+/// about glTF's Z over 1 s.
+pub struct RigidPart {
+    pub glb: Vec<u8>,
+    /// The shield's vertices in the bind pose and at `time` into "swing",
+    /// md5 units (the node chain applied, then the glTF to md5 mapping).
+    pub bind_md5: Vec<Vec3>,
+    pub swung_md5: Vec<Vec3>,
+    pub time: f32,
+}
+
+pub fn rigid_part() -> RigidPart {
+    let mut b = GltfBuilder::new();
+    let top = Vec3::new(0.0, 1.2, 0.0);
+    let tiny = tiny_skeleton(&mut b, "top", top, false);
+    tiny_quad(&mut b, &tiny, "body", None, 0.0, 1);
+    let corners = [
+        Vec3::ZERO,
+        Vec3::new(0.3, 0.0, 0.0),
+        Vec3::new(0.0, 0.3, 0.0),
+    ];
+    let mesh = rigid_triangle(&mut b, "shield", &corners);
+    let (offset, turned) = (Vec3::new(0.2, 0.1, 0.05), Quat::from_rotation_y(0.5));
+    let shield = b.node(Node {
+        name: Some("shield".into()),
+        mesh: Some(mesh),
+        translation: Some(offset),
+        rotation: Some(turned),
+        ..Node::default()
+    });
+    b.add_child(tiny.joints[1], shield);
+    let swing = Quat::from_rotation_z(FRAC_PI_2);
+    turn(&mut b, "swing", tiny.joints[1], swing);
+    b.scene("Scene", &[tiny.armature]);
+    let time = 0.5;
+    let place = |joint_turn: Quat| -> Vec<Vec3> {
+        let world = Mat4::from_rotation_translation(joint_turn, top)
+            * Mat4::from_rotation_translation(turned, offset);
+        corners
+            .iter()
+            .map(|&c| gltf_to_md5_point(world.transform_point3(c)))
+            .collect()
+    };
+    RigidPart {
+        glb: b.to_glb(),
+        bind_md5: place(Quat::IDENTITY),
+        swung_md5: place(Quat::IDENTITY.slerp(swing, time)),
+        time,
+    }
+}
+
+/// A model with no skin, as rigid robots and props are exported: a "base"
+/// triangle node with an "arm" triangle node under it, 1 m up; "lift"
+/// turns the arm 90 degrees about glTF's X over 1 s.
+pub struct NodeAnimated {
+    pub glb: Vec<u8>,
+    /// The arm's vertices at rest and at `time` into "lift", md5 units.
+    pub arm_rest_md5: Vec<Vec3>,
+    pub arm_lifted_md5: Vec<Vec3>,
+    pub time: f32,
+}
+
+pub fn node_animated() -> NodeAnimated {
+    let mut b = GltfBuilder::new();
+    let corners = [
+        Vec3::ZERO,
+        Vec3::new(0.5, 0.0, 0.0),
+        Vec3::new(0.0, 0.0, 0.5),
+    ];
+    let arm_mesh = rigid_triangle(&mut b, "arm", &corners);
+    let base_mesh = rigid_triangle(&mut b, "base", &corners);
+    let up = Vec3::new(0.0, 1.0, 0.0);
+    let arm = b.node(Node {
+        name: Some("arm".into()),
+        mesh: Some(arm_mesh),
+        translation: Some(up),
+        ..Node::default()
+    });
+    let base = b.node(Node {
+        name: Some("base".into()),
+        mesh: Some(base_mesh),
+        children: vec![arm],
+        ..Node::default()
+    });
+    let lift = Quat::from_rotation_x(FRAC_PI_2);
+    turn(&mut b, "lift", arm, lift);
+    b.scene("Scene", &[base]);
+    let time = 0.25;
+    let place = |q: Quat| -> Vec<Vec3> {
+        corners
+            .iter()
+            .map(|&c| gltf_to_md5_point(up + q * c))
+            .collect()
+    };
+    NodeAnimated {
+        glb: b.to_glb(),
+        arm_rest_md5: place(Quat::IDENTITY),
+        arm_lifted_md5: place(Quat::IDENTITY.slerp(lift, time)),
+        time,
+    }
+}
+
+/// The tiny character under an armature stretched (1, 1, 1.5) at rest
+/// (not uniform), with two scale animations: "grow" scales the top joint
+/// uniformly from 1 to 2 (its vertices cannot follow: rigid joints),
+/// "stretch" scales the root by (1, 2, 1) (not uniform).
+pub fn scaled_joints() -> Vec<u8> {
+    let mut b = GltfBuilder::new();
+    let tiny = tiny_skeleton(&mut b, "top", Vec3::new(0.0, 1.2, 0.0), false);
+    b.nodes[tiny.armature]["scale"] = json!([1.0, 1.0, 1.5]);
+    tiny_quad(&mut b, &tiny, "body", None, 0.0, 1);
+    for (name, node, to) in [
+        ("grow", tiny.joints[1], Vec3::splat(2.0)),
+        ("stretch", tiny.joints[0], Vec3::new(1.0, 2.0, 1.0)),
+    ] {
+        let input = b.times(&[0.0, 1.0]);
+        let output = b.vec3_output(&[Vec3::ONE, to]);
+        b.animation(
+            name,
+            &[Channel {
+                node,
+                property: Property::Scale,
+                input,
+                output,
+                interpolation: Interpolation::Linear,
+            }],
+        );
+    }
+    b.scene("Scene", &[tiny.armature]);
+    b.to_glb()
+}
+
+// ---------------------------------------------------------------------------
 // e. Sparse accessors
 
 pub struct SparsePositions {

@@ -13,6 +13,11 @@ use crate::gltf::{read_floats, AccessorRead, GltfError, GltfFile};
 /// Clips whose keys are not a regular grid (or are cubic splines) are
 /// sampled this often: a 60 Hz display shows nothing finer.
 pub const MAX_SAMPLE_RATE: f32 = 60.0;
+/// Keys further apart than this are resampled at [`MAX_SAMPLE_RATE`]:
+/// between frames md5crowd blends by normalized lerp, which strays from
+/// glTF's spherical interpolation over wide turns, and STEP keys must stay
+/// steps.
+pub const MIN_KEY_RATE: f32 = 24.0;
 /// The rate of a clip whose keys give none (one key per channel).
 pub const DEFAULT_SAMPLE_RATE: f32 = 30.0;
 /// A clip's frames times joints, at most: 512 MiB of poses.
@@ -32,7 +37,11 @@ struct Channel {
 
 impl Channel {
     fn value(&self, key: usize, part: usize) -> Vec4 {
-        let stride = if self.interpolation == Interpolation::CubicSpline { 3 } else { 1 };
+        let stride = if self.interpolation == Interpolation::CubicSpline {
+            3
+        } else {
+            1
+        };
         let at = (key * stride + part) * self.width;
         let v = &self.values[at..at + self.width];
         Vec4::new(v[0], v[1], v[2], v.get(3).copied().unwrap_or(0.0))
@@ -42,7 +51,11 @@ impl Channel {
     /// (rotations by spherical interpolation; held before the first key
     /// and after the last).
     fn sample(&self, time: f32) -> Vec4 {
-        let middle = if self.interpolation == Interpolation::CubicSpline { 1 } else { 0 };
+        let middle = if self.interpolation == Interpolation::CubicSpline {
+            1
+        } else {
+            0
+        };
         let last = self.times.len() - 1;
         // Sampling times land on key times up to rounding: such a time is
         // that key, not a hair before it (STEP would hold the one before).
@@ -94,9 +107,12 @@ pub fn read_clips(
 ) -> Result<Vec<Clip>, GltfError> {
     let mut clips = Vec::new();
     let roots: Vec<bool> = rig.parents.iter().map(Option::is_none).collect();
-    let rest_scales: Vec<f32> = {
+    let rest_scales: Vec<Vec3> = {
         let world = nodes.world(&nodes.rest);
-        rig.nodes.iter().map(|&n| scale_size(decompose(world[n]).scale)).collect()
+        rig.nodes
+            .iter()
+            .map(|&n| decompose(world[n]).scale)
+            .collect()
     };
     for animation in file.document.animations() {
         let name = animation
@@ -128,23 +144,37 @@ pub fn read_clips(
                 &sampler.output(),
                 &AccessorRead {
                     what: &format!("{sampler_path}.output"),
-                    dimensions: &[if width == 4 { Dimensions::Vec4 } else { Dimensions::Vec3 }],
+                    dimensions: &[if width == 4 {
+                        Dimensions::Vec4
+                    } else {
+                        Dimensions::Vec3
+                    }],
                     types: if width == 4 {
-                        &[DataType::F32, DataType::I8, DataType::U8, DataType::I16, DataType::U16]
+                        &[
+                            DataType::F32,
+                            DataType::I8,
+                            DataType::U8,
+                            DataType::I16,
+                            DataType::U16,
+                        ]
                     } else {
                         &[DataType::F32]
                     },
                 },
             )?;
             let interpolation = sampler.interpolation();
-            let per_key = if interpolation == Interpolation::CubicSpline { 3 } else { 1 };
+            let per_key = if interpolation == Interpolation::CubicSpline {
+                3
+            } else {
+                1
+            };
             let error = |message: String| GltfError::new(&file.name, &sampler_path, message);
             if input.is_empty() {
                 return Err(error("no keys".into()));
             }
-            if let Some(k) = (0..input.len()).find(|&k| {
-                !input[k].is_finite() || (k > 0 && input[k] <= input[k - 1])
-            }) {
+            if let Some(k) = (0..input.len())
+                .find(|&k| !input[k].is_finite() || (k > 0 && input[k] <= input[k - 1]))
+            {
                 return Err(error(format!(
                     "key times must be finite and increase; key {k} is {}",
                     input[k]
@@ -176,11 +206,20 @@ pub fn read_clips(
             ));
         }
         if channels.is_empty() {
-            warnings.push(format!("{}: {path} (\"{name}\"): no channel moves a node; skipped", file.name));
+            warnings.push(format!(
+                "{}: {path} (\"{name}\"): no channel moves a node; skipped",
+                file.name
+            ));
             continue;
         }
-        let start = channels.iter().map(|c| c.times[0]).fold(f32::INFINITY, f32::min);
-        let end = channels.iter().map(|c| c.times[c.times.len() - 1]).fold(f32::NEG_INFINITY, f32::max);
+        let start = channels
+            .iter()
+            .map(|c| c.times[0])
+            .fold(f32::INFINITY, f32::min);
+        let end = channels
+            .iter()
+            .map(|c| c.times[c.times.len() - 1])
+            .fold(f32::NEG_INFINITY, f32::max);
         let (frame_count, frame_rate) = frame_times(&channels, start, end - start);
         if frame_count.saturating_mul(rig.nodes.len()) > MAX_CLIP_POSES {
             return Err(GltfError::new(
@@ -195,10 +234,15 @@ pub fn read_clips(
             ));
         }
         let mut frames = Vec::with_capacity(frame_count);
-        let mut scale_warned = vec![false; rig.nodes.len()];
+        // Per joint, the scale relative to rest furthest from 1.
+        let mut worst_scale = vec![Vec3::ONE; rig.nodes.len()];
         let mut locals = nodes.rest.clone();
         for f in 0..frame_count {
-            let time = if f + 1 == frame_count { end } else { start + f as f32 / frame_rate };
+            let time = if f + 1 == frame_count {
+                end
+            } else {
+                start + f as f32 / frame_rate
+            };
             locals.copy_from_slice(&nodes.rest);
             for channel in &channels {
                 let value = channel.sample(time);
@@ -207,14 +251,34 @@ pub fn read_clips(
                     Property::Translation => trs.translation = value.truncate(),
                     Property::Rotation => {
                         let q = Quat::from_vec4(value);
-                        trs.rotation = if q.length_squared() > 1e-12 { q.normalize() } else { Quat::IDENTITY }
+                        trs.rotation = if q.length_squared() > 1e-12 {
+                            q.normalize()
+                        } else {
+                            Quat::IDENTITY
+                        }
                     }
                     Property::Scale => trs.scale = value.truncate(),
                     Property::MorphTargetWeights => {}
                 }
             }
             let world = nodes.world(&locals);
-            frames.push(local_poses(rig, &world, nodes, &rest_scales, &mut scale_warned, &name, warnings));
+            frames.push(local_poses(rig, &world, &rest_scales, &mut worst_scale));
+        }
+        for (joint, relative) in worst_scale.iter().enumerate() {
+            let joint_name = &nodes.names[rig.nodes[joint]];
+            if !is_uniform(*relative) {
+                warnings.push(format!(
+                    "joint {joint_name}: non-uniform scale ({:.3}, {:.3}, {:.3}) in \"{name}\"; \
+                     drawn without it",
+                    relative.x, relative.y, relative.z
+                ));
+            } else if deviation(*relative) > 1e-3 {
+                warnings.push(format!(
+                    "joint {joint_name}: scaled x{:.3} in \"{name}\"; its children keep their \
+                     places, but its own vertices are drawn unscaled",
+                    scale_size(*relative)
+                ));
+            }
         }
         clips.push(Clip {
             looping: loops_by_rule(&name, &frames, &roots),
@@ -229,9 +293,10 @@ pub fn read_clips(
 
 /// How many frames, at what rate, sample a clip spanning `start` to
 /// `start + duration`: the keys' own rate when every key of every channel
-/// falls on it and none is a cubic spline (an exporter's baked keys, at 24
-/// or 30 a second, come back exactly), else [`MAX_SAMPLE_RATE`]; either
-/// stretched so that the last frame lands on the last key.
+/// falls on it, none is a cubic spline and the rate is from
+/// [`MIN_KEY_RATE`] to [`MAX_SAMPLE_RATE`] (an exporter's baked keys, at
+/// 24 or 30 a second, come back exactly), else [`MAX_SAMPLE_RATE`];
+/// either stretched so that the last frame lands on the last key.
 fn frame_times(channels: &[Channel], start: f32, duration: f32) -> (usize, f32) {
     let shortest_gap = channels
         .iter()
@@ -247,7 +312,7 @@ fn frame_times(channels: &[Channel], start: f32, duration: f32) -> (usize, f32) 
     });
     let rate = match (shortest_gap.is_finite(), on_grid) {
         (false, _) => DEFAULT_SAMPLE_RATE,
-        (true, true) if key_rate <= MAX_SAMPLE_RATE => key_rate,
+        (true, true) if (MIN_KEY_RATE..=MAX_SAMPLE_RATE).contains(&key_rate) => key_rate,
         (true, _) => MAX_SAMPLE_RATE,
     };
     if duration <= 0.0 {
@@ -259,52 +324,39 @@ fn frame_times(channels: &[Channel], start: f32, duration: f32) -> (usize, f32) 
     (gaps + 1, gaps as f32 / duration)
 }
 
+/// How far a relative scale is from none.
+fn deviation(relative: Vec3) -> f32 {
+    (relative - Vec3::ONE).abs().max_element()
+}
+
 /// Each joint's pose relative to its parent joint (a root's: in model
 /// space), from the nodes' world matrices: only the rigid part of each is
-/// kept, and a joint whose scale differs from its rest scale is warned of
-/// once per clip.
+/// kept. `worst_scale` keeps, per joint, the scale relative to its rest
+/// scale furthest from 1, for the warning.
 fn local_poses(
     rig: &Rig,
     world: &[Mat4],
-    nodes: &Nodes,
-    rest_scales: &[f32],
-    scale_warned: &mut [bool],
-    clip: &str,
-    warnings: &mut Vec<String>,
+    rest_scales: &[Vec3],
+    worst_scale: &mut [Vec3],
 ) -> Vec<JointPose> {
-    let model: Vec<(JointPose, Vec3)> = rig
+    let model: Vec<JointPose> = rig
         .nodes
         .iter()
-        .map(|&n| {
+        .enumerate()
+        .map(|(joint, &n)| {
             let parts = decompose(world[n]);
-            (JointPose::new(parts.rotation, parts.translation), parts.scale)
+            let relative = parts.scale / rest_scales[joint];
+            if deviation(relative) > deviation(worst_scale[joint]) {
+                worst_scale[joint] = relative;
+            }
+            JointPose::new(parts.rotation, parts.translation)
         })
         .collect();
-    for (joint, (_, scale)) in model.iter().enumerate() {
-        if scale_warned[joint] {
-            continue;
-        }
-        let name = &nodes.names[rig.nodes[joint]];
-        if !is_uniform(*scale) {
-            scale_warned[joint] = true;
-            warnings.push(format!(
-                "joint {name}: non-uniform scale ({:.3}, {:.3}, {:.3}) in \"{clip}\"; drawn without it",
-                scale.x, scale.y, scale.z
-            ));
-        } else if (scale_size(*scale) / rest_scales[joint] - 1.0).abs() > 1e-3 {
-            scale_warned[joint] = true;
-            warnings.push(format!(
-                "joint {name}: scaled x{:.3} in \"{clip}\"; its children keep their places, but \
-                 its own vertices are drawn unscaled",
-                scale_size(*scale) / rest_scales[joint]
-            ));
-        }
-    }
     model
         .iter()
         .zip(&rig.parents)
-        .map(|(&(pose, _), parent)| match parent {
-            Some(p) => model[*p as usize].0.inverse().then(pose),
+        .map(|(&pose, parent)| match parent {
+            Some(p) => model[*p as usize].inverse().then(pose),
             None => pose,
         })
         .collect()

@@ -11,10 +11,18 @@ use crate::material::{ImageBytes, MaterialMaps, TexelTransform};
 /// The maps of material `index` (`None`: glTF's default material, plain
 /// white and rough). Images that cannot be read are warnings, and their
 /// maps draw with the kind's default.
-pub fn material_maps(file: &GltfFile, index: Option<usize>, warnings: &mut Vec<String>) -> MaterialMaps {
+pub fn material_maps(
+    file: &GltfFile,
+    index: Option<usize>,
+    warnings: &mut Vec<String>,
+) -> MaterialMaps {
     let Some(material) = index.and_then(|i| file.document.materials().nth(i)) else {
         return MaterialMaps {
-            diffuse: Some(factor_only(file, "default material", TexelTransform::ScaleSrgb([1.0; 4]))),
+            diffuse: Some(factor_only(
+                file,
+                "default material",
+                TexelTransform::ScaleSrgb([1.0; 4]),
+            )),
             normal: None,
             specular: None,
         };
@@ -45,7 +53,11 @@ pub fn material_maps(file: &GltfFile, index: Option<usize>, warnings: &mut Vec<S
     let diffuse = match pbr.base_color_texture() {
         Some(info) => image_of(info.texture(), info.tex_coord(), "base colour texture")
             .map(|image| bytes(image, base_color)),
-        None => Some(factor_only(file, &format!("{path}.baseColorFactor"), base_color)),
+        None => Some(factor_only(
+            file,
+            &format!("{path}.baseColorFactor"),
+            base_color,
+        )),
     };
     let normal = material.normal_texture().and_then(|info| {
         image_of(info.texture(), info.tex_coord(), "normal texture")
@@ -56,8 +68,12 @@ pub fn material_maps(file: &GltfFile, index: Option<usize>, warnings: &mut Vec<S
         roughness: pbr.roughness_factor(),
     };
     let specular = match pbr.metallic_roughness_texture() {
-        Some(info) => image_of(info.texture(), info.tex_coord(), "metallic-roughness texture")
-            .map(|image| bytes(image, metallic_roughness)),
+        Some(info) => image_of(
+            info.texture(),
+            info.tex_coord(),
+            "metallic-roughness texture",
+        )
+        .map(|image| bytes(image, metallic_roughness)),
         None => Some(factor_only(
             file,
             &format!("{path}.metallicFactor/roughnessFactor"),

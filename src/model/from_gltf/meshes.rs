@@ -197,7 +197,11 @@ pub fn read_primitives(
             Mode::TriangleStrip => (2..indices.len())
                 .flat_map(|i| {
                     let (a, b, c) = (indices[i - 2], indices[i - 1], indices[i]);
-                    if i % 2 == 0 { [a, b, c] } else { [b, a, c] }
+                    if i % 2 == 0 {
+                        [a, b, c]
+                    } else {
+                        [b, a, c]
+                    }
                 })
                 .collect(),
             Mode::TriangleFan => (2..indices.len())
@@ -255,7 +259,13 @@ pub fn skinned_mesh(
     let indices: Vec<u32> = primitive
         .triangles
         .chunks_exact(3)
-        .flat_map(|t| if mirrored { [t[0], t[1], t[2]] } else { [t[0], t[2], t[1]] })
+        .flat_map(|t| {
+            if mirrored {
+                [t[0], t[1], t[2]]
+            } else {
+                [t[0], t[2], t[1]]
+            }
+        })
         .collect();
     let normals = match &primitive.normals {
         Some(normals) => {

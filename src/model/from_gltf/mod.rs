@@ -23,7 +23,7 @@ mod scene;
 
 use glam::Mat4;
 
-pub use clips::{DEFAULT_SAMPLE_RATE, MAX_CLIP_POSES, MAX_SAMPLE_RATE};
+pub use clips::{DEFAULT_SAMPLE_RATE, MAX_CLIP_POSES, MAX_SAMPLE_RATE, MIN_KEY_RATE};
 pub use scene::gltf_to_md5;
 
 use crate::anim::{Clip, Skeleton};
@@ -68,13 +68,22 @@ pub fn read_character(file: &GltfFile, limit: InfluenceLimit) -> Result<GltfChar
             stack.reverse();
             while let Some(node) = stack.pop() {
                 order.push(node);
-                stack.extend(all[node].children().map(|c| c.index()).collect::<Vec<_>>().into_iter().rev());
+                stack.extend(
+                    all[node]
+                        .children()
+                        .map(|c| c.index())
+                        .collect::<Vec<_>>()
+                        .into_iter()
+                        .rev(),
+                );
             }
             order
         }
         None => nodes.order.clone(),
     };
-    let skin = scene_nodes.iter().find_map(|&n| all[n].mesh().and(all[n].skin()));
+    let skin = scene_nodes
+        .iter()
+        .find_map(|&n| all[n].mesh().and(all[n].skin()));
     let mut drawn = Vec::new();
     for &n in &scene_nodes {
         let node = &all[n];
@@ -93,7 +102,11 @@ pub fn read_character(file: &GltfFile, limit: InfluenceLimit) -> Result<GltfChar
         }
     }
     if drawn.is_empty() {
-        return Err(GltfError::new(&file.name, "", "no node of the scene draws a mesh"));
+        return Err(GltfError::new(
+            &file.name,
+            "",
+            "no node of the scene draws a mesh",
+        ));
     }
     let rig = Rig::read(file, &nodes, skin.clone(), &drawn)?;
     let mut primitives: Vec<(Primitive, Option<u16>)> = Vec::new();
@@ -156,7 +169,8 @@ pub fn read_character(file: &GltfFile, limit: InfluenceLimit) -> Result<GltfChar
             Some(joint) => {
                 let bind = skeleton.bind_pose[*joint as usize];
                 let at_rest = decompose(rest[rig.nodes[*joint as usize]]);
-                let rest_rigid = Mat4::from_rotation_translation(at_rest.rotation, at_rest.translation);
+                let rest_rigid =
+                    Mat4::from_rotation_translation(at_rest.rotation, at_rest.translation);
                 (
                     Mat4::from_rotation_translation(bind.rotation, bind.translation)
                         * rest_rigid.inverse()
@@ -165,8 +179,19 @@ pub fn read_character(file: &GltfFile, limit: InfluenceLimit) -> Result<GltfChar
                 )
             }
         };
-        meshes.push(skinned_mesh(file, primitive, &rig, to_bind, joint, limit, &mut report)?);
-        let maps = match maps_of_material.iter().find(|(m, _)| *m == primitive.material) {
+        meshes.push(skinned_mesh(
+            file,
+            primitive,
+            &rig,
+            to_bind,
+            joint,
+            limit,
+            &mut report,
+        )?);
+        let maps = match maps_of_material
+            .iter()
+            .find(|(m, _)| *m == primitive.material)
+        {
             Some((_, maps)) => maps.clone(),
             None => {
                 let maps = materials::material_maps(file, primitive.material, &mut image_warnings);

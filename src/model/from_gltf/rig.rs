@@ -4,7 +4,7 @@
 use glam::{Mat4, Vec3};
 use gltf::accessor::{DataType, Dimensions};
 
-use super::scene::{decompose, scale_size, Nodes};
+use super::scene::{decompose, is_uniform, scale_size, Nodes};
 use crate::anim::{JointPose, Skeleton};
 use crate::gltf::{read_floats, AccessorRead, GltfError, GltfFile};
 
@@ -59,11 +59,7 @@ impl Rig {
                     return Err(GltfError::new(
                         &file.name,
                         path,
-                        format!(
-                            "{} matrices for {} joints",
-                            values.len() / 16,
-                            slots.len()
-                        ),
+                        format!("{} matrices for {} joints", values.len() / 16, slots.len()),
                     ));
                 }
                 for (k, matrix) in inverse_binds.iter_mut().enumerate() {
@@ -92,7 +88,12 @@ impl Rig {
                 }
             }
         }
-        let joint_nodes: Vec<usize> = nodes.order.iter().copied().filter(|&n| is_joint[n]).collect();
+        let joint_nodes: Vec<usize> = nodes
+            .order
+            .iter()
+            .copied()
+            .filter(|&n| is_joint[n])
+            .collect();
         if joint_nodes.len() > Skeleton::MAX_JOINTS {
             return Err(GltfError::new(
                 &file.name,
@@ -145,13 +146,23 @@ impl Rig {
         warnings: &mut Vec<String>,
     ) -> (Skeleton, Mat4) {
         let mesh_to_bind = match self.skin {
-            Some(_) => rest[self.nodes[self.joint_of_slot[reference] as usize]]
-                * self.inverse_binds[reference],
+            Some(_) => {
+                rest[self.nodes[self.joint_of_slot[reference] as usize]]
+                    * self.inverse_binds[reference]
+            }
             None => Mat4::IDENTITY,
         };
         let mut bind_pose = Vec::with_capacity(self.nodes.len());
         for (joint, &node) in self.nodes.iter().enumerate() {
             let at_rest = decompose(rest[node]);
+            if !is_uniform(at_rest.scale) {
+                let relative = at_rest.scale / scale_size(at_rest.scale);
+                warnings.push(format!(
+                    "joint {}: non-uniform scale (in proportion {:.3}, {:.3}, {:.3}) in the rest \
+                     pose; drawn without it",
+                    nodes.names[node], relative.x, relative.y, relative.z
+                ));
+            }
             let slot = self.joint_of_slot.iter().position(|&j| j as usize == joint);
             let pose = match slot {
                 Some(slot) => {

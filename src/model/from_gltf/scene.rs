@@ -88,7 +88,10 @@ impl Nodes {
                 rotation: trs.rotation.normalize(),
                 ..trs
             });
-            names.push(node.name().map_or_else(|| format!("node{}", node.index()), str::to_owned));
+            names.push(
+                node.name()
+                    .map_or_else(|| format!("node{}", node.index()), str::to_owned),
+            );
         }
         let mut order = Vec::with_capacity(count);
         let mut stack: Vec<usize> = (0..count).rev().filter(|&n| parents[n].is_none()).collect();
