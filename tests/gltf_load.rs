@@ -587,3 +587,89 @@ fn joint_scale_that_cannot_be_folded_is_a_warning() {
         "{stderr}"
     );
 }
+
+/// glTF and md5 characters in one crowd from the command line, and in
+/// `bench`: `--mix` names the .glb by its stem, `--clip` a glTF
+/// animation's name.
+#[test]
+fn a_gltf_model_joins_an_md5_crowd_and_the_bench() {
+    if !common::vulkan_or_skip() {
+        return;
+    }
+    let dir = common::scratch_dir("gltf_mixed");
+    let assets = common::assets();
+    let fox = fox();
+    let args = [
+        common::arg(&fox),
+        common::arg(&assets),
+        "--instances",
+        "40",
+        "--mix",
+        "Fox:3",
+    ];
+    let (image, log) = common::render_with_log(&dir, "mixed", &args);
+    assert!(common::covered_pixels(&image) > 500, "something is drawn");
+    assert!(log.contains("2 model(s), 40 instance(s)"), "{log}");
+    assert!(
+        log.contains("model 1: ") && log.contains("Fox.glb, 24 joints, 1 meshes, 576 triangles")
+            && log.contains("3 clip(s) (Run, Survey, Walk)") && log.contains("30 instance(s)"),
+        "{log}"
+    );
+    assert!(log.contains("crowdling.md5mesh, 23 joints") && log.contains("10 instance(s)"), "{log}");
+    let mut picked = args.to_vec();
+    picked.extend(["--clip", "Survey"]);
+    let (_, log) = common::render_with_log(&dir, "picked", &picked);
+    assert!(log.contains("validation: no warnings, no errors"), "{log}");
+
+    let json = dir.join("bench.json");
+    let report = common::bench_report(
+        &[common::arg(&fox), "--instances", "256", "--modes", "gpu", "--frames", "2", "--rounds", "1"],
+        &json,
+    );
+    let runs = report["runs"].as_array().expect("runs");
+    assert!(!runs.is_empty(), "{report}");
+}
+
+/// A character with many joints and clips, as glTF: the generated 85-joint
+/// subject in 20 meshes, its two clips and four variations of them
+/// (slower, reversed), written by the test converter and loaded back
+/// whole. The file stays in the test's folder
+/// (`target/tmp/render_tests/gltf_many/P85.glb`) for the load-time figure
+/// in docs/performance.md.
+#[test]
+fn a_many_joint_character_with_six_animations_round_trips() {
+    let dir = common::scratch_dir("gltf_many");
+    let written = common::many_joints::write_many_parts(&dir.join("md5"), 85, 20, 20.0).unwrap();
+    let mut model = Model::load(&written.mesh, &written.anims, InfluenceLimit::Four).unwrap();
+    let originals = model.clips.clone();
+    for clip in &originals {
+        let mut slow = clip.clone();
+        slow.name = format!("{}_slow", clip.name);
+        slow.frame_rate /= 2.0;
+        let mut reversed = clip.clone();
+        reversed.name = format!("{}_reversed", clip.name);
+        reversed.frames.reverse();
+        model.clips.extend([slow, reversed]);
+    }
+    let converted = model_to_gltf(&model, &ConvertOptions::default());
+    let path = converted.gltf.write_glb(&dir, "P85");
+    let loaded = Model::load_gltf(&GameFile::loose(&path), &LoadOptions::default()).unwrap();
+    assert_eq!(loaded.skeleton.joint_count(), 85);
+    assert_eq!(loaded.meshes.len(), 20);
+    let names: Vec<&str> = loaded.clips.iter().map(|c| c.name.as_str()).collect();
+    let expected: Vec<&str> = model.clips.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(names, expected);
+    // Every clip's pose, a third of the way in, as the md5 model's.
+    for clip in &model.clips {
+        let time = clip.duration() / 3.0;
+        let want = model_pose(&model, &clip.name, time);
+        let got = model_pose(&loaded, &clip.name, time);
+        // Joints by name: the loader orders them as the node tree does.
+        let worst = want
+            .iter()
+            .zip(&model.skeleton.names)
+            .map(|(a, name)| a.translation.distance(got[joint(&loaded, name)].translation))
+            .fold(0.0, f32::max);
+        assert!(worst < 0.05, "{}: joints off by {worst} units", clip.name);
+    }
+}
