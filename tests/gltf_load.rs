@@ -9,6 +9,7 @@ use glam::{Quat, Vec3};
 use md5crowd::anim::{local_to_model, sample_clip, JointPose};
 use md5crowd::crowd::SplitMix64;
 use md5crowd::gltf::{GltfError, GltfFile};
+use md5crowd::material::{map_texels, MapKind};
 use md5crowd::model::{LoadOptions, Model};
 use md5crowd::skin::{InfluenceLimit, SkinnedMesh};
 use md5crowd::vfs::GameFile;
@@ -611,11 +612,16 @@ fn a_gltf_model_joins_an_md5_crowd_and_the_bench() {
     assert!(common::covered_pixels(&image) > 500, "something is drawn");
     assert!(log.contains("2 model(s), 40 instance(s)"), "{log}");
     assert!(
-        log.contains("model 1: ") && log.contains("Fox.glb, 24 joints, 1 meshes, 576 triangles")
-            && log.contains("3 clip(s) (Run, Survey, Walk)") && log.contains("30 instance(s)"),
+        log.contains("model 1: ")
+            && log.contains("Fox.glb, 24 joints, 1 meshes, 576 triangles")
+            && log.contains("3 clip(s) (Run, Survey, Walk)")
+            && log.contains("30 instance(s)"),
         "{log}"
     );
-    assert!(log.contains("crowdling.md5mesh, 23 joints") && log.contains("10 instance(s)"), "{log}");
+    assert!(
+        log.contains("crowdling.md5mesh, 23 joints") && log.contains("10 instance(s)"),
+        "{log}"
+    );
     let mut picked = args.to_vec();
     picked.extend(["--clip", "Survey"]);
     let (_, log) = common::render_with_log(&dir, "picked", &picked);
@@ -623,7 +629,17 @@ fn a_gltf_model_joins_an_md5_crowd_and_the_bench() {
 
     let json = dir.join("bench.json");
     let report = common::bench_report(
-        &[common::arg(&fox), "--instances", "256", "--modes", "gpu", "--frames", "2", "--rounds", "1"],
+        &[
+            common::arg(&fox),
+            "--instances",
+            "256",
+            "--modes",
+            "gpu",
+            "--frames",
+            "2",
+            "--rounds",
+            "1",
+        ],
         &json,
     );
     let runs = report["runs"].as_array().expect("runs");
@@ -668,8 +684,119 @@ fn a_many_joint_character_with_six_animations_round_trips() {
         let worst = want
             .iter()
             .zip(&model.skeleton.names)
-            .map(|(a, name)| a.translation.distance(got[joint(&loaded, name)].translation))
+            .map(|(a, name)| {
+                a.translation
+                    .distance(got[joint(&loaded, name)].translation)
+            })
             .fold(0.0, f32::max);
         assert!(worst < 0.05, "{}: joints off by {worst} units", clip.name);
     }
+}
+
+/// The first texel of `map` (of `kind`) as decoded for the GPU.
+fn first_texel(map: Option<&md5crowd::material::ImageBytes>, kind: MapKind) -> [u8; 4] {
+    let texels = map_texels(map, kind, 4096, false);
+    texels.levels[0][..4].try_into().unwrap()
+}
+
+/// baseColorFactor alone, a JPEG base colour, a normal texture,
+/// metallicRoughness as a texture and as factors, no material at all, and
+/// a primitive without indices.
+#[test]
+fn materials_of_every_kind_become_the_three_maps() {
+    let expected = fixtures::material_kinds();
+    let model = load("materials.glb", &expected.glb);
+    let maps_of = |name: &str| {
+        let mesh = model
+            .meshes
+            .iter()
+            .position(|m| m.shader == name)
+            .unwrap_or_else(|| panic!("no mesh drawn with {name}"));
+        &model.materials.maps[model.materials.of_mesh[mesh][0]]
+    };
+    // Factors alone: one texel of them (sRGB-encoded base colour) and a
+    // full specular level for a smooth metal.
+    let factors = maps_of("factors");
+    assert_eq!(
+        first_texel(factors.diffuse.as_ref(), MapKind::Diffuse),
+        [188, 137, 255, 255]
+    );
+    assert!(factors.normal.is_none());
+    assert_eq!(
+        first_texel(factors.specular.as_ref(), MapKind::Specular),
+        [255, 255, 255, 255]
+    );
+    // Textures: the JPEG decodes near its source, the normal map is the
+    // file's, blue 255 and green 0 mean a smooth metal.
+    let textured = maps_of("textured");
+    let jpeg = map_texels(textured.diffuse.as_ref(), MapKind::Diffuse, 4096, false);
+    assert!(!jpeg.is_default, "{:?}", jpeg.warnings);
+    let error: f64 = jpeg.levels[0]
+        .chunks_exact(4)
+        .zip(expected.jpeg_source.pixels())
+        .map(|(got, want)| {
+            (0..3)
+                .map(|c| (f64::from(got[c]) - f64::from(want[c])).abs())
+                .sum::<f64>()
+        })
+        .sum::<f64>()
+        / (64.0 * 3.0);
+    assert!(
+        error < 12.0,
+        "the JPEG decodes {error} levels off on average"
+    );
+    assert_eq!(
+        &textured.normal.as_ref().unwrap().bytes[..],
+        &expected.normal_png[..]
+    );
+    assert_eq!(
+        first_texel(textured.specular.as_ref(), MapKind::Specular),
+        [255, 255, 255, 255]
+    );
+    // No material: white, and glTF's default metallic 1 and roughness 1
+    // leave no highlight.
+    let plain = maps_of("default material");
+    assert_eq!(
+        first_texel(plain.diffuse.as_ref(), MapKind::Diffuse),
+        [255, 255, 255, 255]
+    );
+    assert_eq!(
+        first_texel(plain.specular.as_ref(), MapKind::Specular)[..3],
+        [0, 0, 0]
+    );
+    let unindexed = model
+        .meshes
+        .iter()
+        .find(|m| m.shader == "default material")
+        .unwrap();
+    assert_eq!(unindexed.triangle_count(), 2);
+}
+
+/// Exporter sloppiness is logged once, with counts: weights that do not
+/// sum to 1, and morph targets.
+#[test]
+fn renormalized_weights_and_morph_targets_are_warnings() {
+    let dir = common::scratch_dir("gltf_warnings");
+    let eight = dir.join("eight.glb");
+    std::fs::write(&eight, fixtures::eight_influences().glb).unwrap();
+    let sparse = dir.join("sparse.glb");
+    std::fs::write(&sparse, fixtures::sparse_positions().glb).unwrap();
+    let output = common::md5crowd_as_typed(&["inspect", common::arg(&eight), common::arg(&sparse)]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    let renormalized: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.contains("renormalized"))
+        .collect();
+    assert_eq!(renormalized.len(), 1, "{stderr}");
+    assert!(
+        renormalized[0].contains("2 vertices' weights summed to between 0.6"),
+        "{stderr}"
+    );
+    assert!(renormalized[0].contains("and 1.4"), "{stderr}");
+    let morphs: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.contains("morph targets are ignored"))
+        .collect();
+    assert_eq!(morphs.len(), 1, "{stderr}");
 }

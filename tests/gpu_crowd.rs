@@ -731,8 +731,27 @@ fn occlusion_culling_matches_the_cpu_reference() {
     if !common::vulkan_or_skip() {
         return;
     }
+    assert_occlusion_matches_the_cpu(shipped_model());
+}
+
+#[test]
+fn occlusion_culling_of_a_gltf_crowd_matches_the_cpu_reference() {
+    if !common::vulkan_or_skip() {
+        return;
+    }
+    assert_occlusion_matches_the_cpu(shipped_gltf("occlusion_gltf"));
+}
+
+/// The shipped character written as .glb (tests/common/md5_to_gltf.rs) and
+/// loaded by `Model::load_gltf`: a glTF character of the size the
+/// cameras of these tests are set for.
+fn shipped_gltf(test: &str) -> Model {
+    common::md5_to_gltf::shipped_as_gltf(&common::scratch_dir(test), InfluenceLimit::Four)
+}
+
+fn assert_occlusion_matches_the_cpu(model: Model) {
     let time = 0.4;
-    let mut harness = Harness::new(900, time);
+    let mut harness = Harness::with_model(model, 900, time);
     harness.occlusion = true;
     let bind_pose = harness.model().bind_pose_bounds();
     let height = bind_pose.max.z - bind_pose.min.z;
@@ -807,8 +826,20 @@ fn animation_lod_matches_the_cpu_reference() {
     if !common::vulkan_or_skip() {
         return;
     }
+    assert_animation_lod_matches_the_cpu(shipped_model());
+}
+
+#[test]
+fn animation_lod_of_a_gltf_crowd_matches_the_cpu_reference() {
+    if !common::vulkan_or_skip() {
+        return;
+    }
+    assert_animation_lod_matches_the_cpu(shipped_gltf("anim_lod_gltf"));
+}
+
+fn assert_animation_lod_matches_the_cpu(model: Model) {
     let time = 2.3;
-    let mut harness = Harness::new(900, time);
+    let mut harness = Harness::with_model(model, 900, time);
     harness.anim_lod = true;
     let shared = SharedPoses::sample(&harness.model().skeleton, &harness.model().clips);
     let joints = harness.model().skeleton.joint_count();
@@ -1468,8 +1499,20 @@ fn impostor_choice_and_cells_match_the_cpu_reference() {
     if !common::vulkan_or_skip() {
         return;
     }
+    assert_impostor_choice_matches_the_cpu(shipped_model());
+}
+
+#[test]
+fn impostor_choice_and_cells_of_a_gltf_crowd_match_the_cpu_reference() {
+    if !common::vulkan_or_skip() {
+        return;
+    }
+    assert_impostor_choice_matches_the_cpu(shipped_gltf("impostor_choice_gltf"));
+}
+
+fn assert_impostor_choice_matches_the_cpu(model: Model) {
     let time = 0.8;
-    let mut harness = Harness::new(400, time);
+    let mut harness = Harness::with_model(model, 400, time);
     harness.impostors = true;
     let layout = harness.model().impostor_layout();
     let views = layout.views();

@@ -716,6 +716,98 @@ pub fn scaled_joints() -> Vec<u8> {
 }
 
 // ---------------------------------------------------------------------------
+// Materials of every kind, and a primitive without indices
+
+/// Three quads of the tiny character, each with one kind of material, and
+/// the third drawn without indices (six vertices, two triangles):
+/// - "factors": baseColorFactor (0.5, 0.25, 1, 1), metallic 1, roughness
+///   0, no texture at all;
+/// - "textured": a JPEG base colour, a PNG normal map, and a PNG
+///   metallicRoughness texture whose blue (metallic) is 255 and green
+///   (roughness) 0, factors left at 1;
+/// - "plain": no material (glTF's default: white, metallic, rough).
+pub struct MaterialKinds {
+    pub glb: Vec<u8>,
+    /// The JPEG's pixels before compression.
+    pub jpeg_source: RgbaImage,
+    /// The normal map as written.
+    pub normal_png: Vec<u8>,
+}
+
+pub fn material_kinds() -> MaterialKinds {
+    let mut b = GltfBuilder::new();
+    let tiny = tiny_skeleton(&mut b, "top", Vec3::new(0.0, 1.2, 0.0), false);
+    let factors = b.material(Material {
+        name: Some("factors".into()),
+        base_color_factor: Some([0.5, 0.25, 1.0, 1.0]),
+        metallic_factor: Some(1.0),
+        roughness_factor: Some(0.0),
+        ..Material::default()
+    });
+    let jpeg_source = test_image(8, 8, 40);
+    let mut jpeg = Vec::new();
+    image::DynamicImage::ImageRgba8(jpeg_source.clone())
+        .to_rgb8()
+        .write_to(
+            &mut std::io::Cursor::new(&mut jpeg),
+            image::ImageFormat::Jpeg,
+        )
+        .unwrap();
+    let normal_png = png_bytes(&RgbaImage::from_pixel(2, 2, Rgba([128, 128, 255, 255])));
+    let metal = png_bytes(&RgbaImage::from_pixel(2, 2, Rgba([0, 0, 255, 255])));
+    let sampler = b.sampler(Some(NEAREST), Some(NEAREST), REPEAT, REPEAT);
+    let textures: Vec<usize> = [
+        b.image_in_buffer("jpeg", &jpeg, "image/jpeg"),
+        b.image_in_buffer("normal", &normal_png, "image/png"),
+        b.image_in_buffer("metal", &metal, "image/png"),
+    ]
+    .into_iter()
+    .map(|image| b.texture(image, Some(sampler)))
+    .collect();
+    let textured = b.material(Material {
+        name: Some("textured".into()),
+        base_color_texture: Some(textures[0]),
+        normal_texture: Some(textures[1]),
+        metallic_roughness_texture: Some(textures[2]),
+        ..Material::default()
+    });
+    tiny_quad(&mut b, &tiny, "factors", Some(factors), 0.0, 1);
+    tiny_quad(&mut b, &tiny, "textured", Some(textured), 1.0, 1);
+    // Two triangles' corners in order, no index buffer.
+    let corners = [
+        Vec3::new(-1.25, 0.0, 0.0),
+        Vec3::new(-0.75, 0.0, 0.0),
+        Vec3::new(-0.75, 1.2, 0.0),
+        Vec3::new(-1.25, 0.0, 0.0),
+        Vec3::new(-0.75, 1.2, 0.0),
+        Vec3::new(-1.25, 1.2, 0.0),
+    ];
+    let joints = [0u8, 0, 0, 0].repeat(6);
+    let weights = [1.0f32, 0.0, 0.0, 0.0].repeat(6);
+    let primitive = Primitive::default()
+        .attribute("POSITION", b.positions(&corners))
+        .attribute("JOINTS_0", b.accessor(&joints, Type::Vec4, Layout::VERTEX))
+        .attribute(
+            "WEIGHTS_0",
+            b.accessor(&weights, Type::Vec4, Layout::VERTEX),
+        );
+    let mesh = b.mesh("plain", &[primitive], None);
+    let node = b.node(Node {
+        name: Some("plain".into()),
+        mesh: Some(mesh),
+        skin: Some(tiny.skin),
+        ..Node::default()
+    });
+    b.add_child(tiny.armature, node);
+    b.scene("Scene", &[tiny.armature]);
+    MaterialKinds {
+        glb: b.to_glb(),
+        jpeg_source,
+        normal_png,
+    }
+}
+
+// ---------------------------------------------------------------------------
 // e. Sparse accessors
 
 pub struct SparsePositions {

@@ -13,7 +13,7 @@
 //! sense: a triangle wound clockwise seen from outside in md5 becomes
 //! counter-clockwise by swapping two of its corners.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use glam::{Mat4, Quat, Vec3, Vec4};
 use md5crowd::anim::JointPose;
@@ -304,4 +304,29 @@ pub fn model_to_gltf(model: &Model, options: &ConvertOptions) -> ConvertedModel 
         skin,
         animations,
     }
+}
+
+/// The shipped character and its four clips written as `dir/crowdling.glb`
+/// by [`model_to_gltf`] (with its diffuse images) and loaded back by
+/// `Model::load_gltf` with `influences`: a glTF character of the shipped
+/// character's size, for the tests whose cameras are set for it.
+pub fn shipped_as_gltf(dir: &Path, influences: md5crowd::skin::InfluenceLimit) -> Model {
+    let assets = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("assets");
+    let anims: Vec<PathBuf> = ["idle", "run", "walk", "wave"]
+        .iter()
+        .map(|clip| assets.join(format!("{clip}.md5anim")))
+        .collect();
+    let model = Model::load(&assets.join("crowdling.md5mesh"), &anims, influences).unwrap();
+    let options = ConvertOptions {
+        textures: shipped_textures(&model),
+        tangents: false,
+    };
+    let path = model_to_gltf(&model, &options)
+        .gltf
+        .write_glb(dir, "crowdling");
+    let load = md5crowd::model::LoadOptions {
+        influences,
+        ..Default::default()
+    };
+    Model::load_gltf(&md5crowd::vfs::GameFile::loose(&path), &load).unwrap()
 }

@@ -321,7 +321,17 @@ fn frame_times(channels: &[Channel], start: f32, duration: f32) -> (usize, f32) 
     let gaps = (duration * rate - 1e-2).ceil().max(1.0);
     // f32 keeps integers exact far past any clip MAX_CLIP_POSES allows.
     let gaps = gaps.min(MAX_CLIP_POSES as f32 + 1.0) as usize;
-    (gaps + 1, gaps as f32 / duration)
+    let stretched = gaps as f32 / duration;
+    // Keys baked at a whole rate (24, 30 a second) whose times carry float
+    // noise keep that rate, as an md5anim states it: frames then start
+    // where the GPU and the CPU agree they do.
+    let whole = stretched.round();
+    let rate = if (stretched - whole).abs() < 1e-3 * whole {
+        whole
+    } else {
+        stretched
+    };
+    (gaps + 1, rate)
 }
 
 /// How far a relative scale is from none.
