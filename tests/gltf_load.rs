@@ -800,3 +800,29 @@ fn renormalized_weights_and_morph_targets_are_warnings() {
         .collect();
     assert_eq!(morphs.len(), 1, "{stderr}");
 }
+
+/// A count the file merely claims sizes nothing: an accessor without a
+/// buffer view (zeros and sparse values) claiming two billion positions is
+/// refused before anything is allocated for them.
+#[test]
+fn a_claimed_count_without_data_is_refused() {
+    let glb = fixtures::sparse_positions().glb;
+    let json_length = u32::from_le_bytes(glb[12..16].try_into().unwrap()) as usize;
+    let mut json: serde_json::Value = serde_json::from_slice(&glb[20..20 + json_length]).unwrap();
+    let bin = &glb[bad::bin_data_start(&glb)..];
+    let position = json["meshes"][0]["primitives"][0]["attributes"]["POSITION"]
+        .as_u64()
+        .unwrap();
+    let accessor = &mut json["accessors"][position as usize];
+    accessor.as_object_mut().unwrap().remove("bufferView");
+    accessor["count"] = serde_json::json!(2_000_000_000u64);
+    let error = load_bytes(
+        "claimed.glb",
+        &bad::glb_of(&json, Some(bin)),
+        &LoadOptions::default(),
+    )
+    .err()
+    .expect("refused");
+    assert_eq!(error.path, format!("accessors[{position}]"), "{error}");
+    assert!(error.message.contains("taken on trust"), "{error}");
+}

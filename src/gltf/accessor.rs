@@ -16,8 +16,9 @@ pub struct AccessorRead<'a> {
 }
 
 /// An accessor without a buffer view is all zeros until its sparse values;
-/// its count is the file's word alone, so it is held to this many elements.
-pub const MAX_ELEMENTS_WITHOUT_DATA: usize = 1 << 24;
+/// its count is the file's word alone, so it is held to this many
+/// components (64 MiB of floats).
+pub const MAX_COMPONENTS_WITHOUT_DATA: usize = 1 << 24;
 
 /// Accessor `accessor` as floats, components of each element in a row:
 /// normalized integers map to [0, 1] or [-1, 1], others keep their value.
@@ -176,10 +177,10 @@ fn read_elements<T: Copy + Default>(
             }
             values
         }
-        None if count > MAX_ELEMENTS_WITHOUT_DATA => {
+        None if count.saturating_mul(components) > MAX_COMPONENTS_WITHOUT_DATA => {
             return Err(error(format!(
-                "{}: {count} elements and no bufferView; at most {MAX_ELEMENTS_WITHOUT_DATA} \
-                 are taken on trust",
+                "{}: {count} elements of {components} and no bufferView; at most \
+                 {MAX_COMPONENTS_WITHOUT_DATA} components are taken on trust",
                 read.what
             )))
         }

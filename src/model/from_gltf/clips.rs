@@ -20,8 +20,10 @@ pub const MAX_SAMPLE_RATE: f32 = 60.0;
 pub const MIN_KEY_RATE: f32 = 24.0;
 /// The rate of a clip whose keys give none (one key per channel).
 pub const DEFAULT_SAMPLE_RATE: f32 = 30.0;
-/// A clip's frames times joints, at most: 512 MiB of poses.
-pub const MAX_CLIP_POSES: usize = 1 << 24;
+/// A clip's frames times joints, at most: 128 MiB of poses, over 11
+/// minutes of a 100-joint character at 60 frames a second. Key times are
+/// the file's word, so they size nothing larger.
+pub const MAX_CLIP_POSES: usize = 1 << 22;
 
 /// One animated property of one node, its keys read.
 struct Channel {
