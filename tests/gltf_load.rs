@@ -821,8 +821,7 @@ fn a_claimed_count_without_data_is_refused() {
         &bad::glb_of(&json, Some(bin)),
         &LoadOptions::default(),
     )
-    .err()
-    .expect("refused");
+    .expect_err("refused");
     assert_eq!(error.path, format!("accessors[{position}]"), "{error}");
     assert!(error.message.contains("taken on trust"), "{error}");
 }
