@@ -9,7 +9,7 @@ use super::{GltfError, GltfFile};
 
 /// What an accessor is read as, for the checks and the messages.
 pub struct AccessorRead<'a> {
-    /// What it holds, as the message says it: "POSITION of meshes[0].primitives[1]".
+    /// What it holds, as the message says it: `POSITION of meshes[0].primitives[1]`.
     pub what: &'a str,
     pub dimensions: &'a [Dimensions],
     pub types: &'a [DataType],

@@ -1,7 +1,8 @@
 //! glTF 2.0 files, the format only (as `crate::md5` is for md5): the
 //! document, parsed and its indices checked by the `gltf` crate; the
 //! buffers it names (a .glb's BIN chunk, data URIs, files beside a .gltf);
-//! accessors read with every bound checked ([`accessor`]); image bytes.
+//! accessors read with every bound checked ([`read_floats`],
+//! [`read_integers`]); image bytes.
 //! `crate::model`'s glTF conversion is the only code that turns this into
 //! runtime types. Nothing here trusts a count in the file: every
 //! allocation is bounded by bytes that were actually read.
