@@ -825,3 +825,24 @@ fn a_claimed_count_without_data_is_refused() {
     assert_eq!(error.path, format!("accessors[{position}]"), "{error}");
     assert!(error.message.contains("taken on trust"), "{error}");
 }
+
+/// A skin without joints has nothing to move its vertices: refused.
+#[test]
+fn a_skin_without_joints_is_refused() {
+    let glb = fixtures::rigid_part().glb;
+    let json_length = u32::from_le_bytes(glb[12..16].try_into().unwrap()) as usize;
+    let mut json: serde_json::Value = serde_json::from_slice(&glb[20..20 + json_length]).unwrap();
+    let bin = &glb[bad::bin_data_start(&glb)..];
+    json["skins"][0]["joints"] = serde_json::json!([]);
+    json["skins"][0]
+        .as_object_mut()
+        .unwrap()
+        .remove("inverseBindMatrices");
+    let error = load_bytes(
+        "jointless.glb",
+        &bad::glb_of(&json, Some(bin)),
+        &LoadOptions::default(),
+    )
+    .expect_err("refused");
+    assert!(error.path.starts_with("skins[0]"), "{error}");
+}

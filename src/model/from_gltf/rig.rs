@@ -94,6 +94,13 @@ impl Rig {
             .copied()
             .filter(|&n| is_joint[n])
             .collect();
+        if let (Some(skin), []) = (&skin, joint_nodes.as_slice()) {
+            return Err(GltfError::new(
+                &file.name,
+                format!("skins[{}].joints", skin.index()),
+                "empty: a skin needs at least one joint",
+            ));
+        }
         if joint_nodes.len() > Skeleton::MAX_JOINTS {
             return Err(GltfError::new(
                 &file.name,
