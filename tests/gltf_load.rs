@@ -15,7 +15,7 @@ use md5crowd::skin::{InfluenceLimit, SkinnedMesh};
 use md5crowd::vfs::GameFile;
 
 use common::gltf_fixtures::{self as fixtures, bad};
-use common::md5_to_gltf::{model_to_gltf, shipped_textures, ConvertOptions};
+use common::md5_to_gltf::{model_to_gltf, write_shipped_glb, ConvertOptions};
 
 fn load_bytes(name: &str, bytes: &[u8], options: &LoadOptions) -> Result<Model, GltfError> {
     let file = GltfFile::from_bytes(name, bytes, None)?;
@@ -49,6 +49,14 @@ fn vertices(model: &Model, pose: Option<&[JointPose]>) -> Vec<Vec3> {
         .iter()
         .flat_map(|m| (0..m.vertex_count()).map(move |v| skin(m, v)))
         .collect()
+}
+
+/// Which of the file's vertices (`file`, in md5 units) the loaded vertex
+/// at `p` is: loading welds and reorders them.
+fn file_vertex(file: &[Vec3], p: Vec3) -> usize {
+    file.iter()
+        .position(|e| e.distance(p) < 1e-3)
+        .unwrap_or_else(|| panic!("no vertex of the file at {p}"))
 }
 
 /// The largest distance from an expected point to the nearest of `got`.
@@ -173,11 +181,7 @@ fn sparse_accessors_replace_what_they_name() {
     // its first.
     let mesh = &model.meshes[0];
     for (v, p) in mesh.positions.iter().enumerate() {
-        let file_vertex = expected
-            .positions_md5
-            .iter()
-            .position(|e| e.distance(*p) < 1e-3)
-            .unwrap();
+        let file_vertex = file_vertex(&expected.positions_md5, *p);
         // The fixture's skin lists its joints parents first, as
         // md5crowd orders them.
         let skin_joint = expected.joints[file_vertex][0] as usize;
@@ -203,11 +207,7 @@ fn eight_influences_in_two_sets_are_kept_and_renormalized() {
     let mesh = &model.meshes[0];
     assert_eq!(mesh.truncation.max_influences, 8);
     for (v, p) in mesh.positions.iter().enumerate() {
-        let file_vertex = expected
-            .positions_md5
-            .iter()
-            .position(|e| e.distance(*p) < 1e-3)
-            .unwrap();
+        let file_vertex = file_vertex(&expected.positions_md5, *p);
         let total: f32 = mesh.weights[v].iter().sum();
         assert!(
             (total - 1.0).abs() < 1e-6,
@@ -484,17 +484,7 @@ fn the_same_character_as_gltf_and_as_md5_renders_alike() {
         )
         .unwrap();
     }
-    let model = common::shipped_model();
-    let converted = model_to_gltf(
-        &model,
-        &ConvertOptions {
-            textures: shipped_textures(&model),
-            tangents: false,
-        },
-    );
-    let glb = converted
-        .gltf
-        .write_glb(&dir, "crowdling")
+    let glb = write_shipped_glb(&common::shipped_model(), &dir)
         .display()
         .to_string();
     for (clip, time) in [

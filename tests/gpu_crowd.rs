@@ -746,7 +746,9 @@ fn occlusion_culling_of_a_gltf_crowd_matches_the_cpu_reference() {
 /// loaded by `Model::load_gltf`: a glTF character of the size the
 /// cameras of these tests are set for.
 fn shipped_gltf(test: &str) -> Model {
-    common::md5_to_gltf::shipped_as_gltf(&common::scratch_dir(test), InfluenceLimit::Four)
+    let path = common::md5_to_gltf::write_shipped_glb(&shipped_model(), &common::scratch_dir(test));
+    let options = md5crowd::model::LoadOptions::default();
+    Model::load_gltf(&md5crowd::vfs::GameFile::loose(path), &options).unwrap()
 }
 
 fn assert_occlusion_matches_the_cpu(model: Model) {

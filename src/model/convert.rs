@@ -8,7 +8,7 @@ use crate::anim::{loops_by_rule, Clip, JointPose, Skeleton};
 use crate::md5::{self, quat_from_xyz, Md5Anim, Md5Mesh};
 use crate::skin::{
     select_influences, smooth_normals, tangents, InfluenceLimit, LodLevel, SkinnedMesh,
-    TruncationReport, MAX_INFLUENCES,
+    TruncationReport,
 };
 
 /// Joint indices are 16-bit vertex attributes on the GPU, so callers
@@ -128,11 +128,7 @@ pub fn skinned_mesh_from_md5(
         vertex_weights.clear();
         vertex_weights.extend(range.iter().map(|w| (w.joint as u16, w.bias)));
         let selected = select_influences(&vertex_weights, limit);
-        truncation.max_influences = truncation.max_influences.max(selected.distinct);
-        if selected.distinct > limit.count() {
-            truncation.truncated_vertices += 1;
-            truncation.max_dropped_weight = truncation.max_dropped_weight.max(selected.max_dropped);
-        }
+        truncation.record(&selected, limit);
         joints.push(selected.joints);
         weights.push(selected.weights);
     }
@@ -149,11 +145,7 @@ pub fn skinned_mesh_from_md5(
         uvs,
         joints,
         weights,
-        lods: vec![LodLevel {
-            indices: indices.clone(),
-            error: 0.0,
-            influences: MAX_INFLUENCES,
-        }],
+        lods: vec![LodLevel::finest(indices.clone())],
         indices,
         short_chain: None,
         limit,

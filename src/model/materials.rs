@@ -61,26 +61,26 @@ impl ModelMaterials {
     }
 
     /// Materials a file gives its meshes itself (glTF), drawn with one
-    /// skin: `maps[m]` is mesh `m`'s, and meshes with the same
-    /// `material_indices` entry share one. `warnings` are the images'.
+    /// skin: mesh `m` draws with `maps[mesh_materials[m]]`. Maps no mesh
+    /// with triangles draws are left out. `warnings` are the images'.
     pub fn of_meshes(
         meshes: &[SkinnedMesh],
-        maps: &[MaterialMaps],
-        material_indices: &[Option<usize>],
+        maps: Vec<MaterialMaps>,
+        mesh_materials: &[usize],
         warnings: Vec<String>,
     ) -> ModelMaterials {
         let mut materials = ModelMaterials {
             warnings,
             ..ModelMaterials::default()
         };
-        let mut index_of_material: HashMap<Option<usize>, usize> = HashMap::new();
-        for ((mesh, maps), material) in meshes.iter().zip(maps).zip(material_indices) {
+        let mut kept: Vec<Option<usize>> = vec![None; maps.len()];
+        for (mesh, &material) in meshes.iter().zip(mesh_materials) {
             if mesh.indices.is_empty() {
                 materials.of_mesh.push(Vec::new());
                 continue;
             }
-            let index = *index_of_material.entry(*material).or_insert_with(|| {
-                materials.maps.push(maps.clone());
+            let index = *kept[material].get_or_insert_with(|| {
+                materials.maps.push(maps[material].clone());
                 materials.maps.len() - 1
             });
             materials.of_mesh.push(vec![index]);

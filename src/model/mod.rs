@@ -270,7 +270,7 @@ impl Model {
             skeleton,
             meshes,
             materials,
-            material_indices,
+            mesh_materials,
             clips,
             image_warnings,
             ..
@@ -283,7 +283,7 @@ impl Model {
             vec![SkinChoice::default_skin()],
             options,
             |meshes, _| {
-                ModelMaterials::of_meshes(meshes, &materials, &material_indices, image_warnings)
+                ModelMaterials::of_meshes(meshes, materials, &mesh_materials, image_warnings)
             },
         ))
     }

@@ -35,6 +35,17 @@ pub struct TruncationReport {
     pub max_influences: usize,
 }
 
+impl TruncationReport {
+    /// Counts one vertex's [`select_influences`] under `limit`.
+    pub fn record(&mut self, selected: &SelectedInfluences, limit: InfluenceLimit) {
+        self.max_influences = self.max_influences.max(selected.distinct);
+        if selected.distinct > limit.count() {
+            self.truncated_vertices += 1;
+            self.max_dropped_weight = self.max_dropped_weight.max(selected.max_dropped);
+        }
+    }
+}
+
 /// The kept influences of one vertex: joints and weights, largest weight
 /// first, weights quantized to multiples of 1/255 that sum to exactly 1.
 ///

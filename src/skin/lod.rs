@@ -90,6 +90,15 @@ pub struct LodLevel {
 }
 
 impl LodLevel {
+    /// LOD 0: the mesh's own triangles, no error, every influence.
+    pub fn finest(indices: Vec<u32>) -> LodLevel {
+        LodLevel {
+            indices,
+            error: 0.0,
+            influences: MAX_INFLUENCES,
+        }
+    }
+
     pub fn triangle_count(&self) -> usize {
         self.indices.len() / 3
     }
@@ -191,11 +200,7 @@ impl fmt::Display for ShortChain {
 /// triangles gets one empty level; one of fewer than 10 (degenerate ones not
 /// counted) keeps LOD 0 alone.
 pub fn lod_chain(surface: &LodSurface, indices: &[u32]) -> LodChain {
-    let mut lods = vec![LodLevel {
-        indices: indices.to_vec(),
-        error: 0.0,
-        influences: MAX_INFLUENCES,
-    }];
+    let mut lods = vec![LodLevel::finest(indices.to_vec())];
     let shadow = ShadowMesh::new(surface, indices);
     // What the eye sees: a flat-shaded mesh, or one with duplicates, aims at
     // the levels its welded twin gets.

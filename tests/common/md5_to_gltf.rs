@@ -306,27 +306,14 @@ pub fn model_to_gltf(model: &Model, options: &ConvertOptions) -> ConvertedModel 
     }
 }
 
-/// The shipped character and its four clips written as `dir/crowdling.glb`
-/// by [`model_to_gltf`] (with its diffuse images) and loaded back by
-/// `Model::load_gltf` with `influences`: a glTF character of the shipped
-/// character's size, for the tests whose cameras are set for it.
-pub fn shipped_as_gltf(dir: &Path, influences: md5crowd::skin::InfluenceLimit) -> Model {
-    let assets = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("assets");
-    let anims: Vec<PathBuf> = ["idle", "run", "walk", "wave"]
-        .iter()
-        .map(|clip| assets.join(format!("{clip}.md5anim")))
-        .collect();
-    let model = Model::load(&assets.join("crowdling.md5mesh"), &anims, influences).unwrap();
+/// `model` (the shipped character) written as `dir/crowdling.glb` by
+/// [`model_to_gltf`], with its diffuse images ([`shipped_textures`]).
+pub fn write_shipped_glb(model: &Model, dir: &Path) -> PathBuf {
     let options = ConvertOptions {
-        textures: shipped_textures(&model),
+        textures: shipped_textures(model),
         tangents: false,
     };
-    let path = model_to_gltf(&model, &options)
+    model_to_gltf(model, &options)
         .gltf
-        .write_glb(dir, "crowdling");
-    let load = md5crowd::model::LoadOptions {
-        influences,
-        ..Default::default()
-    };
-    Model::load_gltf(&md5crowd::vfs::GameFile::loose(&path), &load).unwrap()
+        .write_glb(dir, "crowdling")
 }

@@ -99,23 +99,22 @@ impl Channel {
 }
 
 /// Every animation of the file as a clip named after it (`animation{i}`
-/// when it has no name), spanning its first key to its last: an animation
+/// when it has no name; `rest`: every node's world matrix at rest), spanning its first key to its last: an animation
 /// whose keys start after t = 0 starts there.
 pub fn read_clips(
     file: &GltfFile,
     nodes: &Nodes,
     rig: &Rig,
+    rest: &[Mat4],
     warnings: &mut Vec<String>,
 ) -> Result<Vec<Clip>, GltfError> {
     let mut clips = Vec::new();
     let roots: Vec<bool> = rig.parents.iter().map(Option::is_none).collect();
-    let rest_scales: Vec<Vec3> = {
-        let world = nodes.world(&nodes.rest);
-        rig.nodes
-            .iter()
-            .map(|&n| decompose(world[n]).scale)
-            .collect()
-    };
+    let rest_scales: Vec<Vec3> = rig
+        .nodes
+        .iter()
+        .map(|&n| decompose(rest[n]).scale)
+        .collect();
     for animation in file.document.animations() {
         let name = animation
             .name()

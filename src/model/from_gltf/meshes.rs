@@ -300,51 +300,44 @@ pub fn skinned_mesh(
     let mut joints = Vec::with_capacity(positions.len());
     let mut vertex_weights = Vec::with_capacity(positions.len());
     let mut listed = Vec::with_capacity(MAX_INFLUENCES);
-    for (v, influences) in primitive.influences.iter().enumerate() {
+    for v in 0..positions.len() {
         listed.clear();
-        for &(slot, weight) in influences.iter().filter(|(_, w)| *w > 0.0) {
-            let Some(&joint) = rig.joint_of_slot.get(slot as usize) else {
-                return Err(GltfError::new(
-                    &file.name,
-                    &primitive.path,
-                    format!(
-                        "vertex {v} names joint {slot} of skins[{}], which has {}",
-                        rig.skin.unwrap_or(0),
-                        rig.joint_of_slot.len()
-                    ),
-                ));
-            };
-            listed.push((joint, weight));
-        }
-        let sum: f32 = listed.iter().map(|(_, w)| w).sum();
-        if listed.is_empty() {
-            weights.weightless += 1;
-            listed.push((rigid_joint, 1.0));
-        } else if (sum - 1.0).abs() > 0.01 {
-            if weights.renormalized == 0 {
-                (weights.lowest_sum, weights.highest_sum) = (sum, sum);
+        match primitive.influences.get(v) {
+            // A primitive without influences is a rigid part of `rigid_joint`.
+            None => listed.push((rigid_joint, 1.0)),
+            Some(influences) => {
+                for &(slot, weight) in influences.iter().filter(|(_, w)| *w > 0.0) {
+                    let Some(&joint) = rig.joint_of_slot.get(slot as usize) else {
+                        return Err(GltfError::new(
+                            &file.name,
+                            &primitive.path,
+                            format!(
+                                "vertex {v} names joint {slot} of skins[{}], which has {}",
+                                rig.skin.unwrap_or(0),
+                                rig.joint_of_slot.len()
+                            ),
+                        ));
+                    };
+                    listed.push((joint, weight));
+                }
+                let sum: f32 = listed.iter().map(|(_, w)| w).sum();
+                if listed.is_empty() {
+                    weights.weightless += 1;
+                    listed.push((rigid_joint, 1.0));
+                } else if (sum - 1.0).abs() > 0.01 {
+                    if weights.renormalized == 0 {
+                        (weights.lowest_sum, weights.highest_sum) = (sum, sum);
+                    }
+                    weights.renormalized += 1;
+                    weights.lowest_sum = weights.lowest_sum.min(sum);
+                    weights.highest_sum = weights.highest_sum.max(sum);
+                }
             }
-            weights.renormalized += 1;
-            weights.lowest_sum = weights.lowest_sum.min(sum);
-            weights.highest_sum = weights.highest_sum.max(sum);
         }
         let selected = select_influences(&listed, limit);
-        truncation.max_influences = truncation.max_influences.max(selected.distinct);
-        if selected.distinct > limit.count() {
-            truncation.truncated_vertices += 1;
-            truncation.max_dropped_weight = truncation.max_dropped_weight.max(selected.max_dropped);
-        }
+        truncation.record(&selected, limit);
         joints.push(selected.joints);
         vertex_weights.push(selected.weights);
-    }
-    if primitive.influences.is_empty() {
-        truncation.max_influences = 1;
-        let mut rigid = [0u16; MAX_INFLUENCES];
-        rigid[0] = rigid_joint;
-        let mut full = [0f32; MAX_INFLUENCES];
-        full[0] = 1.0;
-        joints = vec![rigid; positions.len()];
-        vertex_weights = vec![full; positions.len()];
     }
     Ok(SkinnedMesh {
         shader: primitive.material_name.clone(),
@@ -354,11 +347,7 @@ pub fn skinned_mesh(
         uvs: primitive.uvs.clone(),
         joints,
         weights: vertex_weights,
-        lods: vec![LodLevel {
-            indices: indices.clone(),
-            error: 0.0,
-            influences: MAX_INFLUENCES,
-        }],
+        lods: vec![LodLevel::finest(indices.clone())],
         indices,
         short_chain: None,
         limit,

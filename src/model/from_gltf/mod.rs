@@ -40,11 +40,10 @@ pub struct GltfCharacter {
     pub skeleton: Skeleton,
     /// One per triangle primitive, in the file's order.
     pub meshes: Vec<SkinnedMesh>,
-    /// Per mesh, its material's maps.
+    /// The maps of each material the meshes use, in the order first met.
     pub materials: Vec<MaterialMaps>,
-    /// Per mesh, the index of its material in the file (`None`: the
-    /// default material): meshes sharing one share its maps.
-    pub material_indices: Vec<Option<usize>>,
+    /// Per mesh, its index into `materials`.
+    pub mesh_materials: Vec<usize>,
     pub clips: Vec<Clip>,
     /// What was changed or left out (structure, not images), for the log.
     pub warnings: Vec<String>,
@@ -156,10 +155,12 @@ pub fn read_character(file: &GltfFile, limit: InfluenceLimit) -> Result<GltfChar
     let (skeleton, mesh_to_bind) = rig.skeleton(&nodes, &rest, reference, &mut warnings);
     let mut report = WeightReport::default();
     let mut meshes = Vec::with_capacity(primitives.len());
-    let mut materials = Vec::with_capacity(primitives.len());
-    let mut material_indices = Vec::with_capacity(primitives.len());
+    let mut materials = Vec::new();
+    let mut mesh_materials = Vec::with_capacity(primitives.len());
     let mut image_warnings = Vec::new();
-    let mut maps_of_material: Vec<(Option<usize>, MaterialMaps)> = Vec::new();
+    // The file's material index (`None`: the default material) of each
+    // entry of `materials`.
+    let mut material_of: Vec<Option<usize>> = Vec::new();
     for (primitive, rigid_joint) in &primitives {
         let (to_bind, joint) = match rigid_joint {
             None => (
@@ -188,19 +189,19 @@ pub fn read_character(file: &GltfFile, limit: InfluenceLimit) -> Result<GltfChar
             limit,
             &mut report,
         )?);
-        let maps = match maps_of_material
-            .iter()
-            .find(|(m, _)| *m == primitive.material)
-        {
-            Some((_, maps)) => maps.clone(),
+        let index = match material_of.iter().position(|&m| m == primitive.material) {
+            Some(index) => index,
             None => {
-                let maps = materials::material_maps(file, primitive.material, &mut image_warnings);
-                maps_of_material.push((primitive.material, maps.clone()));
-                maps
+                materials.push(materials::material_maps(
+                    file,
+                    primitive.material,
+                    &mut image_warnings,
+                ));
+                material_of.push(primitive.material);
+                materials.len() - 1
             }
         };
-        materials.push(maps);
-        material_indices.push(primitive.material);
+        mesh_materials.push(index);
     }
     if report.renormalized > 0 {
         warnings.push(format!(
@@ -215,12 +216,12 @@ pub fn read_character(file: &GltfFile, limit: InfluenceLimit) -> Result<GltfChar
             file.name, report.weightless, skeleton.names[joint]
         ));
     }
-    let clips = clips::read_clips(file, &nodes, &rig, &mut warnings)?;
+    let clips = clips::read_clips(file, &nodes, &rig, &rest, &mut warnings)?;
     Ok(GltfCharacter {
         skeleton,
         meshes,
         materials,
-        material_indices,
+        mesh_materials,
         clips,
         warnings,
         image_warnings,

@@ -159,6 +159,11 @@ impl Rig {
             }
             None => Mat4::IDENTITY,
         };
+        // Per joint, its first joint number in the skin.
+        let mut slot_of_joint = vec![None; self.nodes.len()];
+        for (slot, &joint) in self.joint_of_slot.iter().enumerate().rev() {
+            slot_of_joint[joint as usize] = Some(slot);
+        }
         let mut bind_pose = Vec::with_capacity(self.nodes.len());
         for (joint, &node) in self.nodes.iter().enumerate() {
             let at_rest = decompose(rest[node]);
@@ -170,8 +175,7 @@ impl Rig {
                     nodes.names[node], relative.x, relative.y, relative.z
                 ));
             }
-            let slot = self.joint_of_slot.iter().position(|&j| j as usize == joint);
-            let pose = match slot {
+            let pose = match slot_of_joint[joint] {
                 Some(slot) => {
                     let bind = mesh_to_bind
                         * self.inverse_binds[slot].inverse()
