@@ -1,12 +1,22 @@
 //! Compiles every GLSL stage under shaders/ to SPIR-V in OUT_DIR and writes
 //! `shaders.rs`, a table of `include_bytes!` constants named after the files
 //! (`cull.comp` -> `CULL_COMP`). Include files (`*.glsl`) are resolved relative
-//! to the including file, then to shaders/.
+//! to the including file, then to shaders/; `shared_constants.glsl` is
+//! generated from src/shared_constants.rs, the constants Rust shares with
+//! the shaders, and written to OUT_DIR beside the SPIR-V.
 
 use std::env;
 use std::fmt::Write as _;
 use std::fs;
 use std::path::{Path, PathBuf};
+
+// build.rs writes only the GLSL table; the Rust constants are the crate's.
+#[allow(dead_code)]
+#[path = "src/shared_constants.rs"]
+mod shared_constants;
+
+/// The include shaders name to get the shared constants.
+const SHARED_CONSTANTS_INCLUDE: &str = "shared_constants.glsl";
 
 const STAGES: [(&str, shaderc::ShaderKind); 3] = [
     ("vert", shaderc::ShaderKind::Vertex),
@@ -24,6 +34,10 @@ fn main() {
     // Watching the directory catches added and removed files; each file is
     // listed too so an edit to any of them (includes as well) reruns us.
     println!("cargo:rerun-if-changed={}", shader_dir.display());
+    println!("cargo:rerun-if-changed=src/shared_constants.rs");
+    let constants_path = out_dir.join(SHARED_CONSTANTS_INCLUDE);
+    fs::write(&constants_path, shared_constants::glsl_include())
+        .expect("write shared_constants.glsl");
 
     let mut sources: Vec<PathBuf> = fs::read_dir(&shader_dir)
         .unwrap_or_else(|e| panic!("cannot read {}: {e}", shader_dir.display()))
@@ -48,7 +62,7 @@ fn main() {
         };
         let source = fs::read_to_string(path)
             .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
-        let options = compile_options(&shader_dir, release);
+        let options = compile_options(&shader_dir, &constants_path, release);
         match compiler.compile_into_spirv(
             &source,
             kind,
@@ -86,7 +100,11 @@ fn main() {
     fs::write(out_dir.join("shaders.rs"), table).expect("write shaders.rs");
 }
 
-fn compile_options(shader_dir: &Path, release: bool) -> shaderc::CompileOptions<'static> {
+fn compile_options(
+    shader_dir: &Path,
+    constants_path: &Path,
+    release: bool,
+) -> shaderc::CompileOptions<'static> {
     let mut options = shaderc::CompileOptions::new().expect("shaderc options");
     options.set_target_env(
         shaderc::TargetEnv::Vulkan,
@@ -101,7 +119,14 @@ fn compile_options(shader_dir: &Path, release: bool) -> shaderc::CompileOptions<
     });
     options.set_warnings_as_errors();
     let shader_dir = shader_dir.to_path_buf();
+    let constants_path = constants_path.to_path_buf();
     options.set_include_callback(move |requested, include_type, requesting, _depth| {
+        if requested == SHARED_CONSTANTS_INCLUDE {
+            return Ok(shaderc::ResolvedInclude {
+                resolved_name: constants_path.to_string_lossy().into_owned(),
+                content: shared_constants::glsl_include(),
+            });
+        }
         let relative_to = match include_type {
             shaderc::IncludeType::Relative => Path::new(requesting)
                 .parent()

@@ -18,13 +18,8 @@ layout(local_size_x = 64) in;
 
 layout(constant_id = 0) const bool RETURN_HOME = false;
 
-const uint MAX_GAITS = 4u;
-const uint PROFILE_SEGMENTS = 8u;
-const uint MAX_GAIT_SWITCHES = 8u;
-// anim::DISTANCE_CURVE_SAMPLES: even shares of the stride a curve samples.
-const uint DISTANCE_CURVE_SAMPLES = 63u;
-// agents::PROFILE_PERIOD: seconds of one period of the speed profile.
-const float PROFILE_PERIOD = 29.0;
+// MAX_GAITS, PROFILE_SEGMENTS, MAX_GAIT_SWITCHES, PROFILE_PERIOD and
+// DISTANCE_CURVE_SAMPLES come from shared_constants.glsl.
 
 // Twin of Rust's gpu::shader_types::GpuSpeedSegment (agents::SpeedSegment).
 struct SpeedSegment {

@@ -11,7 +11,8 @@
 
 #include "animate.glsl"
 
-layout(local_size_x = ANIMATE_WORKGROUP_SIZE) in;
+// A lane per instance (draws.comp's dispatch divides by this size).
+layout(local_size_x = 64) in;
 
 JointPose stored_pose(uint index) {
     SkinningTransform t = skinning_transforms[index];

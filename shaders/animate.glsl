@@ -18,17 +18,17 @@ layout(set = 0, binding = 2) readonly buffer InstanceAnimations {
 layout(set = 0, binding = 3) readonly buffer Clips {
     ClipInfo clips[];
 };
-// Local (parent-relative) poses, every frame of every clip, two texels
-// each: the rotation, then the translation (w unused). Clips and skeleton
+// Local (parent-relative) poses, every frame of every clip,
+// JOINT_POSE_TEXELS each (gpu::shader_types::GpuJointPose): the rotation,
+// then the translation (w unused). Clips and skeleton
 // are texel buffers rather than storage buffers: a texel fetch moves a
 // whole vec4 (see gpu::resources::TexelBuffer).
 layout(set = 0, binding = 4) uniform samplerBuffer clip_poses;
-// Three texels per joint (gpu::shader_types::SkeletonJoint): the inverse
+// SKELETON_JOINT_TEXELS per joint (gpu::shader_types::SkeletonJoint): the inverse
 // bind pose's rotation, then its translation with the parent's index in w
 // (-1 for roots; a parent always comes before its children), then in x the
 // joint's depth (its number of ancestors).
 layout(set = 0, binding = 5) uniform samplerBuffer skeleton;
-const int SKELETON_TEXELS = 3;
 // Read for its posed list: the instance cull.comp gave each palette row.
 // Instances showing a shared pose (animation level of detail, a palette too
 // small this frame, a model without clips) have no row and are not posed.
@@ -69,14 +69,14 @@ bool posed_instance_at(uint n, out PosedInstance posed) {
 }
 
 JointPose clip_pose(uint pose) {
-    int texel = int(2u * pose);
+    int texel = int(JOINT_POSE_TEXELS * pose);
     return JointPose(texelFetch(clip_poses, texel), texelFetch(clip_poses, texel + 1));
 }
 
 // The joint's inverse bind pose, its parent's index (among its model's
 // joints) in the translation's w.
 JointPose skeleton_joint(CrowdModel model, uint joint) {
-    int texel = SKELETON_TEXELS * int(model.first_joint + joint);
+    int texel = int(SKELETON_JOINT_TEXELS * (model.first_joint + joint));
     return JointPose(texelFetch(skeleton, texel), texelFetch(skeleton, texel + 1));
 }
 
@@ -85,7 +85,7 @@ int parent_of(JointPose skeleton_joint) {
 }
 
 uint joint_depth(CrowdModel model, uint joint) {
-    return uint(texelFetch(skeleton, SKELETON_TEXELS * int(model.first_joint + joint) + 2).x);
+    return uint(texelFetch(skeleton, int(SKELETON_JOINT_TEXELS * (model.first_joint + joint)) + 2).x);
 }
 
 // Where an instance's clips are sampled at the frame's time, and how they

@@ -12,11 +12,12 @@
 
 #include "animate.glsl"
 
-layout(local_size_x = JOINT_LANES) in;
+layout(local_size_x = 64) in;
+const uint JOINT_LANES = gl_WorkGroupSize.x;
 
 // The most joints kept in shared memory: passes::animate::SHARED_JOINTS,
 // a multiple of JOINT_LANES, set when the pipeline is made.
-layout(constant_id = 0) const uint SHARED_JOINTS = JOINT_LANES;
+layout(constant_id = 0) const uint SHARED_JOINTS = 256u;
 const uint JOINTS_PER_LANE = SHARED_JOINTS / JOINT_LANES;
 
 shared JointPose model_poses[SHARED_JOINTS];

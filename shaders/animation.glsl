@@ -5,6 +5,8 @@
 #define ANIMATION_GLSL
 
 #include "quaternion.glsl"
+// SHARED_POSE_RATE.
+#include "shared_constants.glsl"
 
 // anim::JointPose. Clips hold theirs as two texels (Rust's
 // gpu::shader_types::GpuJointPose): the rotation, then the translation.
@@ -100,9 +102,6 @@ FramePair frame_pair(ClipInfo clip, float time, uint joint_count) {
 uint frame_at(ClipInfo clip, float time) {
     return frame_pair(clip, time, 1u).first - clip.first_pose;
 }
-
-// Shared poses per second of clip time: distant instances move at this rate.
-const float SHARED_POSE_RATE = 30.0;
 
 // crowd::shared_pose: which of `clip`'s shared poses an instance at clip
 // time `time` shows (the time wrapped or clamped as the clip plays it).

@@ -7,9 +7,26 @@
 #include "crowd_model.glsl"
 #include "scene.glsl"
 #include "skinning.glsl"
+// PALETTE_PER_INSTANCE, PHASE_ALL, PHASE_EARLY, PHASE_LATE.
+#include "shared_constants.glsl"
 
 layout(set = 0, binding = 0) uniform Frame {
     FrameUniforms frame;
+};
+
+// Where draws.comp writes each indirect command (Rust's
+// gpu::draw_commands::DrawCommandLayout, whose `gpu()` fills this; twin of
+// gpu::shader_types::GpuDrawCommandLayout). Per phase, in commands of
+// DRAW_COMMAND_WORDS: a mesh's level's at mesh * lod_count + level, a
+// model's overlay level's at first_overlay + model * lod_count + level,
+// a model's impostors' at first_impostor + model; the late phase's set
+// starts per_phase commands on. Then a dispatch per phase from
+// first_dispatch_word, DISPATCH_COMMAND_WORDS apart.
+struct DrawCommandLayout {
+    uint first_overlay;
+    uint first_impostor;
+    uint per_phase;
+    uint first_dispatch_word;
 };
 
 // Twin of Rust's gpu::shader_types::CrowdComputeConstants.
@@ -17,8 +34,11 @@ layout(push_constant) uniform CrowdComputeConstants {
     uint instance_count;
     uint model_count;         // 1 to MAX_MODELS
     uint lod_count;           // the most levels of detail any model has, 1 to MAX_LODS
-    uint mesh_count;          // md5 meshes drawn, every model's: one indirect draw per mesh and level
-    uint phase;               // PHASE_*: which part of the frame's culling this is
+    // PHASE_*: which part of the frame's culling this is. Without occlusion
+    // culling one phase culls and draws everything; with it, the early
+    // phase draws what was visible last frame and the late phase, after
+    // the depth pyramid, tests everything and draws what newly passed.
+    uint phase;
     // GPU animation: the rows (joint transforms) of this frame slot's
     // skinning palette, which cull.comp hands out to the instances it
     // draws, as many to each as its model has joints; PALETTE_PER_INSTANCE:
@@ -26,9 +46,8 @@ layout(push_constant) uniform CrowdComputeConstants {
     // rows (CrowdModel::first_transform).
     uint palette_rows;
     uint impostors;           // 1: cull.comp draws distant instances as impostors
+    DrawCommandLayout draw_commands;
 } constants;
-
-const uint PALETTE_PER_INSTANCE = 0xffffffffu;
 
 layout(set = 0, binding = 13) readonly buffer Models {
     CrowdModel models[];
@@ -43,18 +62,5 @@ layout(set = 0, binding = 13) readonly buffer Models {
 // slot among its model's, n-th.
 #define impostor_instance(model, n) \
     visible_instances[constants.lod_count * constants.instance_count + (model).first_instance + (n)]
-
-// Without occlusion culling one phase culls and draws everything; with it,
-// the early phase draws what was visible last frame and the late phase,
-// after the depth pyramid, tests everything and draws what newly passed.
-const uint PHASE_ALL = 0u;
-const uint PHASE_EARLY = 1u;
-const uint PHASE_LATE = 2u;
-
-// animate.comp's invocations per workgroup, one instance each.
-const uint ANIMATE_WORKGROUP_SIZE = 64u;
-// animate_joints.comp's invocations per workgroup (one instance), each over
-// a joint at a time.
-const uint JOINT_LANES = 64u;
 
 #endif

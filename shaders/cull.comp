@@ -121,10 +121,6 @@ uint impostor_cell(CrowdInstance placed, InstanceAnimation animation, CrowdModel
     return row * IMPOSTOR_VIEWS + impostor_view(to_eye);
 }
 
-// log2 of the texels a box's screen rectangle spans at the pyramid level it
-// is tested at (occlusion::OCCLUSION_TEXELS_LOG2).
-const int OCCLUSION_TEXELS_LOG2 = 5;
-
 // occlusion::DepthPyramid::is_occluded: even the box's nearest corner is
 // farther than the farthest depth drawn in the screen rectangle its corners
 // span. A box reaching the near plane is never occluded.

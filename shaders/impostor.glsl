@@ -1,24 +1,15 @@
 // Impostors: the atlas a model's images are baked into and which of its
-// cells an instance shows. CPU reference: src/crowd/impostor.rs, whose
-// constants these twin.
+// cells an instance shows. CPU reference: src/crowd/impostor.rs.
 #ifndef IMPOSTOR_GLSL
 #define IMPOSTOR_GLSL
 
 #include "animation.glsl"
+// IMPOSTOR_AZIMUTHS, _RINGS, _RING_STEP_DEGREES, _CELL_TEXELS,
+// _ERROR_TEXELS and IMPOSTOR_POSE.
+#include "shared_constants.glsl"
 
-// View directions around the character per ring, rings of elevation (0,
-// 30 and 60 degrees) and texels along a cell's side.
-const uint IMPOSTOR_AZIMUTHS = 16u;
-const uint IMPOSTOR_RINGS = 3u;
-const float IMPOSTOR_RING_STEP = radians(30.0);
+const float IMPOSTOR_RING_STEP = radians(IMPOSTOR_RING_STEP_DEGREES);
 const uint IMPOSTOR_VIEWS = IMPOSTOR_AZIMUTHS * IMPOSTOR_RINGS;
-const uint IMPOSTOR_CELL_TEXELS = 32u;
-// The error an impostor counts as, in texels (impostor::IMPOSTOR_ERROR_TEXELS).
-const float IMPOSTOR_ERROR_TEXELS = 0.6;
-
-// A pose source with this bit is an impostor's cell (see poses.glsl), not
-// skinning transforms: its view + IMPOSTOR_VIEWS * its frame's row.
-const uint IMPOSTOR_POSE = 0x40000000u;
 
 const float IMPOSTOR_TAU = 6.28318530718;
 

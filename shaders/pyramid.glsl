@@ -4,7 +4,8 @@
 #ifndef PYRAMID_GLSL
 #define PYRAMID_GLSL
 
-const uint MAX_PYRAMID_LEVELS = 16u;
+// MAX_PYRAMID_LEVELS.
+#include "shared_constants.glsl"
 
 // pyramid_levels[l]: x = width, y = height, z = offset of its first texel
 // in depth_pyramid, w = 0. Levels past the last have width 0.

@@ -2,18 +2,8 @@
 #ifndef SCENE_GLSL
 #define SCENE_GLSL
 
-// Levels of detail a model may have (the visible lists hold one region each).
-const uint MAX_LODS = 8u;
-
-// Skins a crowd may be drawn with (`--skins`): crowd.frag's material
-// samplers are arrays of this many, 3 * 8 = 24 per stage, inside the 32
-// lavapipe allows. Twin of Rust's gpu::shader_types::MAX_SKINS.
-const uint MAX_SKINS = 8u;
-
-// Models a crowd may mix (md5crowd a.md5mesh b.md5mesh ...): the visible
-// lists keep a count per model and level. Twin of Rust's
-// gpu::shader_types::MAX_MODELS.
-const uint MAX_MODELS = 16u;
+// MAX_LODS, MAX_SKINS, MAX_MODELS, ...
+#include "shared_constants.glsl"
 
 // The visible lists (cull.comp's output): the count of each model's level
 // (model-major: [model * MAX_LODS + level]), the counts the early phase of

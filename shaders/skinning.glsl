@@ -16,14 +16,8 @@ struct SkinningTransform {
     vec4 translation; // xyz, w unused
 };
 
-// Marks a pose source (poses.glsl, cull.comp) as an index into the shared
-// poses of animation level of detail rather than into SkinningTransforms.
-const uint SHARED_POSE = 0x80000000u;
-
-const uint SKINNING_LINEAR = 0u;
-const uint SKINNING_DUAL_QUATERNION = 1u;
-// The bind pose, unskinned: the ideal the benchmark compares skinning against.
-const uint SKINNING_NONE = 2u;
+// SHARED_POSE (pose sources), SKINNING_LINEAR, _DUAL_QUATERNION and _NONE.
+#include "shared_constants.glsl"
 
 // A vertex's surface: its point and the directions normal mapping needs.
 // Directions turn with the joints' rotations and ignore translations.

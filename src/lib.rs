@@ -33,7 +33,8 @@
 //!    each game folder once per run and loads the cast from it.
 //!
 //! `docs/architecture.md` in the repository follows a joint from md5 text to
-//! `gl_Position` with links into this code. [`inspect`] is `md5crowd
+//! `gl_Position` with links into this code. [`shared_constants`] holds every
+//! constant Rust and the shaders share, once: build.rs writes it as GLSL. [`inspect`] is `md5crowd
 //! inspect`; [`synthetic`] writes the many-joint character the tests and
 //! `bench --suite` use. The box in [`bounds`] is the one type both the
 //! format and the runtime share.
@@ -50,6 +51,7 @@ pub mod inspect;
 pub mod material;
 pub mod md5;
 pub mod model;
+pub mod shared_constants;
 pub mod skin;
 pub mod synthetic;
 pub mod vfs;

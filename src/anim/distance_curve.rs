@@ -25,11 +25,7 @@
 use super::ground_speed::{contact_velocities, median, model_positions, skeleton_size};
 use super::{Clip, GroundMotion};
 
-/// Even shares of the stride the inverse curve is sampled at, about two
-/// per frame of the shipped walk; the table holds one more (both ends):
-/// 64 floats, an array bytemuck can upload. `DISTANCE_CURVE_SAMPLES` in
-/// agents.comp.
-pub const DISTANCE_CURVE_SAMPLES: usize = 63;
+pub use crate::shared_constants::DISTANCE_CURVE_SAMPLES;
 
 /// Of the ground speed: the slowest a frame interval may cover ground.
 /// A planted foot that barely moves (or moves forward) cannot be matched:

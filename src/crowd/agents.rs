@@ -24,15 +24,7 @@ use glam::{Vec2, Vec3};
 use super::{Instance, SplitMix64};
 use crate::anim::{Clip, DistanceCurve, GroundMotion};
 
-/// Clips locomotion chooses between: the idle clip and up to three moving
-/// ones (`MAX_GAITS` in agents.comp).
-pub const MAX_GAITS: usize = 4;
-/// Pieces of the speed profile (`PROFILE_SEGMENTS` in agents.comp).
-pub const PROFILE_SEGMENTS: usize = 8;
-/// Clip switches one period of the profile can hold: each of its four
-/// speed changes crosses at most `MAX_GAITS - 1` midpoints, but two of them
-/// span only the stand/walk one.
-pub const MAX_GAIT_SWITCHES: usize = 8;
+pub use crate::shared_constants::{MAX_GAITS, MAX_GAIT_SWITCHES, PROFILE_PERIOD, PROFILE_SEGMENTS};
 
 /// The speed profile, as (seconds, speed level at the start, at the end):
 /// stand, speed up to a walk, walk, to a run, run, back to a walk, walk,
@@ -48,9 +40,6 @@ const PROFILE_PLAN: [(f32, Level, Level); PROFILE_SEGMENTS] = [
     (6.0, Level::Walk, Level::Walk),
     (1.5, Level::Walk, Level::Stand),
 ];
-
-/// Seconds of one period of `PROFILE_PLAN`.
-pub const PROFILE_PERIOD: f32 = 29.0;
 
 /// Distance between neighbours on a ring and between rings, in footprints
 /// (the widest box of the model's poses): they never touch.

@@ -12,8 +12,7 @@ use crate::anim::{Clip, Skeleton, SkinningTransform};
 
 use super::{animate_instance, BoundingSphere, Instance, LodParams};
 
-/// Shared poses per second of clip time (`SHARED_POSE_RATE` in animation.glsl).
-pub const SHARED_POSE_RATE: f32 = 30.0;
+pub use crate::shared_constants::SHARED_POSE_RATE;
 
 /// Every clip's shared poses, as the GPU holds them.
 #[derive(Clone, Debug, PartialEq)]

@@ -22,32 +22,15 @@ use crate::bounds::Bounds;
 
 use super::{animate_instance, BoundingSphere, Instance, LodParams};
 
-/// View directions around the character per ring (22.5 degrees apart).
-/// Twin of `IMPOSTOR_AZIMUTHS` in shaders/impostor.glsl.
-pub const IMPOSTOR_AZIMUTHS: u32 = 16;
-/// Rings of elevation: 0, 30 and 60 degrees above the horizon, the street
-/// view's eye height and the overview's 28-degree pitch each within 15
-/// degrees of one. Twin of `IMPOSTOR_RINGS` in shaders/impostor.glsl.
-pub const IMPOSTOR_RINGS: u32 = 3;
-/// Degrees of elevation between rings. Twin of `IMPOSTOR_RING_STEP` (in
-/// radians) in shaders/impostor.glsl.
-pub const IMPOSTOR_RING_STEP_DEGREES: f32 = 30.0;
+pub use crate::shared_constants::{
+    IMPOSTOR_AZIMUTHS, IMPOSTOR_CELL_TEXELS, IMPOSTOR_ERROR_TEXELS, IMPOSTOR_RINGS,
+    IMPOSTOR_RING_STEP_DEGREES,
+};
 /// Frames baked of each clip, spread evenly over its duration.
 pub const IMPOSTOR_FRAMES_PER_CLIP: u32 = 12;
 /// Rows of the atlas at most: a model with many clips gets fewer frames of
 /// each (at least one), so its atlas stays within 4096 texels high.
 pub const IMPOSTOR_MAX_FRAMES: u32 = 128;
-/// Texels along a cell's side, across the model's sphere. Twin of
-/// `IMPOSTOR_CELL_TEXELS` in shaders/impostor.glsl.
-pub const IMPOSTOR_CELL_TEXELS: u32 = 32;
-/// The error an impostor counts as, in texels of its atlas, for the level
-/// rule: 0.6 puts the switch where a texel projects to 5/6 of a pixel.
-/// Measured on 4096 shipped characters at 1920x1080, overview, against
-/// meshes, the pixels differing by more than 10% were 3.4% at 0.5 (a texel
-/// a pixel), 2.4% at 0.6 and 1.2% at 0.75; view and frame steps matter
-/// less (docs/impostors.md). Twin of `IMPOSTOR_ERROR_TEXELS` in
-/// shaders/impostor.glsl.
-pub const IMPOSTOR_ERROR_TEXELS: f32 = 0.6;
 /// Bytes per texel of the normal-and-depth image and of each skin's
 /// albedo-and-coverage layer (RGBA8 both).
 const BYTES_PER_TEXEL: u64 = 4;

@@ -18,14 +18,7 @@
 
 use glam::{Mat4, Vec2, Vec3};
 
-/// log2 of the texels a box's screen rectangle spans at the level it is
-/// tested at (`OCCLUSION_TEXELS_LOG2` in cull.comp): 16 to 32 texels across,
-/// fine enough to find the gaps between characters. The GPU stops at the
-/// first texel drawn behind a box, so a visible box reads few of them.
-pub const OCCLUSION_TEXELS_LOG2: i32 = 5;
-
-/// Levels a pyramid may have: enough for a 65536-pixel image.
-pub const MAX_PYRAMID_LEVELS: usize = 16;
+pub use crate::shared_constants::{MAX_PYRAMID_LEVELS, OCCLUSION_TEXELS_LOG2};
 
 /// One level of the pyramid inside its buffer (`pyramid_levels` in
 /// pyramid.glsl).

@@ -8,12 +8,12 @@ use ash::vk;
 
 use super::animation_data::{self, AnimationData};
 use super::descriptors::{self, Resource, Sampling, SetLayout};
+use super::draw_commands::DrawCommandLayout;
 use super::gpu_model::{self, GpuModel};
 use super::guard::{guard, Destroy};
 use super::impostor_atlas::{self, BakeInputs, ImpostorAtlases};
 use super::passes::agents::{self, Agents};
 use super::passes::animate::{self, Animate};
-use super::passes::crowd_draw::DRAW_COMMAND_SIZE;
 use super::passes::crowd_draw::{self, CrowdDraw};
 use super::passes::cull::{self, Cull};
 use super::passes::draws::{self, Draws};
@@ -68,9 +68,8 @@ pub struct ModelResources {
     /// `material_sets[d]` samples the maps of draw `model.draws[d]`'s
     /// materials, one array element per skin.
     pub material_sets: Vec<vk::DescriptorSet>,
-    /// The indirect draws as each frame slot's buffer starts: draws.comp
-    /// rewrites their instance counts and first instances every frame.
-    pub draw_commands: Vec<u32>,
+    /// Where each indirect command lies in a frame slot's buffer.
+    pub draw_commands: DrawCommandLayout,
 }
 
 impl ModelResources {
@@ -189,13 +188,13 @@ impl ModelResources {
         let agents = guard(ctx, agents::create_agents(ctx, *compute_pipeline_layout)?);
         let cull = guard(ctx, cull::create_cull(ctx, *compute_pipeline_layout)?);
         let joints = gpu_model.max_joint_count() as usize;
-        let draws = guard(
-            ctx,
-            draws::create_draws(ctx, *compute_pipeline_layout, joints)?,
-        );
         let animate = guard(
             ctx,
             animate::create_animate(ctx, *compute_pipeline_layout, joints)?,
+        );
+        let draws = guard(
+            ctx,
+            draws::create_draws(ctx, *compute_pipeline_layout, joints, &animate)?,
         );
         let pyramid = guard(ctx, pyramid::create_pyramid(ctx, *compute_pipeline_layout)?);
         let crowd_draw = guard(
@@ -281,9 +280,8 @@ impl ModelResources {
                 models,
             )?,
         );
-        let draw_commands = draw_commands(&gpu_model);
         Ok(ModelResources {
-            draw_commands,
+            draw_commands: DrawCommandLayout::of(&gpu_model),
             model: gpu_model.keep(),
             animation: animation.keep(),
             scene_layout: scene_layout.keep(),
@@ -309,30 +307,6 @@ impl ModelResources {
             material_pool: material_pool.keep(),
             material_sets,
         })
-    }
-
-    /// Byte offset of the indirect draw of `mesh` at level `lod` in
-    /// command set `set` (0: the early phase's, or the only one; 1: the
-    /// late phase's); the skeleton overlay's draws, one per model, follow
-    /// the meshes' (`mesh` = mesh count + model).
-    pub fn draw_command_offset(&self, set: usize, mesh: usize, lod: usize) -> u64 {
-        let lods = self.model.lod_count as usize;
-        let models = self.model.parts.len();
-        let per_set = (self.model.draws.len() + models) * lods + models;
-        (set * per_set + mesh * lods + lod) as u64 * DRAW_COMMAND_SIZE
-    }
-
-    /// Byte offset of model `model`'s impostor draw in command set `set`:
-    /// after the skeleton overlay's draws.
-    pub fn impostor_command_offset(&self, set: usize, model: usize) -> u64 {
-        let meshes = self.model.draws.len() + self.model.parts.len();
-        self.draw_command_offset(set, meshes, 0) + model as u64 * DRAW_COMMAND_SIZE
-    }
-
-    /// Byte offset of animate.comp's `VkDispatchIndirectCommand` for
-    /// command set `set`: after both sets of draws.
-    pub fn dispatch_offset(&self, set: usize) -> u64 {
-        self.draw_command_offset(2, 0, 0) + set as u64 * 16
     }
 
     /// Device memory in the buffers (textures not counted).
@@ -380,37 +354,4 @@ fn push_constants<T>(stage_flags: vk::ShaderStageFlags) -> vk::PushConstantRange
         offset: 0,
         size: size_of::<T>() as u32,
     }
-}
-
-/// The draw commands with zero instances, twice (the early and the late
-/// phase of occlusion culling): a `VkDrawIndexedIndirectCommand` per mesh
-/// and level (mesh-major), then the skeleton overlay's
-/// `VkDrawIndirectCommand` per model and level and the impostors' per
-/// model, padded to the same 5 words so draws.comp finds every instance
-/// count at word 1.
-fn draw_commands(model: &GpuModel) -> Vec<u32> {
-    let mut words: Vec<u32> = model
-        .draws
-        .iter()
-        .flat_map(|draw| {
-            // Levels past the mesh's model's repeat its coarsest: cull.comp
-            // never puts that model's instances there.
-            (0..model.lod_count as usize).flat_map(|level| {
-                let range = draw.lods[level.min(draw.lods.len() - 1)];
-                let vertex_offset = draw.vertex_offset as u32;
-                [range.index_count, 0, range.first_index, vertex_offset, 0]
-            })
-        })
-        .collect();
-    for part in &model.parts {
-        for _ in 0..model.lod_count {
-            words.extend([part.line_vertex_count, 0, part.first_line_vertex, 0, 0]);
-        }
-    }
-    // Each model's impostors: a quad (a triangle strip) per instance.
-    words.extend(model.parts.iter().flat_map(|_| [4, 0, 0, 0, 0]));
-    words.extend_from_within(..);
-    // animate.comp's dispatch per phase, padded to 4 words.
-    words.extend([0, 1, 1, 0, 0, 1, 1, 0]);
-    words
 }

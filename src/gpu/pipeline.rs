@@ -4,8 +4,8 @@
 
 use ash::vk;
 
-use super::guard::guard;
-use super::{debug, shaders, vk_error, Context, GpuError};
+use super::guard::{guard, Destroy};
+use super::{debug, reflect, shaders, vk_error, Context, GpuError};
 
 /// The attachments every pass renders into; pipelines are built for them.
 #[derive(Clone, Copy, Debug)]
@@ -211,13 +211,37 @@ pub fn create_pipeline_layout(
     Ok(layout)
 }
 
+/// A compute pipeline and the workgroup size its shader declares: the
+/// shader's `local_size` is the one place that size is written, and
+/// dispatches are counted from what is reflected here.
+#[derive(Clone, Copy, Debug)]
+pub struct ComputePipeline {
+    pub handle: vk::Pipeline,
+    pub workgroup_size: [u32; 3],
+}
+
+impl ComputePipeline {
+    /// Workgroups that give `invocations` invocations along x.
+    pub fn groups_for(&self, invocations: u32) -> u32 {
+        invocations.div_ceil(self.workgroup_size[0])
+    }
+}
+
+impl Destroy for ComputePipeline {
+    fn destroy(self, ctx: &Context) {
+        self.handle.destroy(ctx);
+    }
+}
+
 /// A compute pipeline from one shader; compute passes differ only in these.
 pub fn create_compute_pipeline(
     ctx: &Context,
     name: &str,
     layout: vk::PipelineLayout,
     shader: &ShaderStage,
-) -> Result<vk::Pipeline, GpuError> {
+) -> Result<ComputePipeline, GpuError> {
+    let workgroup_size = reflect::workgroup_size(shader.spirv)
+        .map_err(|error| GpuError::ShaderInterface(format!("{}: {error}", shader.name)))?;
     let module = guard(
         ctx,
         shaders::create_shader_module(ctx, shader.name, shader.spirv)?,
@@ -235,5 +259,8 @@ pub fn create_compute_pipeline(
         result,
     })?[0];
     debug::set_name(ctx, pipeline, name);
-    Ok(pipeline)
+    Ok(ComputePipeline {
+        handle: pipeline,
+        workgroup_size,
+    })
 }

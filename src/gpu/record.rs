@@ -106,10 +106,10 @@ impl Renderer {
             instance_count: crowd.instance_count,
             model_count: model.model.parts.len() as u32,
             lod_count: model.model.lod_count,
-            mesh_count: model.model.draws.len() as u32,
             phase: phase as u32,
             palette_rows: crowd.palette_rows(slot).unwrap_or(PALETTE_PER_INSTANCE),
             impostors: impostors.into(),
+            draw_commands: model.draw_commands.gpu(),
         };
         let skinning = (animation != Animation::BindPose).then_some(input.view.skinning);
         let draw_constants =
@@ -220,7 +220,10 @@ impl Renderer {
             );
             if animation == Animation::Gpu {
                 let scope = self.profiler.begin(ctx, cmd, names.animate);
-                let dispatch = (frame.draw_commands.handle, model.dispatch_offset(commands));
+                let dispatch = (
+                    frame.draw_commands.handle,
+                    model.draw_commands.dispatch(commands),
+                );
                 animate::record_animate(
                     ctx,
                     cmd,
@@ -256,9 +259,8 @@ impl Renderer {
                 _ => (
                     sets.scene,
                     Surface::BindPose {
-                        draw_commands: frame.draw_commands.handle,
-                        first_command: model.draw_command_offset(commands, 0, 0),
-                        lod_count: model.model.lod_count,
+                        draw_commands: (frame.draw_commands.handle, model.draw_commands),
+                        set: commands,
                         drawn_levels,
                     },
                 ),
@@ -305,7 +307,7 @@ impl Renderer {
                 let scope = self.profiler.begin(ctx, cmd, names.impostors);
                 let _label = debug::label(ctx, cmd, names.impostors);
                 let offsets: Vec<u64> = (0..model.model.parts.len())
-                    .map(|m| model.impostor_command_offset(commands, m))
+                    .map(|m| model.draw_commands.impostor(commands, m))
                     .collect();
                 impostor_draw::record_impostor_draw(
                     ctx,
@@ -323,7 +325,6 @@ impl Renderer {
                 if crowd_set != sets.scene {
                     bind_scene_set(sets.scene);
                 }
-                let mesh_count = model.model.draws.len();
                 for commands in 0..phases.len() {
                     skeleton_overlay::record_skeleton_overlay(
                         ctx,
@@ -331,10 +332,8 @@ impl Renderer {
                         &model.skeleton_overlay,
                         model.draw_pipeline_layout,
                         &model.model,
-                        (
-                            frame.draw_commands.handle,
-                            model.draw_command_offset(commands, mesh_count, 0),
-                        ),
+                        (frame.draw_commands.handle, model.draw_commands),
+                        commands,
                         drawn_levels,
                         draw_constants,
                     );

@@ -9,7 +9,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use ash::vk;
 use rspirv::dr::{Instruction, Module, Operand};
-use rspirv::spirv::{Decoration, Dim, Op, StorageClass, Word};
+use rspirv::spirv::{Decoration, Dim, ExecutionMode, Op, StorageClass, Word};
 
 /// The descriptor kinds the shaders use; others (separate images and
 /// samplers, storage images, storage texel buffers) are not reflected yet.
@@ -184,6 +184,23 @@ fn literal(operands: &[Operand]) -> Option<u32> {
         Some(Operand::LiteralBit32(value)) => Some(*value),
         _ => None,
     }
+}
+
+/// The workgroup size a compute shader declares (`layout(local_size_x =
+/// ...) in;`, SPIR-V's `LocalSize` execution mode): what its dispatches
+/// are counted in.
+pub fn workgroup_size(spirv: &[u8]) -> Result<[u32; 3], String> {
+    let module = rspirv::dr::load_bytes(spirv).map_err(|error| error.to_string())?;
+    module
+        .execution_modes
+        .iter()
+        .find_map(|instruction| match instruction.operands.as_slice() {
+            [Operand::IdRef(_), Operand::ExecutionMode(ExecutionMode::LocalSize), Operand::LiteralBit32(x), Operand::LiteralBit32(y), Operand::LiteralBit32(z)] => {
+                Some([*x, *y, *z])
+            }
+            _ => None,
+        })
+        .ok_or_else(|| "no LocalSize execution mode (not a compute shader with a literal local_size)".into())
 }
 
 /// Every descriptor a module declares (variables decorated with

@@ -488,8 +488,9 @@ impl ModelParts {
     fn new(ctx: &Context, models: &[Model], extent: vk::Extent2D) -> Result<ModelParts, GpuError> {
         let model = guard(ctx, ModelResources::new(ctx, models)?);
         let mut slots = guard(ctx, Vec::with_capacity(FRAMES_IN_FLIGHT));
+        let draw_commands = model.draw_commands.initial_words(&model.model);
         for slot in 0..FRAMES_IN_FLIGHT {
-            slots.push(FrameSlot::new(ctx, slot, &model.draw_commands)?);
+            slots.push(FrameSlot::new(ctx, slot, &draw_commands)?);
         }
         let targets = create_targets(ctx, extent, &model)?;
         Ok(ModelParts {

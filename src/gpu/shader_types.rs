@@ -9,7 +9,13 @@ use glam::{Mat4, Vec2, Vec3, Vec4};
 
 use crate::anim::{self, JointPose};
 use crate::crowd::{self, Instance};
+use crate::shared_constants::{
+    JOINT_POSE_TEXELS, PHASE_ALL, PHASE_EARLY, PHASE_LATE, SKELETON_JOINT_TEXELS,
+    SKINNING_DUAL_QUATERNION, SKINNING_LINEAR, SKINNING_NONE,
+};
 use crate::skin::{SkinningMethod, MAX_LODS};
+
+use super::resources::TEXEL_BYTES;
 
 /// The runtime's skinning transform is laid out as GLSL's `SkinningTransform`
 /// (shaders/skinning.glsl): the CPU reference writes what the GPU reads.
@@ -46,13 +52,9 @@ pub struct FrameUniforms {
     pub shadow_radii: [Vec4; MAX_MODELS / 4],
 }
 
-/// Skins a crowd may be drawn with: the length of crowd.frag's sampler
-/// arrays. Twin of `MAX_SKINS` in shaders/scene.glsl.
-pub const MAX_SKINS: usize = 8;
-
-/// Models a crowd may mix: the visible lists keep a count per model and
-/// level. Twin of `MAX_MODELS` in shaders/scene.glsl.
-pub const MAX_MODELS: usize = 16;
+pub use crate::shared_constants::{
+    IMPOSTOR_POSE, MAX_MODELS, MAX_SKINS, PALETTE_PER_INSTANCE, SHARED_POSE,
+};
 
 /// Twin of `CrowdModel` in shaders/crowd_compute.glsl: one model of the
 /// crowd, where its data sits in the buffers every model shares and which
@@ -118,15 +120,20 @@ impl From<&Instance> for CrowdInstance {
     }
 }
 
-/// A clip frame's joint pose as animate.comp fetches it from the
-/// `clip_poses` texel buffer (`clip_pose` in shaders/animate.comp): two
-/// texels, the rotation, then the translation (w unused).
+/// A clip frame's joint pose as the animate kernels fetch it from the
+/// `clip_poses` texel buffer (`clip_pose` in shaders/animate.glsl):
+/// [`JOINT_POSE_TEXELS`] texels, the rotation, then the translation (w
+/// unused).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
 pub struct GpuJointPose {
     pub rotation: [f32; 4],
     pub translation: [f32; 4],
 }
+
+// The stride the shaders fetch at is the shared constant: a record that
+// grows or shrinks must change it, or this fails to compile.
+const _: () = assert!(size_of::<GpuJointPose>() == JOINT_POSE_TEXELS * TEXEL_BYTES);
 
 impl From<JointPose> for GpuJointPose {
     fn from(pose: JointPose) -> Self {
@@ -172,8 +179,10 @@ pub struct FrameBounds {
 
 /// A joint as the animate kernels fetch it from the `skeleton` texel
 /// buffer (`skeleton_joint` and `joint_depth` in shaders/animate.glsl):
-/// three texels, the inverse bind pose's rotation, its translation with the
-/// parent's index in w, and the joint's depth.
+/// [`SKELETON_JOINT_TEXELS`] texels, the inverse bind pose's rotation, its
+/// translation with the parent's index in w, and the joint's depth. Which
+/// texel holds what is checked by the GPU == CPU animation tests: a parent
+/// or depth read from the wrong place poses the skeleton wrongly.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
 pub struct SkeletonJoint {
@@ -185,6 +194,8 @@ pub struct SkeletonJoint {
     pub depth: f32,
     pub padding: [f32; 3],
 }
+
+const _: () = assert!(size_of::<SkeletonJoint>() == SKELETON_JOINT_TEXELS * TEXEL_BYTES);
 
 /// Twin of `InstanceAnimation` in shaders/animation.glsl: a
 /// [`crowd::Instance`]'s clips and crossfade (48 bytes, three
@@ -225,14 +236,6 @@ impl InstanceAnimation {
     }
 }
 
-/// Twin of `SHARED_POSE` in shaders/skinning.glsl: a pose source with this
-/// bit is an index into the shared poses of animation level of detail.
-pub const SHARED_POSE: u32 = 0x8000_0000;
-
-/// Twin of `IMPOSTOR_POSE` in shaders/impostor.glsl: a pose source with
-/// this bit is an impostor's atlas cell, `view + views * row`.
-pub const IMPOSTOR_POSE: u32 = 0x4000_0000;
-
 /// Twin of `CrowdComputeConstants` in shaders/crowd_compute.glsl, pushed for
 /// both cull.comp and animate.comp.
 #[repr(C)]
@@ -242,8 +245,6 @@ pub struct CrowdComputeConstants {
     pub model_count: u32,
     /// The most levels any model has.
     pub lod_count: u32,
-    /// Every model's drawn meshes.
-    pub mesh_count: u32,
     /// Which part of a two-phase frame this is: see [`CullPhase`].
     pub phase: u32,
     /// GPU animation: the rows (joint transforms) of the frame slot's
@@ -253,12 +254,25 @@ pub struct CrowdComputeConstants {
     /// 1: cull.comp draws instances past the level-of-detail chain as
     /// impostors.
     pub impostors: u32,
+    /// Where draws.comp writes the indirect commands.
+    pub draw_commands: GpuDrawCommandLayout,
 }
 
-/// Twin of `PALETTE_PER_INSTANCE` in shaders/crowd_compute.glsl, as
-/// [`CrowdComputeConstants::palette_rows`]: CPU animation uploads every
-/// instance's transforms at its own rows (`CrowdModel::first_transform`).
-pub const PALETTE_PER_INSTANCE: u32 = u32::MAX;
+/// Twin of `DrawCommandLayout` in shaders/crowd_compute.glsl: what
+/// [`super::draw_commands::DrawCommandLayout::gpu`] tells draws.comp, in
+/// commands (and words for the dispatch).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
+pub struct GpuDrawCommandLayout {
+    /// A phase's first skeleton overlay command, after its meshes'.
+    pub first_overlay: u32,
+    /// A phase's first impostor command, after the overlay's.
+    pub first_impostor: u32,
+    /// Commands per phase.
+    pub per_phase: u32,
+    /// The word where the animate dispatches start, after both phases'.
+    pub first_dispatch_word: u32,
+}
 
 /// Twin of the header of `VISIBLE_INSTANCES_BLOCK` in shaders/scene.glsl:
 /// what the visible lists start with, reset each frame and read back.
@@ -308,10 +322,11 @@ impl VisibleHeader {
 /// pyramid, then test everything against it and draw what newly passed.
 /// Without occlusion culling one phase does it all.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u32)]
 pub enum CullPhase {
-    All = 0,
-    Early = 1,
-    Late = 2,
+    All = PHASE_ALL,
+    Early = PHASE_EARLY,
+    Late = PHASE_LATE,
 }
 
 /// Twin of `SpeedSegment` in shaders/agents.comp ([`crowd::SpeedSegment`]).
@@ -446,11 +461,10 @@ impl DrawConstants {
         instance_count: u32,
         show_lod: bool,
     ) -> DrawConstants {
-        // SKINNING_LINEAR / SKINNING_DUAL_QUATERNION / SKINNING_NONE in skinning.glsl.
         let skinning_mode = match skinning {
-            Some(SkinningMethod::Linear) => 0,
-            Some(SkinningMethod::DualQuaternion) => 1,
-            None => 2,
+            Some(SkinningMethod::Linear) => SKINNING_LINEAR,
+            Some(SkinningMethod::DualQuaternion) => SKINNING_DUAL_QUATERNION,
+            None => SKINNING_NONE,
         };
         DrawConstants {
             skinning_mode,

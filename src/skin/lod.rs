@@ -37,8 +37,7 @@ use super::lod_shadow::{LodSurface, ShadowMesh};
 use super::skinned_mesh::SkinnedMesh;
 use super::surface_distance::ReferenceSurface;
 
-/// The most levels a mesh has, LOD 0 included.
-pub const MAX_LODS: usize = 8;
+pub use crate::shared_constants::MAX_LODS;
 
 /// A middle level aims at this fraction of the previous level's triangles
 /// at most (niagara-style); see [`level_ratio`].

@@ -7,29 +7,23 @@ use ash::vk;
 
 use super::cull;
 use crate::gpu::guard::{guard, Destroy};
-use crate::gpu::pipeline::{self, ShaderStage};
+use crate::gpu::pipeline::{self, ComputePipeline, ShaderStage};
 use crate::gpu::shader_types::CrowdComputeConstants;
 use crate::gpu::shaders::spirv;
 use crate::gpu::{debug, Context, GpuError};
 
 pub struct Agents {
     /// Walks everyone to where they are at the frame's time.
-    pub walk: vk::Pipeline,
+    pub walk: ComputePipeline,
     /// Puts everyone back where they stand without locomotion.
-    pub return_home: vk::Pipeline,
+    pub return_home: ComputePipeline,
 }
 
 pub fn create_agents(ctx: &Context, layout: vk::PipelineLayout) -> Result<Agents, GpuError> {
     let pipeline = |name: &str, return_home: bool| {
+        // agents.comp's RETURN_HOME.
         let return_home: vk::Bool32 = return_home.into();
-        let map_entries = [vk::SpecializationMapEntry {
-            constant_id: 0,
-            offset: 0,
-            size: size_of::<vk::Bool32>(),
-        }];
-        let specialization = vk::SpecializationInfo::default()
-            .map_entries(&map_entries)
-            .data(bytemuck::bytes_of(&return_home));
+        let specialization = pipeline::constant_0(&return_home);
         let shader = ShaderStage {
             name: "agents.comp",
             spirv: spirv::AGENTS_COMP,

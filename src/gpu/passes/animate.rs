@@ -8,15 +8,16 @@
 use ash::vk;
 
 use super::cull;
-use crate::gpu::guard::Destroy;
-use crate::gpu::pipeline::{self, ShaderStage};
+use crate::gpu::guard::{guard, Destroy};
+use crate::gpu::pipeline::{self, ComputePipeline, ShaderStage};
 use crate::gpu::shader_types::CrowdComputeConstants;
 use crate::gpu::shaders::spirv;
 use crate::gpu::{debug, Context, GpuError};
 
 /// The most joints animate_joints.comp keeps in shared memory (its
 /// `SHARED_JOINTS`, specialized to this): 8 KiB of model poses, within
-/// every device's 16 KiB. A multiple of its 64 lanes.
+/// every device's 16 KiB. A multiple of its lanes (checked when the
+/// pipeline is made).
 pub const SHARED_JOINTS: usize = 256;
 
 /// How the animate pass spreads the work over lanes.
@@ -65,6 +66,15 @@ impl Kernel {
             Kernel::LanePerInstance
         } else {
             self
+        }
+    }
+
+    /// Instances one workgroup of this kernel's `pipeline` poses: what
+    /// draws.comp divides the posed count by for the indirect dispatch.
+    pub fn instances_per_workgroup(self, pipeline: &ComputePipeline) -> u32 {
+        match self {
+            Kernel::LanePerInstance => pipeline.workgroup_size[0],
+            Kernel::LanePerJoint => 1,
         }
     }
 
@@ -125,8 +135,8 @@ pub struct Animate {
 /// A compute pipeline per animate kernel; none for a lane per joint when a
 /// skeleton is past [`SHARED_JOINTS`].
 pub struct PerKernel {
-    lane_per_instance: vk::Pipeline,
-    lane_per_joint: Option<vk::Pipeline>,
+    lane_per_instance: ComputePipeline,
+    lane_per_joint: Option<ComputePipeline>,
 }
 
 impl PerKernel {
@@ -135,9 +145,9 @@ impl PerKernel {
     pub fn new(
         ctx: &Context,
         joints: usize,
-        make: impl Fn(Kernel) -> Result<vk::Pipeline, GpuError>,
+        make: impl Fn(Kernel) -> Result<ComputePipeline, GpuError>,
     ) -> Result<PerKernel, GpuError> {
-        let lane_per_instance = crate::gpu::guard::guard(ctx, make(Kernel::LanePerInstance)?);
+        let lane_per_instance = guard(ctx, make(Kernel::LanePerInstance)?);
         let lane_per_joint = match Kernel::LanePerJoint.for_skeleton(joints) {
             Kernel::LanePerJoint => Some(make(Kernel::LanePerJoint)?),
             Kernel::LanePerInstance => None,
@@ -150,7 +160,7 @@ impl PerKernel {
 
     /// `kernel`'s pipeline; [`Kernel::LanePerInstance`]'s where the other
     /// was not made, as [`Kernel::for_skeleton`] picks.
-    pub fn get(&self, kernel: Kernel) -> vk::Pipeline {
+    pub fn get(&self, kernel: Kernel) -> ComputePipeline {
         match (kernel, self.lane_per_joint) {
             (Kernel::LanePerJoint, Some(pipeline)) => pipeline,
             _ => self.lane_per_instance,
@@ -187,7 +197,17 @@ pub fn create_animate(
                 specialization: Some(&shared_joints),
             },
         };
-        pipeline::create_compute_pipeline(ctx, "animate", layout, &shader)
+        let pipeline = guard(
+            ctx,
+            pipeline::create_compute_pipeline(ctx, "animate", layout, &shader)?,
+        );
+        let lanes = pipeline.workgroup_size[0];
+        if kernel == Kernel::LanePerJoint && SHARED_JOINTS as u32 % lanes != 0 {
+            return Err(GpuError::ShaderInterface(format!(
+                "animate_joints.comp: SHARED_JOINTS ({SHARED_JOINTS}) is not a multiple of its {lanes} lanes"
+            )));
+        }
+        Ok(pipeline.keep())
     })?;
     Ok(Animate { pipelines })
 }

@@ -6,6 +6,7 @@ use std::ops::Range;
 
 use ash::vk;
 
+use crate::gpu::draw_commands::{DrawCommandLayout, DRAW_COMMAND_STRIDE};
 use crate::gpu::gpu_model::{GpuModel, MeshDraw};
 use crate::gpu::guard::{guard, Destroy};
 use crate::gpu::pipeline::{self, Depth, GraphicsPipelineDesc, ShaderStage, TargetFormats};
@@ -19,14 +20,13 @@ use crate::skin::InfluenceLimit;
 /// Where stream 0 (skinned or bind-pose surface vertices) comes from.
 pub enum Surface<'a> {
     /// The model's bind pose, skinned by the vertex shader; one indirect
-    /// draw per mesh and level of detail, `mesh * lod_count + lod` commands
-    /// past the byte offset `first_command`, instanced over that level's
-    /// visible list. Only the first `drawn_levels` levels are drawn: with
-    /// level of detail off every instance is at level 0.
+    /// draw per mesh and level of detail from command set `set` of
+    /// `draw_commands`, instanced over that level's visible list. Only the
+    /// first `drawn_levels` levels are drawn: with level of detail off
+    /// every instance is at level 0.
     BindPose {
-        draw_commands: vk::Buffer,
-        first_command: u64,
-        lod_count: u32,
+        draw_commands: (vk::Buffer, DrawCommandLayout),
+        set: usize,
         drawn_levels: u32,
     },
     /// Vertices skinned on the CPU, each instance's copy its model's
@@ -40,9 +40,6 @@ pub enum Surface<'a> {
         models: &'a [CrowdModel],
     },
 }
-
-/// `VkDrawIndexedIndirectCommand`: the layout cull.comp counts instances into.
-pub const DRAW_COMMAND_SIZE: u64 = size_of::<vk::DrawIndexedIndirectCommand>() as u64;
 
 /// The crowd's pipelines: one per influence count the meshes' levels of
 /// detail are skinned with (coarse levels read fewer joints per vertex,
@@ -348,9 +345,8 @@ pub fn record_crowd_draw(
     };
     match surface {
         Surface::BindPose {
-            draw_commands,
-            first_command,
-            lod_count,
+            draw_commands: (draw_commands, commands),
+            set,
             drawn_levels,
         } => {
             unsafe { device.cmd_bind_vertex_buffers(cmd, 0, &[model.surface.handle], &[0]) };
@@ -369,19 +365,14 @@ pub fn record_crowd_draw(
                     if bound.replace(pipeline) != Some(pipeline) {
                         bind_pipeline(pipeline);
                     }
-                    let command = |lod: u32| {
-                        let index = mesh as u64 * u64::from(lod_count) + u64::from(lod);
-                        first_command + index * DRAW_COMMAND_SIZE
-                    };
                     for (first, count) in level_calls(levels, multi_draw) {
-                        let stride = DRAW_COMMAND_SIZE as u32;
                         unsafe {
                             device.cmd_draw_indexed_indirect(
                                 cmd,
                                 draw_commands,
-                                command(first),
+                                commands.mesh(set, mesh, first),
                                 count,
-                                stride,
+                                DRAW_COMMAND_STRIDE,
                             );
                         }
                     }

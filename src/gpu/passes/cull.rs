@@ -5,16 +5,13 @@
 use ash::vk;
 
 use crate::gpu::guard::Destroy;
-use crate::gpu::pipeline::{self, ShaderStage};
+use crate::gpu::pipeline::{self, ComputePipeline, ShaderStage};
 use crate::gpu::shader_types::CrowdComputeConstants;
 use crate::gpu::shaders::spirv;
 use crate::gpu::{debug, Context, GpuError};
 
-/// Both compute shaders run 64 invocations per workgroup.
-pub const WORKGROUP_SIZE: u32 = 64;
-
 pub struct Cull {
-    pub pipeline: vk::Pipeline,
+    pub pipeline: ComputePipeline,
 }
 
 pub fn create_cull(ctx: &Context, layout: vk::PipelineLayout) -> Result<Cull, GpuError> {
@@ -50,13 +47,13 @@ pub fn record_cull(
 pub(super) fn bind_and_push(
     ctx: &Context,
     cmd: vk::CommandBuffer,
-    pipeline: vk::Pipeline,
+    pipeline: ComputePipeline,
     layout: vk::PipelineLayout,
     constants: CrowdComputeConstants,
 ) {
     unsafe {
         ctx.device
-            .cmd_bind_pipeline(cmd, vk::PipelineBindPoint::COMPUTE, pipeline);
+            .cmd_bind_pipeline(cmd, vk::PipelineBindPoint::COMPUTE, pipeline.handle);
         ctx.device.cmd_push_constants(
             cmd,
             layout,
@@ -71,11 +68,11 @@ pub(super) fn bind_and_push(
 pub(super) fn dispatch_per_instance(
     ctx: &Context,
     cmd: vk::CommandBuffer,
-    pipeline: vk::Pipeline,
+    pipeline: ComputePipeline,
     layout: vk::PipelineLayout,
     constants: CrowdComputeConstants,
 ) {
     bind_and_push(ctx, cmd, pipeline, layout, constants);
-    let groups = constants.instance_count.div_ceil(WORKGROUP_SIZE);
+    let groups = pipeline.groups_for(constants.instance_count);
     unsafe { ctx.device.cmd_dispatch(cmd, groups, 1, 1) };
 }

@@ -5,7 +5,7 @@
 
 use ash::vk;
 
-use super::animate::{Kernel, PerKernel};
+use super::animate::{Animate, Kernel, PerKernel};
 use crate::gpu::guard::Destroy;
 use crate::gpu::pipeline::{self, ShaderStage};
 use crate::gpu::shader_types::CrowdComputeConstants;
@@ -18,16 +18,18 @@ pub struct Draws {
 }
 
 /// draws.comp for every animate kernel a skeleton of `joints` joints
-/// allows: each writes the dispatch of its kernel.
+/// allows: each writes the dispatch of its kernel, in workgroups of the
+/// size `animate`'s pipeline for it declares.
 pub fn create_draws(
     ctx: &Context,
     layout: vk::PipelineLayout,
     joints: usize,
+    animate: &Animate,
 ) -> Result<Draws, GpuError> {
-    let pipelines = PerKernel::new(ctx, joints, |animate| {
-        // draws.comp's ANIMATE_WORKGROUP_PER_INSTANCE.
-        let workgroup_per_instance = vk::Bool32::from(animate == Kernel::LanePerJoint);
-        let specialization = pipeline::constant_0(&workgroup_per_instance);
+    let pipelines = PerKernel::new(ctx, joints, |kernel| {
+        // draws.comp's ANIMATE_INSTANCES_PER_WORKGROUP.
+        let instances = kernel.instances_per_workgroup(&animate.pipelines.get(kernel));
+        let specialization = pipeline::constant_0(&instances);
         let shader = ShaderStage {
             name: "draws.comp",
             spirv: spirv::DRAWS_COMP,

@@ -6,17 +6,16 @@ use ash::vk;
 
 use crate::crowd::PyramidLevel;
 use crate::gpu::guard::Destroy;
-use crate::gpu::pipeline::{self, ShaderStage};
+use crate::gpu::pipeline::{self, ComputePipeline, ShaderStage};
 use crate::gpu::resources::memory_barrier;
 use crate::gpu::shaders::spirv;
 use crate::gpu::{debug, Context, GpuError};
 
+/// pyramid.comp: a workgroup per tile of a level's texels, as wide and high
+/// as its workgroup size.
 pub struct Pyramid {
-    pub pipeline: vk::Pipeline,
+    pub pipeline: ComputePipeline,
 }
-
-/// pyramid.comp's workgroup: 8 x 8 texels.
-const TILE: u32 = 8;
 
 pub fn create_pyramid(ctx: &Context, layout: vk::PipelineLayout) -> Result<Pyramid, GpuError> {
     let shader = ShaderStage {
@@ -56,8 +55,9 @@ pub fn record_pyramid(
     );
     unsafe {
         ctx.device
-            .cmd_bind_pipeline(cmd, vk::PipelineBindPoint::COMPUTE, pass.pipeline);
+            .cmd_bind_pipeline(cmd, vk::PipelineBindPoint::COMPUTE, pass.pipeline.handle);
     }
+    let [tile_width, tile_height, _] = pass.pipeline.workgroup_size;
     for (index, level) in levels.iter().enumerate() {
         unsafe {
             ctx.device.cmd_push_constants(
@@ -69,8 +69,8 @@ pub fn record_pyramid(
             );
             ctx.device.cmd_dispatch(
                 cmd,
-                level.width.div_ceil(TILE),
-                level.height.div_ceil(TILE),
+                level.width.div_ceil(tile_width),
+                level.height.div_ceil(tile_height),
                 1,
             );
         }

@@ -5,7 +5,7 @@ use std::mem::{offset_of, size_of};
 
 use ash::vk;
 
-use super::crowd_draw::DRAW_COMMAND_SIZE;
+use crate::gpu::draw_commands::DrawCommandLayout;
 use crate::gpu::gpu_model::GpuModel;
 use crate::gpu::guard::Destroy;
 use crate::gpu::pipeline::{self, Depth, GraphicsPipelineDesc, ShaderStage, TargetFormats};
@@ -87,9 +87,8 @@ impl Destroy for SkeletonOverlay {
 
 /// Records the lines, inside a dynamic rendering scope whose set 0 (scene,
 /// with the real skinning transforms) is already bound with `layout`.
-/// `draw_commands` locates the first of the `VkDrawIndirectCommand`s (5
-/// words apart), one per model and level (`lod_count` per model), of
-/// which each model's first `drawn_levels` are drawn.
+/// Each model's first `drawn_levels` overlay commands of command set `set`
+/// in `draw_commands` are drawn.
 #[allow(clippy::too_many_arguments)]
 pub fn record_skeleton_overlay(
     ctx: &Context,
@@ -97,7 +96,8 @@ pub fn record_skeleton_overlay(
     pass: &SkeletonOverlay,
     layout: vk::PipelineLayout,
     model: &GpuModel,
-    draw_commands: (vk::Buffer, u64),
+    draw_commands: (vk::Buffer, DrawCommandLayout),
+    set: usize,
     drawn_levels: u32,
     constants: DrawConstants,
 ) {
@@ -114,13 +114,11 @@ pub fn record_skeleton_overlay(
         );
         ctx.device
             .cmd_bind_vertex_buffers(cmd, 0, &[model.skeleton_lines.handle], &[0]);
-        // A command per model and level, model-major.
-        let lods = u64::from(model.lod_count);
-        for part in 0..model.parts.len() as u64 {
-            for lod in 0..u64::from(drawn_levels) {
-                let offset = draw_commands.1 + (part * lods + lod) * DRAW_COMMAND_SIZE;
-                ctx.device
-                    .cmd_draw_indirect(cmd, draw_commands.0, offset, 1, 0);
+        let (buffer, commands) = draw_commands;
+        for part in 0..model.parts.len() {
+            for lod in 0..drawn_levels {
+                let offset = commands.overlay(set, part, lod);
+                ctx.device.cmd_draw_indirect(cmd, buffer, offset, 1, 0);
             }
         }
     }
