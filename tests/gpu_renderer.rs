@@ -248,7 +248,7 @@ fn the_fit_check_counts_what_the_crowd_allocates() {
                 _ => 0,
             };
             assert_eq!(
-                renderer.crowd().unwrap().allocated_bytes(),
+                renderer.crowd().unwrap().requested_bytes(),
                 crowd_bytes(&shape, count as u32) - palette_short,
                 "{animation:?} x {count}"
             );
@@ -390,7 +390,7 @@ fn a_new_model_is_built_around_the_same_crowd_or_refused_with_nothing_changed() 
     let ctx = validated_context();
     let animation = Animation::Gpu;
     let probe = build(&ctx, &four, &crowd, &desc(animation)).unwrap();
-    let fixed = probe.buffer_bytes() - probe.crowd().unwrap().allocated_bytes();
+    let fixed = probe.fixed_memory().total();
     probe.destroy(&ctx);
     let budget = fixed
         + crowd_bytes(

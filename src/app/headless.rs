@@ -50,7 +50,7 @@ pub fn run(
     };
     let (crowd, renderer) = build_crowd(&ctx, &cast, spec, extent, args.memory_budget())?;
     let mut renderer = guard(&ctx, renderer);
-    log_summary(&ctx, &crowd, &cast, renderer.buffer_bytes());
+    log_summary(&ctx, &crowd, &cast, renderer.memory());
     let readback = match &args.screenshot {
         Some(_) => Some(guard(&ctx, screenshot_readback(&ctx, extent)?)),
         None => None,
@@ -115,7 +115,7 @@ fn render(
                 max_instances: overlay::crowd_limit(renderer),
                 capture_available: capture.available(),
                 wireframe_available: ctx.wireframe,
-                buffer_bytes: renderer.buffer_bytes(),
+                gpu_memory: renderer.memory(),
                 palette_rows: renderer.palette_rows(),
             };
             // Nothing to click headless: the screen's size is all the input.

@@ -27,6 +27,7 @@ use crate::gltf::GltfError;
 use crate::gpu::context::Validation;
 use crate::gpu::debug::MessageCounts;
 use crate::gpu::guard::guard;
+use crate::gpu::memory::MemoryReport;
 use crate::gpu::renderer::{Renderer, RendererDesc};
 use crate::gpu::{Context, GpuError};
 use crate::md5::Md5Error;
@@ -249,16 +250,15 @@ fn starting_clip(models: &[Model], name: Option<&str>) -> Result<Option<u32>, Ap
     }
 }
 
-/// The start-up lines: what runs where and the device memory its buffers
-/// took, then a line per model with its share of the crowd.
-fn log_summary(ctx: &Context, crowd: &CrowdState, cast: &Cast, buffer_bytes: u64) {
+/// The start-up lines: what runs where and the device memory it took,
+/// then a line per model with its share of the crowd.
+fn log_summary(ctx: &Context, crowd: &CrowdState, cast: &Cast, memory: MemoryReport) {
     let models = &cast.models;
     log::info!(
-        "{}: {} model(s), {} instance(s), {:.1} MiB of GPU buffers",
+        "{}: {} model(s), {} instance(s), {memory}",
         ctx.device_name,
         models.len(),
         crowd.instances.len(),
-        buffer_bytes as f64 / f64::from(1 << 20)
     );
     for (index, model) in models.iter().enumerate() {
         let clips: Vec<&str> = model.clips.iter().map(|c| c.name.as_str()).collect();

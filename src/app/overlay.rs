@@ -5,6 +5,7 @@
 //! control has one implementation (in the window). Hidden, it costs
 //! nothing: egui is not run and no pass is recorded.
 
+use crate::gpu::memory::MemoryReport;
 use std::collections::VecDeque;
 
 use egui::{Color32, RawInput, Stroke};
@@ -50,9 +51,9 @@ pub struct OverlayView<'a> {
     pub capture_available: bool,
     /// The device can draw wireframe.
     pub wireframe_available: bool,
-    /// Device memory in buffers now, and the skinning palette's rows (see
-    /// `Renderer::buffer_bytes`, `Renderer::palette_rows`).
-    pub buffer_bytes: u64,
+    /// Device memory now, and the skinning palette's rows (see
+    /// `Renderer::memory`, `Renderer::palette_rows`).
+    pub gpu_memory: MemoryReport,
     pub palette_rows: Option<u32>,
 }
 
@@ -439,10 +440,8 @@ fn statistics(ui: &mut egui::Ui, view: &OverlayView) {
         || "a row per instance".to_owned(),
         |rows| format!("{rows} rows"),
     );
-    ui.label(format!(
-        "GPU buffers {:.1} MiB, skinning palette {palette}",
-        view.buffer_bytes as f64 / f64::from(1 << 20)
-    ));
+    ui.label(view.gpu_memory.to_string());
+    ui.label(format!("skinning palette {palette}"));
     let Some(stats) = view.stats else {
         ui.label("measuring...");
         return;

@@ -468,7 +468,7 @@ impl Live {
             max_instances: self.max_instances,
             capture_available: self.capture.available(),
             wireframe_available: self.ctx.wireframe,
-            buffer_bytes: self.renderer.buffer_bytes(),
+            gpu_memory: self.renderer.memory(),
             palette_rows: self.renderer.palette_rows(),
         };
         let (mut frame, platform_output) = self.overlay.run(input, &view, &mut actions);

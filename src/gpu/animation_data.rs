@@ -4,6 +4,7 @@
 //! which the CPU rewrites only when it changes (a clip switch).
 
 use super::guard::{guard, Destroy};
+use super::memory::{DeviceMemory, MemoryReport};
 use super::resources::{self, Buffer, TexelBuffer};
 use super::shader_types::{ClipInfo, FrameBounds, GpuJointPose, SkeletonJoint, SkinningTransform};
 use super::{Context, GpuError};
@@ -226,6 +227,18 @@ impl AnimationData {
     /// ([`crate::gpu::shader_types::InstanceAnimation::new`]).
     pub fn first_clips(&self) -> Vec<u32> {
         self.models.iter().map(|m| m.first_clip).collect()
+    }
+}
+
+impl DeviceMemory for AnimationData {
+    fn memory(&self) -> MemoryReport {
+        MemoryReport::buffers([
+            &self.clip_poses.buffer,
+            &self.clips,
+            &self.skeleton.buffer,
+            &self.shared_poses,
+            &self.frame_bounds,
+        ])
     }
 }
 

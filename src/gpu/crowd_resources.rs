@@ -2,6 +2,7 @@
 //! describes, made and filled, and the descriptor sets that point at them.
 //! Resizing the crowd rebuilds this and nothing else.
 
+use super::memory::{DeviceMemory, MemoryReport};
 use ash::vk;
 
 use super::crowd_buffers::{crowd_buffers, Animation, CrowdBuffer, CrowdBufferDesc, CrowdShape};
@@ -208,15 +209,23 @@ impl CrowdResources {
         Ok(Some(rows))
     }
 
-    /// What the buffers take now, summed from the allocations: at most
-    /// [`super::crowd_buffers::crowd_bytes`] (the fit check's figure), less while a palette has
-    /// fewer rows than instances.
-    pub fn allocated_bytes(&self) -> u64 {
+    /// The bytes the buffers were asked for: the fit check's figure
+    /// ([`super::crowd_buffers::crowd_bytes`]) once every palette holds the
+    /// crowd. The device charges a little more ([`DeviceMemory::memory`]):
+    /// each allocation's alignment.
+    pub fn requested_bytes(&self) -> u64 {
         self.buffers
             .iter()
             .flat_map(|b| &b.copies)
             .map(|b| b.size)
             .sum()
+    }
+}
+
+/// What the buffers take now, as the allocator charged them.
+impl DeviceMemory for CrowdResources {
+    fn memory(&self) -> MemoryReport {
+        MemoryReport::buffers(self.buffers.iter().flat_map(|b| &b.copies))
     }
 }
 

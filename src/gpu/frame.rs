@@ -2,6 +2,7 @@
 //! into the other slot. A slot's fence says when its command buffer and the
 //! buffers written per frame may be touched again.
 
+use super::memory::{DeviceMemory, MemoryReport};
 use ash::vk;
 
 use gpu_allocator::MemoryLocation;
@@ -97,10 +98,11 @@ impl FrameSlot {
             visible_readback: visible_readback.keep(),
         })
     }
+}
 
-    /// Device memory in its buffers.
-    pub fn buffer_bytes(&self) -> u64 {
-        self.uniforms.size + self.draw_commands.size + self.visible_readback.size
+impl DeviceMemory for FrameSlot {
+    fn memory(&self) -> MemoryReport {
+        MemoryReport::buffers([&self.uniforms, &self.draw_commands, &self.visible_readback])
     }
 }
 

@@ -11,6 +11,7 @@
 //! 5-8, only with [`InfluenceLimit::Eight`]) never change.
 
 use super::guard::{guard, Destroy};
+use super::memory::{DeviceMemory, MemoryReport};
 use super::resources::{self, Buffer};
 use super::shader_types::{ExtraInfluences, SkeletonVertex, SkinVertex, SurfaceVertex};
 use super::texture::MaterialTextures;
@@ -288,11 +289,18 @@ impl GpuModel {
     pub fn max_joint_count(&self) -> u32 {
         self.parts.iter().map(|p| p.joint_count).max().unwrap_or(0)
     }
+}
 
-    /// Device memory its buffers take (textures not counted).
-    pub fn buffer_bytes(&self) -> u64 {
-        let extra = self.extra_influences.as_ref().map_or(0, |b| b.size);
-        self.surface.size + self.skin.size + extra + self.indices.size + self.skeleton_lines.size
+impl DeviceMemory for GpuModel {
+    fn memory(&self) -> MemoryReport {
+        let buffers = [
+            &self.surface,
+            &self.skin,
+            &self.indices,
+            &self.skeleton_lines,
+        ];
+        MemoryReport::buffers(buffers.into_iter().chain(&self.extra_influences))
+            + MemoryReport::textures(&self.materials.images)
     }
 }
 

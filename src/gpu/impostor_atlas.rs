@@ -13,6 +13,7 @@
 //! The light is not baked: impostor.frag lights the normals as the crowd
 //! turns, and applies tints.
 
+use super::memory::{DeviceMemory, MemoryReport};
 use std::time::Instant;
 
 use ash::vk;
@@ -62,6 +63,16 @@ pub struct ImpostorAtlases {
     pool: vk::DescriptorPool,
     /// `sets[m]`: model m's atlas, set 1 of the impostor draw.
     pub sets: Vec<vk::DescriptorSet>,
+}
+
+impl DeviceMemory for ImpostorAtlases {
+    fn memory(&self) -> MemoryReport {
+        let images = self
+            .atlases
+            .iter()
+            .flat_map(|a| a.albedo.iter().chain([&a.normal_depth]));
+        MemoryReport::impostor_atlases(images)
+    }
 }
 
 impl Destroy for ImpostorAtlases {

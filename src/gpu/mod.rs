@@ -29,6 +29,7 @@ pub mod guard;
 pub mod impostor_atlas;
 #[cfg(test)]
 mod layout_tests;
+pub mod memory;
 pub mod model_resources;
 pub mod output;
 pub mod passes;

@@ -4,6 +4,7 @@
 //! the shaders), the pipelines of every pass, and the draw commands' reset
 //! values. A new crowd size or window size never touches any of this.
 
+use super::memory::{DeviceMemory, MemoryReport};
 use ash::vk;
 
 use super::animation_data::{self, AnimationData};
@@ -308,14 +309,11 @@ impl ModelResources {
             material_sets,
         })
     }
+}
 
-    /// Device memory in the buffers (textures not counted).
-    pub fn buffer_bytes(&self) -> u64 {
-        let animation = &self.animation;
-        self.model.buffer_bytes()
-            + animation.clip_poses.buffer.size
-            + animation.clips.size
-            + animation.skeleton.buffer.size
+impl DeviceMemory for ModelResources {
+    fn memory(&self) -> MemoryReport {
+        self.model.memory() + self.animation.memory() + self.impostors.memory()
     }
 }
 

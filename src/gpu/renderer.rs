@@ -12,6 +12,7 @@ use super::crowd_frame_state::CrowdFrameState;
 use super::crowd_resources::{CrowdAgents, CrowdResources};
 use super::frame::{FrameSlot, FRAMES_IN_FLIGHT};
 use super::guard::{guard, Destroy};
+use super::memory::{DeviceMemory, MemoryReport};
 use super::model_resources::ModelResources;
 use super::passes::animate::{self, Kernel};
 use super::passes::overlay::OverlayPass;
@@ -110,7 +111,7 @@ impl Renderer {
     ) -> Result<(), GpuError> {
         let parts = guard(ctx, ModelParts::new(ctx, models, self.extent())?);
         let shape = CrowdShape::of(models, self.crowd_shape.animation);
-        let fixed = fixed_bytes(&parts.model, &parts.slots);
+        let fixed = parts.memory().total();
         check_crowd_fits(&shape, placements.len() as u32, &self.limits, fixed)?;
         // Frames in flight use every part about to go.
         ctx.wait_idle()?;
@@ -145,7 +146,7 @@ impl Renderer {
     /// how many would fit. Ask before building the CPU side of a crowd,
     /// which grows with it too.
     pub fn check_crowd_fits(&self, instances: u32) -> Result<(), GpuError> {
-        let fixed = fixed_bytes(&self.model, &self.slots);
+        let fixed = self.fixed_memory().total();
         check_crowd_fits(&self.crowd_shape(), instances, &self.limits, fixed)
     }
 
@@ -236,15 +237,16 @@ impl Renderer {
         Ok(())
     }
 
-    /// Device memory in the buffers now (textures and targets not counted):
-    /// a skinning palette counts the rows it has, where the fit check
-    /// counts the crowd it may grow to.
-    pub fn buffer_bytes(&self) -> u64 {
-        let crowd = self
-            .crowd
-            .as_ref()
-            .map_or(0, CrowdResources::allocated_bytes);
-        fixed_bytes(&self.model, &self.slots) + crowd
+    /// Device memory now, every allocation's: a skinning palette counts
+    /// the rows it has, where the fit check counts the crowd it may grow to.
+    pub fn memory(&self) -> MemoryReport {
+        self.fixed_memory() + self.crowd.memory()
+    }
+
+    /// Device memory that does not grow with the crowd: the model's, the
+    /// frame slots' and the targets'.
+    pub fn fixed_memory(&self) -> MemoryReport {
+        self.model.memory() + self.slots.memory() + self.targets.memory()
     }
 
     /// Rows of the largest frame slot's skinning palette; `None` with CPU
@@ -510,6 +512,8 @@ impl Destroy for ModelParts {
 }
 
 /// Device memory that does not grow with the crowd.
-fn fixed_bytes(model: &ModelResources, slots: &[FrameSlot]) -> u64 {
-    model.buffer_bytes() + slots.iter().map(FrameSlot::buffer_bytes).sum::<u64>()
+impl DeviceMemory for ModelParts {
+    fn memory(&self) -> MemoryReport {
+        self.model.memory() + self.slots.memory() + self.targets.memory()
+    }
 }

@@ -12,6 +12,8 @@ pub struct Buffer {
     pub handle: vk::Buffer,
     pub allocation: Allocation,
     pub size: u64,
+    /// Device memory the allocator charged for it (see [`allocate`]).
+    pub memory_bytes: u64,
 }
 
 /// `location` says who writes it: `GpuOnly` for data uploaded once through
@@ -33,10 +35,8 @@ pub fn create_buffer(
         unsafe { ctx.device.create_buffer(&info, None) }.map_err(vk_error("vkCreateBuffer"))?;
     let handle = guard(ctx, BufferHandle(handle));
     let requirements = unsafe { ctx.device.get_buffer_memory_requirements(handle.0) };
-    let allocation = guard(
-        ctx,
-        Memory(allocate(ctx, name, requirements, location, true)?),
-    );
+    let (allocation, memory_bytes) = allocate(ctx, name, requirements, location, true)?;
+    let allocation = guard(ctx, Memory(allocation));
     unsafe {
         ctx.device
             .bind_buffer_memory(handle.0, allocation.0.memory(), allocation.0.offset())
@@ -47,6 +47,7 @@ pub fn create_buffer(
         handle: handle.keep().0,
         allocation: allocation.keep().0,
         size,
+        memory_bytes,
     })
 }
 
@@ -281,6 +282,8 @@ pub struct Image {
     pub handle: vk::Image,
     pub view: vk::ImageView,
     pub allocation: Allocation,
+    /// Device memory the allocator charged for it (see [`allocate`]).
+    pub memory_bytes: u64,
     pub format: vk::Format,
     pub extent: vk::Extent2D,
     pub mip_levels: u32,
@@ -314,10 +317,8 @@ pub fn create_image(ctx: &Context, name: &str, desc: &ImageDesc) -> Result<Image
     let handle = guard(ctx, ImageHandle(handle));
     let requirements = unsafe { ctx.device.get_image_memory_requirements(handle.0) };
     let location = MemoryLocation::GpuOnly;
-    let allocation = guard(
-        ctx,
-        Memory(allocate(ctx, name, requirements, location, false)?),
-    );
+    let (allocation, memory_bytes) = allocate(ctx, name, requirements, location, false)?;
+    let allocation = guard(ctx, Memory(allocation));
     unsafe {
         ctx.device
             .bind_image_memory(handle.0, allocation.0.memory(), allocation.0.offset())
@@ -338,6 +339,7 @@ pub fn create_image(ctx: &Context, name: &str, desc: &ImageDesc) -> Result<Image
         handle: handle.keep().0,
         view,
         allocation: allocation.keep().0,
+        memory_bytes,
         format: desc.format,
         extent: desc.extent,
         mip_levels: desc.mip_levels,
@@ -477,19 +479,25 @@ fn record_and_submit(
     result
 }
 
+/// Memory for `requirements`, and the device memory it takes: the
+/// requirements' size plus the padding the allocator left before it to
+/// align it, which no `Allocation` states but the allocator's report
+/// counts (gpu::memory sums these). Read from the report around the
+/// allocation: resources are made at load and on resizes, not per frame.
 fn allocate(
     ctx: &Context,
     name: &str,
     requirements: vk::MemoryRequirements,
     location: MemoryLocation,
     linear: bool,
-) -> Result<Allocation, GpuError> {
+) -> Result<(Allocation, u64), GpuError> {
     ctx.creation_step("allocate memory")?;
     let mut allocator = ctx
         .allocator
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner());
-    allocator
+    let before = allocator.generate_report().total_allocated_bytes;
+    let allocation = allocator
         .allocate(&AllocationCreateDesc {
             name,
             requirements,
@@ -500,7 +508,9 @@ fn allocate(
         .map_err(|source| GpuError::Allocation {
             name: name.to_owned(),
             source,
-        })
+        })?;
+    let charged = allocator.generate_report().total_allocated_bytes - before;
+    Ok((allocation, charged))
 }
 
 fn free(ctx: &Context, allocation: Allocation) {

@@ -4,6 +4,7 @@
 //! draws. The window blits the colour image to the swapchain; headless
 //! reads it back.
 
+use super::memory::{DeviceMemory, MemoryReport};
 use ash::vk;
 
 use gpu_allocator::MemoryLocation;
@@ -137,6 +138,12 @@ pub(super) fn create_targets(
         pool: pool.keep(),
         pyramid_set,
     })
+}
+
+impl DeviceMemory for Targets {
+    fn memory(&self) -> MemoryReport {
+        MemoryReport::targets([&self.color, &self.depth], [&self.pyramid])
+    }
 }
 
 impl Destroy for Targets {

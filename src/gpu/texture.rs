@@ -111,7 +111,7 @@ impl MaterialTextures {
     pub fn memory(&self) -> TextureMemory {
         TextureMemory {
             images: self.images.len(),
-            bytes: self.images.iter().map(|i| i.allocation.size()).sum(),
+            bytes: self.images.iter().map(Image::bytes).sum(),
             block_compressed: self
                 .images
                 .iter()

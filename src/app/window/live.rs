@@ -99,7 +99,7 @@ impl Live {
             height: size.height.max(1),
         };
         let (crowd, renderer) = build_crowd(&ctx, &model, spec, extent, args.memory_budget())?;
-        log_summary(&ctx, &crowd, &model, renderer.buffer_bytes());
+        log_summary(&ctx, &crowd, &model, renderer.memory());
         let view = args.view_options(ctx.wireframe, spec.locomotion);
         // Fitted again to the swapchain's aspect before the first frame.
         let camera = args.view.camera(&crowd, 1.0);
