@@ -33,6 +33,7 @@ pub mod output;
 pub mod passes;
 pub mod pipeline;
 pub mod profiler;
+mod readback;
 mod record;
 pub mod reflect;
 pub mod renderdoc;
