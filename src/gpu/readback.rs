@@ -84,7 +84,7 @@ impl Renderer {
         let Some(crowd) = self.crowd.as_ref() else {
             return Ok(Vec::new());
         };
-        let stride = crowd.instance_count as usize;
+        let stride = crowd.instance_count() as usize;
         let lods = self.model.model.lod_count as usize;
         Ok((0..=lods)
             .map(|lod| {

@@ -138,7 +138,7 @@ impl Renderer {
                 Some(_) => model.model.lod_count,
                 None => 1,
             },
-            draw_constants: DrawConstants::new(skinning, crowd.instance_count, view.show_lod),
+            draw_constants: DrawConstants::new(skinning, crowd.instance_count(), view.show_lod),
         }
     }
 
@@ -196,7 +196,7 @@ impl FrameRecorder<'_> {
     fn constants(&self, phase: CullPhase) -> CrowdComputeConstants {
         let model = &self.model.model;
         CrowdComputeConstants {
-            instance_count: self.crowd.instance_count,
+            instance_count: self.crowd.instance_count(),
             model_count: model.parts.len() as u32,
             lod_count: model.lod_count,
             mesh_count: model.draws.len() as u32,
@@ -383,7 +383,7 @@ impl FrameRecorder<'_> {
         pipeline::set_viewport(ctx, cmd, self.targets.color.extent);
         self.bind_scene_set(crowd_set);
         let draw = if draws_ground {
-            ground::record_ground(ctx, cmd, &model.ground, crowd.instance_count);
+            ground::record_ground(ctx, cmd, &model.ground, crowd.instance_count());
             self.profiler.end(ctx, cmd, first);
             self.profiler.begin(ctx, cmd, names.draw)
         } else {

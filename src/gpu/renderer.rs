@@ -178,11 +178,13 @@ impl Renderer {
         self.check_crowd_fits(placements.len() as u32)?;
         // Frames in flight read the crowd's buffers.
         ctx.wait_idle()?;
-        let old_crowd = self.crowd.take().map(|mut old| {
-            let kept = (std::mem::take(&mut old.placements), old.agents.take());
-            old.destroy(ctx);
-            kept
-        });
+        // What builds the old crowd again, should the new one fail: the
+        // renderer keeps no copy of a crowd's placements.
+        let old_crowd = match &self.crowd {
+            Some(old) => Some((old.read_home_placements(ctx)?, old.agents.clone())),
+            None => None,
+        };
+        self.crowd.take().destroy(ctx);
         self.crowd_frames = CrowdFrameState::default();
         for frame in self.in_flight.iter_mut().flatten() {
             frame.counted = false;
