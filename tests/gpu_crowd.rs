@@ -292,7 +292,6 @@ impl Harness {
             light_color: glam::Vec4::ONE,
             ambient_color: glam::Vec4::splat(0.3),
             camera_position: eye_of(view_projection).extend(1.0),
-            ..SceneUniforms::default()
         };
         let mut frame = Frame {
             animation: &self.animation,

@@ -85,7 +85,7 @@ pub fn bind_pose_bounds(meshes: &[SkinnedMesh]) -> Bounds {
         .fold(Bounds::EMPTY, |b, &p| b.union(Bounds::point(p)))
 }
 
-/// What a model makes of a mesh as its file has it ([`Model::assemble`]'s
+/// What a model makes of a mesh as its file has it (`Model::assemble`'s
 /// first step): welded unless `unwelded` (`SkinnedMesh::weld`), then its
 /// LOD chain and GPU order (`SkinnedMesh::build_lods`, `optimize_for_gpu`).
 /// Each level's influences are chosen once the clips are settled
@@ -100,7 +100,7 @@ pub fn build_mesh_levels(mesh: &mut SkinnedMesh, unwelded: bool) {
 
 /// Each level of each mesh skins with the fewest influences that hold it
 /// within its error over the poses `clips` play
-/// (`SkinnedMesh::choose_level_influences`): [`Model::assemble`]'s last
+/// (`SkinnedMesh::choose_level_influences`): `Model::assemble`'s last
 /// step for the meshes.
 pub fn choose_level_influences(skeleton: &Skeleton, clips: &[Clip], meshes: &mut [SkinnedMesh]) {
     let poses = sampled_poses(skeleton, clips);
