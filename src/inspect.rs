@@ -16,10 +16,10 @@ use crate::game::Game;
 use crate::gltf::{is_gltf_extension, GltfError};
 use crate::md5::{self, Md5Anim, Md5Error, Md5Mesh};
 use crate::model::{
-    bind_pose_bounds, clip_from_md5, impostor_layout_of, skeleton_from_md5, skinned_mesh_from_md5,
-    LoadOptions, Model,
+    bind_pose_bounds, build_mesh_levels, choose_level_influences, clip_from_md5,
+    impostor_layout_of, skeleton_from_md5, skinned_mesh_from_md5, LoadOptions, Model,
 };
-use crate::skin::{sampled_poses, BodyParts, InfluenceLimit, SkinnedMesh};
+use crate::skin::{BodyParts, InfluenceLimit, SkinnedMesh};
 use crate::vfs::GameFile;
 
 #[derive(Clone, Debug, Serialize)]
@@ -315,20 +315,16 @@ fn kept_weights(mesh: &SkinnedMesh) -> usize {
 /// influence alike and changes no choice).
 fn mesh_report(file: String, mesh: &Md5Mesh, clips: &[Clip]) -> MeshReport {
     let skeleton = skeleton_from_md5(mesh);
-    let poses = sampled_poses(&skeleton, clips);
-    // Converted as Model::load does, with the LOD chain (its GPU ordering
-    // changes no count or error).
-    let four: Vec<SkinnedMesh> = mesh
+    let mut four: Vec<SkinnedMesh> = mesh
         .meshes
         .iter()
         .map(|m| {
             let mut skinned = skinned_mesh_from_md5(m, &skeleton, InfluenceLimit::Four);
-            skinned.weld();
-            skinned.build_lods();
-            skinned.choose_level_influences(&poses);
+            build_mesh_levels(&mut skinned, false);
             skinned
         })
         .collect();
+    choose_level_influences(&skeleton, clips, &mut four);
     let eight: Vec<_> = mesh
         .meshes
         .iter()

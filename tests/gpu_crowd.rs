@@ -21,15 +21,13 @@ use md5crowd::gpu::context::Validation;
 use md5crowd::gpu::crowd_buffers::{crowd_bytes, Animation, CrowdShape, INITIAL_PALETTE_INSTANCES};
 use md5crowd::gpu::frame::FRAMES_IN_FLIGHT;
 use md5crowd::gpu::frame_loop::{
-    Destination, FrameInput, FrameSource, Posed, ViewOptions, ANIM_LOD_RADIUS,
+    Destination, FrameInput, FrameSource, Posed, SceneUniforms, ViewOptions, ANIM_LOD_RADIUS,
 };
 use md5crowd::gpu::guard::Destroy;
 use md5crowd::gpu::passes::animate::{Kernel, SHARED_JOINTS};
 use md5crowd::gpu::renderer::{Renderer, RendererDesc};
 use md5crowd::gpu::resources;
-use md5crowd::gpu::shader_types::{
-    CrowdInstance, FrameUniforms, InstanceAnimation, IMPOSTOR_POSE, SHARED_POSE,
-};
+use md5crowd::gpu::shader_types::{CrowdInstance, InstanceAnimation, IMPOSTOR_POSE, SHARED_POSE};
 use md5crowd::gpu::{Context, ContextDesc};
 use md5crowd::model::Model;
 use md5crowd::skin::InfluenceLimit;
@@ -151,7 +149,7 @@ struct Harness {
 struct Frame<'a> {
     animation: &'a [InstanceAnimation],
     instances_version: u64,
-    uniforms: FrameUniforms,
+    uniforms: SceneUniforms,
     occlusion: bool,
     anim_lod: bool,
     frozen_cull: Option<Mat4>,
@@ -284,7 +282,7 @@ impl Harness {
         readback: Option<&resources::Buffer>,
     ) -> Vec<u32> {
         let renderer = self.renderer.as_mut().unwrap();
-        let uniforms = FrameUniforms {
+        let uniforms = SceneUniforms {
             view_projection,
             frustum_planes: Frustum::from_view_projection(view_projection).planes,
             time,
@@ -294,7 +292,6 @@ impl Harness {
             light_color: glam::Vec4::ONE,
             ambient_color: glam::Vec4::splat(0.3),
             camera_position: eye_of(view_projection).extend(1.0),
-            ..FrameUniforms::default()
         };
         let mut frame = Frame {
             animation: &self.animation,

@@ -13,11 +13,13 @@ use md5crowd::gpu::capture::FrameCapture;
 use md5crowd::gpu::context::Validation;
 use md5crowd::gpu::crowd_buffers::{crowd_bytes, Animation, CrowdShape, INITIAL_PALETTE_INSTANCES};
 use md5crowd::gpu::frame::FRAMES_IN_FLIGHT;
-use md5crowd::gpu::frame_loop::{Destination, FrameInput, FrameSource, Posed, ViewOptions};
+use md5crowd::gpu::frame_loop::{
+    Destination, FrameInput, FrameSource, Posed, SceneUniforms, ViewOptions,
+};
 use md5crowd::gpu::guard::{guard, Destroy};
 use md5crowd::gpu::renderer::{Renderer, RendererDesc};
 use md5crowd::gpu::shader_types::{
-    CrowdInstance, FrameUniforms, InstanceAnimation, SkinningTransform, SurfaceVertex,
+    CrowdInstance, InstanceAnimation, SkinningTransform, SurfaceVertex,
 };
 use md5crowd::gpu::{Context, ContextDesc, GpuError};
 use md5crowd::model::Model;
@@ -119,7 +121,7 @@ impl FrameSource for Input {
             },
         };
         FrameInput {
-            uniforms: FrameUniforms::default(),
+            uniforms: SceneUniforms::default(),
             instances: &self.states,
             instances_version: self.states.len() as u64,
             posed,
@@ -208,7 +210,7 @@ fn a_failed_crowd_resize_keeps_the_old_crowd_and_leaks_nothing() {
         assert!(matches!(error, GpuError::InjectedFailure { .. }), "{error}");
         ctx.fail_creation_step(None);
         assert_eq!(
-            renderer.crowd().unwrap().instance_count,
+            renderer.crowd().unwrap().instance_count(),
             4,
             "the old crowd is back"
         );
@@ -331,7 +333,7 @@ fn resizing_the_crowd_rebuilds_only_the_crowd() {
     draw(&ctx, &mut renderer, &mut input).unwrap();
     for count in [12, 2, 40] {
         renderer.set_crowd(&ctx, &placements(count)).unwrap();
-        assert_eq!(renderer.crowd().unwrap().instance_count, count as u32);
+        assert_eq!(renderer.crowd().unwrap().instance_count(), count as u32);
         let mut input = Input::new(&model, count, Animation::Gpu);
         draw(&ctx, &mut renderer, &mut input).unwrap();
     }
@@ -371,7 +373,7 @@ fn a_new_model_is_built_around_the_same_crowd_or_refused_with_nothing_changed() 
             gpu_model.extra_influences.is_some(),
             "the second joints/weights stream"
         );
-        assert_eq!(renderer.crowd().unwrap().instance_count, count as u32);
+        assert_eq!(renderer.crowd().unwrap().instance_count(), count as u32);
         // Every frame slot draws with the new parts.
         for _ in 0..=FRAMES_IN_FLIGHT {
             draw(
@@ -413,7 +415,7 @@ fn a_new_model_is_built_around_the_same_crowd_or_refused_with_nothing_changed() 
         pipeline,
         "nothing rebuilt"
     );
-    assert_eq!(renderer.crowd().unwrap().instance_count, count as u32);
+    assert_eq!(renderer.crowd().unwrap().instance_count(), count as u32);
     draw(
         &ctx,
         &mut renderer,

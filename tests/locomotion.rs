@@ -23,11 +23,13 @@ use md5crowd::gpu::capture::FrameCapture;
 use md5crowd::gpu::context::Validation;
 use md5crowd::gpu::crowd_buffers::Animation;
 use md5crowd::gpu::crowd_resources::CrowdAgents;
-use md5crowd::gpu::frame_loop::{Destination, FrameInput, FrameSource, Posed, ViewOptions};
+use md5crowd::gpu::frame_loop::{
+    Destination, FrameInput, FrameSource, Posed, SceneUniforms, ViewOptions,
+};
 use md5crowd::gpu::guard::Destroy;
 use md5crowd::gpu::renderer::{Renderer, RendererDesc};
 use md5crowd::gpu::shader_types::{
-    CrowdInstance, FrameUniforms, GpuAgentLane, GpuLocomotionTable, InstanceAnimation,
+    CrowdInstance, GpuAgentLane, GpuLocomotionTable, InstanceAnimation,
 };
 use md5crowd::gpu::{Context, ContextDesc};
 use md5crowd::model::Model;
@@ -188,11 +190,11 @@ impl FrameSource for AgentFrame<'_> {
         let view_projection = Mat4::perspective_rh(1.0, 1.0, 1.0, 5000.0)
             * Mat4::look_at_rh(Vec3::new(0.0, -800.0, 600.0), Vec3::ZERO, Vec3::Z);
         FrameInput {
-            uniforms: FrameUniforms {
+            uniforms: SceneUniforms {
                 view_projection,
                 time: self.time,
                 blend_time: 0.25,
-                ..FrameUniforms::default()
+                ..SceneUniforms::default()
             },
             instances: self.animation,
             instances_version: 0,

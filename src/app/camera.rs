@@ -3,7 +3,7 @@
 use glam::{Mat4, Vec3, Vec4};
 
 use crate::crowd::Frustum;
-use crate::gpu::shader_types::FrameUniforms;
+use crate::gpu::frame_loop::SceneUniforms;
 
 /// How much of the view's limiting dimension a framed scene fills.
 const FRAME_FILL: f32 = 0.94;
@@ -192,16 +192,16 @@ fn centre_of_projection(points: impl Iterator<Item = (f32, f32)> + Clone) -> f32
 
 /// The camera's view and frustum, one white-ish key light from the
 /// front-left above, plus a dim ambient. The crowd fills in the clock.
-pub fn frame_uniforms(camera: &OrbitCamera, aspect: f32) -> FrameUniforms {
+pub fn scene_uniforms(camera: &OrbitCamera, aspect: f32) -> SceneUniforms {
     let view_projection = camera.view_projection(aspect);
-    FrameUniforms {
+    SceneUniforms {
         view_projection,
         light_direction: Vec3::new(0.6, 0.45, 0.65).normalize().extend(0.0),
         light_color: Vec4::new(0.95, 0.92, 0.85, 0.0),
         ambient_color: Vec4::new(0.22, 0.24, 0.28, 0.0),
         camera_position: camera.eye().extend(1.0),
         frustum_planes: Frustum::from_view_projection(view_projection).planes,
-        ..FrameUniforms::default()
+        ..SceneUniforms::default()
     }
 }
 

@@ -13,11 +13,11 @@ use crate::bounds::Bounds;
 use crate::crowd::{self, AgentLane, CrowdLayout, Instance, LocomotionTable};
 use crate::gpu::crowd_buffers::Animation;
 use crate::gpu::crowd_resources::CrowdAgents;
-use crate::gpu::frame_loop::{FrameInput, Posed, ViewOptions};
+use crate::gpu::frame_loop::{FrameInput, Posed, SceneUniforms, ViewOptions};
 use crate::gpu::passes::animate::Kernel;
 use crate::gpu::shader_types::{
-    CrowdInstance, FrameUniforms, GpuAgentLane, GpuLocomotionTable, InstanceAnimation,
-    SkinningTransform, SurfaceVertex,
+    CrowdInstance, GpuAgentLane, GpuLocomotionTable, InstanceAnimation, SkinningTransform,
+    SurfaceVertex,
 };
 use crate::gpu::{animation_data, gpu_model};
 use crate::model::Model;
@@ -73,8 +73,6 @@ pub struct CrowdState {
     /// Where everyone stands and what they play without locomotion,
     /// sorted by model.
     pub instances: Vec<Instance>,
-    /// `instances` as the vertex shader reads them.
-    pub placements: Vec<CrowdInstance>,
     /// `None`: no model has a looping clip that moves, so nobody walks.
     pub locomotion: Option<Locomotion>,
     /// With locomotion on and CPU animation: `instances` as the agents
@@ -200,7 +198,6 @@ impl CrowdState {
                 instance.settle(clip, phase);
             }
         }
-        let placements = instances.iter().map(CrowdInstance::from).collect();
         let transform_count: usize = match spec.animation {
             Animation::Cpu | Animation::CpuSkinned => {
                 crowd_models.iter().map(|m| m.count * m.joint_count).sum()
@@ -221,7 +218,6 @@ impl CrowdState {
         CrowdState {
             spec,
             shares: shares.to_vec(),
-            placements,
             instance_animation: instances
                 .iter()
                 .map(|i| InstanceAnimation::new(i, &first_clips))
@@ -245,6 +241,12 @@ impl CrowdState {
     /// The name of the clip everyone plays, when they all play the same one.
     pub fn clip_name(&self) -> Option<&str> {
         Some(self.clip_names.get(self.spec.clip? as usize)?)
+    }
+
+    /// Where everyone stands without locomotion, as the vertex shader reads
+    /// it: what the renderer's crowd is built from.
+    pub fn placements(&self) -> Vec<CrowdInstance> {
+        self.instances.iter().map(CrowdInstance::from).collect()
     }
 
     /// Instances of model `model`.
@@ -422,8 +424,8 @@ impl CrowdState {
             lanes: locomotion
                 .lanes
                 .iter()
-                .zip(&self.placements)
-                .map(|(lane, home)| GpuAgentLane::new(lane, home))
+                .zip(&self.instances)
+                .map(|(lane, home)| GpuAgentLane::new(lane, &CrowdInstance::from(home)))
                 .collect(),
         })
     }
@@ -486,7 +488,7 @@ impl CrowdState {
     /// the crowd's clock; whether it walks is the crowd's to say.
     pub fn frame_input(
         &self,
-        mut uniforms: FrameUniforms,
+        mut uniforms: SceneUniforms,
         mut view: ViewOptions,
     ) -> FrameInput<'_> {
         view.locomotion = self.spec.locomotion;

@@ -299,7 +299,7 @@ fn build_crowd(
     let mut renderer = guard(ctx, Renderer::new(ctx, &cast.models, &desc)?);
     renderer.check_crowd_fits(spec.instances)?;
     let crowd = CrowdState::new(&cast.models, &cast.shares, spec);
-    renderer.set_crowd_with_agents(ctx, &crowd.placements, crowd.gpu_agents().as_ref())?;
+    renderer.set_crowd_with_agents(ctx, &crowd.placements(), crowd.gpu_agents().as_ref())?;
     Ok((crowd, renderer.keep()))
 }
 

@@ -68,7 +68,7 @@ impl FrameSource for Scene {
     fn frame_input(&mut self, _index: u64) -> FrameInput<'_> {
         self.crowd
             .animate(&self.cast.models, self.time, self.view.skinning);
-        let uniforms = camera::frame_uniforms(&self.camera, self.aspect);
+        let uniforms = camera::scene_uniforms(&self.camera, self.aspect);
         let view = ViewOptions {
             frozen_cull: self.frozen_cull,
             ..self.view

@@ -67,14 +67,15 @@ struct AnimationTables {
 }
 
 impl AnimationTables {
-    fn add(&mut self, model: &Model) {
+    /// Appends `model`'s tables, its clips from `first_clip` on in the
+    /// clip table ([`first_clips`]).
+    fn add(&mut self, model: &Model, first_clip: u32) {
         let (spheres, bind_sphere) = clip_spheres(model);
         let sphere = |s: BoundingSphere| s.centre.extend(s.radius).to_array();
         let corner = |p: glam::Vec3| p.extend(0.0).to_array();
         let shared = SharedPoses::sample(&model.skeleton, &model.clips);
         let shared_base = self.shared_transforms.len() as u32;
         let part_count = model.body_part_count();
-        let first_clip = self.clips.len() as u32;
         for (c, ((clip, clip_sphere), &(shared_first, shared_count))) in model
             .clips
             .iter()
@@ -168,14 +169,9 @@ impl AnimationTables {
 
 pub fn upload_animation_data(ctx: &Context, models: &[Model]) -> Result<AnimationData, GpuError> {
     let mut tables = AnimationTables::default();
-    for model in models {
-        tables.add(model);
+    for (model, first_clip) in models.iter().zip(first_clips(models)) {
+        tables.add(model, first_clip);
     }
-    debug_assert!(tables
-        .models
-        .iter()
-        .map(|m| m.first_clip)
-        .eq(first_clips(models)));
     if tables.poses.is_empty() {
         // Vulkan buffers cannot be empty; nothing reads this pose.
         tables.poses.push(GpuJointPose::default());
@@ -210,7 +206,10 @@ pub fn upload_animation_data(ctx: &Context, models: &[Model]) -> Result<Animatio
 
 /// Per model, its first clip in the clip table that
 /// [`upload_animation_data`] writes for `models`: model after model, a
-/// model without clips taking one entry for its bind pose.
+/// model without clips taking one entry for its bind pose. The one place
+/// the table's layout is counted: the uploaded table
+/// ([`AnimationData::models`]) and the crowd's instance states
+/// ([`crate::gpu::shader_types::InstanceAnimation::new`]) both take it from here.
 pub fn first_clips(models: &[Model]) -> Vec<u32> {
     models
         .iter()

@@ -202,7 +202,8 @@ pub fn crowd_buffers(shape: &CrowdShape) -> Vec<CrowdBufferDesc> {
             "crowd instances",
             size_of::<CrowdInstance>(),
             false,
-            // A transfer source for the tests that read the agents back.
+            // A transfer source: a failed rebuild reads the old crowd back,
+            // and tests the agents.
             storage | Usage::TRANSFER_DST | Usage::TRANSFER_SRC,
             MemoryLocation::GpuOnly,
         ),

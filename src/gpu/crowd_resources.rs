@@ -30,14 +30,10 @@ pub struct CrowdAgents {
 /// The crowd-sized buffers and the descriptor sets that point at them.
 pub struct CrowdResources {
     pub shape: CrowdShape,
-    pub instance_count: u32,
     /// How the animate pass poses this crowd (chosen for its size).
     pub animate_kernel: Kernel,
     /// Per model, its part of the crowd (what the `Models` buffer holds).
     pub models: Vec<CrowdModel>,
-    /// What `Placements` holds, kept to rebuild this crowd (the window
-    /// falls back to it when a bigger one does not fit after all).
-    pub placements: Vec<CrowdInstance>,
     /// The agents' lanes; `None`: locomotion has nothing to play (the
     /// agent pass is never recorded). Kept to rebuild this crowd.
     pub agents: Option<CrowdAgents>,
@@ -80,9 +76,8 @@ impl CrowdResources {
                 placements.len()
             )));
         }
-        let instance_count = placements.len() as u32;
         let models = crowd_models(model, placements)?;
-        let buffers = guard(ctx, create_buffers(ctx, &shape, instance_count)?);
+        let buffers = guard(ctx, create_buffers(ctx, &shape, placements.len() as u32)?);
         let contents = Contents {
             placements,
             models: &models,
@@ -110,10 +105,8 @@ impl CrowdResources {
             .collect::<Result<Vec<_>, _>>()?;
         Ok(CrowdResources {
             shape,
-            instance_count,
             animate_kernel,
             models,
-            placements: placements.to_vec(),
             agents: agents.cloned(),
             buffers: buffers.keep(),
             pool: pool.keep(),
@@ -147,6 +140,30 @@ impl CrowdResources {
             .as_ref()
             .and_then(|agents| agents.tables.get(model))
             .is_some_and(|table| table.gait_count > 0)
+    }
+
+    /// Every model's instances together.
+    pub fn instance_count(&self) -> u32 {
+        self.models.iter().map(|m| m.instance_count).sum()
+    }
+
+    /// Where the instances stand without locomotion, read back from the
+    /// `Placements` buffer, with the agents' homes where the agent pass
+    /// moved them: what builds this crowd again (the window falls back to
+    /// it when a bigger one does not fit after all). Call while the GPU is
+    /// idle.
+    pub fn read_home_placements(&self, ctx: &Context) -> Result<Vec<CrowdInstance>, GpuError> {
+        let buffer = self
+            .buffer(CrowdBuffer::Placements, 0)
+            .expect("every crowd has placements");
+        let mut placements: Vec<CrowdInstance> = resources::read_buffer(ctx, buffer)?;
+        placements.truncate(self.instance_count() as usize);
+        if let Some(agents) = &self.agents {
+            for (placement, lane) in placements.iter_mut().zip(&agents.lanes) {
+                placement.placement = lane.home;
+            }
+        }
+        Ok(placements)
     }
 
     /// Joint transforms of every instance: the most a palette may need.

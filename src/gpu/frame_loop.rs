@@ -29,13 +29,31 @@ use glam::{Mat4, Vec2, Vec4};
 
 /// Everything one frame's recording reads.
 pub struct FrameInput<'a> {
-    pub uniforms: FrameUniforms,
+    pub uniforms: SceneUniforms,
     /// Every instance's animation state; uploaded only when
     /// `instances_version` differs from what the frame slot last saw.
     pub instances: &'a [InstanceAnimation],
     pub instances_version: u64,
     pub posed: Posed<'a>,
     pub view: ViewOptions,
+}
+
+/// What only the caller knows of a frame's [`FrameUniforms`]: the camera,
+/// the light and the clock. The renderer derives the rest from the view
+/// options, its targets and its models.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct SceneUniforms {
+    pub view_projection: Mat4,
+    pub light_direction: Vec4,
+    pub light_color: Vec4,
+    pub ambient_color: Vec4,
+    /// xyz: the eye, world space (specular highlights); w unused.
+    pub camera_position: Vec4,
+    /// Inward unit normal and distance per plane (`crowd::Frustum`) of
+    /// `view_projection`; planes of zeros keep everything.
+    pub frustum_planes: [Vec4; 6],
+    pub time: f32,
+    pub blend_time: f32,
 }
 
 /// What the CPU posed this frame; must match the [`Animation`] the crowd
@@ -421,40 +439,52 @@ impl Renderer {
         }
     }
 
-    /// Writes what the CPU produced into slot `slot`'s buffers, after
-    /// checking it is what the crowd was built for.
-    fn upload(&mut self, slot: usize, input: &FrameInput) -> Result<(), GpuError> {
-        let mut uniforms = input.uniforms;
+    /// The frame's uniforms: the caller's scene, and what the renderer
+    /// derives. Culling judges by the frozen camera when there is one;
+    /// the levels of detail are chosen for the target's height.
+    fn frame_uniforms(&self, input: &FrameInput) -> FrameUniforms {
+        let scene = input.uniforms;
         let extent = self.targets.color.extent;
-        let anim_lod = input.view.anim_lod && input.posed.animation() == Animation::Gpu;
-        uniforms.cull_view_projection = match input.view.frozen_cull {
-            Some(frozen) => {
-                uniforms.frustum_planes = Frustum::from_view_projection(frozen).planes;
-                frozen
-            }
-            None => uniforms.view_projection,
+        let (cull_view_projection, frustum_planes) = match input.view.frozen_cull {
+            Some(frozen) => (frozen, Frustum::from_view_projection(frozen).planes),
+            None => (scene.view_projection, scene.frustum_planes),
         };
-        uniforms.lod_params = LodParams::new(
-            uniforms.cull_view_projection,
-            extent.height,
-            input.view.lod_bias,
-        )
-        .to_vec4()
-        .with_w(if anim_lod { ANIM_LOD_RADIUS } else { 0.0 });
-        uniforms.viewport_size = Vec2::new(extent.width as f32, extent.height as f32);
+        let anim_lod = input.view.anim_lod && input.posed.animation() == Animation::Gpu;
+        let lod_params = LodParams::new(cull_view_projection, extent.height, input.view.lod_bias)
+            .to_vec4()
+            .with_w(if anim_lod { ANIM_LOD_RADIUS } else { 0.0 });
         let model = &self.model.model;
-        uniforms.ground = Vec4::new(model.ground_cell, 0.0, 0.0, 0.0);
         let mut radii = [0.0; MAX_MODELS];
         for (radius, part) in radii.iter_mut().zip(&model.parts) {
             *radius = part.shadow_radius;
         }
-        uniforms.shadow_radii = bytemuck::cast(radii);
+        FrameUniforms {
+            view_projection: scene.view_projection,
+            cull_view_projection,
+            light_direction: scene.light_direction,
+            light_color: scene.light_color,
+            ambient_color: scene.ambient_color,
+            camera_position: scene.camera_position,
+            frustum_planes,
+            lod_params,
+            time: scene.time,
+            blend_time: scene.blend_time,
+            viewport_size: Vec2::new(extent.width as f32, extent.height as f32),
+            ground: Vec4::new(model.ground_cell, 0.0, 0.0, 0.0),
+            shadow_radii: bytemuck::cast(radii),
+        }
+    }
+
+    /// Writes what the CPU produced into slot `slot`'s buffers, after
+    /// checking it is what the crowd was built for.
+    fn upload(&mut self, slot: usize, input: &FrameInput) -> Result<(), GpuError> {
+        let uniforms = self.frame_uniforms(input);
         self.slots[slot].uniforms.write(&[uniforms]);
         let crowd = self
             .crowd
             .as_mut()
             .ok_or_else(|| GpuError::FrameMismatch("the renderer has no crowd yet".into()))?;
-        let instance_count = crowd.instance_count as usize;
+        let instance_count = crowd.instance_count() as usize;
         let expected = crowd.shape.animation;
         if input.posed.animation() != expected {
             return Err(GpuError::FrameMismatch(format!(

@@ -35,6 +35,7 @@ pub mod output;
 pub mod passes;
 pub mod pipeline;
 pub mod profiler;
+mod readback;
 mod record;
 pub mod reflect;
 pub mod renderdoc;

@@ -12,7 +12,9 @@
 use ash::vk;
 
 use super::crowd_buffers::{Animation, CrowdBuffer, VISIBLE_HEADER_BYTES};
-use super::frame_loop::FrameInput;
+use super::crowd_resources::{CrowdResources, CrowdSlotSets};
+use super::frame::FrameSlot;
+use super::frame_loop::{FrameInput, ViewOptions};
 use super::model_resources::ModelResources;
 use super::passes::agents::{self, AgentStep};
 use super::passes::crowd_draw::{self, DrawOptions, Surface};
@@ -22,7 +24,7 @@ use super::profiler::Profiler;
 use super::renderer::Renderer;
 use super::resources::{memory_barrier, Buffer};
 use super::shader_types::{CrowdComputeConstants, CullPhase, DrawConstants, PALETTE_PER_INSTANCE};
-use super::targets::{begin_rendering, end_rendering, Scope};
+use super::targets::{begin_rendering, end_rendering, Scope, Targets};
 use super::{debug, pipeline, Context, GpuError};
 
 /// The profiler's and RenderDoc's names for a phase's passes.
@@ -74,286 +76,81 @@ impl Renderer {
         input: &FrameInput,
         overlay: Option<&OverlayFrame>,
     ) -> Result<(), GpuError> {
-        use vk::{AccessFlags2 as Access, PipelineStageFlags2 as Stage};
         let agent_step = self
             .crowd
             .as_ref()
             .and_then(|crowd| self.crowd_frames.agent_step(crowd, input.view.locomotion));
+        let mut frame = self.frame_recorder(ctx, cmd, slot, &input.view);
+        frame.open(agent_step);
+        // The pipeline statistics span the scene; a query begun inside a
+        // dynamic rendering scope crashes lavapipe.
+        frame.profiler.begin_statistics(ctx, cmd);
+        frame.record_camera_view();
+        frame.profiler.end_statistics(ctx, cmd);
+        self.record_ui_overlay(ctx, cmd, overlay, input.view.compute_only)
+    }
+
+    /// What recording slot `slot`'s frame reads, and the choices `view`
+    /// makes for the whole frame.
+    fn frame_recorder<'a>(
+        &'a mut self,
+        ctx: &'a Context,
+        cmd: vk::CommandBuffer,
+        slot: usize,
+        view: &'a ViewOptions,
+    ) -> FrameRecorder<'a> {
         let model = &self.model;
         let crowd = self.crowd.as_ref().expect("upload checked the crowd");
-        let frame = &self.slots[slot];
-        let sets = &crowd.slots[slot];
         let animation = crowd.shape.animation;
-        let visible = crowd
-            .buffer(CrowdBuffer::VisibleInstances, slot)
-            .expect("every crowd has a visible list");
         // The CPU-skinning yardstick draws every instance itself.
         let cpu_skinned = crowd.buffer(CrowdBuffer::CpuSkinnedVertices, slot);
-        let compute_only = input.view.compute_only;
-        let occlusion = input.view.occlusion && input.view.frozen_cull.is_none();
-        let phases: &[CullPhase] = match (occlusion, cpu_skinned, compute_only) {
+        let occlusion = view.occlusion && view.frozen_cull.is_none();
+        let phases: &[CullPhase] = match (occlusion, cpu_skinned, view.compute_only) {
             (true, None, false) => &[CullPhase::Early, CullPhase::Late],
             _ => &[CullPhase::All],
         };
-        // Impostors are the level past the chain: none without level of
-        // detail. The yardsticks draw every instance as a mesh: CPU
-        // skinning skins them all, and the bind-pose crowd stands
-        // unanimated.
-        let impostors = input.view.impostors
-            && input.view.lod_bias.is_some()
-            && matches!(animation, Animation::Gpu | Animation::Cpu);
-        let constants = |phase: CullPhase| CrowdComputeConstants {
-            instance_count: crowd.instance_count,
-            model_count: model.model.parts.len() as u32,
-            lod_count: model.model.lod_count,
-            phase: phase as u32,
-            palette_rows: crowd.palette_rows(slot).unwrap_or(PALETTE_PER_INSTANCE),
-            impostors: impostors.into(),
-            draw_commands: model.draw_commands.gpu(),
-        };
-        let skinning = (animation != Animation::BindPose).then_some(input.view.skinning);
-        let draw_constants =
-            DrawConstants::new(skinning, crowd.instance_count, input.view.show_lod);
-        let layout = model.compute_pipeline_layout;
-        // Without level of detail cull.comp puts everyone at level 0.
-        let drawn_levels = match input.view.lod_bias {
-            Some(_) => model.model.lod_count,
-            None => 1,
-        };
-        let bind_scene_set = |set| unsafe {
-            ctx.device.cmd_bind_descriptor_sets(
-                cmd,
-                vk::PipelineBindPoint::GRAPHICS,
-                model.draw_pipeline_layout,
-                0,
-                &[set],
-                &[],
-            );
-        };
+        let skinning = (animation != Animation::BindPose).then_some(view.skinning);
+        FrameRecorder {
+            ctx,
+            cmd,
+            slot,
+            view,
+            profiler: &mut self.profiler,
+            model,
+            crowd,
+            frame: &self.slots[slot],
+            sets: &crowd.slots[slot],
+            targets: &self.targets,
+            visible: crowd
+                .buffer(CrowdBuffer::VisibleInstances, slot)
+                .expect("every crowd has a visible list"),
+            cpu_skinned,
+            phases,
+            // Impostors are the level past the chain: none without level
+            // of detail. The yardsticks draw every instance as a mesh: CPU
+            // skinning skins them all, and the bind-pose crowd stands
+            // unanimated.
+            impostors: view.impostors
+                && view.lod_bias.is_some()
+                && matches!(animation, Animation::Gpu | Animation::Cpu),
+            // Without level of detail cull.comp puts everyone at level 0.
+            drawn_levels: match view.lod_bias {
+                Some(_) => model.model.lod_count,
+                None => 1,
+            },
+            draw_constants: DrawConstants::new(skinning, crowd.instance_count(), view.show_lod),
+        }
+    }
 
-        // Query pools are reset outside any rendering scope, before first use.
-        self.profiler.begin_frame(ctx, cmd, slot);
-        record_reset(ctx, cmd, visible);
-        unsafe {
-            ctx.device.cmd_bind_descriptor_sets(
-                cmd,
-                vk::PipelineBindPoint::COMPUTE,
-                layout,
-                0,
-                &[sets.compute, self.targets.pyramid_set],
-                &[],
-            );
-        }
-        if let Some(step) = agent_step {
-            record_agent_pass(
-                ctx,
-                cmd,
-                &mut self.profiler,
-                model,
-                constants(phases[0]),
-                step,
-            );
-        }
-        // The pipeline statistics span the scene; a query begun inside a
-        // dynamic rendering scope crashes lavapipe.
-        self.profiler.begin_statistics(ctx, cmd);
-        for (index, &phase) in phases.iter().enumerate() {
-            let names = phase_names(phase);
-            let last = index + 1 == phases.len();
-            let constants = constants(phase);
-            // The early phase's (or the only) draws and dispatch, or the late's.
-            let commands = usize::from(phase == CullPhase::Late);
-            if phase == CullPhase::Late {
-                // The early draws read the lists, transforms and draws the
-                // late passes append to; the pyramid was just written.
-                memory_barrier(
-                    ctx,
-                    cmd,
-                    (
-                        Stage::DRAW_INDIRECT | Stage::VERTEX_SHADER | Stage::COMPUTE_SHADER,
-                        Access::SHADER_STORAGE_WRITE,
-                    ),
-                    (
-                        Stage::COMPUTE_SHADER,
-                        Access::SHADER_STORAGE_READ | Access::SHADER_STORAGE_WRITE,
-                    ),
-                );
-            }
-            let scope = self.profiler.begin(ctx, cmd, names.cull);
-            cull::record_cull(ctx, cmd, &model.cull, layout, constants);
-            // The counts and lists are read by draws.comp, animate.comp,
-            // the vertex shaders and the readback copy.
-            memory_barrier(
-                ctx,
-                cmd,
-                (Stage::COMPUTE_SHADER, Access::SHADER_STORAGE_WRITE),
-                (
-                    Stage::COMPUTE_SHADER | Stage::VERTEX_SHADER | Stage::COPY,
-                    Access::SHADER_STORAGE_READ | Access::TRANSFER_READ,
-                ),
-            );
-            draws::record_draws(
-                ctx,
-                cmd,
-                &model.draws,
-                crowd.animate_kernel,
-                layout,
-                constants,
-            );
-            self.profiler.end(ctx, cmd, scope);
-            // Last frame's indirect reads of this slot's draws were waited
-            // for by its fence; this frame's wait for draws.comp (which also
-            // keeps the early counts).
-            memory_barrier(
-                ctx,
-                cmd,
-                (Stage::COMPUTE_SHADER, Access::SHADER_STORAGE_WRITE),
-                (
-                    Stage::DRAW_INDIRECT
-                        | Stage::COMPUTE_SHADER
-                        | Stage::VERTEX_SHADER
-                        | Stage::COPY,
-                    Access::INDIRECT_COMMAND_READ
-                        | Access::SHADER_STORAGE_READ
-                        | Access::TRANSFER_READ,
-                ),
-            );
-            if animation == Animation::Gpu {
-                let scope = self.profiler.begin(ctx, cmd, names.animate);
-                let dispatch = (
-                    frame.draw_commands.handle,
-                    model.draw_commands.dispatch(commands),
-                );
-                animate::record_animate(
-                    ctx,
-                    cmd,
-                    &model.animate,
-                    crowd.animate_kernel,
-                    layout,
-                    constants,
-                    dispatch,
-                );
-                self.profiler.end(ctx, cmd, scope);
-                memory_barrier(
-                    ctx,
-                    cmd,
-                    (Stage::COMPUTE_SHADER, Access::SHADER_STORAGE_WRITE),
-                    (Stage::VERTEX_SHADER, Access::SHADER_STORAGE_READ),
-                );
-            }
-            if last {
-                record_visible_count_readback(ctx, cmd, visible, &frame.visible_readback);
-            }
-            if compute_only {
-                continue;
-            }
-
-            let (crowd_set, surface) = match (sets.identity_scene, cpu_skinned) {
-                (Some(identity_set), Some(vertices)) => (
-                    identity_set,
-                    Surface::CpuSkinned {
-                        vertices: vertices.handle,
-                        models: &crowd.models,
-                    },
-                ),
-                _ => (
-                    sets.scene,
-                    Surface::BindPose {
-                        draw_commands: (frame.draw_commands.handle, model.draw_commands),
-                        set: commands,
-                        drawn_levels,
-                    },
-                ),
-            };
-            let _scene = debug::label(ctx, cmd, names.scene);
-            let opening = if index == 0 {
-                Scope::First
-            } else {
-                Scope::Continued
-            };
-            // The first scope to open also clears the targets: the ground's
-            // when the crowd stands on one, else the draw's.
-            let draws_ground = index == 0 && input.view.locomotion;
-            let first =
-                self.profiler
-                    .begin(ctx, cmd, if draws_ground { "ground" } else { names.draw });
-            begin_rendering(ctx, cmd, &self.targets, opening);
-            pipeline::set_viewport(ctx, cmd, self.targets.color.extent);
-            bind_scene_set(crowd_set);
-            let draw = if draws_ground {
-                ground::record_ground(ctx, cmd, &model.ground, crowd.instance_count);
-                self.profiler.end(ctx, cmd, first);
-                self.profiler.begin(ctx, cmd, names.draw)
-            } else {
-                first
-            };
-            crowd_draw::record_crowd_draw(
-                ctx,
-                cmd,
-                &model.crowd_draw,
-                model.draw_pipeline_layout,
-                &model.model,
-                &model.material_sets,
-                surface,
-                draw_constants,
-                DrawOptions {
-                    wireframe: input.view.wireframe,
-                    lod_influences: input.view.lod_influences,
-                    multi_draw: input.view.multi_draw,
-                },
-            );
-            self.profiler.end(ctx, cmd, draw);
-            if impostors {
-                let scope = self.profiler.begin(ctx, cmd, names.impostors);
-                let _label = debug::label(ctx, cmd, names.impostors);
-                let offsets: Vec<u64> = (0..model.model.parts.len())
-                    .map(|m| model.draw_commands.impostor(commands, m))
-                    .collect();
-                impostor_draw::record_impostor_draw(
-                    ctx,
-                    cmd,
-                    &model.impostor_draw,
-                    &model.model,
-                    &model.impostors.sets,
-                    (frame.draw_commands.handle, &offsets),
-                    draw_constants,
-                );
-                self.profiler.end(ctx, cmd, scope);
-            }
-            if last && input.view.show_skeleton && animation != Animation::BindPose {
-                let skeleton = self.profiler.begin(ctx, cmd, "skeleton");
-                if crowd_set != sets.scene {
-                    bind_scene_set(sets.scene);
-                }
-                for commands in 0..phases.len() {
-                    skeleton_overlay::record_skeleton_overlay(
-                        ctx,
-                        cmd,
-                        &model.skeleton_overlay,
-                        model.draw_pipeline_layout,
-                        &model.model,
-                        (frame.draw_commands.handle, model.draw_commands),
-                        commands,
-                        drawn_levels,
-                        draw_constants,
-                    );
-                }
-                self.profiler.end(ctx, cmd, skeleton);
-            }
-            end_rendering(ctx, cmd, &self.targets, last);
-            if !last {
-                let scope = self.profiler.begin(ctx, cmd, "depth pyramid");
-                pyramid::record_pyramid(
-                    ctx,
-                    cmd,
-                    &model.pyramid,
-                    layout,
-                    &self.targets.pyramid_levels,
-                );
-                self.profiler.end(ctx, cmd, scope);
-            }
-        }
-        self.profiler.end_statistics(ctx, cmd);
+    /// The ui overlay over the frame, in a scope of its own; its failure
+    /// to draw is returned.
+    fn record_ui_overlay(
+        &mut self,
+        ctx: &Context,
+        cmd: vk::CommandBuffer,
+        overlay: Option<&OverlayFrame>,
+        compute_only: bool,
+    ) -> Result<(), GpuError> {
         // Without a scene the colour target holds nothing to draw over.
         match (overlay, &mut self.overlay, compute_only) {
             (Some(frame), Some(pass), false) => {
@@ -366,6 +163,332 @@ impl Renderer {
             _ => Ok(()),
         }
     }
+}
+
+/// One frame being recorded: what its passes read, borrowed from the
+/// renderer, and the choices made once for the whole frame.
+struct FrameRecorder<'a> {
+    ctx: &'a Context,
+    cmd: vk::CommandBuffer,
+    slot: usize,
+    view: &'a ViewOptions,
+    profiler: &'a mut Profiler,
+    model: &'a ModelResources,
+    crowd: &'a CrowdResources,
+    frame: &'a FrameSlot,
+    sets: &'a CrowdSlotSets,
+    targets: &'a Targets,
+    /// The visible lists, whose header the culls count into.
+    visible: &'a Buffer,
+    /// The CPU-skinned vertices of the CPU-skinning yardstick.
+    cpu_skinned: Option<&'a Buffer>,
+    /// Early then late with occlusion culling, else all at once.
+    phases: &'static [CullPhase],
+    /// The level past the chain is drawn as impostors.
+    impostors: bool,
+    /// The levels of detail the culls put instances at.
+    drawn_levels: u32,
+    draw_constants: DrawConstants,
+}
+
+impl FrameRecorder<'_> {
+    /// What the compute passes of `phase` are told.
+    fn constants(&self, phase: CullPhase) -> CrowdComputeConstants {
+        let model = &self.model.model;
+        CrowdComputeConstants {
+            instance_count: self.crowd.instance_count(),
+            model_count: model.parts.len() as u32,
+            lod_count: model.lod_count,
+            phase: phase as u32,
+            palette_rows: self
+                .crowd
+                .palette_rows(self.slot)
+                .unwrap_or(PALETTE_PER_INSTANCE),
+            impostors: self.impostors.into(),
+            draw_commands: self.model.draw_commands.gpu(),
+        }
+    }
+
+    /// The frame's start: the profiler's queries, the counters the culls
+    /// count into zeroed, the compute sets bound, and the agents moved
+    /// when they walk (or go home).
+    fn open(&mut self, agent_step: Option<AgentStep>) {
+        let (ctx, cmd) = (self.ctx, self.cmd);
+        // Query pools are reset outside any rendering scope, before first use.
+        self.profiler.begin_frame(ctx, cmd, self.slot);
+        record_reset(ctx, cmd, self.visible);
+        unsafe {
+            ctx.device.cmd_bind_descriptor_sets(
+                cmd,
+                vk::PipelineBindPoint::COMPUTE,
+                self.model.compute_pipeline_layout,
+                0,
+                &[self.sets.compute, self.targets.pyramid_set],
+                &[],
+            );
+        }
+        if let Some(step) = agent_step {
+            let constants = self.constants(self.phases[0]);
+            record_agent_pass(ctx, cmd, self.profiler, self.model, constants, step);
+        }
+    }
+
+    /// The camera's cull and draws, phase after phase as niagara records
+    /// them: cull and draw the early phase, build the depth pyramid from
+    /// its depth, cull and draw the late phase over it (or one phase
+    /// without occlusion culling). The visible counts are read back after
+    /// the last cull.
+    fn record_camera_view(&mut self) {
+        for (index, &phase) in self.phases.iter().enumerate() {
+            let names = phase_names(phase);
+            let last = index + 1 == self.phases.len();
+            self.record_cull(phase, &names);
+            if last {
+                record_visible_count_readback(
+                    self.ctx,
+                    self.cmd,
+                    self.visible,
+                    &self.frame.visible_readback,
+                );
+            }
+            if self.view.compute_only {
+                continue;
+            }
+            let _scene = debug::label(self.ctx, self.cmd, names.scene);
+            self.record_scene(phase, index, &names);
+            if !last {
+                self.record_pyramid();
+            }
+        }
+    }
+
+    /// `phase`'s compute work: the cull and the draws it writes
+    /// (cull.comp, draws.comp), then the poses of what it kept
+    /// (animate.comp, GPU animation only), with the barriers before the
+    /// draws read them.
+    fn record_cull(&mut self, phase: CullPhase, names: &PhaseNames) {
+        use vk::{AccessFlags2 as Access, PipelineStageFlags2 as Stage};
+        let (ctx, cmd) = (self.ctx, self.cmd);
+        let model = self.model;
+        let layout = model.compute_pipeline_layout;
+        let constants = self.constants(phase);
+        if phase == CullPhase::Late {
+            // The early draws read the lists, transforms and draws the
+            // late passes append to; the pyramid was just written.
+            memory_barrier(
+                ctx,
+                cmd,
+                (
+                    Stage::DRAW_INDIRECT | Stage::VERTEX_SHADER | Stage::COMPUTE_SHADER,
+                    Access::SHADER_STORAGE_WRITE,
+                ),
+                (
+                    Stage::COMPUTE_SHADER,
+                    Access::SHADER_STORAGE_READ | Access::SHADER_STORAGE_WRITE,
+                ),
+            );
+        }
+        let scope = self.profiler.begin(ctx, cmd, names.cull);
+        cull::record_cull(ctx, cmd, &model.cull, layout, constants);
+        // The counts and lists are read by draws.comp, animate.comp,
+        // the vertex shaders and the readback copy.
+        memory_barrier(
+            ctx,
+            cmd,
+            (Stage::COMPUTE_SHADER, Access::SHADER_STORAGE_WRITE),
+            (
+                Stage::COMPUTE_SHADER | Stage::VERTEX_SHADER | Stage::COPY,
+                Access::SHADER_STORAGE_READ | Access::TRANSFER_READ,
+            ),
+        );
+        let kernel = self.crowd.animate_kernel;
+        draws::record_draws(ctx, cmd, &model.draws, kernel, layout, constants);
+        self.profiler.end(ctx, cmd, scope);
+        // Last frame's indirect reads of this slot's draws were waited
+        // for by its fence; this frame's wait for draws.comp (which also
+        // keeps the early counts).
+        memory_barrier(
+            ctx,
+            cmd,
+            (Stage::COMPUTE_SHADER, Access::SHADER_STORAGE_WRITE),
+            (
+                Stage::DRAW_INDIRECT | Stage::COMPUTE_SHADER | Stage::VERTEX_SHADER | Stage::COPY,
+                Access::INDIRECT_COMMAND_READ | Access::SHADER_STORAGE_READ | Access::TRANSFER_READ,
+            ),
+        );
+        if self.crowd.shape.animation == Animation::Gpu {
+            let scope = self.profiler.begin(ctx, cmd, names.animate);
+            let commands = phase_commands(phase);
+            let dispatch = (
+                self.frame.draw_commands.handle,
+                model.draw_commands.dispatch(commands),
+            );
+            animate::record_animate(
+                ctx,
+                cmd,
+                &model.animate,
+                kernel,
+                layout,
+                constants,
+                dispatch,
+            );
+            self.profiler.end(ctx, cmd, scope);
+            memory_barrier(
+                ctx,
+                cmd,
+                (Stage::COMPUTE_SHADER, Access::SHADER_STORAGE_WRITE),
+                (Stage::VERTEX_SHADER, Access::SHADER_STORAGE_READ),
+            );
+        }
+    }
+
+    /// `phase`'s rendering scope, the `index`-th: the ground (first scope,
+    /// with locomotion), the crowd's meshes, its impostors, and after the
+    /// last cull the skeleton overlay on top.
+    fn record_scene(&mut self, phase: CullPhase, index: usize, names: &PhaseNames) {
+        let (ctx, cmd) = (self.ctx, self.cmd);
+        let (model, crowd, sets) = (self.model, self.crowd, self.sets);
+        let last = index + 1 == self.phases.len();
+        let commands = phase_commands(phase);
+        let (crowd_set, surface) = match (sets.identity_scene, self.cpu_skinned) {
+            (Some(identity_set), Some(vertices)) => (
+                identity_set,
+                Surface::CpuSkinned {
+                    vertices: vertices.handle,
+                    models: &crowd.models,
+                },
+            ),
+            _ => (
+                sets.scene,
+                Surface::BindPose {
+                    draw_commands: (self.frame.draw_commands.handle, model.draw_commands),
+                    set: commands,
+                    drawn_levels: self.drawn_levels,
+                },
+            ),
+        };
+        let opening = if index == 0 {
+            Scope::First
+        } else {
+            Scope::Continued
+        };
+        // The first scope to open also clears the targets: the ground's
+        // when the crowd stands on one, else the draw's.
+        let draws_ground = index == 0 && self.view.locomotion;
+        let first = self
+            .profiler
+            .begin(ctx, cmd, if draws_ground { "ground" } else { names.draw });
+        begin_rendering(ctx, cmd, self.targets, opening);
+        pipeline::set_viewport(ctx, cmd, self.targets.color.extent);
+        self.bind_scene_set(crowd_set);
+        let draw = if draws_ground {
+            ground::record_ground(ctx, cmd, &model.ground, crowd.instance_count());
+            self.profiler.end(ctx, cmd, first);
+            self.profiler.begin(ctx, cmd, names.draw)
+        } else {
+            first
+        };
+        crowd_draw::record_crowd_draw(
+            ctx,
+            cmd,
+            &model.crowd_draw,
+            model.draw_pipeline_layout,
+            &model.model,
+            &model.material_sets,
+            surface,
+            self.draw_constants,
+            DrawOptions {
+                wireframe: self.view.wireframe,
+                lod_influences: self.view.lod_influences,
+                multi_draw: self.view.multi_draw,
+            },
+        );
+        self.profiler.end(ctx, cmd, draw);
+        if self.impostors {
+            self.record_impostors(commands, names);
+        }
+        let animated = crowd.shape.animation != Animation::BindPose;
+        if last && self.view.show_skeleton && animated {
+            self.record_skeleton_overlay(crowd_set);
+        }
+        end_rendering(ctx, cmd, self.targets, last);
+    }
+
+    /// The impostors of the phase whose draws are `commands`.
+    fn record_impostors(&mut self, commands: usize, names: &PhaseNames) {
+        let (ctx, cmd, model) = (self.ctx, self.cmd, self.model);
+        let scope = self.profiler.begin(ctx, cmd, names.impostors);
+        let _label = debug::label(ctx, cmd, names.impostors);
+        let offsets: Vec<u64> = (0..model.model.parts.len())
+            .map(|m| model.draw_commands.impostor(commands, m))
+            .collect();
+        impostor_draw::record_impostor_draw(
+            ctx,
+            cmd,
+            &model.impostor_draw,
+            &model.model,
+            &model.impostors.sets,
+            (self.frame.draw_commands.handle, &offsets),
+            self.draw_constants,
+        );
+        self.profiler.end(ctx, cmd, scope);
+    }
+
+    /// Every phase's skeletons, over the crowd drawn with `crowd_set`.
+    fn record_skeleton_overlay(&mut self, crowd_set: vk::DescriptorSet) {
+        let (ctx, cmd, model) = (self.ctx, self.cmd, self.model);
+        let skeleton = self.profiler.begin(ctx, cmd, "skeleton");
+        if crowd_set != self.sets.scene {
+            self.bind_scene_set(self.sets.scene);
+        }
+        for commands in 0..self.phases.len() {
+            skeleton_overlay::record_skeleton_overlay(
+                ctx,
+                cmd,
+                &model.skeleton_overlay,
+                model.draw_pipeline_layout,
+                &model.model,
+                (self.frame.draw_commands.handle, model.draw_commands),
+                commands,
+                self.drawn_levels,
+                self.draw_constants,
+            );
+        }
+        self.profiler.end(ctx, cmd, skeleton);
+    }
+
+    /// The depth pyramid of the early phase's depth, for the late cull.
+    fn record_pyramid(&mut self) {
+        let (ctx, cmd) = (self.ctx, self.cmd);
+        let scope = self.profiler.begin(ctx, cmd, "depth pyramid");
+        pyramid::record_pyramid(
+            ctx,
+            cmd,
+            &self.model.pyramid,
+            self.model.compute_pipeline_layout,
+            &self.targets.pyramid_levels,
+        );
+        self.profiler.end(ctx, cmd, scope);
+    }
+
+    fn bind_scene_set(&self, set: vk::DescriptorSet) {
+        unsafe {
+            self.ctx.device.cmd_bind_descriptor_sets(
+                self.cmd,
+                vk::PipelineBindPoint::GRAPHICS,
+                self.model.draw_pipeline_layout,
+                0,
+                &[set],
+                &[],
+            );
+        }
+    }
+}
+
+/// Which of the frame slot's draws and dispatch `phase` writes: the early
+/// phase's (or the only phase's), or the late's.
+fn phase_commands(phase: CullPhase) -> usize {
+    usize::from(phase == CullPhase::Late)
 }
 
 /// The agent pass, between the barriers it needs: the placements are one

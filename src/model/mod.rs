@@ -85,6 +85,30 @@ pub fn bind_pose_bounds(meshes: &[SkinnedMesh]) -> Bounds {
         .fold(Bounds::EMPTY, |b, &p| b.union(Bounds::point(p)))
 }
 
+/// What a model makes of a mesh as its file has it (`Model::assemble`'s
+/// first step): welded unless `unwelded` (`SkinnedMesh::weld`), then its
+/// LOD chain and GPU order (`SkinnedMesh::build_lods`, `optimize_for_gpu`).
+/// Each level's influences are chosen once the clips are settled
+/// ([`choose_level_influences`]).
+pub fn build_mesh_levels(mesh: &mut SkinnedMesh, unwelded: bool) {
+    if !unwelded {
+        mesh.weld();
+    }
+    mesh.build_lods();
+    mesh.optimize_for_gpu();
+}
+
+/// Each level of each mesh skins with the fewest influences that hold it
+/// within its error over the poses `clips` play
+/// (`SkinnedMesh::choose_level_influences`): `Model::assemble`'s last
+/// step for the meshes.
+pub fn choose_level_influences(skeleton: &Skeleton, clips: &[Clip], meshes: &mut [SkinnedMesh]) {
+    let poses = sampled_poses(skeleton, clips);
+    for mesh in meshes {
+        mesh.choose_level_influences(&poses);
+    }
+}
+
 /// A character to load: its mesh, its clips and how to draw them, from a
 /// game's declaration (`crate::game::Game::character`) or files on disk.
 #[derive(Clone, Debug, PartialEq)]
@@ -308,10 +332,7 @@ impl Model {
             .into_iter()
             .enumerate()
             .map(|(index, mut mesh)| {
-                if !options.unwelded {
-                    mesh.weld();
-                }
-                mesh.build_lods();
+                build_mesh_levels(&mut mesh, options.unwelded);
                 if let Some(short) = &mesh.short_chain {
                     log::info!(
                         "{mesh_file}: mesh {index} (\"{}\"): {} levels of detail, short: {short}",
@@ -319,7 +340,6 @@ impl Model {
                         mesh.lods.len()
                     );
                 }
-                mesh.optimize_for_gpu();
                 mesh
             })
             .collect();
@@ -363,10 +383,7 @@ impl Model {
             part_bounds.push(posed);
         }
         // From the clips in place, as they play.
-        let poses = sampled_poses(&skeleton, &clips);
-        for mesh in &mut meshes {
-            mesh.choose_level_influences(&poses);
-        }
+        choose_level_influences(&skeleton, &clips, &mut meshes);
         let materials = materials(&meshes, &skins);
         Model {
             mesh_file: mesh_file.name(),

@@ -200,84 +200,7 @@ pub fn crowdling_surfaces(skeleton: &Skeleton, detail: Detail) -> Vec<Surface> {
     }));
 
     for side in Side::BOTH {
-        let limb = |name: &str| j(&side.joint(name));
-        let path = |points: &[DVec3]| Path::new(points.iter().map(|&p| side.place(p)).collect());
-
-        let leg = path(&[at::HIP, at::KNEE, at::ANKLE]);
-        let leg_chain = [
-            (j("pelvis"), f64::NEG_INFINITY, 0.0),
-            (limb("thigh"), 0.0, 2.0),
-            (limb("calf"), leg.joint_along(1), 2.5),
-            (limb("foot"), leg.joint_along(2), 1.5),
-        ];
-        let leg = Sweep {
-            path: leg,
-            front: DVec3::X,
-            knots: &detail.knots(LEG),
-            subdivisions: detail.subdivisions(2),
-            segments: detail.segments(16),
-            roundness: ELLIPTIC,
-            uv: atlas::uv(atlas::leg_texels(side)),
-        };
-        body.push(Part::new(&side.joint("leg"), &leg, |v| {
-            chain_influences(v.along, &leg_chain)
-        }));
-
-        let arm = path(&[at::SHOULDER, at::ELBOW, at::WRIST]);
-        let arm_chain = [
-            (j("chest"), f64::NEG_INFINITY, 0.0),
-            (limb("clavicle"), -2.0, 1.5),
-            (limb("upper_arm"), 0.0, 1.5),
-            (limb("forearm"), arm.joint_along(1), 2.0),
-            (limb("hand"), arm.joint_along(2), 1.0),
-        ];
-        let arm = Sweep {
-            path: arm,
-            front: DVec3::X,
-            knots: &detail.knots(ARM),
-            subdivisions: detail.subdivisions(2),
-            segments: detail.segments(14),
-            roundness: ELLIPTIC,
-            uv: atlas::uv(atlas::arm_texels(side)),
-        };
-        body.push(Part::new(&side.joint("arm"), &arm, |v| {
-            chain_influences(v.along, &arm_chain)
-        }));
-
-        let hand_chain = [
-            (limb("forearm"), f64::NEG_INFINITY, 0.0),
-            (limb("hand"), 0.0, 0.8),
-        ];
-        let hand = Sweep {
-            path: path(&[at::WRIST, at::FINGERTIPS]),
-            front: DVec3::X,
-            knots: &detail.knots(HAND),
-            subdivisions: detail.subdivisions(1),
-            segments: detail.segments(12),
-            roundness: 2.5,
-            uv: atlas::uv(atlas::hand_texels(side)),
-        };
-        body.push(Part::new(&side.joint("hand"), &hand, |v| {
-            chain_influences(v.along, &hand_chain)
-        }));
-
-        let ball = at::BALL.x - HEEL.x;
-        let shoe_chain = [
-            (limb("foot"), f64::NEG_INFINITY, 0.0),
-            (limb("toe"), ball, 1.2),
-        ];
-        let shoe = Sweep {
-            path: path(&[HEEL, at::TOE_TIP + DVec3::new(0.4, 0.0, 0.55)]),
-            front: DVec3::Z,
-            knots: &detail.knots(SHOE),
-            subdivisions: detail.subdivisions(2),
-            segments: detail.segments(16),
-            roundness: 3.0,
-            uv: atlas::uv(atlas::shoe_texels(side)),
-        };
-        body.push(Part::new(&side.joint("shoe"), &shoe, |v| {
-            chain_influences(v.along, &shoe_chain)
-        }));
+        body.extend(limb_parts(skeleton, detail, side));
     }
 
     let neck_chain = [
@@ -332,6 +255,91 @@ pub fn crowdling_surfaces(skeleton: &Skeleton, detail: Detail) -> Vec<Surface> {
             parts: head,
         },
     ]
+}
+
+/// One side's leg, arm, hand and shoe, in that order.
+fn limb_parts(skeleton: &Skeleton, detail: Detail, side: Side) -> Vec<Part> {
+    let j = |name: &str| skeleton.find(name);
+    let mut parts = Vec::with_capacity(4);
+    let limb = |name: &str| j(&side.joint(name));
+    let path = |points: &[DVec3]| Path::new(points.iter().map(|&p| side.place(p)).collect());
+
+    let leg = path(&[at::HIP, at::KNEE, at::ANKLE]);
+    let leg_chain = [
+        (j("pelvis"), f64::NEG_INFINITY, 0.0),
+        (limb("thigh"), 0.0, 2.0),
+        (limb("calf"), leg.joint_along(1), 2.5),
+        (limb("foot"), leg.joint_along(2), 1.5),
+    ];
+    let leg = Sweep {
+        path: leg,
+        front: DVec3::X,
+        knots: &detail.knots(LEG),
+        subdivisions: detail.subdivisions(2),
+        segments: detail.segments(16),
+        roundness: ELLIPTIC,
+        uv: atlas::uv(atlas::leg_texels(side)),
+    };
+    parts.push(Part::new(&side.joint("leg"), &leg, |v| {
+        chain_influences(v.along, &leg_chain)
+    }));
+
+    let arm = path(&[at::SHOULDER, at::ELBOW, at::WRIST]);
+    let arm_chain = [
+        (j("chest"), f64::NEG_INFINITY, 0.0),
+        (limb("clavicle"), -2.0, 1.5),
+        (limb("upper_arm"), 0.0, 1.5),
+        (limb("forearm"), arm.joint_along(1), 2.0),
+        (limb("hand"), arm.joint_along(2), 1.0),
+    ];
+    let arm = Sweep {
+        path: arm,
+        front: DVec3::X,
+        knots: &detail.knots(ARM),
+        subdivisions: detail.subdivisions(2),
+        segments: detail.segments(14),
+        roundness: ELLIPTIC,
+        uv: atlas::uv(atlas::arm_texels(side)),
+    };
+    parts.push(Part::new(&side.joint("arm"), &arm, |v| {
+        chain_influences(v.along, &arm_chain)
+    }));
+
+    let hand_chain = [
+        (limb("forearm"), f64::NEG_INFINITY, 0.0),
+        (limb("hand"), 0.0, 0.8),
+    ];
+    let hand = Sweep {
+        path: path(&[at::WRIST, at::FINGERTIPS]),
+        front: DVec3::X,
+        knots: &detail.knots(HAND),
+        subdivisions: detail.subdivisions(1),
+        segments: detail.segments(12),
+        roundness: 2.5,
+        uv: atlas::uv(atlas::hand_texels(side)),
+    };
+    parts.push(Part::new(&side.joint("hand"), &hand, |v| {
+        chain_influences(v.along, &hand_chain)
+    }));
+
+    let ball = at::BALL.x - HEEL.x;
+    let shoe_chain = [
+        (limb("foot"), f64::NEG_INFINITY, 0.0),
+        (limb("toe"), ball, 1.2),
+    ];
+    let shoe = Sweep {
+        path: path(&[HEEL, at::TOE_TIP + DVec3::new(0.4, 0.0, 0.55)]),
+        front: DVec3::Z,
+        knots: &detail.knots(SHOE),
+        subdivisions: detail.subdivisions(2),
+        segments: detail.segments(16),
+        roundness: 3.0,
+        uv: atlas::uv(atlas::shoe_texels(side)),
+    };
+    parts.push(Part::new(&side.joint("shoe"), &shoe, |v| {
+        chain_influences(v.along, &shoe_chain)
+    }));
+    parts
 }
 
 impl Part {

@@ -54,7 +54,7 @@ impl Live {
         let agents = crowd.gpu_agents();
         if let Err(error) =
             self.renderer
-                .set_crowd_with_agents(&self.ctx, &crowd.placements, agents.as_ref())
+                .set_crowd_with_agents(&self.ctx, &crowd.placements(), agents.as_ref())
         {
             return refused(error);
         }
@@ -98,10 +98,12 @@ impl Live {
         }
         let crowd = &self.scene.crowd;
         let agents = crowd.gpu_agents();
-        match self
-            .renderer
-            .set_model(&self.ctx, &cast.models, &crowd.placements, agents.as_ref())
-        {
+        match self.renderer.set_model(
+            &self.ctx,
+            &cast.models,
+            &crowd.placements(),
+            agents.as_ref(),
+        ) {
             Ok(()) => {}
             Err(error @ GpuError::CrowdTooLarge { .. }) => {
                 log::warn!("{} influences: {}", limit.count(), AppError::from(error));

@@ -1,0 +1,197 @@
+//! The renderer's readbacks, for tests comparing the GPU with the CPU
+//! reference: each reads one buffer or target as the last frame (or frame
+//! slot) left it; call once that frame is done.
+
+use ash::vk;
+
+use super::crowd_buffers::CrowdBuffer;
+use super::guard::guard;
+use super::renderer::Renderer;
+use super::resources;
+use super::shader_types::{CrowdInstance, InstanceAnimation, SkinningTransform, VisibleHeader};
+use super::{Context, GpuError};
+use crate::crowd::{DepthPyramid, MAX_PYRAMID_LEVELS};
+
+impl Renderer {
+    /// The skinning transforms frame slot `slot` drew with: with GPU
+    /// animation the palette, whose rows [`Renderer::read_pose_sources`]
+    /// says the visible instances got; call once the slot's frame is done.
+    /// For tests comparing the GPU with the CPU reference.
+    pub fn read_skinning_transforms(
+        &self,
+        ctx: &Context,
+        slot: usize,
+    ) -> Result<Vec<SkinningTransform>, GpuError> {
+        let buffer = self.crowd_buffer(CrowdBuffer::SkinningTransforms, slot)?;
+        resources::read_buffer(ctx, buffer)
+    }
+
+    /// Where every instance stood in the last frame (the agent pass moves
+    /// them); call once the frames are done.
+    pub fn read_placements(&self, ctx: &Context) -> Result<Vec<CrowdInstance>, GpuError> {
+        let buffer = self.crowd_buffer(CrowdBuffer::Placements, 0)?;
+        resources::read_buffer(ctx, buffer)
+    }
+
+    /// The instance animation frame slot `slot` animated with (the agent
+    /// pass writes it when locomotion is on); call once the frame is done.
+    pub fn read_instance_animation(
+        &self,
+        ctx: &Context,
+        slot: usize,
+    ) -> Result<Vec<InstanceAnimation>, GpuError> {
+        let buffer = self.crowd_buffer(CrowdBuffer::InstanceAnimation, slot)?;
+        resources::read_buffer(ctx, buffer)
+    }
+
+    /// The instance ids frame slot `slot` found visible, in slot order.
+    pub fn read_visible_instances(&self, ctx: &Context, slot: usize) -> Result<Vec<u32>, GpuError> {
+        Ok(self.read_visible_lists(ctx, slot)?.concat())
+    }
+
+    /// Per level of detail, the instance ids frame slot `slot` drew at it,
+    /// model after model.
+    pub fn read_visible_by_lod(
+        &self,
+        ctx: &Context,
+        slot: usize,
+    ) -> Result<Vec<Vec<u32>>, GpuError> {
+        let mut lists = self.read_visible_lists(ctx, slot)?;
+        lists.truncate(self.model.model.lod_count as usize);
+        Ok(lists)
+    }
+
+    /// The instance ids frame slot `slot` drew as impostors, model after
+    /// model.
+    pub fn read_impostor_instances(
+        &self,
+        ctx: &Context,
+        slot: usize,
+    ) -> Result<Vec<u32>, GpuError> {
+        let lists = self.read_visible_lists(ctx, slot)?;
+        Ok(lists
+            .get(self.model.model.lod_count as usize)
+            .cloned()
+            .unwrap_or_default())
+    }
+
+    /// The visible lists: one per level of detail, then the impostors'.
+    fn read_visible_lists(&self, ctx: &Context, slot: usize) -> Result<Vec<Vec<u32>>, GpuError> {
+        let buffer = self.crowd_buffer(CrowdBuffer::VisibleInstances, slot)?;
+        let words: Vec<u32> = resources::read_buffer(ctx, buffer)?;
+        let (header, regions) = words.split_at(size_of::<VisibleHeader>() / 4);
+        let header: VisibleHeader = bytemuck::pod_read_unaligned(bytemuck::cast_slice(header));
+        let Some(crowd) = self.crowd.as_ref() else {
+            return Ok(Vec::new());
+        };
+        let stride = crowd.instance_count() as usize;
+        let lods = self.model.model.lod_count as usize;
+        Ok((0..=lods)
+            .map(|lod| {
+                crowd
+                    .models
+                    .iter()
+                    .enumerate()
+                    .flat_map(|(m, model)| {
+                        let start =
+                            (lod * stride + model.first_instance as usize).min(regions.len());
+                        let counted = match lod == lods {
+                            true => header.impostor_counts[m],
+                            false => header.model_counts(m)[lod],
+                        };
+                        let count = (counted as usize)
+                            .min(model.instance_count as usize)
+                            .min(regions.len() - start);
+                        regions[start..start + count].iter().copied()
+                    })
+                    .collect()
+            })
+            .collect())
+    }
+
+    /// The depth target as the last frame left it, row by row; call once
+    /// the frames are done. For tests of the depth pyramid.
+    pub fn read_depth(&self, ctx: &Context) -> Result<Vec<f32>, GpuError> {
+        let depth = &self.targets.depth;
+        let size = u64::from(depth.extent.width) * u64::from(depth.extent.height) * 4;
+        let readback = guard(
+            ctx,
+            resources::create_buffer(
+                ctx,
+                "depth readback",
+                size,
+                vk::BufferUsageFlags::TRANSFER_DST,
+                gpu_allocator::MemoryLocation::GpuToCpu,
+            )?,
+        );
+        resources::submit_and_wait(ctx, "read back the depth", |cmd| {
+            use vk::{AccessFlags2 as Access, ImageLayout as Layout, PipelineStageFlags2 as Stage};
+            let depth_stages = Stage::EARLY_FRAGMENT_TESTS | Stage::LATE_FRAGMENT_TESTS;
+            resources::image_barrier(
+                ctx,
+                cmd,
+                &resources::ImageBarrier {
+                    image: depth.handle,
+                    range: resources::subresource_range(depth.format, 0, 1),
+                    src: (depth_stages, Access::DEPTH_STENCIL_ATTACHMENT_WRITE),
+                    dst: (Stage::COPY, Access::TRANSFER_READ),
+                    // The last frame's last scope left it an attachment;
+                    // the next frame's first discards whatever layout it has.
+                    old_layout: Layout::DEPTH_ATTACHMENT_OPTIMAL,
+                    new_layout: Layout::TRANSFER_SRC_OPTIMAL,
+                },
+            );
+            let region = vk::BufferImageCopy::default()
+                .image_subresource(
+                    vk::ImageSubresourceLayers::default()
+                        .aspect_mask(vk::ImageAspectFlags::DEPTH)
+                        .layer_count(1),
+                )
+                .image_extent(depth.extent.into());
+            unsafe {
+                ctx.device.cmd_copy_image_to_buffer(
+                    cmd,
+                    depth.handle,
+                    Layout::TRANSFER_SRC_OPTIMAL,
+                    readback.handle,
+                    &[region],
+                );
+            }
+        })?;
+        Ok(bytemuck::pod_collect_to_vec(readback.read()))
+    }
+
+    /// The depth pyramid the last frame built (with occlusion culling on).
+    pub fn read_depth_pyramid(&self, ctx: &Context) -> Result<DepthPyramid, GpuError> {
+        let words: Vec<u32> = resources::read_buffer(ctx, &self.targets.pyramid)?;
+        let table = MAX_PYRAMID_LEVELS * 4;
+        Ok(DepthPyramid {
+            levels: self.targets.pyramid_levels.clone(),
+            texels: words[table..].iter().map(|&w| f32::from_bits(w)).collect(),
+        })
+    }
+
+    /// Per instance, where frame slot `slot` found its skinning transforms
+    /// (`SHARED_POSE` set: a shared pose of animation level of detail).
+    pub fn read_pose_sources(&self, ctx: &Context, slot: usize) -> Result<Vec<u32>, GpuError> {
+        let buffer = self.crowd_buffer(CrowdBuffer::PoseSources, slot)?;
+        resources::read_buffer(ctx, buffer)
+    }
+
+    /// Per instance, 1 when the last frame's culling found it visible.
+    pub fn read_visibility(&self, ctx: &Context) -> Result<Vec<u32>, GpuError> {
+        let buffer = self.crowd_buffer(CrowdBuffer::Visibility, 0)?;
+        resources::read_buffer(ctx, buffer)
+    }
+
+    fn crowd_buffer(
+        &self,
+        which: CrowdBuffer,
+        slot: usize,
+    ) -> Result<&resources::Buffer, GpuError> {
+        self.crowd
+            .as_ref()
+            .and_then(|crowd| crowd.buffer(which, slot))
+            .ok_or_else(|| GpuError::FrameMismatch(format!("no crowd with {which:?}")))
+    }
+}
