@@ -3,7 +3,7 @@
 //! what is allocated ([`super::crowd_resources::CrowdResources::new`]),
 //! whether a crowd fits the device ([`check_crowd_fits`], at the size each
 //! buffer may reach: [`crowd_bytes`]) and what is allocated now
-//! ([`super::crowd_resources::CrowdResources::allocated_bytes`]): they
+//! ([`super::crowd_resources::CrowdResources::requested_bytes`]): they
 //! differ by the skinning palette, which starts small and grows with what
 //! is drawn.
 

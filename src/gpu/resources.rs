@@ -12,7 +12,8 @@ pub struct Buffer {
     pub handle: vk::Buffer,
     pub allocation: Allocation,
     pub size: u64,
-    /// Device memory the allocator charged for it (see [`allocate`]).
+    /// Device memory the allocator charged for it: its memory
+    /// requirements and the padding that aligned it.
     pub memory_bytes: u64,
 }
 
@@ -282,7 +283,8 @@ pub struct Image {
     pub handle: vk::Image,
     pub view: vk::ImageView,
     pub allocation: Allocation,
-    /// Device memory the allocator charged for it (see [`allocate`]).
+    /// Device memory the allocator charged for it: its memory
+    /// requirements and the padding that aligned it.
     pub memory_bytes: u64,
     pub format: vk::Format,
     pub extent: vk::Extent2D,

@@ -202,7 +202,7 @@ pub fn create_animate(
             pipeline::create_compute_pipeline(ctx, "animate", layout, &shader)?,
         );
         let lanes = pipeline.workgroup_size[0];
-        if kernel == Kernel::LanePerJoint && SHARED_JOINTS as u32 % lanes != 0 {
+        if kernel == Kernel::LanePerJoint && !(SHARED_JOINTS as u32).is_multiple_of(lanes) {
             return Err(GpuError::ShaderInterface(format!(
                 "animate_joints.comp: SHARED_JOINTS ({SHARED_JOINTS}) is not a multiple of its {lanes} lanes"
             )));
