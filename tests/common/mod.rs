@@ -1,15 +1,21 @@
-//! Helpers shared by the render tests: whether Vulkan, a device feature, a
-//! virtual X server and xdotool are there (and what to do when they are
-//! not), running the binary with validation, and comparing PNGs.
-// Each test crate uses its own subset of these.
-#![allow(dead_code)]
+//! Helpers and fixtures shared by the integration tests: whether Vulkan, a
+//! device feature, a virtual X server and xdotool are there (and what to do
+//! when they are not), running the binary with validation, comparing PNGs,
+//! and the files the tests write (game folders, images, glTF, scaled
+//! characters).
 
+// The shipped character's generator, for the tests that compare what it
+// writes with assets/ and that load its low-poly exports.
+#[path = "../../examples/make_character/character/mod.rs"]
+pub mod character;
 pub mod dds;
 pub mod gltf_fixtures;
 pub mod gltf_write;
 pub mod md5_to_gltf;
 pub use md5crowd::synthetic as many_joints;
 pub mod pk4;
+mod vulkan;
+pub use vulkan::{required_or_skip, vulkan_or_skip};
 
 use std::io;
 use std::path::{Path, PathBuf};
@@ -23,40 +29,6 @@ use md5crowd::gpu::{Context, ContextDesc};
 use md5crowd::md5::{read_anim_file, read_mesh_file, Md5Error};
 use md5crowd::model::Model;
 use md5crowd::skin::InfluenceLimit;
-
-/// Whether CI asked for every Vulkan, window and device-feature test to
-/// run: `MD5CROWD_REQUIRE_VULKAN=1`.
-pub fn vulkan_required() -> bool {
-    std::env::var("MD5CROWD_REQUIRE_VULKAN").as_deref() == Ok("1")
-}
-
-/// The one place that decides what a test does when something it needs is
-/// missing (`what` completes "MD5CROWD_REQUIRE_VULKAN=1 but ..." and
-/// "skipped: ..."): with `MD5CROWD_REQUIRE_VULKAN=1` (CI) it fails the test,
-/// otherwise it prints why and returns false, so that callers write
-/// `if !required_or_skip(..) { return; }` or use the `*_or_skip` helpers.
-pub fn required_or_skip(what: &str) -> bool {
-    if vulkan_required() {
-        panic!("MD5CROWD_REQUIRE_VULKAN=1 but {what}");
-    }
-    println!("skipped: {what}");
-    false
-}
-
-/// False (after printing why) when the test should skip: no Vulkan loader
-/// or no usable device. With `MD5CROWD_REQUIRE_VULKAN=1` (CI) a missing
-/// device fails the test instead.
-pub fn vulkan_or_skip() -> bool {
-    let probe = Context::new(&ContextDesc {
-        validation: Validation::Off,
-        gpu_index: None,
-        window: None,
-    });
-    match probe {
-        Ok(_) => true,
-        Err(error) => required_or_skip(&format!("no Vulkan device ({error})")),
-    }
-}
 
 /// [`vulkan_or_skip`], then whether the device draws wireframes
 /// (`fillModeNonSolid`); missing, it skips or (CI) fails like Vulkan.
