@@ -7,9 +7,7 @@ use crate::common;
 
 use std::time::{Duration, Instant};
 
-use common::{
-    assert_validated, render_sized, scratch_dir, vulkan_or_skip, window_or_skip, VirtualDisplay,
-};
+use common::{assert_validated, render_sized, scratch_dir, vulkan_or_skip, window_or_skip};
 
 const WIDTH: u32 = 640;
 const HEIGHT: u32 = 360;
@@ -56,7 +54,7 @@ fn clicks_on_the_overlay_switch_the_skinning_and_the_influences() {
     let Some(x) = window_or_skip(true) else {
         return;
     };
-    let (app, window) = x.launch(&[
+    let mut app = x.launch(&[
         "--overlay",
         "--instances",
         "4",
@@ -65,6 +63,7 @@ fn clicks_on_the_overlay_switch_the_skinning_and_the_influences() {
         "--height",
         "480",
     ]);
+    let window = app.window.clone();
     let title = || {
         let name = x.xdotool(&["getwindowname", &window]);
         String::from_utf8_lossy(&name.stdout).trim().to_owned()
@@ -80,6 +79,7 @@ fn clicks_on_the_overlay_switch_the_skinning_and_the_influences() {
                 Instant::now() < deadline,
                 "title \"{now}\" never ended in {ending:?}"
             );
+            // Polled: the title changes every half second.
             std::thread::sleep(Duration::from_millis(100));
         }
     };
@@ -89,28 +89,32 @@ fn clicks_on_the_overlay_switch_the_skinning_and_the_influences() {
     // under Xvfb.
     x.xdotool(&["windowfocus", "--sync", &window]);
     x.xdotool(&["mousemove", "--window", &window, "118", "62"]);
-    std::thread::sleep(Duration::from_millis(300));
+    app.wait_for_frame();
     x.xdotool(&["click", "1"]);
     wait_for("| DQS, 4 influences");
     // "8" on the influences row below: the model is loaded again and the
     // renderer rebuilt around the same crowd, validation-clean.
     x.xdotool(&["mousemove", "--window", &window, "106", "83"]);
-    std::thread::sleep(Duration::from_millis(300));
+    app.wait_for_frame();
     x.xdotool(&["click", "1"]);
     wait_for("| DQS, 8 influences");
     // The "fewer influences when coarse" checkbox: every level then skins
     // with all 8, which the line logged after each control says.
     x.xdotool(&["mousemove", "--window", &window, "15", "209"]);
-    std::thread::sleep(Duration::from_millis(300));
+    app.wait_for_frame();
     x.xdotool(&["click", "1"]);
-    std::thread::sleep(Duration::from_millis(500));
+    app.wait_for_log_lines(1, |l| {
+        l.contains("DQS, 8 influences, all influences at every level")
+    });
     // The "impostors (P)" checkbox, two rows below.
     x.xdotool(&["mousemove", "--window", &window, "15", "251"]);
-    std::thread::sleep(Duration::from_millis(300));
+    app.wait_for_frame();
     x.xdotool(&["click", "1"]);
-    std::thread::sleep(Duration::from_millis(500));
+    app.wait_for_log_lines(1, |l| {
+        l.contains("all influences at every level, impostors off")
+    });
     x.xdotool(&["key", "Escape"]);
-    let output = VirtualDisplay::wait_for_exit(app);
+    let output = app.wait_for_exit();
     assert_validated(&output);
     let log = String::from_utf8_lossy(&output.stderr);
     assert!(
@@ -160,28 +164,26 @@ fn clicks_on_a_models_row_set_its_share_and_its_clip() {
         "--height",
         "600",
     ]);
-    let (app, window) = x.launch(&args);
+    let mut app = x.launch(&args);
+    let window = app.window.clone();
     x.xdotool(&["windowfocus", "--sync", &window]);
-    std::thread::sleep(Duration::from_secs(2));
-    // Pressed, moved to `to` and released, a frame or more apart as a
+    // The first frames come after the impostor bake, however long it takes.
+    app.wait_for_frame();
+    // The line logged after each control that acts names every model.
+    let model_lines = |l: &str| model_part(l, "many_parts_47").is_some();
+    // Pressed, moved to `to` and released, each in a frame of its own as a
     // hand would (a slider sets its value while the button is down).
-    let drag = |from: [&str; 2], to: [&str; 2]| {
+    let mut drag = |from: [&str; 2], to: [&str; 2]| {
         x.xdotool(&["mousemove", "--window", &window, from[0], from[1]]);
-        std::thread::sleep(Duration::from_millis(300));
+        app.wait_for_frame();
         x.xdotool(&["mousedown", "1"]);
         for at in [from, to] {
-            std::thread::sleep(Duration::from_millis(300));
+            app.wait_for_frame();
             x.xdotool(&["mousemove", "--window", &window, at[0], at[1]]);
         }
-        std::thread::sleep(Duration::from_millis(300));
+        app.wait_for_frame();
         x.xdotool(&["mouseup", "1"]);
-        std::thread::sleep(Duration::from_millis(1000));
-    };
-    let click = |at: [&str; 2]| {
-        x.xdotool(&["mousemove", "--window", &window, at[0], at[1]]);
-        std::thread::sleep(Duration::from_millis(300));
-        x.xdotool(&["click", "1"]);
-        std::thread::sleep(Duration::from_millis(1000));
+        app.wait_for_log_lines(1, model_lines);
     };
     // The rows of the models sit below the crowd-size slider, a row each:
     // name, share slider (0 to 10, 6 pixels apiece), clip list.
@@ -189,10 +191,17 @@ fn clicks_on_a_models_row_set_its_share_and_its_clip() {
     // out once, on release.
     drag(["127", "491"], ["121", "491"]);
     // crowdling's clip list, then its first entry: idle.
+    let mut click = |at: [&str; 2]| {
+        x.xdotool(&["mousemove", "--window", &window, at[0], at[1]]);
+        app.wait_for_frame();
+        x.xdotool(&["click", "1"]);
+        app.wait_for_frame();
+    };
     click(["260", "470"]);
     click(["260", "495"]);
+    app.wait_for_log_lines(2, model_lines);
     x.xdotool(&["key", "Escape"]);
-    let output = VirtualDisplay::wait_for_exit(app);
+    let output = app.wait_for_exit();
     assert_validated(&output);
     let log = String::from_utf8_lossy(&output.stderr);
     let lines: Vec<(usize, &str, usize, &str)> = log

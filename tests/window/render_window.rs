@@ -6,7 +6,7 @@ use crate::common;
 
 use std::process::Command;
 
-use common::{assert_validated, assets, window_or_skip, wireframe_or_skip, VirtualDisplay};
+use common::{assert_validated, assets, window_or_skip, wireframe_or_skip};
 
 #[test]
 fn window_survives_resizes_and_minimising() {
@@ -71,9 +71,11 @@ fn keys_switch_clips_resize_the_crowd_and_toggle_views() {
     if !wireframe_or_skip() {
         return;
     }
-    let (app, window) = x.launch(&["--instances", "4", "--width", "480", "--height", "270"]);
-    // No window manager: give the window the focus, then type (XTEST).
-    x.xdotool(&["windowfocus", "--sync", &window]);
+    let mut app = x.launch(&["--instances", "4", "--width", "480", "--height", "270"]);
+    // No window manager: give the window the focus, then type (XTEST) once
+    // it draws.
+    x.xdotool(&["windowfocus", "--sync", &app.window]);
+    app.wait_for_frame();
     let keys = [
         "bracketright", // next clip: run (the first character played idle)
         "4",            // wave
@@ -90,16 +92,16 @@ fn keys_switch_clips_resize_the_crowd_and_toggle_views() {
         "bracketleft", // previous clip: walk
         "Escape",
     ];
-    for key in keys {
-        x.xdotool(&["key", "--delay", "150", key]);
+    for (handled, key) in keys.iter().enumerate() {
+        x.xdotool(&["key", key]);
+        if *key != "Escape" {
+            app.wait_for_log_lines(handled + 1, |l| view(l).is_some());
+        }
     }
-    let output = VirtualDisplay::wait_for_exit(app);
+    let output = app.wait_for_exit();
     assert_validated(&output);
     let log = String::from_utf8_lossy(&output.stderr);
-    let views: Vec<&str> = log
-        .lines()
-        .filter_map(|l| l.split("md5crowd::app::window] ").nth(1))
-        .collect();
+    let views: Vec<&str> = log.lines().filter_map(view).collect();
     assert_eq!(
         views.len(),
         keys.len() - 1,
@@ -125,4 +127,9 @@ fn keys_switch_clips_resize_the_crowd_and_toggle_views() {
             assert!(line.contains(part), "\"{part}\" not in \"{line}\":\n{log}");
         }
     }
+}
+
+/// The line the window logs after each key, from its module's name on.
+fn view(line: &str) -> Option<&str> {
+    line.split("md5crowd::app::window] ").nth(1)
 }
