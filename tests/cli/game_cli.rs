@@ -11,7 +11,10 @@ use std::path::{Path, PathBuf};
 use std::process::Output;
 
 use common::pk4::write_pk4;
-use common::{assets, md5crowd_as_typed, render_with_log, scratch_dir, vulkan_or_skip};
+use common::{
+    assets, md5crowd_as_typed, render_with_log, scratch_dir, shipped_character, solid_tga,
+    vulkan_or_skip,
+};
 use glam::Vec3;
 use image::RgbaImage;
 use md5crowd::game::Game;
@@ -68,40 +71,25 @@ textures/solid_green
 }
 ";
 
-/// A 4x4 24-bit TGA of one colour, written byte by byte (bottom-left
-/// origin, BGR).
-fn solid_tga(rgb: [u8; 3]) -> Vec<u8> {
-    let mut tga = vec![0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 4, 0, 4, 0, 24, 0];
-    for _ in 0..16 {
-        tga.extend([rgb[2], rgb[1], rgb[0]]);
-    }
-    tga
-}
-
 /// The base folder: the character, its textures and def in pak000, the
 /// skins and their materials in pak001.
 fn game_folder(test: &str) -> PathBuf {
     let base = scratch_dir(test).join("base");
     let read = |file: &str| fs::read(assets().join(file)).unwrap();
-    let names: Vec<(String, Vec<u8>)> = [
-        ("crowdling.md5mesh", "crowdling.md5mesh"),
-        ("walk.md5anim", "walk.md5anim"),
-        ("idle.md5anim", "idle.md5anim"),
-    ]
-    .iter()
-    .map(|(file, name)| (format!("{CHARACTER}/{name}"), read(file)))
-    .chain(["crowdling_body", "crowdling_head"].map(|texture| {
-        (
-            format!("textures/{texture}.png"),
-            read(&format!("textures/{texture}.png")),
-        )
-    }))
-    .chain([("def/crowdling.def".to_owned(), DEF.as_bytes().to_vec())])
-    .collect();
+    let names: Vec<(String, Vec<u8>)> = shipped_character(CHARACTER, &["walk", "idle"])
+        .into_iter()
+        .chain(["crowdling_body", "crowdling_head"].map(|texture| {
+            (
+                format!("textures/{texture}.png"),
+                read(&format!("textures/{texture}.png")),
+            )
+        }))
+        .chain([("def/crowdling.def".to_owned(), DEF.as_bytes().to_vec())])
+        .collect();
     let files: Vec<(&str, &[u8])> = names.iter().map(|(n, b)| (n.as_str(), &b[..])).collect();
     write_pk4(&base.join("pak000.pk4"), &files);
-    let red = solid_tga([230, 20, 20]);
-    let green = solid_tga([20, 230, 20]);
+    let red = solid_tga(4, [230, 20, 20]);
+    let green = solid_tga(4, [20, 230, 20]);
     write_pk4(
         &base.join("pak001.pk4"),
         &[
@@ -273,7 +261,7 @@ fn a_loaded_model_holds_its_materials_images_read() {
     let model = Model::load_with(&character.mesh, &character.clips, &options).unwrap();
     let resolved = &model.materials;
     assert_eq!(resolved.of_mesh.len(), model.meshes.len());
-    let red = solid_tga([230, 20, 20]);
+    let red = solid_tga(4, [230, 20, 20]);
     for (mesh, of_skin) in model.meshes.iter().zip(&resolved.of_mesh) {
         let [own, skinned] = of_skin[..] else {
             panic!("{}: {of_skin:?}", mesh.shader)

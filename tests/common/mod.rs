@@ -9,6 +9,8 @@
 #[path = "../../examples/make_character/character/mod.rs"]
 pub mod character;
 pub mod dds;
+mod game_files;
+pub use game_files::{shipped_character, shipped_tga, solid_tga, tga_bytes, write_file};
 pub mod gltf_fixtures;
 pub mod gltf_write;
 pub mod md5_to_gltf;
@@ -489,7 +491,7 @@ pub fn render_sized(
     (width, height): (u32, u32),
     args: &[&str],
 ) -> (RgbaImage, String) {
-    let png = dir.join(format!("{name}.png"));
+    let png = screenshot_path(dir, name);
     let png_arg = png.to_str().unwrap();
     let (width, height) = (width.to_string(), height.to_string());
     let mut all = vec![
@@ -507,6 +509,11 @@ pub fn render_sized(
         .unwrap_or_else(|e| panic!("{}: {e}", png.display()))
         .to_rgba8();
     (image, String::from_utf8_lossy(&output.stderr).into_owned())
+}
+
+/// Where [`render`] and the like write the picture `name` in `dir`.
+pub fn screenshot_path(dir: &Path, name: &str) -> PathBuf {
+    dir.join(format!("{name}.png"))
 }
 
 /// Pixels where any channel differs by more than `levels`.

@@ -183,11 +183,7 @@ fn game() -> &'static Game {
             ],
         );
         // Loose files override every archive of their folder.
-        let loose = |path: &str, bytes: &[u8]| {
-            let path = base.join(path);
-            fs::create_dir_all(path.parent().unwrap()).unwrap();
-            fs::write(path, bytes).unwrap();
-        };
+        let loose = |path: &str, bytes: &[u8]| common::write_file(&base.join(path), bytes);
         loose("def/Zombie.DEF", b"// loose zombie");
         loose("textures/c.tga", &TGA_RLE);
         write_pk4(

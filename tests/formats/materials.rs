@@ -6,12 +6,13 @@
 //! the wrong extension, and one truncated.
 
 use crate::common;
+use common::{tga_bytes, write_file};
 
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::OnceLock;
 
-use image::{ImageFormat, Rgba, RgbaImage};
+use image::{Rgba, RgbaImage};
 use md5crowd::material::{
     decode_image, ImageSource, MapKind, MaterialImages, MaterialLibrary, MaterialMaps,
     ORIGIN_IMPLICIT, ORIGIN_MESH_FOLDER, ORIGIN_NONE,
@@ -88,30 +89,19 @@ fn picture(colour: [u8; 4]) -> RgbaImage {
     image
 }
 
-fn tga_bytes(image: &RgbaImage) -> Vec<u8> {
-    let mut bytes = std::io::Cursor::new(Vec::new());
-    image.write_to(&mut bytes, ImageFormat::Tga).unwrap();
-    bytes.into_inner()
-}
-
-fn write(path: &Path, bytes: &[u8]) {
-    fs::create_dir_all(path.parent().unwrap()).unwrap();
-    fs::write(path, bytes).unwrap();
-}
-
 fn game() -> &'static Game {
     static GAME: OnceLock<Game> = OnceLock::new();
     GAME.get_or_init(|| {
         let root = common::scratch_dir("material_game");
         let base = root.join("game/base");
         let mesh = base.join("models/md5/chars/guy/guy.md5mesh");
-        write(
+        write_file(
             &mesh,
             b"MD5Version 10\n// the resolver only needs the path\n",
         );
-        write(&base.join("materials/a.mtr"), A_MTR.as_bytes());
-        write(&base.join("materials/b.mtr"), B_MTR.as_bytes());
-        let tga = |path: &str, colour| write(&base.join(path), &tga_bytes(&picture(colour)));
+        write_file(&base.join("materials/a.mtr"), A_MTR.as_bytes());
+        write_file(&base.join("materials/b.mtr"), B_MTR.as_bytes());
+        let tga = |path: &str, colour| write_file(&base.join(path), &tga_bytes(picture(colour)));
         // Referenced as Guy_D.tga: the wrong case.
         tga("models/chars/guy/guy_d.tga", [200, 0, 0, 255]);
         // Referenced without an extension.
@@ -126,12 +116,12 @@ fn game() -> &'static Game {
         // A TGA file with no extension at all.
         tga("textures/gear/strap_n", [128, 128, 255, 255]);
         // Truncated half-way through its pixels.
-        let whole = tga_bytes(&picture([1, 2, 3, 255]));
-        write(
+        let whole = tga_bytes(picture([1, 2, 3, 255]));
+        write_file(
             &base.join("textures/gear/broken_d.tga"),
             &whole[..whole.len() / 2],
         );
-        write(&base.join("textures/gear/bfg.dds"), b"DDS |not really");
+        write_file(&base.join("textures/gear/bfg.dds"), b"DDS |not really");
         // No material of this name: the implicit material's image.
         tga("models/chars/implicit/cape.tga", [0, 0, 200, 255]);
         // Beside the mesh, for the fallbacks.
@@ -169,13 +159,13 @@ fn the_base_folder_is_the_one_holding_materials() {
 fn without_materials_the_base_folder_is_above_models() {
     let root = common::scratch_dir("material_no_mtr");
     let mesh = root.join("mod/base/Models/md5/hero/hero.md5mesh");
-    write(&mesh, b"");
+    write_file(&mesh, b"");
     assert_eq!(
         MaterialLibrary::base_folder_for(&mesh),
         Some(root.join("mod/base"))
     );
     let loose = root.join("loose/hero.md5mesh");
-    write(&loose, b"");
+    write_file(&loose, b"");
     assert_eq!(MaterialLibrary::base_folder_for(&loose), None);
 }
 
@@ -288,8 +278,8 @@ fn then_the_mesh_folder_then_grey() {
     // No game folder at all: only the mesh's own folder.
     let root = common::scratch_dir("material_loose");
     let mesh = root.join("hero.md5mesh");
-    write(&mesh, b"");
-    fs::write(root.join("skin.tga"), tga_bytes(&picture([7, 7, 7, 255]))).unwrap();
+    write_file(&mesh, b"");
+    fs::write(root.join("skin.tga"), tga_bytes(picture([7, 7, 7, 255]))).unwrap();
     let library = MaterialLibrary::for_mesh(&mesh, None);
     assert_eq!(library.base(), None);
     let skin = library.resolve("models/hero/skin", &GameFile::loose(&mesh));
@@ -303,7 +293,7 @@ fn then_the_mesh_folder_then_grey() {
 fn textures_dir_overrides_the_base_folder() {
     let root = common::scratch_dir("material_override");
     let mesh = root.join("elsewhere/guy.md5mesh");
-    write(&mesh, b"");
+    write_file(&mesh, b"");
     let library = MaterialLibrary::for_mesh(&mesh, Some(&game().base));
     assert_eq!(library.base(), Some(game().base.as_path()));
     let guy = library.resolve("models/chars/guy/guy", &GameFile::loose(&mesh));

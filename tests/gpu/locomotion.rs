@@ -516,7 +516,7 @@ fn headless(dir: &std::path::Path, name: &str, time: &str) -> (Vec<u8>, image::R
             "on",
         ],
     );
-    let bytes = std::fs::read(dir.join(format!("{name}.png"))).unwrap();
+    let bytes = std::fs::read(common::screenshot_path(dir, name)).unwrap();
     (bytes, image)
 }
 

@@ -7,22 +7,13 @@
 use crate::common;
 
 use common::{
-    differing_pixels, md5crowd_validated, multi_draw_or_skip, scratch_dir, vulkan_or_skip,
+    differing_pixels, md5crowd_validated, multi_draw_or_skip, render_sized, scratch_dir,
+    vulkan_or_skip,
 };
 
 /// The shipped character, 256 instances at 1280x720: the picture.
 fn crowd(dir: &std::path::Path, name: &str, extra: &[&str]) -> image::RgbaImage {
-    let png = dir.join(format!("{name}.png"));
-    let mut args = vec![
-        "--headless",
-        "--width",
-        "1280",
-        "--height",
-        "720",
-        "--screenshot",
-        png.to_str().unwrap(),
-    ];
-    args.extend_from_slice(extra);
+    let mut args = extra.to_vec();
     // The grid: its pictures are the ones these tests compare.
     args.extend(["--locomotion", "off"]);
     if !extra.contains(&"--instances") {
@@ -31,8 +22,7 @@ fn crowd(dir: &std::path::Path, name: &str, extra: &[&str]) -> image::RgbaImage 
     if !extra.contains(&"--time") {
         args.extend(["--time", "1.5"]);
     }
-    md5crowd_validated(&args);
-    image::open(&png).unwrap().to_rgba8()
+    render_sized(dir, name, (1280, 720), &args).0
 }
 
 #[test]

@@ -7,16 +7,11 @@
 
 use crate::common;
 
-use common::{differing_pixels, md5crowd_validated, scratch_dir, vulkan_or_skip};
+use common::{differing_pixels, render_sized, scratch_dir, vulkan_or_skip};
 
 fn crowd(dir: &std::path::Path, view: &str, impostors: &str) -> image::RgbaImage {
-    let png = dir.join(format!("{view}_impostors_{impostors}.png"));
-    md5crowd_validated(&[
-        "--headless",
-        "--width",
-        "1920",
-        "--height",
-        "1080",
+    let name = format!("{view}_impostors_{impostors}");
+    let args = [
         "--instances",
         "4096",
         "--time",
@@ -33,10 +28,8 @@ fn crowd(dir: &std::path::Path, view: &str, impostors: &str) -> image::RgbaImage
         // ones fall back to a shared pose varies from run to run.
         "--frames",
         "3",
-        "--screenshot",
-        png.to_str().unwrap(),
-    ]);
-    image::open(&png).unwrap().to_rgba8()
+    ];
+    render_sized(dir, &name, (1920, 1080), &args).0
 }
 
 #[test]

@@ -10,9 +10,10 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use common::{
-    assets, covered_pixels, differing_pixels, render_with_log, scratch_dir, vulkan_or_skip,
+    assets, covered_pixels, differing_pixels, render_with_log, scratch_dir, shipped_character,
+    shipped_tga, solid_tga, vulkan_or_skip, write_file,
 };
-use image::{ImageFormat, RgbaImage};
+use image::RgbaImage;
 
 const SHADERS: [&str; 2] = ["textures/crowdling_body", "textures/crowdling_head"];
 
@@ -21,41 +22,35 @@ const SHADERS: [&str; 2] = ["textures/crowdling_body", "textures/crowdling_head"
 /// with its body; `material` sees the shader name.
 fn base_folder(root: &Path, name: &str, material: Option<&dyn Fn(&str) -> String>) -> PathBuf {
     let base = root.join(name);
-    fs::create_dir_all(base.join("textures")).unwrap();
     for shader in SHADERS {
-        image::open(assets().join(format!("{shader}.png")))
-            .unwrap()
-            .save_with_format(base.join(format!("{shader}.tga")), ImageFormat::Tga)
-            .unwrap();
+        write_file(&base.join(format!("{shader}.tga")), &shipped_tga(shader));
     }
     if let Some(material) = material {
-        fs::create_dir_all(base.join("materials")).unwrap();
         let text: String = SHADERS
             .iter()
             .map(|shader| format!("{shader}\n{{\n{}\n}}\n", material(shader)))
             .collect();
-        fs::write(base.join("materials/test.mtr"), text).unwrap();
+        write_file(&base.join("materials/test.mtr"), text.as_bytes());
     }
     base
 }
 
 /// A 16x16 TGA of one colour at `base/textures/NAME.tga`.
-fn solid_tga(base: &Path, name: &str, rgb: [u8; 3]) {
-    let image = RgbaImage::from_pixel(16, 16, image::Rgba([rgb[0], rgb[1], rgb[2], 255]));
-    image
-        .save_with_format(base.join(format!("textures/{name}.tga")), ImageFormat::Tga)
-        .unwrap();
+fn write_solid_tga(base: &Path, name: &str, rgb: [u8; 3]) {
+    write_file(
+        &base.join(format!("textures/{name}.tga")),
+        &solid_tga(16, rgb),
+    );
 }
 
 /// The game folder's mesh (under `models/md5/`, beside its walk) and
 /// render arguments that draw it at one fixed pose.
 fn game_mesh(base: &Path) -> [String; 2] {
-    let folder = base.join("models/md5/crowdling");
-    fs::create_dir_all(&folder).unwrap();
-    for file in ["crowdling.md5mesh", "walk.md5anim"] {
-        fs::copy(assets().join(file), folder.join(file)).unwrap();
+    let files = shipped_character("models/md5/crowdling", &["walk"]);
+    for (path, bytes) in &files {
+        write_file(&base.join(path), bytes);
     }
-    ["crowdling.md5mesh", "walk.md5anim"].map(|f| folder.join(f).display().to_string())
+    [0, 1].map(|file| base.join(&files[file].0).display().to_string())
 }
 
 /// The game mesh at one fixed pose with `textures` as the base folder; the
@@ -93,8 +88,8 @@ fn flat_maps_change_nothing_and_a_tilted_normal_map_does() {
                 )
             }),
         );
-        solid_tga(&base, "normal", normal);
-        solid_tga(&base, "black", [0, 0, 0]);
+        write_solid_tga(&base, "normal", normal);
+        write_solid_tga(&base, "black", [0, 0, 0]);
         base
     };
     let flat = with_maps("flat", [128, 128, 255]);
@@ -136,9 +131,9 @@ fn a_truncated_image_is_a_warning_and_a_grey_texture() {
         )
     };
     let grey = diffuse_only("grey", "grey");
-    solid_tga(&grey, "grey", [128, 128, 128]);
+    write_solid_tga(&grey, "grey", [128, 128, 128]);
     let broken = diffuse_only("broken", "broken");
-    solid_tga(&broken, "broken", [200, 20, 20]);
+    write_solid_tga(&broken, "broken", [200, 20, 20]);
     let broken_file = broken.join("textures/broken.tga");
     let bytes = fs::read(&broken_file).unwrap();
     fs::write(&broken_file, &bytes[..bytes.len() / 3]).unwrap();
@@ -291,15 +286,10 @@ fn the_character_renders_alike_from_loose_images_an_archive_and_dds() {
 
     // The shipped folder as it is: loose PNGs.
     let loose = dir.join("loose");
-    fs::create_dir_all(loose.join("materials")).unwrap();
-    fs::write(loose.join("materials/crowdling.mtr"), &mtr).unwrap();
-    fs::create_dir_all(loose.join("textures")).unwrap();
+    write_file(&loose.join("materials/crowdling.mtr"), &mtr);
     for image in &images {
-        fs::copy(
-            assets().join(format!("{image}.png")),
-            loose.join(format!("{image}.png")),
-        )
-        .unwrap();
+        let png = format!("{image}.png");
+        write_file(&loose.join(&png), &fs::read(assets().join(&png)).unwrap());
     }
     let mesh = game_mesh(&loose);
 
@@ -307,14 +297,7 @@ fn the_character_renders_alike_from_loose_images_an_archive_and_dds() {
     let archive = dir.join("archive");
     let tgas: Vec<(String, Vec<u8>)> = images
         .iter()
-        .map(|image| {
-            let mut tga = std::io::Cursor::new(Vec::new());
-            image::open(assets().join(format!("{image}.png")))
-                .unwrap()
-                .write_to(&mut tga, ImageFormat::Tga)
-                .unwrap();
-            (format!("{image}.tga"), tga.into_inner())
-        })
+        .map(|image| (format!("{image}.tga"), shipped_tga(image)))
         .collect();
     let mut files: Vec<(&str, &[u8])> = vec![("materials/crowdling.mtr", &mtr)];
     files.extend(
@@ -325,11 +308,9 @@ fn the_character_renders_alike_from_loose_images_an_archive_and_dds() {
 
     // Precompressed under dds/, loose.
     let dds = dir.join("dds");
-    fs::create_dir_all(dds.join("materials")).unwrap();
-    fs::write(dds.join("materials/crowdling.mtr"), &mtr).unwrap();
-    fs::create_dir_all(dds.join("dds/textures")).unwrap();
+    write_file(&dds.join("materials/crowdling.mtr"), &mtr);
     for image in &images {
-        fs::write(dds.join(format!("dds/{image}.dds")), dds_of(image)).unwrap();
+        write_file(&dds.join(format!("dds/{image}.dds")), &dds_of(image));
     }
 
     let (loose_image, loose_log) = render_with(&dir, "loose", &mesh, &loose);
