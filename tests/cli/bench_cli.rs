@@ -325,3 +325,44 @@ fn impostors_on_and_off_are_a_run_each() {
         );
     }
 }
+
+/// The benchmark takes its model as the render command does (one
+/// definition of the options): a directory of two meshes needs `--mesh`,
+/// which picks one.
+#[test]
+fn bench_picks_a_mesh_from_a_directory_with_mesh() {
+    let dir = common::scratch_dir("bench_mesh");
+    for mesh in ["crowdling.md5mesh", "twin.md5mesh"] {
+        std::fs::copy(common::shipped_mesh(), dir.join(mesh)).unwrap();
+    }
+    let walk = common::assets().join("walk.md5anim");
+    std::fs::copy(walk, dir.join("walk.md5anim")).unwrap();
+    common::assert_bad_input(
+        &common::md5crowd_as_typed(&["bench", common::arg(&dir)]),
+        &["holds several meshes: crowdling.md5mesh, twin.md5mesh; pick one with --mesh NAME"],
+    );
+    if !common::vulkan_or_skip() {
+        return;
+    }
+    let report = bench_report(
+        &[
+            common::arg(&dir),
+            "--mesh",
+            "twin",
+            "--instances",
+            "2",
+            "--frames",
+            "1",
+            "--modes",
+            "gpu",
+            "--width",
+            "64",
+            "--height",
+            "36",
+        ],
+        &dir.join("bench.json"),
+    );
+    let runs = report["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 1, "{report}");
+    assert_eq!(runs[0]["models"], serde_json::json!(["twin"]), "{report}");
+}

@@ -1,6 +1,6 @@
 //! The `md5crowd` command line as users type it: what the arguments load,
 //! how each mistake ends (exit status and message), `inspect`, `bench`,
-//! game folders and mixed crowds.
+//! game folders and mixed crowds; the options messages suggest.
 
 mod bench_cli;
 mod cli_errors;
@@ -8,3 +8,4 @@ mod game_cli;
 mod inspect_cli;
 mod mixed_cli;
 mod render_cli;
+mod suggested_options;
