@@ -22,7 +22,7 @@ fn bench_reports_every_size_and_mode() {
             "96",
             "--height",
             "54",
-            // One culling phase: the passes below (render_culling.rs
+            // One culling phase: the passes below (gpu/render_culling.rs
             // checks the two-phase frame).
             "--occlusion",
             "off",

@@ -1,7 +1,7 @@
 //! Clips as they are loaded and played: which loop and which play once
 //! (the rule, `--loop`, `--once`), one-shots holding their last pose in a
 //! rendered image, and clip bounds that hold every skinned vertex whatever
-//! the md5anim says. The GPU side of each is in tests/gpu_crowd.rs.
+//! the md5anim says. The GPU side of each is in tests/gpu/gpu_crowd.rs.
 
 use crate::common;
 

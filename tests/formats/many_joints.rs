@@ -1,4 +1,4 @@
-//! The many-joint test subject (tests/common/many_joints.rs): what it is
+//! The many-joint test subject (`md5crowd::synthetic`): what it is
 //! made of, that the parsers and `md5crowd inspect` read it, and that it
 //! renders with 8 influences and dual quaternion skinning, validation
 //! silent.
