@@ -255,7 +255,7 @@ const FRAMES_PAST_INPUT: usize = FRAMES_IN_FLIGHT + 2;
 
 /// How long a windowed app gets for anything a test waits for: generous,
 /// since a CPU Vulkan driver on busy cores may take seconds a frame.
-const WINDOW_DEADLINE: Duration = Duration::from_secs(120);
+pub const WINDOW_DEADLINE: Duration = Duration::from_secs(120);
 
 /// A thread that hands each line of `pipe` (its newline kept) to `read`.
 fn read_lines(

@@ -7,7 +7,9 @@ use crate::common;
 
 use std::time::{Duration, Instant};
 
-use common::{assert_validated, render_sized, scratch_dir, vulkan_or_skip, window_or_skip};
+use common::{
+    assert_validated, render_sized, scratch_dir, vulkan_or_skip, window_or_skip, WINDOW_DEADLINE,
+};
 
 const WIDTH: u32 = 640;
 const HEIGHT: u32 = 360;
@@ -69,7 +71,7 @@ fn clicks_on_the_overlay_switch_the_skinning_and_the_influences() {
         String::from_utf8_lossy(&name.stdout).trim().to_owned()
     };
     let wait_for = |ending: &str| {
-        let deadline = Instant::now() + Duration::from_secs(30);
+        let deadline = Instant::now() + WINDOW_DEADLINE;
         loop {
             let now = title();
             if now.ends_with(ending) {
