@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Prints a RenderDoc capture's contents as JSON, for tests/render_capture.rs.
+"""Prints a RenderDoc capture's contents as JSON, for tests/gpu/render_capture.rs.
 
 Usage: rdc_inspect.py CAPTURE.rdc
 

@@ -8,7 +8,7 @@
 //! cargo run --release --example make_character -- --low-poly OUT_DIR
 //! ```
 //!
-//! OUT_DIR defaults to the crate's `assets/`; tests/assets.rs checks that the
+//! OUT_DIR defaults to the crate's `assets/`; tests/formats/assets.rs checks that the
 //! shipped files are exactly what this writes.
 
 mod character;

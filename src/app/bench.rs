@@ -14,7 +14,7 @@ use serde::Serialize;
 use super::crowd_state::CrowdSpec;
 use super::headless::FIXED_STEP;
 use super::load::Cast;
-use super::render_args::{AnimateKernel, Influences, LoadArgs, Switch, View};
+use super::render_args::{AnimateKernel, CastArgs, DrawArgs, Switch, View};
 use super::scene::Scene;
 use super::AppError;
 use crate::gpu::capture::FrameCapture;
@@ -32,7 +32,7 @@ pub struct BenchArgs {
     /// the device (a CPU driver's crowds 16 times smaller), and print them
     /// as a markdown table; --json writes the runs, each with its "case".
     #[arg(long, conflicts_with_all = [
-        "mesh", "anims", "instances", "frames", "rounds", "plot", "width", "height", "influences",
+        "model", "anims", "mesh", "instances", "frames", "rounds", "plot", "width", "height", "influences",
         "modes", "lod", "lod_influences", "compute_only", "anim_lod", "animate_kernel",
         "occlusion", "impostors", "locomotion", "multi_draw", "view",
     ])]
@@ -41,20 +41,12 @@ pub struct BenchArgs {
     /// device.
     #[arg(long, hide = true, requires = "suite", value_parser = clap::value_parser!(u32).range(1..))]
     pub suite_divisor: Option<u32>,
-    /// Test hook: pretend the device has only this much memory for the
-    /// crowd (as the render command's).
-    #[arg(long, hide = true, value_name = "MIB")]
-    pub memory_budget_mib: Option<u64>,
-    /// An .md5mesh, or a directory holding one, as for drawing [default:
-    /// the shipped character]
-    #[arg(value_name = "MESH.md5mesh | DIR")]
-    pub mesh: Option<PathBuf>,
-    /// Clips for the mesh; then further models, each followed by its clips:
-    /// a mixed crowd (`--mix` sets the shares)
-    #[arg(value_name = "ANIM.md5anim | MODEL")]
-    pub anims: Vec<PathBuf>,
+    /// The models, as the render command takes them.
     #[command(flatten)]
-    pub load: LoadArgs,
+    pub cast: CastArgs,
+    /// The device, the size and the seed, as the render command takes them.
+    #[command(flatten)]
+    pub draw: DrawArgs,
     /// Crowd sizes, comma-separated.
     #[arg(long, value_delimiter = ',', default_value = "16,256,4096",
           value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
@@ -76,17 +68,6 @@ pub struct BenchArgs {
     /// Write an SVG plot of frame time against crowd size here.
     #[arg(long, value_name = "FILE")]
     pub plot: Option<PathBuf>,
-    #[arg(long, default_value_t = 1280, value_parser = clap::value_parser!(u32).range(1..=16384))]
-    pub width: u32,
-    #[arg(long, default_value_t = 720, value_parser = clap::value_parser!(u32).range(1..=16384))]
-    pub height: u32,
-    #[arg(long, value_name = "INDEX")]
-    pub gpu: Option<usize>,
-    #[arg(long, default_value_t = 1)]
-    pub seed: u64,
-    /// Joint influences kept per vertex, every model's.
-    #[arg(long, value_enum, default_value_t = Influences::Four)]
-    pub influences: Influences,
     /// Who animates, comma-separated: gpu (animate.comp), cpu (the CPU
     /// reference, uploaded), static (bind pose, unskinned: the ideal).
     #[arg(
@@ -134,10 +115,6 @@ pub struct BenchArgs {
     /// its rows say so.
     #[arg(long, value_enum, value_delimiter = ',', default_value = "on")]
     pub multi_draw: Vec<Switch>,
-    /// Scales the error a level of detail may show on screen (half a pixel
-    /// at 1).
-    #[arg(long, value_name = "FACTOR", default_value_t = 1.0, value_parser = super::render_args::positive)]
-    pub lod_bias: f32,
     /// Camera, comma-separated: overview (framing the crowd from above),
     /// street (eye height at its front edge, looking across it).
     #[arg(long, value_enum, value_delimiter = ',', default_value = "overview")]
@@ -288,8 +265,8 @@ pub fn run(ctx: &Context, args: &BenchArgs, model: &Rc<Cast>) -> Result<Report, 
     ctx.wait_idle()?;
     Ok(Report {
         device: ctx.device_name.clone(),
-        width: args.width,
-        height: args.height,
+        width: args.draw.width,
+        height: args.draw.height,
         frames: args.frames,
         rounds: args.rounds,
         runs,
@@ -406,12 +383,12 @@ fn measure(
     samples: &mut Samples,
 ) -> Result<(), AppError> {
     let extent = vk::Extent2D {
-        width: args.width,
-        height: args.height,
+        width: args.draw.width,
+        height: args.draw.height,
     };
     let spec = CrowdSpec {
         instances: case.instances,
-        seed: args.seed,
+        seed: args.draw.seed,
         spacing: None,
         clip: None,
         blend_time: 0.25,
@@ -419,13 +396,13 @@ fn measure(
         animate_kernel: case.animate_kernel.kernel(),
         locomotion: case.locomotion == Switch::On,
     };
-    let memory_budget = args.memory_budget_mib.map(|mib| mib << 20);
+    let memory_budget = args.draw.memory_budget();
     let (crowd, renderer) = super::build_crowd(ctx, model, spec, extent, memory_budget)?;
     let mut renderer = guard(ctx, renderer);
-    let aspect = args.width as f32 / args.height as f32;
+    let aspect = args.draw.aspect();
     let camera = case.view.camera(&crowd, aspect);
     let view = ViewOptions {
-        lod_bias: (case.lod == Switch::On).then_some(args.lod_bias),
+        lod_bias: (case.lod == Switch::On).then_some(args.draw.lod_bias),
         lod_influences: case.lod_influences == Switch::On,
         occlusion: case.occlusion == Switch::On,
         impostors: case.impostors,

@@ -12,7 +12,7 @@ use serde::Serialize;
 
 use super::bench::{self, BenchArgs, Mode, Run};
 use super::load::load_cast;
-use super::render_args::{AnimateKernel, Influences, Switch, View};
+use super::render_args::{AnimateKernel, CastArgs, DrawArgs, Influences, Switch, View};
 use super::AppError;
 use crate::gpu::GpuError;
 use crate::synthetic;
@@ -105,10 +105,10 @@ pub struct Skipped {
     pub reason: String,
 }
 
-/// Runs the suite on `args.gpu`'s device. `args` gives the device and
+/// Runs the suite on `args.draw.gpu`'s device. `args` gives the device and
 /// where the JSON goes; the cases set everything else.
 pub fn run(args: &BenchArgs) -> Result<SuiteReport, AppError> {
-    let ctx = bench::context(args.gpu)?;
+    let ctx = bench::context(args.draw.gpu)?;
     let device_type = unsafe {
         ctx.instance
             .get_physical_device_properties(ctx.physical_device)
@@ -127,8 +127,15 @@ pub fn run(args: &BenchArgs) -> Result<SuiteReport, AppError> {
         );
     }
     let base = BenchArgs {
-        width: 1920,
-        height: 1080,
+        draw: DrawArgs {
+            width: 1920,
+            height: 1080,
+            ..args.draw.clone()
+        },
+        cast: CastArgs {
+            influences: Influences::Eight,
+            ..args.cast.clone()
+        },
         frames: if cpu_driver {
             CPU_DRIVER_FRAMES
         } else {
@@ -136,15 +143,14 @@ pub fn run(args: &BenchArgs) -> Result<SuiteReport, AppError> {
         },
         rounds: 1,
         modes: vec![Mode::Gpu],
-        influences: Influences::Eight,
         ..args.clone()
     };
     let shipped = Rc::new(load_cast(
         None,
         &[],
         None,
-        &base.load,
-        base.influences.into(),
+        &base.cast.load,
+        base.cast.influences.into(),
     )?);
     let mut mixed = None;
     let mut runs = Vec::new();
@@ -183,8 +189,8 @@ pub fn run(args: &BenchArgs) -> Result<SuiteReport, AppError> {
     ctx.wait_idle()?;
     Ok(SuiteReport {
         device: ctx.device_name.clone(),
-        width: base.width,
-        height: base.height,
+        width: base.draw.width,
+        height: base.draw.height,
         frames: base.frames,
         rounds: base.rounds,
         instances_divided_by: divisor,
@@ -218,7 +224,13 @@ fn mixed_cast(args: &BenchArgs) -> Result<Rc<super::load::Cast>, AppError> {
         .into_iter()
         .flat_map(|subject| std::iter::once(subject.mesh).chain(subject.anims))
         .collect();
-    let cast = load_cast(None, &models, None, &args.load, args.influences.into());
+    let cast = load_cast(
+        None,
+        &models,
+        None,
+        &args.cast.load,
+        args.cast.influences.into(),
+    );
     // The files are read; the runtime model holds no file.
     let _ = std::fs::remove_dir_all(&dir);
     Ok(Rc::new(cast?))

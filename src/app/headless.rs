@@ -35,7 +35,7 @@ pub fn run(
     let mut capture = FrameCapture::new(args.capture_frame);
     let ctx = Context::new(&ContextDesc {
         validation: validation(args),
-        gpu_index: args.gpu,
+        gpu_index: args.draw.gpu,
         window: None,
     })?;
     if args.wireframe && !ctx.wireframe {
@@ -45,17 +45,17 @@ pub fn run(
         )));
     }
     let extent = vk::Extent2D {
-        width: args.width,
-        height: args.height,
+        width: args.draw.width,
+        height: args.draw.height,
     };
-    let (crowd, renderer) = build_crowd(&ctx, &cast, spec, extent, args.memory_budget())?;
+    let (crowd, renderer) = build_crowd(&ctx, &cast, spec, extent, args.draw.memory_budget())?;
     let mut renderer = guard(&ctx, renderer);
     log_summary(&ctx, &crowd, &cast, renderer.memory());
     let readback = match &args.screenshot {
         Some(_) => Some(guard(&ctx, screenshot_readback(&ctx, extent)?)),
         None => None,
     };
-    let aspect = args.width as f32 / args.height as f32;
+    let aspect = args.draw.aspect();
     let camera = args.view.camera(&crowd, aspect);
     let view = args.view_options(ctx.wireframe, spec.locomotion);
     let mut scene = Scene::new(cast, crowd, camera, view, aspect);
@@ -111,7 +111,7 @@ fn render(
                 scene,
                 paused: false,
                 time_scale: 1.0,
-                lod_bias: args.lod_bias,
+                lod_bias: args.draw.lod_bias,
                 max_instances: overlay::crowd_limit(renderer),
                 capture_available: capture.available(),
                 wireframe_available: ctx.wireframe,
@@ -121,7 +121,7 @@ fn render(
             // Nothing to click headless: the screen's size is all the input.
             let screen = egui::Rect::from_min_size(
                 egui::Pos2::ZERO,
-                egui::vec2(args.width as f32, args.height as f32),
+                egui::vec2(args.draw.width as f32, args.draw.height as f32),
             );
             let input = egui::RawInput {
                 screen_rect: Some(screen),

@@ -149,17 +149,17 @@ pub fn run(args: &RenderArgs) -> Result<(), AppError> {
     let folders = GameFolders::default();
     let load = |limit: InfluenceLimit| {
         folders.load_cast(
-            args.model.as_deref(),
-            &args.anims,
-            args.mesh.as_deref(),
-            &args.load,
+            args.cast.model.as_deref(),
+            &args.cast.anims,
+            args.cast.mesh.as_deref(),
+            &args.cast.load,
             limit,
         )
     };
-    let cast = Rc::new(load(args.influences.into())?);
+    let cast = Rc::new(load(args.cast.influences.into())?);
     let spec = CrowdSpec {
         instances: args.instances(),
-        seed: args.seed,
+        seed: args.draw.seed,
         spacing: args.spacing,
         clip: starting_clip(&cast.models, args.clip.as_deref())?,
         blend_time: args.blend_time,
@@ -200,13 +200,13 @@ pub fn run_bench(args: &bench::BenchArgs) -> Result<(), AppError> {
         return Ok(());
     }
     let cast = load_cast(
-        args.mesh.as_deref(),
-        &args.anims,
-        None,
-        &args.load,
-        args.influences.into(),
+        args.cast.model.as_deref(),
+        &args.cast.anims,
+        args.cast.mesh.as_deref(),
+        &args.cast.load,
+        args.cast.influences.into(),
     )?;
-    let ctx = bench::context(args.gpu)?;
+    let ctx = bench::context(args.draw.gpu)?;
     let report = bench::run(&ctx, args, &Rc::new(cast))?;
     if let Some(path) = &args.json {
         write_file(

@@ -1,5 +1,7 @@
 //! The render options, shared by the window and the headless path. The
-//! top-level CLI flattens [`RenderArgs`] into its default command.
+//! top-level CLI flattens [`RenderArgs`] into its default command; `bench`
+//! flattens the two parts it can use too, [`CastArgs`] and [`DrawArgs`],
+//! so that both commands take them alike.
 
 use std::path::PathBuf;
 
@@ -25,21 +27,8 @@ const NO_DISPLAY_TIME: f32 = 2.0;
 
 #[derive(clap::Args, Clone, Debug)]
 pub struct RenderArgs {
-    /// An .md5mesh, or a directory holding one: its md5mesh and every
-    /// .md5anim beside it, by name; with --game, also a model or entityDef
-    /// declaration's name, or a mesh's path in the game's archives
-    /// [default: the shipped character, assets/]
-    #[arg(value_name = "MESH.md5mesh | DIR | DECLARATION")]
-    pub model: Option<PathBuf>,
-    /// Clips for the mesh (instead of a directory's own); then, for a
-    /// crowd mixing models, further models, each followed by its clips
-    /// (`hero.md5mesh walk.md5anim imp/ zombie.md5mesh idle.md5anim`)
-    #[arg(value_name = "ANIM.md5anim | MODEL")]
-    pub anims: Vec<PathBuf>,
-    /// The md5mesh to draw from a directory holding several (file name,
-    /// with or without .md5mesh).
-    #[arg(long, value_name = "NAME")]
-    pub mesh: Option<String>,
+    #[command(flatten)]
+    pub cast: CastArgs,
     /// The clip everyone starts with, named after its file (walk.md5anim
     /// is "walk") [default: a seeded mix, the first character plays the
     /// first clip]
@@ -48,8 +37,6 @@ pub struct RenderArgs {
     /// Seconds a clip switch crossfades over.
     #[arg(long, value_name = "SECONDS", default_value_t = 0.25, value_parser = seconds, allow_negative_numbers = true)]
     pub blend_time: f32,
-    #[command(flatten)]
-    pub load: LoadArgs,
     /// Render offscreen without a window (needs --screenshot to keep the result).
     #[arg(long)]
     pub headless: bool,
@@ -59,10 +46,8 @@ pub struct RenderArgs {
     /// Write the last frame to this PNG file.
     #[arg(long, value_name = "PNG")]
     pub screenshot: Option<PathBuf>,
-    #[arg(long, default_value_t = 1280, value_parser = clap::value_parser!(u32).range(1..=16384))]
-    pub width: u32,
-    #[arg(long, default_value_t = 720, value_parser = clap::value_parser!(u32).range(1..=16384))]
-    pub height: u32,
+    #[command(flatten)]
+    pub draw: DrawArgs,
     /// Animation time in seconds of the last frame; earlier frames step back
     /// 1/60 s each. Headless only: a window plays in real time from 0.
     #[arg(long, value_name = "SECONDS", default_value_t = 0.0)]
@@ -76,17 +61,11 @@ pub struct RenderArgs {
     /// 1.5 times the model's footprint]
     #[arg(long, value_name = "UNITS", value_parser = distance, allow_negative_numbers = true)]
     pub spacing: Option<f32>,
-    /// Seed for the crowd's placement, clips, phases and tints.
-    #[arg(long, default_value_t = 1)]
-    pub seed: u64,
     /// Enable the Vulkan validation layer with synchronization validation;
     /// any warning or error it reports makes the exit status non-zero.
     /// Debug builds validate whenever the layer is installed.
     #[arg(long)]
     pub validate: bool,
-    /// Use the Vulkan device with this index (as `vulkaninfo --summary` lists them).
-    #[arg(long, value_name = "INDEX")]
-    pub gpu: Option<usize>,
     /// Present without waiting for vertical sync (MAILBOX or IMMEDIATE when offered).
     #[arg(long)]
     pub no_vsync: bool,
@@ -115,10 +94,6 @@ pub struct RenderArgs {
     /// stays under half a pixel (times --lod-bias); off: always the full mesh.
     #[arg(long, value_enum, default_value_t = Switch::On)]
     pub lod: Switch,
-    /// Scales the error a level of detail may show on screen (half a pixel
-    /// at 1): 2 picks coarser levels sooner, 0.5 later.
-    #[arg(long, value_name = "FACTOR", default_value_t = 1.0, value_parser = positive, allow_negative_numbers = true)]
-    pub lod_bias: f32,
     /// Tint each instance by its level of detail (white = full mesh).
     #[arg(long)]
     pub show_lod: bool,
@@ -169,9 +144,6 @@ pub struct RenderArgs {
     /// eye height at its front edge looking across it.
     #[arg(long, value_enum, default_value_t = View::Overview)]
     pub view: View,
-    /// Joint influences kept per vertex.
-    #[arg(long, value_enum, default_value_t = Influences::Four)]
-    pub influences: Influences,
     /// Capture frame N (counting from 0) with RenderDoc. Needs the program
     /// to run under RenderDoc (`renderdoccmd capture` or qrenderdoc); in the
     /// window, F12 captures the next frame.
@@ -181,12 +153,70 @@ pub struct RenderArgs {
     /// statistics on stdout (the window shows them in its title).
     #[arg(long)]
     pub print_timings: bool,
-    /// Test hook: pretend the device has only this much memory for the crowd.
-    #[arg(long, hide = true, value_name = "MIB")]
-    pub memory_budget_mib: Option<u64>,
     /// Test hook: drive the window through resizes and a minimisation.
     #[arg(long, hide = true)]
     pub exercise_window: bool,
+}
+
+/// The models a crowd is cast from: the files, how they load, the joint
+/// influences kept. The render command's and the benchmark's.
+#[derive(clap::Args, Clone, Debug)]
+pub struct CastArgs {
+    /// An .md5mesh, or a directory holding one: its md5mesh and every
+    /// .md5anim beside it, by name; with --game, also a model or entityDef
+    /// declaration's name, or a mesh's path in the game's archives
+    /// [default: the shipped character, assets/]
+    #[arg(value_name = "MESH.md5mesh | DIR | DECLARATION")]
+    pub model: Option<PathBuf>,
+    /// Clips for the mesh (instead of a directory's own); then, for a
+    /// crowd mixing models, further models, each followed by its clips
+    /// (`hero.md5mesh walk.md5anim imp/ zombie.md5mesh idle.md5anim`)
+    #[arg(value_name = "ANIM.md5anim | MODEL")]
+    pub anims: Vec<PathBuf>,
+    /// The md5mesh to draw from a directory holding several (file name,
+    /// with or without .md5mesh).
+    #[arg(long, value_name = "NAME")]
+    pub mesh: Option<String>,
+    #[command(flatten)]
+    pub load: LoadArgs,
+    /// Joint influences kept per vertex, every model's.
+    #[arg(long, value_enum, default_value_t = Influences::Four)]
+    pub influences: Influences,
+}
+
+/// How a crowd is drawn whatever the command: on which device, at what
+/// size, laid out from which seed, with which level-of-detail bias. The
+/// render command's and the benchmark's.
+#[derive(clap::Args, Clone, Debug)]
+pub struct DrawArgs {
+    #[arg(long, default_value_t = 1280, value_parser = clap::value_parser!(u32).range(1..=16384))]
+    pub width: u32,
+    #[arg(long, default_value_t = 720, value_parser = clap::value_parser!(u32).range(1..=16384))]
+    pub height: u32,
+    /// Seed for the crowd's placement, clips, phases and tints.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Use the Vulkan device with this index (as `vulkaninfo --summary` lists them).
+    #[arg(long, value_name = "INDEX")]
+    pub gpu: Option<usize>,
+    /// Scales the error a level of detail may show on screen (half a pixel
+    /// at 1): 2 picks coarser levels sooner, 0.5 later.
+    #[arg(long, value_name = "FACTOR", default_value_t = 1.0, value_parser = positive, allow_negative_numbers = true)]
+    pub lod_bias: f32,
+    /// Test hook: pretend the device has only this much memory for the crowd.
+    #[arg(long, hide = true, value_name = "MIB")]
+    pub memory_budget_mib: Option<u64>,
+}
+
+impl DrawArgs {
+    pub fn memory_budget(&self) -> Option<u64> {
+        self.memory_budget_mib.map(|mib| mib << 20)
+    }
+
+    /// Width over height.
+    pub fn aspect(&self) -> f32 {
+        self.width as f32 / self.height as f32
+    }
 }
 
 /// How the model is loaded, for drawing and for the benchmark alike.
@@ -291,13 +321,9 @@ impl RenderArgs {
         })
     }
 
-    pub fn memory_budget(&self) -> Option<u64> {
-        self.memory_budget_mib.map(|mib| mib << 20)
-    }
-
     /// What scales the error a level of detail may show; `None`: LOD off.
     pub fn lod_bias(&self) -> Option<f32> {
-        (self.lod == Switch::On).then_some(self.lod_bias)
+        (self.lod == Switch::On).then_some(self.draw.lod_bias)
     }
 
     /// What the frame loop draws, as the flags ask; wireframe only where
@@ -448,7 +474,7 @@ fn distance(text: &str) -> Result<f32, String> {
 }
 
 /// A finite, positive number.
-pub(super) fn positive(text: &str) -> Result<f32, String> {
+fn positive(text: &str) -> Result<f32, String> {
     match text.parse::<f32>() {
         Ok(value) if value.is_finite() && value > 0.0 => Ok(value),
         _ => Err("expected a positive number".into()),

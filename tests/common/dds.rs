@@ -10,8 +10,6 @@ pub enum PixelFormat {
     FourCc([u8; 4]),
     /// Uncompressed: bits a texel, then the R, G, B, A masks (A 0: none).
     Masks(u32, [u32; 4]),
-    /// Uncompressed grey: bits a texel, the luminance and alpha masks.
-    Luminance(u32, [u32; 2]),
 }
 
 const DDSD_CAPS: u32 = 0x1;
@@ -24,7 +22,6 @@ const DDSD_LINEARSIZE: u32 = 0x8_0000;
 const DDPF_ALPHAPIXELS: u32 = 0x1;
 const DDPF_FOURCC: u32 = 0x4;
 const DDPF_RGB: u32 = 0x40;
-const DDPF_LUMINANCE: u32 = 0x2_0000;
 const DDSCAPS_COMPLEX: u32 = 0x8;
 const DDSCAPS_TEXTURE: u32 = 0x1000;
 const DDSCAPS_MIPMAP: u32 = 0x40_0000;
@@ -52,12 +49,6 @@ pub fn dds_file(width: u32, height: u32, mips: u32, format: PixelFormat, data: &
             flags |= DDSD_PITCH;
             let pf_flags = DDPF_RGB | if a != 0 { DDPF_ALPHAPIXELS } else { 0 };
             let pf = words(&[32, pf_flags, 0, bits, r, g, b, a]);
-            (width * bits / 8, pf)
-        }
-        PixelFormat::Luminance(bits, [l, a]) => {
-            flags |= DDSD_PITCH;
-            let pf_flags = DDPF_LUMINANCE | if a != 0 { DDPF_ALPHAPIXELS } else { 0 };
-            let pf = words(&[32, pf_flags, 0, bits, l, 0, 0, a]);
             (width * bits / 8, pf)
         }
     };

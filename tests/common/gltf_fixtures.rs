@@ -67,8 +67,6 @@ pub struct BlenderStyle {
     pub wave_time: f32,
     /// Each vertex skinned at `wave_time` (glTF skinning, then md5 units).
     pub wave_positions_md5: Vec<Vec3>,
-    /// Per vertex, (joint, weight) pairs as written.
-    pub influences: Vec<Vec<(u16, f32)>>,
 }
 
 pub fn blender_style() -> BlenderStyle {
@@ -252,7 +250,6 @@ pub fn blender_style() -> BlenderStyle {
         wave_duration: 2.0,
         wave_time: 0.5,
         wave_positions_md5: skin_at(30f32.to_radians()),
-        influences,
     }
 }
 
@@ -412,7 +409,6 @@ pub struct EmbeddedImages {
     pub glb: Vec<u8>,
     /// Each mesh's image, in mesh order: [4x4, 2x3].
     pub images: [RgbaImage; 2],
-    pub positions_md5: [Vec<Vec3>; 2],
 }
 
 pub fn embedded_images() -> EmbeddedImages {
@@ -423,13 +419,12 @@ pub fn embedded_images() -> EmbeddedImages {
     let in_uri = b.image_data_uri("in_uri", &png_bytes(&images[1]), "image/png");
     let left_material = textured(&mut b, "buffer_view_png", in_buffer);
     let right_material = textured(&mut b, "data_uri_png", in_uri);
-    let (_, left) = tiny_quad(&mut b, &tiny, "left", Some(left_material), 0.5, 1);
-    let (_, right) = tiny_quad(&mut b, &tiny, "right", Some(right_material), -0.5, 1);
+    tiny_quad(&mut b, &tiny, "left", Some(left_material), 0.5, 1);
+    tiny_quad(&mut b, &tiny, "right", Some(right_material), -0.5, 1);
     b.scene("Scene", &[tiny.armature]);
     EmbeddedImages {
         glb: b.to_glb(),
         images,
-        positions_md5: [md5_points(&left), md5_points(&right)],
     }
 }
 

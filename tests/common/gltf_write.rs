@@ -22,8 +22,6 @@ pub const ELEMENT_ARRAY_BUFFER: u32 = 34963;
 pub const NEAREST: u32 = 9728;
 pub const LINEAR: u32 = 9729;
 pub const LINEAR_MIPMAP_LINEAR: u32 = 9987;
-pub const CLAMP_TO_EDGE: u32 = 33071;
-pub const MIRRORED_REPEAT: u32 = 33648;
 pub const REPEAT: u32 = 10497;
 
 /// GLB chunk types, as the little-endian u32 of their four bytes.
@@ -217,7 +215,6 @@ pub enum Property {
     Translation,
     Rotation,
     Scale,
-    Weights,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -298,11 +295,6 @@ impl GltfBuilder {
             view["target"] = json!(target);
         }
         push(&mut self.buffer_views, view)
-    }
-
-    /// An accessor written as given, for hand-made and broken ones.
-    pub fn raw_accessor(&mut self, accessor: Value) -> usize {
-        push(&mut self.accessors, accessor)
     }
 
     /// An accessor of `values` (components in order, `ty.components()`
@@ -677,7 +669,6 @@ impl GltfBuilder {
                     Property::Translation => "translation",
                     Property::Rotation => "rotation",
                     Property::Scale => "scale",
-                    Property::Weights => "weights",
                 };
                 json!({"sampler": i, "target": {"node": c.node, "path": path}})
             })

@@ -42,10 +42,6 @@ pub fn md5_to_gltf_direction(v: Vec3) -> Vec3 {
     Vec3::new(v.y, v.z, v.x)
 }
 
-pub fn gltf_to_md5_direction(v: Vec3) -> Vec3 {
-    Vec3::new(v.z, v.x, v.y)
-}
-
 /// A rotation in md5 space as the same rotation in glTF space.
 pub fn md5_to_gltf_rotation(q: Quat) -> Quat {
     Quat::from_xyzw(q.y, q.z, q.x, q.w)
@@ -80,15 +76,6 @@ pub struct ConvertOptions {
 #[derive(Clone, Debug)]
 pub struct ConvertedModel {
     pub gltf: GltfBuilder,
-    pub armature: usize,
-    /// Node of each joint, in the skeleton's order (= the skin's joints).
-    pub joint_nodes: Vec<usize>,
-    /// Node of each mesh of the model (`None` for an empty mesh, left out:
-    /// glTF has no empty accessors).
-    pub mesh_nodes: Vec<Option<usize>>,
-    pub skin: usize,
-    /// Animation index of each clip, in the model's order.
-    pub animations: Vec<usize>,
 }
 
 /// Each mesh's diffuse PNG as the shipped character names it: the mesh's
@@ -153,10 +140,9 @@ pub fn model_to_gltf(model: &Model, options: &ConvertOptions) -> ConvertedModel 
     let skin = gltf.skin("Armature", &joint_nodes, Some(ibm_accessor), Some(armature));
 
     let sampler = gltf.sampler(Some(LINEAR), Some(LINEAR_MIPMAP_LINEAR), REPEAT, REPEAT);
-    let mut mesh_nodes = Vec::with_capacity(model.meshes.len());
     for (m, mesh) in model.meshes.iter().enumerate() {
         if mesh.positions.is_empty() || mesh.indices.is_empty() {
-            mesh_nodes.push(None);
+            // glTF has no empty accessors: an empty mesh is left out.
             continue;
         }
         let texture = options.textures.get(m).and_then(Option::as_ref).map(|png| {
@@ -254,10 +240,8 @@ pub fn model_to_gltf(model: &Model, options: &ConvertOptions) -> ConvertedModel 
             ..Node::default()
         });
         gltf.add_child(armature, node);
-        mesh_nodes.push(Some(node));
     }
 
-    let mut animations = Vec::with_capacity(model.clips.len());
     for clip in &model.clips {
         let times: Vec<f32> = (0..clip.frames.len())
             .map(|f| f as f32 / clip.frame_rate)
@@ -292,18 +276,11 @@ pub fn model_to_gltf(model: &Model, options: &ConvertOptions) -> ConvertedModel 
                 interpolation: Interpolation::Linear,
             });
         }
-        animations.push(gltf.animation(&clip.name, &channels));
+        gltf.animation(&clip.name, &channels);
     }
 
     gltf.scene("Scene", &[armature]);
-    ConvertedModel {
-        gltf,
-        armature,
-        joint_nodes,
-        mesh_nodes,
-        skin,
-        animations,
-    }
+    ConvertedModel { gltf }
 }
 
 /// `model` (the shipped character) written as `dir/crowdling.glb` by

@@ -1,62 +1,39 @@
-//! Helpers shared by the render tests: whether Vulkan, a device feature, a
-//! virtual X server and xdotool are there (and what to do when they are
-//! not), running the binary with validation, and comparing PNGs.
-// Each test crate uses its own subset of these.
-#![allow(dead_code)]
+//! Helpers and fixtures shared by the integration tests: whether Vulkan, a
+//! device feature, a virtual X server and xdotool are there (and what to do
+//! when they are not), running the binary with validation, comparing PNGs,
+//! and the files the tests write (game folders, images, glTF, scaled
+//! characters).
 
+// The shipped character's generator, for the tests that compare what it
+// writes with assets/ and that load its low-poly exports.
+#[path = "../../examples/make_character/character/mod.rs"]
+pub mod character;
 pub mod dds;
+mod game_files;
+pub use game_files::{shipped_character, shipped_tga, solid_tga, tga_bytes, write_file};
 pub mod gltf_fixtures;
 pub mod gltf_write;
 pub mod md5_to_gltf;
 pub use md5crowd::synthetic as many_joints;
 pub mod pk4;
+mod vulkan;
+pub use vulkan::{required_or_skip, vulkan_or_skip};
 
-use std::io;
+use std::io::{self, BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use image::RgbaImage;
 use md5crowd::gpu::context::Validation;
+use md5crowd::gpu::frame::FRAMES_IN_FLIGHT;
 use md5crowd::gpu::{Context, ContextDesc};
 use md5crowd::md5::{read_anim_file, read_mesh_file, Md5Error};
 use md5crowd::model::Model;
 use md5crowd::skin::InfluenceLimit;
-
-/// Whether CI asked for every Vulkan, window and device-feature test to
-/// run: `MD5CROWD_REQUIRE_VULKAN=1`.
-pub fn vulkan_required() -> bool {
-    std::env::var("MD5CROWD_REQUIRE_VULKAN").as_deref() == Ok("1")
-}
-
-/// The one place that decides what a test does when something it needs is
-/// missing (`what` completes "MD5CROWD_REQUIRE_VULKAN=1 but ..." and
-/// "skipped: ..."): with `MD5CROWD_REQUIRE_VULKAN=1` (CI) it fails the test,
-/// otherwise it prints why and returns false, so that callers write
-/// `if !required_or_skip(..) { return; }` or use the `*_or_skip` helpers.
-pub fn required_or_skip(what: &str) -> bool {
-    if vulkan_required() {
-        panic!("MD5CROWD_REQUIRE_VULKAN=1 but {what}");
-    }
-    println!("skipped: {what}");
-    false
-}
-
-/// False (after printing why) when the test should skip: no Vulkan loader
-/// or no usable device. With `MD5CROWD_REQUIRE_VULKAN=1` (CI) a missing
-/// device fails the test instead.
-pub fn vulkan_or_skip() -> bool {
-    let probe = Context::new(&ContextDesc {
-        validation: Validation::Off,
-        gpu_index: None,
-        window: None,
-    });
-    match probe {
-        Ok(_) => true,
-        Err(error) => required_or_skip(&format!("no Vulkan device ({error})")),
-    }
-}
 
 /// [`vulkan_or_skip`], then whether the device draws wireframes
 /// (`fillModeNonSolid`); missing, it skips or (CI) fails like Vulkan.
@@ -210,40 +187,155 @@ impl VirtualDisplay {
         self.xdotool_within(args, Duration::from_secs(60))
     }
 
-    /// Waits for an app started by [`Self::launch`] to quit (after the test
-    /// pressed Escape), killing it and failing the test after 60 s.
-    pub fn wait_for_exit(mut app: Child) -> Output {
-        let deadline = Instant::now() + Duration::from_secs(60);
-        while app.try_wait().expect("wait for md5crowd").is_none() {
-            if Instant::now() > deadline {
-                let _ = app.kill();
-                panic!("md5crowd did not quit on Escape");
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        app.wait_with_output().expect("md5crowd output")
-    }
-
-    /// Starts `md5crowd --validate ARGS` in a window on this display (its
-    /// log piped to stderr) and waits for the window: the child and the
-    /// window's id for xdotool.
-    pub fn launch(&self, args: &[&str]) -> (Child, String) {
-        let app = Command::new(env!("CARGO_BIN_EXE_md5crowd"))
-            .arg("--validate")
+    /// Starts `md5crowd --validate --print-timings ARGS` in a window on
+    /// this display and waits for the window (60 s at most).
+    pub fn launch(&self, args: &[&str]) -> WindowedApp {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_md5crowd"))
+            .args(["--validate", "--print-timings"])
             .args(args)
             .env("DISPLAY", &self.display)
             .env_remove("WAYLAND_DISPLAY")
             .env("RUST_LOG", "info")
+            .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
             .expect("run md5crowd");
+        let output = Arc::new(Mutex::new(WindowedOutput::default()));
+        let stdout = child.stdout.take().expect("piped stdout");
+        let stderr = child.stderr.take().expect("piped stderr");
+        let readers = vec![
+            read_lines(stdout, Arc::clone(&output), |output, line| {
+                output.frames += usize::from(line.starts_with("frame "));
+                output.stdout.push_str(line);
+            }),
+            read_lines(stderr, Arc::clone(&output), |output, line| {
+                output.log.push_str(line);
+            }),
+        ];
         let found = self.xdotool(&["search", "--sync", "--name", "md5crowd"]);
         let window = String::from_utf8_lossy(&found.stdout)
             .lines()
             .next()
             .expect("the window appears")
             .to_owned();
-        (app, window)
+        WindowedApp {
+            child,
+            window,
+            output,
+            readers,
+        }
+    }
+}
+
+/// md5crowd in a window on a [`VirtualDisplay`], read as it runs, so that a
+/// test acts once the app is ready for it, however slow the machine: its
+/// log (stderr), and the frames it has drawn (the `--print-timings` line
+/// each prints on stdout).
+pub struct WindowedApp {
+    child: Child,
+    /// The window's id, for xdotool.
+    pub window: String,
+    output: Arc<Mutex<WindowedOutput>>,
+    readers: Vec<JoinHandle<()>>,
+}
+
+/// What a [`WindowedApp`] has written so far.
+#[derive(Default)]
+struct WindowedOutput {
+    stdout: String,
+    log: String,
+    /// Frames whose timings were printed.
+    frames: usize,
+}
+
+/// Frames the app may have laid out (taking their input) before an input
+/// sent now, beyond those whose timings were read: the frames in flight,
+/// the one being laid out, and one printed but not read yet.
+const FRAMES_PAST_INPUT: usize = FRAMES_IN_FLIGHT + 2;
+
+/// How long a windowed app gets for anything a test waits for: generous,
+/// since a CPU Vulkan driver on busy cores may take seconds a frame.
+pub const WINDOW_DEADLINE: Duration = Duration::from_secs(120);
+
+/// A thread that hands each line of `pipe` (its newline kept) to `read`.
+fn read_lines(
+    pipe: impl Read + Send + 'static,
+    output: Arc<Mutex<WindowedOutput>>,
+    read: fn(&mut WindowedOutput, &str),
+) -> JoinHandle<()> {
+    std::thread::spawn(move || {
+        let mut pipe = BufReader::new(pipe);
+        let mut line = Vec::new();
+        while pipe.read_until(b'\n', &mut line).is_ok_and(|n| n > 0) {
+            read(&mut output.lock().unwrap(), &String::from_utf8_lossy(&line));
+            line.clear();
+        }
+    })
+}
+
+impl WindowedApp {
+    /// Waits until `done` holds for what the app has written, failing the
+    /// test (with the log) if the app exits first or after
+    /// [`WINDOW_DEADLINE`]; `what` names what was awaited.
+    fn wait_until(&mut self, what: &str, done: impl Fn(&WindowedOutput) -> bool) {
+        let deadline = Instant::now() + WINDOW_DEADLINE;
+        loop {
+            if done(&self.output.lock().unwrap()) {
+                return;
+            }
+            let exited = self.child.try_wait().expect("poll md5crowd");
+            if exited.is_some() || Instant::now() > deadline {
+                let _ = self.child.kill();
+                let _ = self.child.wait();
+                let why = exited.map_or(format!("not within {WINDOW_DEADLINE:?}"), |status| {
+                    format!("md5crowd exited first ({status})")
+                });
+                panic!("{what}: {why}; its log:\n{}", self.log());
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// Waits until the app has drawn a frame laid out after this call: an
+    /// input sent before the call has reached the overlay and the controls.
+    pub fn wait_for_frame(&mut self) {
+        let frames = self.output.lock().unwrap().frames + FRAMES_PAST_INPUT + 1;
+        self.wait_until(&format!("frame {frames}"), |output| output.frames >= frames);
+    }
+
+    /// Waits until the log holds `count` lines that `matches`.
+    pub fn wait_for_log_lines(&mut self, count: usize, matches: impl Fn(&str) -> bool) {
+        self.wait_until(&format!("{count} matching log lines"), |output| {
+            output.log.lines().filter(|line| matches(line)).count() >= count
+        });
+    }
+
+    /// What the app has logged so far.
+    pub fn log(&self) -> String {
+        self.output.lock().unwrap().log.clone()
+    }
+
+    /// Waits for the app to quit (after the test pressed Escape), killing
+    /// it and failing the test after 60 s; what it wrote.
+    pub fn wait_for_exit(mut self) -> Output {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while self.child.try_wait().expect("wait for md5crowd").is_none() {
+            if Instant::now() > deadline {
+                let _ = self.child.kill();
+                panic!("md5crowd did not quit on Escape");
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let status = self.child.wait().expect("md5crowd's status");
+        for reader in self.readers {
+            reader.join().expect("a pipe reader");
+        }
+        let output = self.output.lock().unwrap();
+        Output {
+            status,
+            stdout: output.stdout.clone().into_bytes(),
+            stderr: output.log.clone().into_bytes(),
+        }
     }
 }
 
@@ -399,7 +491,7 @@ pub fn render_sized(
     (width, height): (u32, u32),
     args: &[&str],
 ) -> (RgbaImage, String) {
-    let png = dir.join(format!("{name}.png"));
+    let png = screenshot_path(dir, name);
     let png_arg = png.to_str().unwrap();
     let (width, height) = (width.to_string(), height.to_string());
     let mut all = vec![
@@ -417,6 +509,11 @@ pub fn render_sized(
         .unwrap_or_else(|e| panic!("{}: {e}", png.display()))
         .to_rgba8();
     (image, String::from_utf8_lossy(&output.stderr).into_owned())
+}
+
+/// Where [`render`] and the like write the picture `name` in `dir`.
+pub fn screenshot_path(dir: &Path, name: &str) -> PathBuf {
+    dir.join(format!("{name}.png"))
 }
 
 /// Pixels where any channel differs by more than `levels`.

@@ -1,9 +1,7 @@
 //! pk4 archives as the game's tools make them: zip files of deflated (or
 //! stored) entries, written here with the `zip` crate's writer, never with
 //! md5crowd's code; and a game folder of many archives for the start-up
-//! figure.
-// The example uses only the big game folder.
-#![allow(dead_code)]
+//! figure (tests and examples/game_folder_startup.rs).
 
 use std::fs::File;
 use std::io::Write;

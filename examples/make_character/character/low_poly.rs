@@ -1,7 +1,7 @@
 //! The crowdling as other tools export characters (`exporters`): low poly
 //! (a few hundred triangles, as low-poly game art is) welded, flat-shaded,
 //! split at uv seams and with duplicates; and as shipped, cut into many small
-//! meshes. tests/lod_exported.rs builds levels of detail for them;
+//! meshes. tests/formats/lod_exported.rs builds levels of detail for them;
 //! `make_character --low-poly DIR` writes them with the clips and textures,
 //! for `md5crowd bench` and for looking at.
 

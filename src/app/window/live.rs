@@ -76,7 +76,7 @@ impl Live {
     ) -> Result<Live, AppError> {
         let attributes = Window::default_attributes()
             .with_title(format!("md5crowd - {}", model.names().join(" + ")))
-            .with_inner_size(PhysicalSize::new(args.width, args.height));
+            .with_inner_size(PhysicalSize::new(args.draw.width, args.draw.height));
         let window = event_loop
             .create_window(attributes)
             .map_err(|e| AppError::Window(e.to_string()))?;
@@ -89,7 +89,7 @@ impl Live {
         let capture = FrameCapture::new(args.capture_frame);
         let ctx = Context::new(&ContextDesc {
             validation: validation(args),
-            gpu_index: args.gpu,
+            gpu_index: args.draw.gpu,
             window: Some((display.as_raw(), handle.as_raw())),
         })?;
         let size = window.inner_size();
@@ -98,7 +98,7 @@ impl Live {
             width: size.width.max(1),
             height: size.height.max(1),
         };
-        let (crowd, renderer) = build_crowd(&ctx, &model, spec, extent, args.memory_budget())?;
+        let (crowd, renderer) = build_crowd(&ctx, &model, spec, extent, args.draw.memory_budget())?;
         log_summary(&ctx, &crowd, &model, renderer.memory());
         let view = args.view_options(ctx.wireframe, spec.locomotion);
         // Fitted again to the swapchain's aspect before the first frame.
@@ -135,7 +135,7 @@ impl Live {
             overlay,
             overlay_input,
             time_scale: 1.0,
-            lod_bias: args.lod_bias,
+            lod_bias: args.draw.lod_bias,
             max_instances,
             ctx,
         })

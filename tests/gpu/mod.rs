@@ -1,0 +1,14 @@
+//! The GPU passes against their CPU references, the renderer's lifetimes,
+//! and headless renders under the validation layer (culling, LOD,
+//! impostors, ground, materials, profiling, RenderDoc captures).
+
+mod gpu_crowd;
+mod gpu_renderer;
+mod locomotion;
+mod render_capture;
+mod render_culling;
+mod render_ground;
+mod render_headless;
+mod render_impostors;
+mod render_materials;
+mod render_profiling;
