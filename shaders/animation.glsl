@@ -15,7 +15,7 @@ struct JointPose {
     vec4 translation; // xyz, w unused
 };
 
-// Twin of Rust's gpu::animation_data::ClipInfo.
+// Twin of Rust's gpu::shader_types::ClipInfo.
 // Clip indices count every model's clips, model after model.
 struct ClipInfo {
     uint first_pose;       // clip_poses[first_pose + frame * joint_count + joint]

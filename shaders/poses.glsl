@@ -9,7 +9,8 @@
 #include "skinning.glsl"
 
 layout(set = 0, binding = 0) readonly buffer SkinningTransforms {
-    SkinningTransform skinning_transforms[]; // [row * joint_count + joint]
+    // A row per joint: an instance's joint j at its pose source + j.
+    SkinningTransform skinning_transforms[];
 };
 // Per instance: the first of its joints' transforms, in SkinningTransforms,
 // or (with SHARED_POSE set) in SharedPoses.
