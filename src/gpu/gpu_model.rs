@@ -10,7 +10,7 @@
 //! `skin` (uv, first four influences) and `extra_influences` (influences
 //! 5-8, only with [`InfluenceLimit::Eight`]) never change.
 
-use super::guard::{guard, Destroy};
+use super::guard::{guard, Destroy, Guard};
 use super::memory::{DeviceMemory, MemoryReport};
 use super::resources::{self, Buffer};
 use super::shader_types::{ExtraInfluences, SkeletonVertex, SkinVertex, SurfaceVertex};
@@ -109,12 +109,10 @@ pub fn upload_models(ctx: &Context, models: &[Model]) -> Result<GpuModel, GpuErr
         .meshes
         .first()
         .map_or(InfluenceLimit::Four, |m| m.limit);
-    let mut skin = Vec::new();
-    let mut extra = Vec::new();
-    let mut indices = Vec::new();
-    let mut surface = Vec::new();
-    let mut lines = Vec::new();
-    let mut draws = Vec::new();
+    let mut streams = Streams {
+        limit,
+        ..Streams::default()
+    };
     let mut parts = Vec::with_capacity(models.len());
     let mut materials = guard(ctx, MaterialTextures::default());
     let mut first_joint = 0u32;
@@ -129,6 +127,84 @@ pub fn upload_models(ctx: &Context, models: &[Model]) -> Result<GpuModel, GpuErr
         if meshes.is_empty() || model.skeleton.joint_count() == 0 {
             return Err(GpuError::EmptyModel(model.mesh_file.to_string()));
         }
+        // The model's materials, resolved and read at load.
+        let material_indices = model
+            .materials
+            .maps
+            .iter()
+            .map(|maps| materials.add(ctx, maps))
+            .collect::<Result<Vec<_>, _>>()?;
+        let (part, extent) =
+            streams.add_model(model_index, model, &meshes, &material_indices, first_joint);
+        ground_cell = ground_cell.max(extent);
+        first_joint += part.joint_count;
+        parts.push(part);
+    }
+    let memory = materials.memory();
+    log::info!(
+        "textures: {} images, {:.2} MiB of device memory, {} of them block-compressed",
+        memory.images,
+        memory.bytes as f64 / f64::from(1 << 20),
+        memory.block_compressed
+    );
+    // Named for RenderDoc's resource list and mesh viewer.
+    let model_name = parts
+        .iter()
+        .map(|p| p.name.as_str())
+        .collect::<Vec<_>>()
+        .join(" + ");
+    let buffers = streams.upload(ctx, &model_name)?;
+    Ok(GpuModel {
+        surface: buffers.surface.keep(),
+        skin: buffers.skin.keep(),
+        extra_influences: buffers.extra_influences.map(|b| b.keep()),
+        indices: buffers.indices.keep(),
+        skeleton_lines: buffers.skeleton_lines.keep(),
+        lod_count: parts.iter().map(|p| p.lod_count).max().unwrap_or(1),
+        draws: streams.draws,
+        parts,
+        limit,
+        materials: materials.keep(),
+        ground_cell,
+    })
+}
+
+/// Every model's vertex streams, indices and draws, gathered on the CPU
+/// for one upload per stream.
+#[derive(Default)]
+struct Streams {
+    limit: InfluenceLimit,
+    surface: Vec<SurfaceVertex>,
+    skin: Vec<SkinVertex>,
+    /// Influences 5-8, with [`InfluenceLimit::Eight`] only.
+    extra: Vec<ExtraInfluences>,
+    indices: Vec<u32>,
+    lines: Vec<SkeletonVertex>,
+    draws: Vec<MeshDraw>,
+}
+
+/// The uploaded streams, each freed if a later one fails.
+struct StreamBuffers<'c> {
+    skeleton_lines: Guard<'c, Buffer>,
+    indices: Guard<'c, Buffer>,
+    extra_influences: Option<Guard<'c, Buffer>>,
+    skin: Guard<'c, Buffer>,
+    surface: Guard<'c, Buffer>,
+}
+
+impl Streams {
+    /// Appends model `model_index`'s drawn `meshes` (with each skin's index
+    /// into the uploaded materials, `material_indices`) and its skeleton's
+    /// lines; returns where they are, and the largest side of its bind
+    /// pose's box.
+    fn add_model(
+        &mut self,
+        model_index: usize,
+        model: &Model,
+        meshes: &[(&SkinnedMesh, &Vec<usize>)],
+        material_indices: &[usize],
+        first_joint: u32,
+    ) -> (ModelPart, f32) {
         let name = model.mesh_file.file_stem();
         let lod_count = meshes
             .iter()
@@ -138,150 +214,149 @@ pub fn upload_models(ctx: &Context, models: &[Model]) -> Result<GpuModel, GpuErr
             .clamp(1, MAX_LODS);
         let mut lod_errors = vec![0.0f32; lod_count];
         let mut lod_triangles = vec![0u64; lod_count];
-        // The model's materials, resolved and read at load.
-        let material_indices = model
-            .materials
-            .maps
-            .iter()
-            .map(|maps| materials.add(ctx, maps))
-            .collect::<Result<Vec<_>, _>>()?;
-        let first_draw = draws.len() as u32;
-        let first_vertex = surface.len() as u32;
-        for &(mesh, of_skin) in &meshes {
-            let mesh_materials = of_skin.iter().map(|&m| material_indices[m]).collect();
-            // A mesh without a chain has its full index list as its one
-            // level; a mesh with fewer levels than its model repeats its
-            // coarsest.
-            let own_levels = mesh.lods.len().max(1);
-            let mut lods: Vec<IndexRange> = Vec::with_capacity(lod_count);
-            for level in 0..lod_count {
-                let (level_indices, error, influences) = mesh
-                    .lods
-                    .get(level.min(own_levels - 1))
-                    .map_or((&mesh.indices[..], 0.0, limit.count()), |lod| {
-                        (&lod.indices[..], lod.error, lod.influences)
-                    });
-                let range = match lods.last() {
-                    Some(&coarsest) if level >= own_levels => coarsest,
-                    _ => {
-                        let range = IndexRange {
-                            first_index: indices.len() as u32,
-                            index_count: level_indices.len() as u32,
-                            influences: influences.min(limit.count()) as u32,
-                        };
-                        indices.extend_from_slice(level_indices);
-                        range
-                    }
-                };
-                lods.push(range);
-                lod_errors[level] = lod_errors[level].max(error);
-                lod_triangles[level] += level_indices.len() as u64 / 3;
-            }
-            draws.push(MeshDraw {
+        let first_draw = self.draws.len() as u32;
+        let first_vertex = self.surface.len() as u32;
+        for &(mesh, of_skin) in meshes {
+            let lods = self.add_levels(mesh, lod_count, &mut lod_errors, &mut lod_triangles);
+            self.draws.push(MeshDraw {
                 label: format!("crowd: {name}: {}", mesh.shader),
                 model: model_index,
                 lods,
-                vertex_offset: surface.len() as i32,
-                materials: mesh_materials,
+                vertex_offset: self.surface.len() as i32,
+                materials: of_skin.iter().map(|&m| material_indices[m]).collect(),
             });
-            surface.extend((0..mesh.vertex_count()).map(|v| SurfaceVertex::bind_pose(mesh, v)));
-            for v in 0..mesh.vertex_count() {
-                let (joints, weights) = (&mesh.joints[v], &mesh.weights[v]);
-                skin.push(SkinVertex {
-                    uv: mesh.uvs[v],
-                    joints: [joints[0], joints[1], joints[2], joints[3]],
-                    weights: unorm8([weights[0], weights[1], weights[2], weights[3]]),
-                });
-                if limit == InfluenceLimit::Eight {
-                    extra.push(ExtraInfluences {
-                        joints: [joints[4], joints[5], joints[6], joints[7]],
-                        weights: unorm8([weights[4], weights[5], weights[6], weights[7]]),
-                    });
-                }
-            }
+            self.add_vertices(mesh);
         }
         let bind_pose = model.bind_pose_bounds();
         let size = bind_pose.max - bind_pose.min;
-        ground_cell = ground_cell.max(size.z.max(size.x).max(size.y));
-        let first_line_vertex = lines.len() as u32;
-        lines.extend(skeleton_lines(model));
-        parts.push(ModelPart {
+        let first_line_vertex = self.lines.len() as u32;
+        self.lines.extend(skeleton_lines(model));
+        let part = ModelPart {
             name,
             joint_count: model.skeleton.joint_count() as u32,
             first_joint,
             first_draw,
-            draw_count: draws.len() as u32 - first_draw,
+            draw_count: self.draws.len() as u32 - first_draw,
             first_vertex,
-            vertex_count: surface.len() as u32 - first_vertex,
+            vertex_count: self.surface.len() as u32 - first_vertex,
             lod_count: lod_count as u32,
             lod_errors,
             lod_triangles,
             first_line_vertex,
-            line_vertex_count: lines.len() as u32 - first_line_vertex,
+            line_vertex_count: self.lines.len() as u32 - first_line_vertex,
             shadow_radius: 0.6 * size.x.max(size.y),
             impostor: model.impostor_layout(),
-        });
-        first_joint += model.skeleton.joint_count() as u32;
+        };
+        (part, size.max_element())
     }
-    let memory = materials.memory();
-    log::info!(
-        "textures: {} images, {:.2} MiB of device memory, {} of them block-compressed",
-        memory.images,
-        memory.bytes as f64 / f64::from(1 << 20),
-        memory.block_compressed
-    );
 
-    // Named for RenderDoc's resource list and mesh viewer.
-    let model_name = parts
-        .iter()
-        .map(|p| p.name.as_str())
-        .collect::<Vec<_>>()
-        .join(" + ");
-    let vertex = vk::BufferUsageFlags::VERTEX_BUFFER;
-    let upload = |name: String, usage, bytes: &[u8]| {
-        resources::create_buffer_with_data(ctx, &name, usage, bytes).map(|b| guard(ctx, b))
-    };
-    let surface = upload(
-        format!("vertices: {model_name} (position, normal, tangent)"),
-        vertex,
-        bytemuck::cast_slice(&surface),
-    )?;
-    let skin = upload(
-        format!("vertices: {model_name} (uv, joints, weights)"),
-        vertex,
-        bytemuck::cast_slice(&skin),
-    )?;
-    let extra_influences = match limit {
-        InfluenceLimit::Four => None,
-        InfluenceLimit::Eight => Some(upload(
-            format!("vertices: {model_name} (joints, weights 5-8)"),
+    /// Appends `mesh`'s index lists, one range per level of its model's
+    /// `lod_count`, and adds each level's error and triangles to the
+    /// model's. A mesh without a chain has its full index list as its one
+    /// level; a mesh with fewer levels than its model repeats its coarsest.
+    fn add_levels(
+        &mut self,
+        mesh: &SkinnedMesh,
+        lod_count: usize,
+        lod_errors: &mut [f32],
+        lod_triangles: &mut [u64],
+    ) -> Vec<IndexRange> {
+        let limit = self.limit.count();
+        let own_levels = mesh.lods.len().max(1);
+        let mut lods: Vec<IndexRange> = Vec::with_capacity(lod_count);
+        for level in 0..lod_count {
+            let (level_indices, error, influences) = mesh
+                .lods
+                .get(level.min(own_levels - 1))
+                .map_or((&mesh.indices[..], 0.0, limit), |lod| {
+                    (&lod.indices[..], lod.error, lod.influences)
+                });
+            let range = match lods.last() {
+                Some(&coarsest) if level >= own_levels => coarsest,
+                _ => {
+                    let range = IndexRange {
+                        first_index: self.indices.len() as u32,
+                        index_count: level_indices.len() as u32,
+                        influences: influences.min(limit) as u32,
+                    };
+                    self.indices.extend_from_slice(level_indices);
+                    range
+                }
+            };
+            lods.push(range);
+            lod_errors[level] = lod_errors[level].max(error);
+            lod_triangles[level] += level_indices.len() as u64 / 3;
+        }
+        lods
+    }
+
+    /// Appends `mesh`'s bind-pose surface and its influences.
+    fn add_vertices(&mut self, mesh: &SkinnedMesh) {
+        let count = mesh.vertex_count();
+        self.surface
+            .extend((0..count).map(|v| SurfaceVertex::bind_pose(mesh, v)));
+        for v in 0..count {
+            let (joints, weights) = (&mesh.joints[v], &mesh.weights[v]);
+            self.skin.push(SkinVertex {
+                uv: mesh.uvs[v],
+                joints: [joints[0], joints[1], joints[2], joints[3]],
+                weights: unorm8([weights[0], weights[1], weights[2], weights[3]]),
+            });
+            if self.limit == InfluenceLimit::Eight {
+                self.extra.push(ExtraInfluences {
+                    joints: [joints[4], joints[5], joints[6], joints[7]],
+                    weights: unorm8([weights[4], weights[5], weights[6], weights[7]]),
+                });
+            }
+        }
+    }
+
+    /// One device-local buffer per stream, named after `model_name`.
+    fn upload<'c>(
+        &self,
+        ctx: &'c Context,
+        model_name: &str,
+    ) -> Result<StreamBuffers<'c>, GpuError> {
+        let vertex = vk::BufferUsageFlags::VERTEX_BUFFER;
+        let upload = |name: String, usage, bytes: &[u8]| {
+            resources::create_buffer_with_data(ctx, &name, usage, bytes).map(|b| guard(ctx, b))
+        };
+        let surface = upload(
+            format!("vertices: {model_name} (position, normal, tangent)"),
             vertex,
-            bytemuck::cast_slice(&extra),
-        )?),
-    };
-    let indices = upload(
-        format!("indices: {model_name}"),
-        vk::BufferUsageFlags::INDEX_BUFFER,
-        bytemuck::cast_slice(&indices),
-    )?;
-    let skeleton_lines = upload(
-        format!("vertices: {model_name} skeleton lines"),
-        vertex,
-        bytemuck::cast_slice(&lines),
-    )?;
-    Ok(GpuModel {
-        surface: surface.keep(),
-        skin: skin.keep(),
-        extra_influences: extra_influences.map(|b| b.keep()),
-        indices: indices.keep(),
-        lod_count: parts.iter().map(|p| p.lod_count).max().unwrap_or(1),
-        draws,
-        parts,
-        limit,
-        materials: materials.keep(),
-        skeleton_lines: skeleton_lines.keep(),
-        ground_cell,
-    })
+            bytemuck::cast_slice(&self.surface),
+        )?;
+        let skin = upload(
+            format!("vertices: {model_name} (uv, joints, weights)"),
+            vertex,
+            bytemuck::cast_slice(&self.skin),
+        )?;
+        let extra_influences = match self.limit {
+            InfluenceLimit::Four => None,
+            InfluenceLimit::Eight => Some(upload(
+                format!("vertices: {model_name} (joints, weights 5-8)"),
+                vertex,
+                bytemuck::cast_slice(&self.extra),
+            )?),
+        };
+        let indices = upload(
+            format!("indices: {model_name}"),
+            vk::BufferUsageFlags::INDEX_BUFFER,
+            bytemuck::cast_slice(&self.indices),
+        )?;
+        let skeleton_lines = upload(
+            format!("vertices: {model_name} skeleton lines"),
+            vertex,
+            bytemuck::cast_slice(&self.lines),
+        )?;
+        Ok(StreamBuffers {
+            skeleton_lines,
+            indices,
+            extra_influences,
+            skin,
+            surface,
+        })
+    }
 }
 
 impl GpuModel {

@@ -14,6 +14,7 @@
 //! turns, and applies tints.
 
 use super::memory::{DeviceMemory, MemoryReport};
+use super::texture;
 use std::time::Instant;
 
 use ash::vk;
@@ -209,6 +210,19 @@ fn bake_atlas(
     let normal_depth_view = views[albedo.len()];
     resources::submit_and_wait(ctx, "impostor bake", |cmd| {
         let _label = debug::label(ctx, cmd, &format!("impostor bake: {name}"));
+        // Level 0 was just rendered; the mips average it down to a texel a cell.
+        let record_mips = |ctx, cmd, atlas| {
+            texture::record_mip_chain(
+                ctx,
+                cmd,
+                atlas,
+                (
+                    vk::PipelineStageFlags2::COLOR_ATTACHMENT_OUTPUT,
+                    vk::AccessFlags2::COLOR_ATTACHMENT_WRITE,
+                ),
+                vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL,
+            )
+        };
         // A pass per skin, each rewriting the same normals and depths.
         for (skin, (atlas, &view)) in albedo.iter().zip(views.iter()).enumerate() {
             let pass = BakePass {
@@ -612,104 +626,6 @@ fn record_bake_pass(
         }
     }
     unsafe { ctx.dynamic_rendering.cmd_end_rendering(cmd) };
-}
-
-/// Level 0 (just rendered) down to a texel per cell, each level the 2x2
-/// average of the one above; afterwards every level is readable by
-/// impostor.frag.
-fn record_mips(ctx: &Context, cmd: vk::CommandBuffer, atlas: &Image) {
-    use vk::{AccessFlags2 as Access, ImageLayout as Layout, PipelineStageFlags2 as Stage};
-    let barrier = |level, count, src, dst, old_layout, new_layout| {
-        resources::image_barrier(
-            ctx,
-            cmd,
-            &ImageBarrier {
-                image: atlas.handle,
-                range: resources::subresource_range(atlas.format, level, count),
-                src,
-                dst,
-                old_layout,
-                new_layout,
-            },
-        );
-    };
-    let (read, write) = (
-        (Stage::BLIT, Access::TRANSFER_READ),
-        (Stage::BLIT, Access::TRANSFER_WRITE),
-    );
-    barrier(
-        0,
-        1,
-        (
-            Stage::COLOR_ATTACHMENT_OUTPUT,
-            Access::COLOR_ATTACHMENT_WRITE,
-        ),
-        read,
-        Layout::COLOR_ATTACHMENT_OPTIMAL,
-        Layout::TRANSFER_SRC_OPTIMAL,
-    );
-    for level in 1..atlas.mip_levels {
-        barrier(
-            level,
-            1,
-            (Stage::NONE, Access::NONE),
-            write,
-            Layout::UNDEFINED,
-            Layout::TRANSFER_DST_OPTIMAL,
-        );
-        blit_half(ctx, cmd, atlas, level);
-        barrier(
-            level,
-            1,
-            write,
-            read,
-            Layout::TRANSFER_DST_OPTIMAL,
-            Layout::TRANSFER_SRC_OPTIMAL,
-        );
-    }
-    barrier(
-        0,
-        atlas.mip_levels,
-        read,
-        (Stage::FRAGMENT_SHADER, Access::SHADER_SAMPLED_READ),
-        Layout::TRANSFER_SRC_OPTIMAL,
-        Layout::SHADER_READ_ONLY_OPTIMAL,
-    );
-}
-
-/// Level `level - 1` (in TRANSFER_SRC_OPTIMAL) blitted onto `level` (in
-/// TRANSFER_DST_OPTIMAL), half its size: linear filtering at exactly 2:1
-/// averages each 2x2 block, and the cells are powers of two, so no texel
-/// mixes two cells.
-fn blit_half(ctx: &Context, cmd: vk::CommandBuffer, atlas: &Image, level: u32) {
-    let corner = |level: u32| vk::Offset3D {
-        x: (atlas.extent.width >> level).max(1) as i32,
-        y: (atlas.extent.height >> level).max(1) as i32,
-        z: 1,
-    };
-    let layers = |level| vk::ImageSubresourceLayers {
-        aspect_mask: vk::ImageAspectFlags::COLOR,
-        mip_level: level,
-        base_array_layer: 0,
-        layer_count: 1,
-    };
-    let blit = vk::ImageBlit {
-        src_subresource: layers(level - 1),
-        src_offsets: [vk::Offset3D::default(), corner(level - 1)],
-        dst_subresource: layers(level),
-        dst_offsets: [vk::Offset3D::default(), corner(level)],
-    };
-    unsafe {
-        ctx.device.cmd_blit_image(
-            cmd,
-            atlas.handle,
-            vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
-            atlas.handle,
-            vk::ImageLayout::TRANSFER_DST_OPTIMAL,
-            &[blit],
-            vk::Filter::LINEAR,
-        );
-    }
 }
 
 #[cfg(test)]

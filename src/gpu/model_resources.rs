@@ -11,7 +11,7 @@ use super::animation_data::{self, AnimationData};
 use super::descriptors::{self, Resource, Sampling, SetLayout};
 use super::draw_commands::DrawCommandLayout;
 use super::gpu_model::{self, GpuModel};
-use super::guard::{guard, Destroy};
+use super::guard::{guard, Destroy, Guard};
 use super::impostor_atlas::{self, BakeInputs, ImpostorAtlases};
 use super::passes::agents::{self, Agents};
 use super::passes::animate::{self, Animate};
@@ -74,209 +74,28 @@ pub struct ModelResources {
 }
 
 impl ModelResources {
+    /// Uploads `models`, then makes what draws them: set and pipeline
+    /// layouts, every pass's pipelines, the material sets, and the
+    /// impostor atlases (baked here). Every step frees what it made when a
+    /// later one fails.
     pub fn new(ctx: &Context, models: &[Model]) -> Result<ModelResources, GpuError> {
-        use vk::ShaderStageFlags as Stage;
         let gpu_model = guard(ctx, gpu_model::upload_models(ctx, models)?);
         let animation = guard(ctx, animation_data::upload_animation_data(ctx, models)?);
-        let scene_layout = guard(
-            ctx,
-            descriptors::create_set_layout(
-                ctx,
-                "scene set layout",
-                0,
-                &[
-                    ("crowd.vert", spirv::CROWD_VERT, Stage::VERTEX),
-                    ("crowd.frag", spirv::CROWD_FRAG, Stage::FRAGMENT),
-                    ("skeleton.vert", spirv::SKELETON_VERT, Stage::VERTEX),
-                    ("skeleton.frag", spirv::SKELETON_FRAG, Stage::FRAGMENT),
-                    ("ground.vert", spirv::GROUND_VERT, Stage::VERTEX),
-                    ("ground.frag", spirv::GROUND_FRAG, Stage::FRAGMENT),
-                    ("blob_shadow.vert", spirv::BLOB_SHADOW_VERT, Stage::VERTEX),
-                    ("impostor.vert", spirv::IMPOSTOR_VERT, Stage::VERTEX),
-                    ("impostor.frag", spirv::IMPOSTOR_FRAG, Stage::FRAGMENT),
-                    (
-                        "impostor_bake.frag",
-                        spirv::IMPOSTOR_BAKE_FRAG,
-                        Stage::FRAGMENT,
-                    ),
-                ],
-            )?,
-        );
-        let material_layout = guard(
-            ctx,
-            descriptors::create_set_layout(
-                ctx,
-                "material set layout",
-                1,
-                &[
-                    ("crowd.frag", spirv::CROWD_FRAG, Stage::FRAGMENT),
-                    (
-                        "impostor_bake.frag",
-                        spirv::IMPOSTOR_BAKE_FRAG,
-                        Stage::FRAGMENT,
-                    ),
-                ],
-            )?,
-        );
-        let impostor_layout = guard(
-            ctx,
-            descriptors::create_set_layout(
-                ctx,
-                "impostor atlas set layout",
-                1,
-                &[("impostor.frag", spirv::IMPOSTOR_FRAG, Stage::FRAGMENT)],
-            )?,
-        );
-        let compute_layout = guard(
-            ctx,
-            descriptors::create_set_layout(
-                ctx,
-                "crowd compute set layout",
-                0,
-                &[
-                    ("cull.comp", spirv::CULL_COMP, Stage::COMPUTE),
-                    ("draws.comp", spirv::DRAWS_COMP, Stage::COMPUTE),
-                    ("animate.comp", spirv::ANIMATE_COMP, Stage::COMPUTE),
-                    (
-                        "animate_joints.comp",
-                        spirv::ANIMATE_JOINTS_COMP,
-                        Stage::COMPUTE,
-                    ),
-                    ("agents.comp", spirv::AGENTS_COMP, Stage::COMPUTE),
-                ],
-            )?,
-        );
-        let pyramid_layout = guard(
-            ctx,
-            descriptors::create_set_layout(
-                ctx,
-                "depth pyramid set layout",
-                1,
-                &[
-                    ("pyramid.comp", spirv::PYRAMID_COMP, Stage::COMPUTE),
-                    ("cull.comp", spirv::CULL_COMP, Stage::COMPUTE),
-                ],
-            )?,
-        );
-        let draw_pipeline_layout = guard(
-            ctx,
-            pipeline::create_pipeline_layout(
-                ctx,
-                "scene + material",
-                &[scene_layout.handle, material_layout.handle],
-                &[push_constants::<DrawConstants>(Stage::VERTEX)],
-            )?,
-        );
-        let impostor_pipeline_layout = guard(
-            ctx,
-            pipeline::create_pipeline_layout(
-                ctx,
-                "scene + impostor atlas",
-                &[scene_layout.handle, impostor_layout.handle],
-                &[push_constants::<DrawConstants>(Stage::VERTEX)],
-            )?,
-        );
-        let compute_pipeline_layout = guard(
-            ctx,
-            pipeline::create_pipeline_layout(
-                ctx,
-                "crowd compute",
-                &[compute_layout.handle, pyramid_layout.handle],
-                // pyramid.comp pushes its level into the same range.
-                &[push_constants::<CrowdComputeConstants>(Stage::COMPUTE)],
-            )?,
-        );
-        let agents = guard(ctx, agents::create_agents(ctx, *compute_pipeline_layout)?);
-        let cull = guard(ctx, cull::create_cull(ctx, *compute_pipeline_layout)?);
-        let joints = gpu_model.max_joint_count() as usize;
-        let animate = guard(
-            ctx,
-            animate::create_animate(ctx, *compute_pipeline_layout, joints)?,
-        );
-        let draws = guard(
-            ctx,
-            draws::create_draws(ctx, *compute_pipeline_layout, joints, &animate)?,
-        );
-        let pyramid = guard(ctx, pyramid::create_pyramid(ctx, *compute_pipeline_layout)?);
-        let crowd_draw = guard(
-            ctx,
-            crowd_draw::create_crowd_draw(
-                ctx,
-                *draw_pipeline_layout,
-                gpu_model.limit,
-                &gpu_model.draws,
-                TARGET_FORMATS,
-            )?,
-        );
-        let skeleton_overlay = guard(
-            ctx,
-            skeleton_overlay::create_skeleton_overlay(ctx, *draw_pipeline_layout, TARGET_FORMATS)?,
-        );
-        let ground = guard(
-            ctx,
-            ground::create_ground(ctx, *draw_pipeline_layout, TARGET_FORMATS)?,
-        );
-        let sampler = guard(ctx, descriptors::create_sampler(ctx, Sampling::Diffuse)?);
+        let sets = create_set_layouts(ctx)?;
+        let layouts = create_pipeline_layouts(ctx, &sets)?;
+        let passes = create_passes(ctx, &layouts, &gpu_model)?;
         let depth_sampler = guard(ctx, descriptors::create_sampler(ctx, Sampling::Depth)?);
-        let material_pool = guard(
-            ctx,
-            descriptors::create_pool(
-                ctx,
-                "material descriptor pool",
-                &[(&material_layout, gpu_model.draws.len() as u32)],
-            )?,
-        );
-        let material_sets = gpu_model
-            .draws
-            .iter()
-            .map(|draw| {
-                // Elements past the skins in use repeat the first: every
-                // descriptor of the array must be valid.
-                let maps = |kind| {
-                    let images = (0..MAX_SKINS)
-                        .map(|skin| {
-                            let material = draw.materials.get(skin).unwrap_or(&draw.materials[0]);
-                            gpu_model.materials.map(*material, kind)
-                        })
-                        .collect();
-                    Resource::Textures(images, *sampler, vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL)
-                };
-                descriptors::create_set(
-                    ctx,
-                    *material_pool,
-                    &material_layout,
-                    &format!("materials: {}", draw.label),
-                    &[
-                        ("diffuse_maps", maps(MapKind::Diffuse)),
-                        ("normal_maps", maps(MapKind::Normal)),
-                        ("specular_maps", maps(MapKind::Specular)),
-                    ],
-                )
-            })
-            .collect::<Result<Vec<_>, _>>()?;
-        let skin_count = gpu_model
-            .draws
-            .first()
-            .map_or(1, |m| m.materials.len().max(1));
-        let impostor_draw = guard(
-            ctx,
-            impostor_draw::create_impostor_draw(
-                ctx,
-                *impostor_pipeline_layout,
-                skin_count as u32,
-                TARGET_FORMATS,
-            )?,
-        );
+        let materials = create_material_sets(ctx, &sets.material, &gpu_model)?;
         let impostors = guard(
             ctx,
             impostor_atlas::bake_atlases(
                 ctx,
                 &BakeInputs {
                     gpu_model: &gpu_model,
-                    scene_layout: &scene_layout,
-                    draw_pipeline_layout: *draw_pipeline_layout,
-                    material_sets: &material_sets,
-                    atlas_layout: &impostor_layout,
+                    scene_layout: &sets.scene,
+                    draw_pipeline_layout: *layouts.draw,
+                    material_sets: &materials.sets,
+                    atlas_layout: &sets.impostor,
                 },
                 models,
             )?,
@@ -285,28 +104,28 @@ impl ModelResources {
             draw_commands: DrawCommandLayout::of(&gpu_model),
             model: gpu_model.keep(),
             animation: animation.keep(),
-            scene_layout: scene_layout.keep(),
-            material_layout: material_layout.keep(),
-            impostor_layout: impostor_layout.keep(),
-            impostor_pipeline_layout: impostor_pipeline_layout.keep(),
-            impostor_draw: impostor_draw.keep(),
+            scene_layout: sets.scene.keep(),
+            material_layout: sets.material.keep(),
+            impostor_layout: sets.impostor.keep(),
+            compute_layout: sets.compute.keep(),
+            pyramid_layout: sets.pyramid.keep(),
+            draw_pipeline_layout: layouts.draw.keep(),
+            impostor_pipeline_layout: layouts.impostor.keep(),
+            compute_pipeline_layout: layouts.compute.keep(),
+            agents: passes.agents.keep(),
+            cull: passes.cull.keep(),
+            draws: passes.draws.keep(),
+            animate: passes.animate.keep(),
+            pyramid: passes.pyramid.keep(),
+            crowd_draw: passes.crowd_draw.keep(),
+            skeleton_overlay: passes.skeleton_overlay.keep(),
+            ground: passes.ground.keep(),
+            impostor_draw: passes.impostor_draw.keep(),
             impostors: impostors.keep(),
-            compute_layout: compute_layout.keep(),
-            pyramid_layout: pyramid_layout.keep(),
             depth_sampler: depth_sampler.keep(),
-            draw_pipeline_layout: draw_pipeline_layout.keep(),
-            compute_pipeline_layout: compute_pipeline_layout.keep(),
-            agents: agents.keep(),
-            cull: cull.keep(),
-            draws: draws.keep(),
-            animate: animate.keep(),
-            pyramid: pyramid.keep(),
-            crowd_draw: crowd_draw.keep(),
-            skeleton_overlay: skeleton_overlay.keep(),
-            ground: ground.keep(),
-            sampler: sampler.keep(),
-            material_pool: material_pool.keep(),
-            material_sets,
+            sampler: materials.sampler.keep(),
+            material_pool: materials.pool.keep(),
+            material_sets: materials.sets,
         })
     }
 }
@@ -344,6 +163,262 @@ impl Destroy for ModelResources {
         self.animation.destroy(ctx);
         self.model.destroy(ctx);
     }
+}
+
+/// The descriptor set layouts, each the union of what the shaders sharing
+/// it declare. Fields drop (on a failed step) in reverse creation order.
+struct SetLayouts<'c> {
+    impostor: Guard<'c, SetLayout>,
+    pyramid: Guard<'c, SetLayout>,
+    compute: Guard<'c, SetLayout>,
+    material: Guard<'c, SetLayout>,
+    scene: Guard<'c, SetLayout>,
+}
+
+fn create_set_layouts(ctx: &Context) -> Result<SetLayouts<'_>, GpuError> {
+    use vk::ShaderStageFlags as Stage;
+    let layout = |name, set, shaders: &[(&str, &[u8], Stage)]| -> Result<_, GpuError> {
+        Ok(guard(
+            ctx,
+            descriptors::create_set_layout(ctx, name, set, shaders)?,
+        ))
+    };
+    let scene = layout(
+        "scene set layout",
+        0,
+        &[
+            ("crowd.vert", spirv::CROWD_VERT, Stage::VERTEX),
+            ("crowd.frag", spirv::CROWD_FRAG, Stage::FRAGMENT),
+            ("skeleton.vert", spirv::SKELETON_VERT, Stage::VERTEX),
+            ("skeleton.frag", spirv::SKELETON_FRAG, Stage::FRAGMENT),
+            ("ground.vert", spirv::GROUND_VERT, Stage::VERTEX),
+            ("ground.frag", spirv::GROUND_FRAG, Stage::FRAGMENT),
+            ("blob_shadow.vert", spirv::BLOB_SHADOW_VERT, Stage::VERTEX),
+            ("impostor.vert", spirv::IMPOSTOR_VERT, Stage::VERTEX),
+            ("impostor.frag", spirv::IMPOSTOR_FRAG, Stage::FRAGMENT),
+            (
+                "impostor_bake.frag",
+                spirv::IMPOSTOR_BAKE_FRAG,
+                Stage::FRAGMENT,
+            ),
+        ],
+    )?;
+    // The mesh's material under each skin (diffuse, normal, specular maps).
+    let material = layout(
+        "material set layout",
+        1,
+        &[
+            ("crowd.frag", spirv::CROWD_FRAG, Stage::FRAGMENT),
+            (
+                "impostor_bake.frag",
+                spirv::IMPOSTOR_BAKE_FRAG,
+                Stage::FRAGMENT,
+            ),
+        ],
+    )?;
+    let impostor = layout(
+        "impostor atlas set layout",
+        1,
+        &[("impostor.frag", spirv::IMPOSTOR_FRAG, Stage::FRAGMENT)],
+    )?;
+    let compute = layout(
+        "crowd compute set layout",
+        0,
+        &[
+            ("cull.comp", spirv::CULL_COMP, Stage::COMPUTE),
+            ("draws.comp", spirv::DRAWS_COMP, Stage::COMPUTE),
+            ("animate.comp", spirv::ANIMATE_COMP, Stage::COMPUTE),
+            (
+                "animate_joints.comp",
+                spirv::ANIMATE_JOINTS_COMP,
+                Stage::COMPUTE,
+            ),
+            ("agents.comp", spirv::AGENTS_COMP, Stage::COMPUTE),
+        ],
+    )?;
+    let pyramid = layout(
+        "depth pyramid set layout",
+        1,
+        &[
+            ("pyramid.comp", spirv::PYRAMID_COMP, Stage::COMPUTE),
+            ("cull.comp", spirv::CULL_COMP, Stage::COMPUTE),
+        ],
+    )?;
+    Ok(SetLayouts {
+        impostor,
+        pyramid,
+        compute,
+        material,
+        scene,
+    })
+}
+
+/// The pipeline layouts: scene + material for the draws, scene + atlas
+/// for the impostors (set 0 stays bound from the meshes on), and the
+/// compute passes' two sets.
+struct PipelineLayouts<'c> {
+    compute: Guard<'c, vk::PipelineLayout>,
+    impostor: Guard<'c, vk::PipelineLayout>,
+    draw: Guard<'c, vk::PipelineLayout>,
+}
+
+fn create_pipeline_layouts<'c>(
+    ctx: &'c Context,
+    sets: &SetLayouts,
+) -> Result<PipelineLayouts<'c>, GpuError> {
+    use vk::ShaderStageFlags as Stage;
+    let layout = |name, sets: &[vk::DescriptorSetLayout], push| -> Result<_, GpuError> {
+        Ok(guard(
+            ctx,
+            pipeline::create_pipeline_layout(ctx, name, sets, &[push])?,
+        ))
+    };
+    let draw = layout(
+        "scene + material",
+        &[sets.scene.handle, sets.material.handle],
+        push_constants::<DrawConstants>(Stage::VERTEX),
+    )?;
+    let impostor = layout(
+        "scene + impostor atlas",
+        &[sets.scene.handle, sets.impostor.handle],
+        push_constants::<DrawConstants>(Stage::VERTEX),
+    )?;
+    let compute = layout(
+        "crowd compute",
+        &[sets.compute.handle, sets.pyramid.handle],
+        // pyramid.comp pushes its level into the same range.
+        push_constants::<CrowdComputeConstants>(Stage::COMPUTE),
+    )?;
+    Ok(PipelineLayouts {
+        compute,
+        impostor,
+        draw,
+    })
+}
+
+/// Every pass's pipelines, made for the models' skeletons, influences and
+/// skins and for the frame's target formats.
+struct Passes<'c> {
+    impostor_draw: Guard<'c, ImpostorDraw>,
+    ground: Guard<'c, Ground>,
+    skeleton_overlay: Guard<'c, SkeletonOverlay>,
+    crowd_draw: Guard<'c, CrowdDraw>,
+    pyramid: Guard<'c, Pyramid>,
+    draws: Guard<'c, Draws>,
+    animate: Guard<'c, Animate>,
+    cull: Guard<'c, Cull>,
+    agents: Guard<'c, Agents>,
+}
+
+fn create_passes<'c>(
+    ctx: &'c Context,
+    layouts: &PipelineLayouts,
+    gpu_model: &GpuModel,
+) -> Result<Passes<'c>, GpuError> {
+    let compute = *layouts.compute;
+    let agents = guard(ctx, agents::create_agents(ctx, compute)?);
+    let cull = guard(ctx, cull::create_cull(ctx, compute)?);
+    let joints = gpu_model.max_joint_count() as usize;
+    let animate = guard(ctx, animate::create_animate(ctx, compute, joints)?);
+    let draws = guard(ctx, draws::create_draws(ctx, compute, joints, &animate)?);
+    let pyramid = guard(ctx, pyramid::create_pyramid(ctx, compute)?);
+    let draw = *layouts.draw;
+    let crowd_draw = guard(
+        ctx,
+        crowd_draw::create_crowd_draw(
+            ctx,
+            draw,
+            gpu_model.limit,
+            &gpu_model.draws,
+            TARGET_FORMATS,
+        )?,
+    );
+    let skeleton_overlay = guard(
+        ctx,
+        skeleton_overlay::create_skeleton_overlay(ctx, draw, TARGET_FORMATS)?,
+    );
+    let ground = guard(ctx, ground::create_ground(ctx, draw, TARGET_FORMATS)?);
+    let skin_count = gpu_model
+        .draws
+        .first()
+        .map_or(1, |m| m.materials.len().max(1));
+    let impostor_draw = guard(
+        ctx,
+        impostor_draw::create_impostor_draw(
+            ctx,
+            *layouts.impostor,
+            skin_count as u32,
+            TARGET_FORMATS,
+        )?,
+    );
+    Ok(Passes {
+        impostor_draw,
+        ground,
+        skeleton_overlay,
+        crowd_draw,
+        pyramid,
+        draws,
+        animate,
+        cull,
+        agents,
+    })
+}
+
+/// A set per mesh sampling its materials' maps, one array element per
+/// skin, from a pool of their own (which frees them).
+struct MaterialSets<'c> {
+    sets: Vec<vk::DescriptorSet>,
+    pool: Guard<'c, vk::DescriptorPool>,
+    sampler: Guard<'c, vk::Sampler>,
+}
+
+fn create_material_sets<'c>(
+    ctx: &'c Context,
+    layout: &SetLayout,
+    gpu_model: &GpuModel,
+) -> Result<MaterialSets<'c>, GpuError> {
+    let sampler = guard(ctx, descriptors::create_sampler(ctx, Sampling::Diffuse)?);
+    let pool = guard(
+        ctx,
+        descriptors::create_pool(
+            ctx,
+            "material descriptor pool",
+            &[(layout, gpu_model.draws.len() as u32)],
+        )?,
+    );
+    let sets = gpu_model
+        .draws
+        .iter()
+        .map(|draw| {
+            // Elements past the skins in use repeat the first: every
+            // descriptor of the array must be valid.
+            let maps = |kind| {
+                let images = (0..MAX_SKINS)
+                    .map(|skin| {
+                        let material = draw.materials.get(skin).unwrap_or(&draw.materials[0]);
+                        gpu_model.materials.map(*material, kind)
+                    })
+                    .collect();
+                Resource::Textures(images, *sampler, vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL)
+            };
+            descriptors::create_set(
+                ctx,
+                *pool,
+                layout,
+                &format!("materials: {}", draw.label),
+                &[
+                    ("diffuse_maps", maps(MapKind::Diffuse)),
+                    ("normal_maps", maps(MapKind::Normal)),
+                    ("specular_maps", maps(MapKind::Specular)),
+                ],
+            )
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(MaterialSets {
+        sets,
+        pool,
+        sampler,
+    })
 }
 
 fn push_constants<T>(stage_flags: vk::ShaderStageFlags) -> vk::PushConstantRange {

@@ -306,10 +306,9 @@ fn record_upload_and_mips(
         cmd,
         &ImageBarrier {
             image: image.handle,
-            range: resources::subresource_range(image.format, 0, image.mip_levels),
+            range: resources::subresource_range(image.format, 0, 1),
             src: (Stage::NONE, Access::NONE),
-            // Level 0 is written by the copy, the others by blits.
-            dst: (Stage::COPY | Stage::BLIT, Access::TRANSFER_WRITE),
+            dst: (Stage::COPY, Access::TRANSFER_WRITE),
             old_layout: Layout::UNDEFINED,
             new_layout: Layout::TRANSFER_DST_OPTIMAL,
         },
@@ -326,44 +325,67 @@ fn record_upload_and_mips(
             &[region],
         );
     }
+    record_mip_chain(
+        ctx,
+        cmd,
+        image,
+        (Stage::COPY, Access::TRANSFER_WRITE),
+        Layout::TRANSFER_DST_OPTIMAL,
+    );
+}
 
-    // Each level is blitted from the one above, which must first become a
-    // transfer source; once read it is final and goes to the shader layout.
-    let mut size = (image.extent.width as i32, image.extent.height as i32);
-    for level in 1..image.mip_levels {
-        let previous = level - 1;
+/// Levels 1 and on of `image`, each blitted from the one above at half its
+/// size: linear filtering at exactly 2:1 averages each 2x2 block (so an
+/// impostor atlas's power-of-two cells never mix). Level 0 was written by
+/// `written` (stage, access) and is in `layout`; the other levels' contents
+/// are discarded. Afterwards every level is readable by fragment shaders.
+pub(super) fn record_mip_chain(
+    ctx: &Context,
+    cmd: vk::CommandBuffer,
+    image: &Image,
+    written: (vk::PipelineStageFlags2, vk::AccessFlags2),
+    layout: vk::ImageLayout,
+) {
+    use vk::{AccessFlags2 as Access, ImageLayout as Layout, PipelineStageFlags2 as Stage};
+    let barrier = |level, count, src, dst, old_layout, new_layout| {
         resources::image_barrier(
             ctx,
             cmd,
             &ImageBarrier {
                 image: image.handle,
-                range: resources::subresource_range(image.format, previous, 1),
-                src: (Stage::COPY | Stage::BLIT, Access::TRANSFER_WRITE),
-                dst: (Stage::BLIT, Access::TRANSFER_READ),
-                old_layout: Layout::TRANSFER_DST_OPTIMAL,
-                new_layout: Layout::TRANSFER_SRC_OPTIMAL,
+                range: resources::subresource_range(image.format, level, count),
+                src,
+                dst,
+                old_layout,
+                new_layout,
             },
         );
-        let next = ((size.0 / 2).max(1), (size.1 / 2).max(1));
-        let blit = vk::ImageBlit::default()
-            .src_subresource(layers(previous))
-            .src_offsets([
-                vk::Offset3D::default(),
-                vk::Offset3D {
-                    x: size.0,
-                    y: size.1,
-                    z: 1,
-                },
-            ])
-            .dst_subresource(layers(level))
-            .dst_offsets([
-                vk::Offset3D::default(),
-                vk::Offset3D {
-                    x: next.0,
-                    y: next.1,
-                    z: 1,
-                },
-            ]);
+    };
+    let (read, write) = (
+        (Stage::BLIT, Access::TRANSFER_READ),
+        (Stage::BLIT, Access::TRANSFER_WRITE),
+    );
+    barrier(0, 1, written, read, layout, Layout::TRANSFER_SRC_OPTIMAL);
+    let corner = |level: u32| vk::Offset3D {
+        x: (image.extent.width >> level).max(1) as i32,
+        y: (image.extent.height >> level).max(1) as i32,
+        z: 1,
+    };
+    for level in 1..image.mip_levels {
+        barrier(
+            level,
+            1,
+            (Stage::NONE, Access::NONE),
+            write,
+            Layout::UNDEFINED,
+            Layout::TRANSFER_DST_OPTIMAL,
+        );
+        let blit = vk::ImageBlit {
+            src_subresource: layers(level - 1),
+            src_offsets: [vk::Offset3D::default(), corner(level - 1)],
+            dst_subresource: layers(level),
+            dst_offsets: [vk::Offset3D::default(), corner(level)],
+        };
         unsafe {
             ctx.device.cmd_blit_image(
                 cmd,
@@ -375,32 +397,22 @@ fn record_upload_and_mips(
                 vk::Filter::LINEAR,
             );
         }
-        resources::image_barrier(
-            ctx,
-            cmd,
-            &ImageBarrier {
-                image: image.handle,
-                range: resources::subresource_range(image.format, previous, 1),
-                src: (Stage::BLIT, Access::TRANSFER_READ),
-                dst: (Stage::FRAGMENT_SHADER, Access::SHADER_SAMPLED_READ),
-                old_layout: Layout::TRANSFER_SRC_OPTIMAL,
-                new_layout: Layout::SHADER_READ_ONLY_OPTIMAL,
-            },
+        barrier(
+            level,
+            1,
+            write,
+            read,
+            Layout::TRANSFER_DST_OPTIMAL,
+            Layout::TRANSFER_SRC_OPTIMAL,
         );
-        size = next;
     }
-    let last = image.mip_levels - 1;
-    resources::image_barrier(
-        ctx,
-        cmd,
-        &ImageBarrier {
-            image: image.handle,
-            range: resources::subresource_range(image.format, last, 1),
-            src: (Stage::COPY | Stage::BLIT, Access::TRANSFER_WRITE),
-            dst: (Stage::FRAGMENT_SHADER, Access::SHADER_SAMPLED_READ),
-            old_layout: Layout::TRANSFER_DST_OPTIMAL,
-            new_layout: Layout::SHADER_READ_ONLY_OPTIMAL,
-        },
+    barrier(
+        0,
+        image.mip_levels,
+        read,
+        (Stage::FRAGMENT_SHADER, Access::SHADER_SAMPLED_READ),
+        Layout::TRANSFER_SRC_OPTIMAL,
+        Layout::SHADER_READ_ONLY_OPTIMAL,
     );
 }
 
