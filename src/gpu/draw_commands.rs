@@ -12,8 +12,11 @@
 //! `VkDispatchIndirectCommand` per phase.
 
 use super::gpu_model::GpuModel;
-use super::shader_types::GpuDrawCommandLayout;
-use crate::shared_constants::{DISPATCH_COMMAND_WORDS, DRAW_COMMAND_WORDS};
+use super::shader_types::{CrowdModel, GpuDrawCommandLayout, VisibleHeader};
+use crate::shared_constants::{
+    DISPATCH_COMMAND_WORDS, DRAW_COMMAND_WORDS, FIRST_INSTANCE_WORD, INDEXED_FIRST_INSTANCE_WORD,
+    INSTANCE_COUNT_WORD, MAX_LODS,
+};
 
 /// Bytes from one draw command to the next: the stride of multi-draws.
 pub const DRAW_COMMAND_STRIDE: u32 = DRAW_COMMAND_WORDS * WORD;
@@ -137,6 +140,73 @@ impl DrawCommandLayout {
         for _ in 0..COMMAND_SETS {
             // groupCountX, Y, Z, padded.
             words.extend([0, 1, 1, 0][..DISPATCH_COMMAND_WORDS as usize].iter());
+        }
+        words
+    }
+
+    /// CPU reference of draws.comp: the words after a frame of two culling
+    /// phases (occlusion culling) whose counts ended as `header`, from the
+    /// buffer's `initial_words` of `model`, for the crowd's `models` of
+    /// `instance_count` instances in all, the animate kernel posing
+    /// `instances_per_workgroup` a workgroup.
+    pub fn two_phase_words(
+        &self,
+        model: &GpuModel,
+        header: &VisibleHeader,
+        models: &[CrowdModel],
+        instance_count: u32,
+        instances_per_workgroup: u32,
+    ) -> Vec<u32> {
+        let mut words = self.initial_words(model);
+        // A draw of the instances counted from `counts.0` to `counts.1`,
+        // its list starting at `first`.
+        let write = |words: &mut [u32], offset: u64, first_word: u32, counts: (u32, u32), first| {
+            let word = (offset / u64::from(WORD)) as usize;
+            words[word + INSTANCE_COUNT_WORD as usize] = counts.1 - counts.0;
+            words[word + first_word as usize] = first + counts.0;
+        };
+        for set in 0..COMMAND_SETS {
+            // The early phase counts from none; the late one from where it left.
+            let phase = |before: u32, after: u32| match set {
+                0 => (0, before),
+                _ => (before, after),
+            };
+            for (mesh, draw) in model.draws.iter().enumerate() {
+                for lod in 0..self.lods {
+                    let counter = draw.model * MAX_LODS + lod as usize;
+                    let counts = phase(header.early_counts[counter], header.lod_counts[counter]);
+                    let first = lod * instance_count + models[draw.model].first_instance;
+                    let offset = self.mesh(set, mesh, lod);
+                    write(
+                        &mut words,
+                        offset,
+                        INDEXED_FIRST_INSTANCE_WORD,
+                        counts,
+                        first,
+                    );
+                }
+            }
+            for (m, crowd_model) in models.iter().enumerate() {
+                for lod in 0..self.lods {
+                    let counter = m * MAX_LODS + lod as usize;
+                    let counts = phase(header.early_counts[counter], header.lod_counts[counter]);
+                    let first = lod * instance_count + crowd_model.first_instance;
+                    let offset = self.overlay(set, m, lod);
+                    write(&mut words, offset, FIRST_INSTANCE_WORD, counts, first);
+                }
+                let counts = phase(header.early_impostor_counts[m], header.impostor_counts[m]);
+                let first = self.lods * instance_count + crowd_model.first_instance;
+                write(
+                    &mut words,
+                    self.impostor(set, m),
+                    FIRST_INSTANCE_WORD,
+                    counts,
+                    first,
+                );
+            }
+            let (before, after) = phase(header.early_posed_count, header.posed_count);
+            let word = (self.dispatch(set) / u64::from(WORD)) as usize;
+            words[word] = (after - before).div_ceil(instances_per_workgroup);
         }
         words
     }

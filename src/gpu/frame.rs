@@ -74,7 +74,10 @@ impl FrameSlot {
             resources::create_buffer_with_data(
                 ctx,
                 &format!("draw commands, frame {slot}"),
-                vk::BufferUsageFlags::STORAGE_BUFFER | vk::BufferUsageFlags::INDIRECT_BUFFER,
+                // Read back by the GPU == CPU test of draws.comp.
+                vk::BufferUsageFlags::STORAGE_BUFFER
+                    | vk::BufferUsageFlags::INDIRECT_BUFFER
+                    | vk::BufferUsageFlags::TRANSFER_SRC,
                 bytemuck::cast_slice(draw_commands),
             )?,
         );

@@ -75,6 +75,24 @@ impl Renderer {
             .unwrap_or_default())
     }
 
+    /// The indirect commands frame slot `slot` drew with, as words laid
+    /// out by [`crate::gpu::draw_commands::DrawCommandLayout`].
+    pub fn read_draw_commands(&self, ctx: &Context, slot: usize) -> Result<Vec<u32>, GpuError> {
+        resources::read_buffer(ctx, &self.slots[slot].draw_commands)
+    }
+
+    /// The counts frame slot `slot`'s cull left in its visible lists.
+    pub fn read_visible_header(
+        &self,
+        ctx: &Context,
+        slot: usize,
+    ) -> Result<VisibleHeader, GpuError> {
+        let buffer = self.crowd_buffer(CrowdBuffer::VisibleInstances, slot)?;
+        let words: Vec<u32> = resources::read_buffer(ctx, buffer)?;
+        let header = &words[..size_of::<VisibleHeader>() / 4];
+        Ok(bytemuck::pod_read_unaligned(bytemuck::cast_slice(header)))
+    }
+
     /// The visible lists: one per level of detail, then the impostors'.
     fn read_visible_lists(&self, ctx: &Context, slot: usize) -> Result<Vec<Vec<u32>>, GpuError> {
         let buffer = self.crowd_buffer(CrowdBuffer::VisibleInstances, slot)?;
