@@ -59,6 +59,7 @@ pub fn prepare(name: &str, mut json: Value) -> Result<Prepared, GltfError> {
             "the document is not a JSON object",
         ));
     }
+    check_channel_targets(name, &json)?;
     if let Some(Value::Array(required)) = json.get_mut("extensionsRequired") {
         required.retain(|e| {
             e.as_str()
@@ -124,6 +125,36 @@ fn check_required(name: &str, json: &Value) -> Result<(), GltfError> {
             READ_EXTENSIONS.join(", ")
         ),
     ))
+}
+
+/// Every animation channel's target node is one of the file's: the `gltf`
+/// crate checks the other indices, not this one.
+fn check_channel_targets(name: &str, json: &Value) -> Result<(), GltfError> {
+    let nodes = array_len(json, "nodes");
+    for (a, animation) in json["animations"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .enumerate()
+    {
+        for (c, channel) in animation["channels"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .enumerate()
+        {
+            let node = &channel["target"]["node"];
+            if node.is_null() || node.as_u64().is_some_and(|n| n < nodes as u64) {
+                continue;
+            }
+            return Err(GltfError::new(
+                name,
+                format!("animations[{a}].channels[{c}].target.node"),
+                format!("{node}, but the file has {nodes} nodes"),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// EXT_texture_webp: the texture's WebP image is the one drawn (its

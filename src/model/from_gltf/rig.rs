@@ -169,8 +169,10 @@ impl Rig {
     /// matrices, so that skinning with them and any pose equals glTF's
     /// skinning (the sum of joint world matrix x inverse bind matrix)
     /// exactly while every joint's scale is the uniform scale it has at
-    /// rest. A joint of several skins is bound as the first skin binds it;
-    /// where a later skin binds it elsewhere, a warning says so.
+    /// rest. A skin that shares a joint with an earlier skin is placed by
+    /// that joint's bind pose instead, so that one bind pose serves both;
+    /// where the skins bind another shared joint in different places, the
+    /// first skin's stands and a warning says so.
     pub fn skeleton(
         &self,
         nodes: &Nodes,
@@ -178,31 +180,39 @@ impl Rig {
         references: &[usize],
         warnings: &mut Warnings,
     ) -> (Skeleton, Vec<Mat4>) {
-        let mesh_to_bind: Vec<Mat4> = self
-            .skins
-            .iter()
-            .zip(references)
-            .map(|(skin, &reference)| {
-                rest[self.nodes[skin.joint_of_slot[reference] as usize]]
-                    * skin.inverse_binds[reference]
-            })
-            .collect();
-        let mut bind_pose: Vec<Option<JointPose>> = vec![None; self.nodes.len()];
         let rest_scale: Vec<Vec3> = self
             .nodes
             .iter()
             .map(|&n| decompose(rest[n]).scale)
             .collect();
-        for (s, skin) in self.skins.iter().enumerate() {
+        // Per joint, the first skin's bind matrix (scale kept), and the rigid pose.
+        let mut bound: Vec<Option<(Mat4, JointPose)>> = vec![None; self.nodes.len()];
+        let mut mesh_to_bind = Vec::with_capacity(self.skins.len());
+        for (skin, &reference) in self.skins.iter().zip(references) {
+            // A skin that shares a joint with an earlier one is placed by
+            // it, so that the joint's bind pose serves both.
+            let shared = skin
+                .joint_of_slot
+                .iter()
+                .enumerate()
+                .find_map(|(slot, &j)| Some((slot, bound[j as usize]?.0)));
+            let to_bind = match shared {
+                Some((slot, matrix)) => matrix * skin.inverse_binds[slot],
+                None => {
+                    rest[self.nodes[skin.joint_of_slot[reference] as usize]]
+                        * skin.inverse_binds[reference]
+                }
+            };
+            mesh_to_bind.push(to_bind);
             for (slot, &joint) in skin.joint_of_slot.iter().enumerate() {
                 let joint = joint as usize;
                 let name = &nodes.names[self.nodes[joint]];
-                let bind = mesh_to_bind[s]
-                    * skin.inverse_binds[slot].inverse()
-                    * Mat4::from_scale(Vec3::splat(1.0 / scale_size(rest_scale[joint])));
-                let parts = decompose(bind);
+                let matrix = to_bind * skin.inverse_binds[slot].inverse();
+                let parts = decompose(
+                    matrix * Mat4::from_scale(Vec3::splat(1.0 / scale_size(rest_scale[joint]))),
+                );
                 let pose = JointPose::new(parts.rotation, parts.translation);
-                match bind_pose[joint] {
+                match bound[joint] {
                     None => {
                         let size = scale_size(parts.scale);
                         if (size - 1.0).abs() > 1e-3 {
@@ -213,9 +223,9 @@ impl Rig {
                                 format!("x{size:.4}"),
                             );
                         }
-                        bind_pose[joint] = Some(pose);
+                        bound[joint] = Some((matrix, pose));
                     }
-                    Some(first) => {
+                    Some((_, first)) => {
                         let apart = first.translation.distance(pose.translation)
                             + first.rotation.angle_between(pose.rotation);
                         if apart > 1e-3 {
@@ -230,6 +240,8 @@ impl Rig {
                 }
             }
         }
+        let bind_pose: Vec<Option<JointPose>> =
+            bound.iter().map(|b| b.map(|(_, pose)| pose)).collect();
         for (joint, &node) in self.nodes.iter().enumerate() {
             let scale = rest_scale[joint];
             if !is_uniform(scale) {
