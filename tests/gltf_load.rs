@@ -1059,3 +1059,21 @@ fn unread_extensions_and_bad_compressed_data_are_named() {
         common::assert_bad_input(&output, message);
     }
 }
+
+/// KHR_materials_pbrSpecularGlossiness with an EXT_texture_webp diffuse
+/// texture: the WebP image (not its fallback) is the diffuse map, and
+/// specular 1 with glossiness 0.5 a specular level of 1 x 0.5² = 0.25.
+#[test]
+fn specular_glossiness_and_webp_become_the_maps() {
+    let expected = fixtures::specular_glossiness_webp();
+    let model = load("glossy.glb", &expected.glb);
+    let maps = &model.materials.maps[model.materials.of_mesh[0][0]];
+    assert_eq!(
+        first_texel(maps.diffuse.as_ref(), MapKind::Diffuse),
+        expected.webp_colour
+    );
+    assert_eq!(
+        first_texel(maps.specular.as_ref(), MapKind::Specular),
+        [64, 64, 64, 255]
+    );
+}

@@ -1049,6 +1049,53 @@ pub fn eight_influences() -> EightInfluences {
 }
 
 // ---------------------------------------------------------------------------
+// f1. Specular-glossiness, WebP
+
+/// The tiny character drawn with a KHR_materials_pbrSpecularGlossiness
+/// material whose diffuse texture is a WebP image (EXT_texture_webp,
+/// required, with a green PNG as the fallback source), specular factor 1
+/// and glossiness 0.5.
+pub struct SpecularGlossinessWebp {
+    pub glb: Vec<u8>,
+    /// The WebP image's one colour.
+    pub webp_colour: [u8; 4],
+}
+
+pub fn specular_glossiness_webp() -> SpecularGlossinessWebp {
+    let mut b = GltfBuilder::new();
+    let tiny = tiny_skeleton(&mut b, "top", Vec3::new(0.0, 1.2, 0.0), false);
+    let webp_colour = [200, 40, 90, 255];
+    let mut webp = Vec::new();
+    let image = RgbaImage::from_pixel(4, 4, Rgba(webp_colour));
+    image::codecs::webp::WebPEncoder::new_lossless(&mut webp)
+        .encode(image.as_raw(), 4, 4, image::ExtendedColorType::Rgba8)
+        .unwrap();
+    let green = png_bytes(&RgbaImage::from_pixel(4, 4, Rgba([0, 255, 0, 255])));
+    let fallback = b.image_in_buffer("fallback", &green, "image/png");
+    let webp_image = b.image_in_buffer("webp", &webp, "image/webp");
+    let texture = b.texture(fallback, None);
+    b.textures[texture]["extensions"] = json!({"EXT_texture_webp": {"source": webp_image}});
+    b.materials.push(json!({
+        "name": "glossy",
+        "extensions": {"KHR_materials_pbrSpecularGlossiness": {
+            "diffuseTexture": {"index": texture},
+            "specularFactor": [1.0, 1.0, 1.0],
+            "glossinessFactor": 0.5
+        }}
+    }));
+    let material = b.materials.len() - 1;
+    tiny_quad(&mut b, &tiny, "quad", Some(material), 0.0, 1);
+    b.scene("Scene", &[tiny.armature]);
+    let mut document = b.document(None);
+    document["extensionsUsed"] = json!(["KHR_materials_pbrSpecularGlossiness", "EXT_texture_webp"]);
+    document["extensionsRequired"] = json!(["EXT_texture_webp"]);
+    SpecularGlossinessWebp {
+        glb: glb(&document, Some(&b.buffer)),
+        webp_colour,
+    }
+}
+
+// ---------------------------------------------------------------------------
 // f2. Several skins, no animation
 
 /// The Asset-Generator's Animation_Skin_07 and Instancing_08 layouts, in
