@@ -892,13 +892,43 @@ fn optimized(name: &str) -> std::path::PathBuf {
         .join(name)
 }
 
+/// Seconds to open `bytes` (document, buffers, decoding) and to load the
+/// model from them (all of `Model::from_gltf`), the fastest of 9 runs
+/// each: the figures docs/performance.md quotes.
+fn load_seconds(name: &str, bytes: &[u8]) -> (f64, f64) {
+    let fastest = |run: &dyn Fn()| {
+        (0..9)
+            .map(|_| {
+                let start = std::time::Instant::now();
+                run();
+                start.elapsed().as_secs_f64()
+            })
+            .fold(f64::INFINITY, f64::min)
+    };
+    let open = fastest(&|| {
+        GltfFile::from_bytes(name, bytes, None).unwrap();
+    });
+    let model = fastest(&|| {
+        load(name, bytes);
+    });
+    println!(
+        "{name} ({} bytes): opened in {:.2} ms, loaded in {:.2} ms (fastest of 9)",
+        bytes.len(),
+        open * 1e3,
+        model * 1e3
+    );
+    (open, model)
+}
+
 /// The fox after gltfpack (quantized; meshopt-compressed, EXT_ and KHR_)
 /// and glTF-Transform's draco: the same joints, triangles and clips, its
 /// vertices where the shipped fox's are in the bind pose and walking,
 /// within the optimizers' rounding.
 #[test]
 fn optimized_foxes_are_the_shipped_fox() {
-    let shipped = load("Fox.glb", &std::fs::read(fox()).unwrap());
+    let shipped_bytes = std::fs::read(fox()).unwrap();
+    let shipped = load("Fox.glb", &shipped_bytes);
+    let (_, shipped_load) = load_seconds("Fox.glb", &shipped_bytes);
     let size = {
         let all = vertices(&shipped, None);
         let (lo, hi) = all.iter().fold((Vec3::MAX, Vec3::MIN), |(lo, hi), &p| {
@@ -913,7 +943,12 @@ fn optimized_foxes_are_the_shipped_fox() {
         "Fox.gltfpack-cc-khr.glb",
         "Fox.draco.glb",
     ] {
-        let model = load(name, &std::fs::read(optimized(name)).unwrap());
+        let bytes = std::fs::read(optimized(name)).unwrap();
+        let model = load(name, &bytes);
+        let (_, seconds) = load_seconds(name, &bytes);
+        // Decoding must not make loading slow: a generous bound, as the
+        // machine is shared.
+        assert!(seconds < 10.0 * shipped_load + 0.05, "{name}: {seconds} s");
         assert_eq!(model.skeleton.names, shipped.skeleton.names, "{name}");
         let triangles = |m: &Model| m.meshes.iter().map(|m| m.indices.len()).sum::<usize>();
         assert_eq!(triangles(&model), triangles(&shipped), "{name}");
