@@ -575,6 +575,20 @@ fn a_model_without_a_skin_plays_its_node_animations() {
     assert!(rest < 1e-3 && lifted < 1e-2, "{rest} {lifted}");
 }
 
+/// The same robot through gltfpack: the dequantizing scale it puts in new
+/// nodes above the meshes comes out right, at rest and lifted.
+#[test]
+fn a_quantized_model_without_a_skin_draws_as_its_source() {
+    let expected = fixtures::node_animated();
+    let name = "robot.gltfpack.glb";
+    let model = load(name, &std::fs::read(optimized(name)).unwrap());
+    let rest = worst_match(&expected.arm_rest_md5, &vertices(&model, None));
+    let pose = model_pose(&model, "lift", expected.time);
+    let lifted = worst_match(&expected.arm_lifted_md5, &vertices(&model, Some(&pose)));
+    println!("{name}: at rest within {rest:e}, lifted within {lifted:e} units");
+    assert!(rest < 0.01 && lifted < 0.05, "{rest} {lifted}");
+}
+
 /// Scale a rigid joint cannot carry is a warning naming the joint and the
 /// clip, uniform or not; the file still loads.
 #[test]
