@@ -152,16 +152,10 @@ pub fn read_clips(
         let path = format!("animations[{}]", animation.index());
         let (channels, morphs) = read_channels(file, &animation, &path)?;
         if morphs {
-            warnings.lines.push(format!(
-                "{}: {path} (\"{name}\"): morph target weights are not animated",
-                file.name
-            ));
+            warnings.morph_clips.push(format!("{path} (\"{name}\")"));
         }
         if channels.is_empty() {
-            warnings.lines.push(format!(
-                "{}: {path} (\"{name}\"): no channel moves a node; skipped",
-                file.name
-            ));
+            warnings.empty_clips.push(format!("{path} (\"{name}\")"));
             continue;
         }
         let start = channels

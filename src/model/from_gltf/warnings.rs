@@ -99,6 +99,10 @@ pub struct Warnings {
     pub clip_stretch: JointWarning,
     /// Joints scaled evenly by a clip.
     pub clip_scale: JointWarning,
+    /// Animations whose morph target weights are not played, and those
+    /// that move no node (skipped): `animations[i] ("name")`.
+    pub morph_clips: Vec<String>,
+    pub empty_clips: Vec<String>,
 }
 
 impl Warnings {
@@ -128,6 +132,25 @@ impl Warnings {
             ),
         ];
         let mut lines = self.lines;
+        let listed = |clips: &[String], what: &str| {
+            let count = match clips.len() {
+                1 => "1 animation".to_owned(),
+                n => format!("{n} animations"),
+            };
+            format!("{file}: {what} in {count}: {}", clips.join(", "))
+        };
+        if !self.morph_clips.is_empty() {
+            lines.push(listed(
+                &self.morph_clips,
+                "morph target weights are not animated",
+            ));
+        }
+        if !self.empty_clips.is_empty() {
+            lines.push(format!(
+                "{}; skipped",
+                listed(&self.empty_clips, "no channel moves a node")
+            ));
+        }
         lines.extend(
             summaries
                 .into_iter()
@@ -157,5 +180,25 @@ mod tests {
             )
         );
         assert_eq!(JointWarning::default().summary("g.glb", "x", "y"), None);
+    }
+
+    #[test]
+    fn animations_of_a_kind_are_one_line() {
+        let warnings = Warnings {
+            morph_clips: vec![
+                "animations[0] (\"a\")".into(),
+                "animations[2] (\"c\")".into(),
+            ],
+            empty_clips: vec!["animations[1] (\"b\")".into()],
+            ..Warnings::default()
+        };
+        assert_eq!(
+            warnings.finish("m.glb"),
+            [
+                "m.glb: morph target weights are not animated in 2 animations: animations[0] \
+                 (\"a\"), animations[2] (\"c\")",
+                "m.glb: no channel moves a node in 1 animation: animations[1] (\"b\"); skipped"
+            ]
+        );
     }
 }
