@@ -1,7 +1,8 @@
 //! Arbitrary bytes as a .glb or .gltf: an error or a model, never a
 //! panic, and no allocation larger than the bytes justify. Seed it with
-//! assets/gltf/Fox.glb (`cargo +nightly fuzz run load_gltf
-//! ../assets/gltf`).
+//! assets/gltf/Fox.glb and its quantized, meshopt and Draco copies
+//! (`cargo +nightly fuzz run load_gltf ../assets/gltf
+//! ../tests/fixtures/gltf`); decode_compressed aims at the decoders.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;

@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use base64::Engine as _;
 
+use super::prepare::{prepare, Decode};
 use super::GltfError;
 use crate::vfs::GameFile;
 
@@ -15,7 +16,9 @@ pub struct GltfFile {
     /// The file as the user named it, for messages.
     pub name: String,
     pub document: gltf::Document,
-    /// Per buffer of the document, its bytes: at least `byteLength` of them.
+    /// Per buffer of the document, its bytes: at least `byteLength` of
+    /// them (none for a meshopt fallback buffer), then the buffers decoded
+    /// from compressed views and primitives.
     buffers: Vec<Vec<u8>>,
     /// Where relative URIs point: the folder of a file on disk.
     folder: Option<PathBuf>,
@@ -25,7 +28,7 @@ pub struct GltfFile {
 pub struct ImageData {
     /// `file: images[i]` for an embedded image, the path of an external one.
     pub label: String,
-    /// "png" or "jpg", from the MIME type or the file name.
+    /// "png", "jpg" or "webp", from the MIME type or the file name.
     pub extension: String,
     pub bytes: Arc<[u8]>,
 }
@@ -53,12 +56,25 @@ impl GltfFile {
         folder: Option<PathBuf>,
     ) -> Result<GltfFile, GltfError> {
         check_glb_header(name, bytes)?;
-        let gltf = gltf::Gltf::from_slice(bytes).map_err(|e| document_error(name, e))?;
-        let mut blob = gltf.blob;
-        let document = gltf.document;
+        let (json, mut blob) = if bytes.starts_with(b"glTF") {
+            let glb = gltf::Glb::from_slice(bytes).map_err(|e| document_error(name, e))?;
+            (glb.json.into_owned(), glb.bin.map(|b| b.into_owned()))
+        } else {
+            (bytes.to_vec(), None)
+        };
+        let json: serde_json::Value = serde_json::from_slice(&json)
+            .map_err(|e| GltfError::new(name, "", format!("not glTF JSON: {e}")))?;
+        let prepared = prepare(name, json)?;
+        let root: gltf::json::Root = serde_json::from_value(prepared.json)
+            .map_err(|e| GltfError::new(name, "", format!("not glTF JSON: {e}")))?;
+        let document = gltf::Document::from_json(root).map_err(|e| document_error(name, e))?;
         let mut buffers = Vec::with_capacity(document.buffers().len());
-        for buffer in document.buffers() {
+        for buffer in document.buffers().take(prepared.original_buffers) {
             let path = format!("buffers[{}]", buffer.index());
+            if prepared.fallback[buffer.index()] {
+                buffers.push(Vec::new());
+                continue;
+            }
             let data = match buffer.source() {
                 gltf::buffer::Source::Bin => blob.take().ok_or_else(|| {
                     GltfError::new(name, &path, "names the .glb's BIN chunk, and there is none")
@@ -79,12 +95,52 @@ impl GltfFile {
             }
             buffers.push(data);
         }
-        Ok(GltfFile {
+        let mut file = GltfFile {
             name: name.to_owned(),
             document,
             buffers,
             folder,
-        })
+        };
+        for decode in &prepared.decodes {
+            let decoded = file.decode(decode)?;
+            file.buffers.push(decoded);
+        }
+        Ok(file)
+    }
+
+    /// The bytes a compressed view or primitive decodes to.
+    fn decode(&self, decode: &Decode) -> Result<Vec<u8>, GltfError> {
+        match decode {
+            Decode::Meshopt(view) => {
+                let source = self.buffers[view.buffer].as_slice();
+                let compressed = view
+                    .offset
+                    .checked_add(view.length)
+                    .and_then(|end| source.get(view.offset..end))
+                    .ok_or_else(|| {
+                        GltfError::new(
+                            &self.name,
+                            &view.path,
+                            format!(
+                                "bytes {}..+{} lie past buffers[{}] ({} bytes)",
+                                view.offset,
+                                view.length,
+                                view.buffer,
+                                source.len()
+                            ),
+                        )
+                    })?;
+                view.decode(&self.name, compressed)
+            }
+            Decode::Draco(primitive) => {
+                let view = self
+                    .document
+                    .views()
+                    .nth(primitive.view)
+                    .expect("checked against the file's views");
+                primitive.decode(&self.name, self.view_bytes(&view)?)
+            }
+        }
     }
 
     /// The bytes of buffer view `view`, checked against its buffer.
@@ -116,6 +172,7 @@ impl GltfFile {
         let extension_of_mime = |mime: &str| match mime {
             "image/png" => Some("png"),
             "image/jpeg" => Some("jpg"),
+            "image/webp" => Some("webp"),
             _ => None,
         };
         match image.source() {

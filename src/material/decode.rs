@@ -10,7 +10,10 @@ use glam::Vec3;
 use image::imageops::FilterType;
 use image::{GrayImage, ImageFormat, RgbImage, RgbaImage};
 
-use super::{dds, specular_of_metallic_roughness, ImageBytes, ImageSource, TexelTransform};
+use super::{
+    dds, specular_of_metallic_roughness, specular_of_specular_glossiness, ImageBytes, ImageSource,
+    TexelTransform,
+};
 
 /// Which of a material's three maps an image is; it decides the texture
 /// format (colour or data) and the texel that stands in for a missing map.
@@ -167,6 +170,20 @@ fn transform_texels(rgba: &mut RgbaImage, transform: TexelTransform) {
                 texel.0 = [byte, byte, byte, 255];
             }
         }
+        TexelTransform::SpecularGlossiness {
+            specular,
+            glossiness,
+        } => {
+            for texel in rgba.pixels_mut() {
+                let colour = [0, 1, 2].map(|c| srgb_to_linear(texel.0[c]) * specular[c]);
+                let level = specular_of_specular_glossiness(
+                    colour,
+                    f32::from(texel.0[3]) / 255.0 * glossiness,
+                );
+                let byte = (level * 255.0).round() as u8;
+                texel.0 = [byte, byte, byte, 255];
+            }
+        }
     }
 }
 
@@ -217,7 +234,7 @@ pub(super) fn warn(warnings: &mut Vec<String>, warning: String) {
     warnings.push(warning);
 }
 
-/// The file's pixels. DDS, PNG and JPEG are recognised by their signature
+/// The file's pixels. DDS, PNG, JPEG and WebP are recognised by their signature
 /// (a `.tga` that is really a JPEG happens); anything else is taken by its
 /// extension, and a name without a known one as TGA, which has no
 /// signature and is what the game's extensionless names usually are.
@@ -232,9 +249,14 @@ fn pixels(image: &ImageBytes) -> Result<RgbaImage, String> {
         return Ok(RgbaImage::from_raw(dds.width, dds.height, rgba).expect("a texel per pixel"));
     }
     let format = match image::guess_format(bytes) {
-        Ok(format @ (ImageFormat::Png | ImageFormat::Jpeg)) => format,
+        Ok(format @ (ImageFormat::Png | ImageFormat::Jpeg | ImageFormat::WebP)) => format,
         _ => ImageFormat::from_extension(&image.extension)
-            .filter(|f| matches!(f, ImageFormat::Png | ImageFormat::Jpeg | ImageFormat::Tga))
+            .filter(|f| {
+                matches!(
+                    f,
+                    ImageFormat::Png | ImageFormat::Jpeg | ImageFormat::WebP | ImageFormat::Tga
+                )
+            })
             .unwrap_or(ImageFormat::Tga),
     };
     image::load_from_memory_with_format(bytes, format)

@@ -27,7 +27,10 @@ pub use decode::{
     decode_image, encode_normal, fit_within, normal_map_from_height, normals_from_heights,
     DecodedImage, MapKind,
 };
-pub use read::{specular_of_metallic_roughness, ImageBytes, MaterialMaps, TexelTransform};
+pub use read::{
+    specular_of_metallic_roughness, specular_of_specular_glossiness, ImageBytes, MaterialMaps,
+    TexelTransform,
+};
 pub use texels::{map_texels, MapTexels};
 
 use crate::vfs::{self, GameFile, Vfs};

@@ -38,6 +38,10 @@ pub enum TexelTransform {
     /// green) times its factors, made the specular map crowd.frag's
     /// Blinn-Phong term takes ([`specular_of_metallic_roughness`]).
     MetallicRoughness { metallic: f32, roughness: f32 },
+    /// KHR_materials_pbrSpecularGlossiness's map (specular colour in RGB,
+    /// sRGB; glossiness in alpha) times its factors, made the same
+    /// specular map ([`specular_of_specular_glossiness`]).
+    SpecularGlossiness { specular: [f32; 3], glossiness: f32 },
 }
 
 /// The specular level crowd.frag draws for a glTF metallic-roughness
@@ -47,6 +51,16 @@ pub enum TexelTransform {
 pub fn specular_of_metallic_roughness(metallic: f32, roughness: f32) -> f32 {
     let reflectance = 0.04 + 0.96 * metallic.clamp(0.0, 1.0);
     let smoothness = 1.0 - roughness.clamp(0.0, 1.0);
+    reflectance * smoothness * smoothness
+}
+
+/// The specular level crowd.frag draws for a specular-glossiness texel
+/// (linear specular colour, glossiness): the colour's mean reflectance
+/// dimmed as [`specular_of_metallic_roughness`] dims by roughness, with
+/// glossiness as one minus roughness.
+pub fn specular_of_specular_glossiness(specular: [f32; 3], glossiness: f32) -> f32 {
+    let reflectance = specular.iter().map(|c| c.clamp(0.0, 1.0)).sum::<f32>() / 3.0;
+    let smoothness = glossiness.clamp(0.0, 1.0);
     reflectance * smoothness * smoothness
 }
 

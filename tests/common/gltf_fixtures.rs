@@ -1044,6 +1044,151 @@ pub fn eight_influences() -> EightInfluences {
 }
 
 // ---------------------------------------------------------------------------
+// f1. Specular-glossiness, WebP
+
+/// The tiny character drawn with a KHR_materials_pbrSpecularGlossiness
+/// material whose diffuse texture is a WebP image (EXT_texture_webp,
+/// required, with a green PNG as the fallback source), specular factor 1
+/// and glossiness 0.5.
+pub struct SpecularGlossinessWebp {
+    pub glb: Vec<u8>,
+    /// The WebP image's one colour.
+    pub webp_colour: [u8; 4],
+}
+
+pub fn specular_glossiness_webp() -> SpecularGlossinessWebp {
+    let mut b = GltfBuilder::new();
+    let tiny = tiny_skeleton(&mut b, "top", Vec3::new(0.0, 1.2, 0.0), false);
+    let webp_colour = [200, 40, 90, 255];
+    let mut webp = Vec::new();
+    let image = RgbaImage::from_pixel(4, 4, Rgba(webp_colour));
+    image::codecs::webp::WebPEncoder::new_lossless(&mut webp)
+        .encode(image.as_raw(), 4, 4, image::ExtendedColorType::Rgba8)
+        .unwrap();
+    let green = png_bytes(&RgbaImage::from_pixel(4, 4, Rgba([0, 255, 0, 255])));
+    let fallback = b.image_in_buffer("fallback", &green, "image/png");
+    let webp_image = b.image_in_buffer("webp", &webp, "image/webp");
+    let texture = b.texture(fallback, None);
+    b.textures[texture]["extensions"] = json!({"EXT_texture_webp": {"source": webp_image}});
+    b.materials.push(json!({
+        "name": "glossy",
+        "extensions": {"KHR_materials_pbrSpecularGlossiness": {
+            "diffuseTexture": {"index": texture},
+            "specularFactor": [1.0, 1.0, 1.0],
+            "glossinessFactor": 0.5
+        }}
+    }));
+    let material = b.materials.len() - 1;
+    tiny_quad(&mut b, &tiny, "quad", Some(material), 0.0, 1);
+    b.scene("Scene", &[tiny.armature]);
+    let mut document = b.document(None);
+    document["extensionsUsed"] = json!(["KHR_materials_pbrSpecularGlossiness", "EXT_texture_webp"]);
+    document["extensionsRequired"] = json!(["EXT_texture_webp"]);
+    SpecularGlossinessWebp {
+        glb: glb(&document, Some(&b.buffer)),
+        webp_colour,
+    }
+}
+
+// ---------------------------------------------------------------------------
+// f2. Several skins, no animation
+
+/// The Asset-Generator's Animation_Skin_07 and Instancing_08 layouts, in
+/// small: a "root" joint with "left" and "right" arms 1 m up, each turned
+/// 30 degrees in the rest pose (the inverse bind matrices bind them
+/// unturned); one quad mesh drawn twice, by "left_quad" under skin
+/// "left" (joints [left, root]) and by "right_quad" under skin "right"
+/// (joints [right, root]): the skins share "root". No animation.
+pub struct TwoSkins {
+    pub glb: Vec<u8>,
+    /// The eight vertices as glTF draws them (the rest pose), md5 units.
+    pub rest_md5: Vec<Vec3>,
+}
+
+pub fn two_skins() -> TwoSkins {
+    let mut b = GltfBuilder::new();
+    let turn = 30f32.to_radians();
+    let arms = [
+        (
+            "left",
+            Vec3::new(-0.5, 1.0, 0.0),
+            Quat::from_rotation_z(turn),
+        ),
+        (
+            "right",
+            Vec3::new(0.5, 1.0, 0.0),
+            Quat::from_rotation_z(-turn),
+        ),
+    ];
+    let arm_nodes: Vec<usize> = arms
+        .iter()
+        .map(|&(name, at, rotation)| {
+            b.node(Node {
+                name: Some(name.into()),
+                translation: Some(at),
+                rotation: Some(rotation),
+                ..Node::default()
+            })
+        })
+        .collect();
+    let root = b.node(Node {
+        name: Some("root".into()),
+        children: arm_nodes.clone(),
+        ..Node::default()
+    });
+    let positions = [
+        Vec3::new(-0.25, 0.0, 0.0),
+        Vec3::new(0.25, 0.0, 0.0),
+        Vec3::new(-0.25, 1.2, 0.0),
+        Vec3::new(0.25, 1.2, 0.0),
+    ];
+    let indices = triangles_facing(&positions, &[[0, 1, 3, 2]], Vec3::Z);
+    // The top two vertices go with joint number 0 (the arm), the bottom
+    // two with joint number 1 (the root).
+    let joints: [u8; 16] = [1, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0];
+    let weights = [1.0f32, 0.0, 0.0, 0.0].repeat(4);
+    let primitive = Primitive {
+        indices: Some(b.indices_u16(&indices)),
+        ..Primitive::default()
+    }
+    .attribute("POSITION", b.positions(&positions))
+    .attribute("JOINTS_0", b.accessor(&joints, Type::Vec4, Layout::VERTEX))
+    .attribute(
+        "WEIGHTS_0",
+        b.accessor(&weights, Type::Vec4, Layout::VERTEX),
+    );
+    let mesh = b.mesh("quad", &[primitive], None);
+    let mut rest = Vec::new();
+    let mut quads = Vec::new();
+    for (&(name, at, rotation), &arm) in arms.iter().zip(&arm_nodes) {
+        let ibm = b.matrices(&[Mat4::from_translation(-at), Mat4::IDENTITY]);
+        let skin = b.skin(name, &[arm, root], Some(ibm), Some(root));
+        quads.push(b.node(Node {
+            name: Some(format!("{name}_quad")),
+            mesh: Some(mesh),
+            skin: Some(skin),
+            ..Node::default()
+        }));
+        let arm_at_rest = Mat4::from_rotation_translation(rotation, at);
+        for (v, &p) in positions.iter().enumerate() {
+            let posed = if v >= 2 {
+                arm_at_rest * Mat4::from_translation(-at)
+            } else {
+                Mat4::IDENTITY
+            };
+            rest.push(gltf_to_md5_point(posed.transform_point3(p)));
+        }
+    }
+    let mut roots = vec![root];
+    roots.extend(quads);
+    b.scene("Scene", &roots);
+    TwoSkins {
+        glb: b.to_glb(),
+        rest_md5: rest,
+    }
+}
+
+// ---------------------------------------------------------------------------
 // g. Bad input
 
 /// Broken files, each wrong in one way (the rest as the tiny character).

@@ -7,7 +7,8 @@ use gltf::animation::{Interpolation, Property};
 
 use super::rig::Rig;
 use super::scene::{decompose, is_uniform, scale_size, Nodes, Trs};
-use crate::anim::{loops_by_rule, Clip, JointPose};
+use super::warnings::Warnings;
+use crate::anim::{local_to_model, loops_by_rule, Clip, JointPose, Skeleton};
 use crate::gltf::{read_floats, AccessorRead, GltfError, GltfFile};
 
 /// Clips whose keys are not a regular grid (or are cubic splines) are
@@ -37,7 +38,34 @@ struct Channel {
     width: usize,
 }
 
+/// Rotations may be stored as normalized integers.
+const ROTATION_TYPES: &[DataType] = &[
+    DataType::F32,
+    DataType::I8,
+    DataType::U8,
+    DataType::I16,
+    DataType::U16,
+];
+
 impl Channel {
+    /// The channel's value at `time` written into the node's transform.
+    fn apply(&self, time: f32, trs: &mut Trs) {
+        let value = self.sample(time);
+        match self.property {
+            Property::Translation => trs.translation = value.truncate(),
+            Property::Rotation => {
+                let q = Quat::from_vec4(value);
+                trs.rotation = if q.length_squared() > 1e-12 {
+                    q.normalize()
+                } else {
+                    Quat::IDENTITY
+                }
+            }
+            Property::Scale => trs.scale = value.truncate(),
+            Property::MorphTargetWeights => {}
+        }
+    }
+
     fn value(&self, key: usize, part: usize) -> Vec4 {
         let stride = if self.interpolation == Interpolation::CubicSpline {
             3
@@ -99,14 +127,16 @@ impl Channel {
 }
 
 /// Every animation of the file as a clip named after it (`animation{i}`
-/// when it has no name; `rest`: every node's world matrix at rest), spanning its first key to its last: an animation
-/// whose keys start after t = 0 starts there.
+/// when it has no name), spanning its first key to its last: an
+/// animation whose keys start after t = 0 starts there. `rest` is every
+/// node's world matrix at rest. Joints a clip does not animate keep their
+/// nodes' own transforms.
 pub fn read_clips(
     file: &GltfFile,
     nodes: &Nodes,
     rig: &Rig,
     rest: &[Mat4],
-    warnings: &mut Vec<String>,
+    warnings: &mut Warnings,
 ) -> Result<Vec<Clip>, GltfError> {
     let mut clips = Vec::new();
     let roots: Vec<bool> = rig.parents.iter().map(Option::is_none).collect();
@@ -120,97 +150,12 @@ pub fn read_clips(
             .name()
             .map_or_else(|| format!("animation{}", animation.index()), str::to_owned);
         let path = format!("animations[{}]", animation.index());
-        let mut channels = Vec::new();
-        let mut morphs = false;
-        for channel in animation.channels() {
-            let property = channel.target().property();
-            if property == Property::MorphTargetWeights {
-                morphs = true;
-                continue;
-            }
-            let sampler = channel.sampler();
-            let sampler_path = format!("{path}.samplers[{}]", sampler.index());
-            let input = read_floats(
-                file,
-                &sampler.input(),
-                &AccessorRead {
-                    what: &format!("{sampler_path}.input"),
-                    dimensions: &[Dimensions::Scalar],
-                    types: &[DataType::F32],
-                },
-            )?;
-            let width = if property == Property::Rotation { 4 } else { 3 };
-            let values = read_floats(
-                file,
-                &sampler.output(),
-                &AccessorRead {
-                    what: &format!("{sampler_path}.output"),
-                    dimensions: &[if width == 4 {
-                        Dimensions::Vec4
-                    } else {
-                        Dimensions::Vec3
-                    }],
-                    types: if width == 4 {
-                        &[
-                            DataType::F32,
-                            DataType::I8,
-                            DataType::U8,
-                            DataType::I16,
-                            DataType::U16,
-                        ]
-                    } else {
-                        &[DataType::F32]
-                    },
-                },
-            )?;
-            let interpolation = sampler.interpolation();
-            let per_key = if interpolation == Interpolation::CubicSpline {
-                3
-            } else {
-                1
-            };
-            let error = |message: String| GltfError::new(&file.name, &sampler_path, message);
-            if input.is_empty() {
-                return Err(error("no keys".into()));
-            }
-            if let Some(k) = (0..input.len())
-                .find(|&k| !input[k].is_finite() || (k > 0 && input[k] <= input[k - 1]))
-            {
-                return Err(error(format!(
-                    "key times must be finite and increase; key {k} is {}",
-                    input[k]
-                )));
-            }
-            if values.len() != input.len() * per_key * width {
-                return Err(error(format!(
-                    "{} keys but {} output values ({per_key} per key expected)",
-                    input.len(),
-                    values.len() / width
-                )));
-            }
-            if let Some(bad) = values.iter().find(|v| !v.is_finite()) {
-                return Err(error(format!("an output value is {bad}")));
-            }
-            channels.push(Channel {
-                node: channel.target().node().index(),
-                property,
-                interpolation,
-                times: input,
-                values,
-                width,
-            });
-        }
+        let (channels, morphs) = read_channels(file, &animation, &path)?;
         if morphs {
-            warnings.push(format!(
-                "{}: {path} (\"{name}\"): morph target weights are not animated",
-                file.name
-            ));
+            warnings.morph_clips.push(format!("{path} (\"{name}\")"));
         }
         if channels.is_empty() {
-            warnings.push(format!(
-                "{}: {path} (\"{name}\"): no channel moves a node; skipped",
-                file.name
-            ));
+            warnings.empty_clips.push(format!("{path} (\"{name}\")"));
             continue;
         }
         let start = channels
@@ -234,51 +179,39 @@ pub fn read_clips(
                 ),
             ));
         }
-        let mut frames = Vec::with_capacity(frame_count);
         // Per joint, the scale relative to rest furthest from 1.
         let mut worst_scale = vec![Vec3::ONE; rig.nodes.len()];
         let mut locals = nodes.rest.clone();
-        for f in 0..frame_count {
-            let time = if f + 1 == frame_count {
-                end
-            } else {
-                start + f as f32 / frame_rate
-            };
-            locals.copy_from_slice(&nodes.rest);
-            for channel in &channels {
-                let value = channel.sample(time);
-                let trs: &mut Trs = &mut locals[channel.node];
-                match channel.property {
-                    Property::Translation => trs.translation = value.truncate(),
-                    Property::Rotation => {
-                        let q = Quat::from_vec4(value);
-                        trs.rotation = if q.length_squared() > 1e-12 {
-                            q.normalize()
-                        } else {
-                            Quat::IDENTITY
-                        }
-                    }
-                    Property::Scale => trs.scale = value.truncate(),
-                    Property::MorphTargetWeights => {}
+        let frames = (0..frame_count)
+            .map(|f| {
+                let time = if f + 1 == frame_count {
+                    end
+                } else {
+                    start + f as f32 / frame_rate
+                };
+                locals.copy_from_slice(&nodes.rest);
+                for channel in &channels {
+                    channel.apply(time, &mut locals[channel.node]);
                 }
-            }
-            let world = nodes.world(&locals);
-            frames.push(local_poses(rig, &world, &rest_scales, &mut worst_scale));
-        }
+                local_poses(rig, &nodes.world(&locals), &rest_scales, &mut worst_scale)
+            })
+            .collect::<Vec<_>>();
         for (joint, relative) in worst_scale.iter().enumerate() {
             let joint_name = &nodes.names[rig.nodes[joint]];
             if !is_uniform(*relative) {
-                warnings.push(format!(
-                    "joint {joint_name}: non-uniform scale ({:.3}, {:.3}, {:.3}) in \"{name}\"; \
-                     drawn without it",
-                    relative.x, relative.y, relative.z
-                ));
+                warnings.clip_stretch.add(
+                    joint_name,
+                    &name,
+                    deviation(*relative),
+                    format!("({:.3}, {:.3}, {:.3})", relative.x, relative.y, relative.z),
+                );
             } else if deviation(*relative) > 1e-3 {
-                warnings.push(format!(
-                    "joint {joint_name}: scaled x{:.3} in \"{name}\"; its children keep their \
-                     places, but its own vertices are drawn unscaled",
-                    scale_size(*relative)
-                ));
+                warnings.clip_scale.add(
+                    joint_name,
+                    &name,
+                    deviation(*relative),
+                    format!("x{:.3}", scale_size(*relative)),
+                );
             }
         }
         clips.push(Clip {
@@ -290,6 +223,116 @@ pub fn read_clips(
         });
     }
     Ok(clips)
+}
+
+/// The one-frame clip `rest`: every joint in its node's own transform,
+/// as glTF draws a skin that no animation moves. `None` where that is the
+/// bind pose already.
+pub fn rest_clip(rig: &Rig, rest: &[Mat4], skeleton: &Skeleton) -> Option<Clip> {
+    let rest_scales: Vec<Vec3> = rig
+        .nodes
+        .iter()
+        .map(|&n| decompose(rest[n]).scale)
+        .collect();
+    let mut worst_scale = vec![Vec3::ONE; rig.nodes.len()];
+    let frame = local_poses(rig, rest, &rest_scales, &mut worst_scale);
+    let mut model = frame.clone();
+    local_to_model(&skeleton.parents, &frame, &mut model);
+    let bound = model.iter().zip(&skeleton.bind_pose).all(|(posed, bind)| {
+        posed.translation.distance(bind.translation) < 1e-3
+            && posed.rotation.angle_between(bind.rotation) < 1e-4
+    });
+    if bound {
+        return None;
+    }
+    Some(Clip {
+        name: "rest".into(),
+        looping: true,
+        frame_rate: DEFAULT_SAMPLE_RATE,
+        frames: vec![frame],
+        bounds: Vec::new(),
+    })
+}
+
+/// The channels of `animation` that move nodes, their keys read and
+/// checked, and whether it also animates morph target weights.
+fn read_channels(
+    file: &GltfFile,
+    animation: &gltf::Animation,
+    path: &str,
+) -> Result<(Vec<Channel>, bool), GltfError> {
+    let mut channels = Vec::new();
+    let mut morphs = false;
+    for channel in animation.channels() {
+        let property = channel.target().property();
+        if property == Property::MorphTargetWeights {
+            morphs = true;
+            continue;
+        }
+        let sampler = channel.sampler();
+        let sampler_path = format!("{path}.samplers[{}]", sampler.index());
+        let input = read_floats(
+            file,
+            &sampler.input(),
+            &AccessorRead {
+                what: &format!("{sampler_path}.input"),
+                dimensions: &[Dimensions::Scalar],
+                types: &[DataType::F32],
+            },
+        )?;
+        let (width, dimensions, types): (usize, _, &[DataType]) = if property == Property::Rotation
+        {
+            (4, Dimensions::Vec4, ROTATION_TYPES)
+        } else {
+            (3, Dimensions::Vec3, &[DataType::F32])
+        };
+        let values = read_floats(
+            file,
+            &sampler.output(),
+            &AccessorRead {
+                what: &format!("{sampler_path}.output"),
+                dimensions: &[dimensions],
+                types,
+            },
+        )?;
+        let interpolation = sampler.interpolation();
+        let per_key = if interpolation == Interpolation::CubicSpline {
+            3
+        } else {
+            1
+        };
+        let error = |message: String| GltfError::new(&file.name, &sampler_path, message);
+        if input.is_empty() {
+            return Err(error("no keys".into()));
+        }
+        if let Some(k) =
+            (0..input.len()).find(|&k| !input[k].is_finite() || (k > 0 && input[k] <= input[k - 1]))
+        {
+            return Err(error(format!(
+                "key times must be finite and increase; key {k} is {}",
+                input[k]
+            )));
+        }
+        if values.len() != input.len() * per_key * width {
+            return Err(error(format!(
+                "{} keys but {} output values ({per_key} per key expected)",
+                input.len(),
+                values.len() / width
+            )));
+        }
+        if let Some(bad) = values.iter().find(|v| !v.is_finite()) {
+            return Err(error(format!("an output value is {bad}")));
+        }
+        channels.push(Channel {
+            node: channel.target().node().index(),
+            property,
+            interpolation,
+            times: input,
+            values,
+            width,
+        });
+    }
+    Ok((channels, morphs))
 }
 
 /// How many frames, at what rate, sample a clip spanning `start` to

@@ -6,8 +6,10 @@ use glam::{Mat4, Vec2, Vec3, Vec4};
 use gltf::accessor::{DataType, Dimensions};
 use gltf::mesh::{Mode, Semantic};
 
-use super::rig::Rig;
+use super::materials;
+use super::rig::SkinSlots;
 use super::scene::normal_matrix;
+use crate::anim::Skeleton;
 use crate::gltf::{read_floats, read_integers, AccessorRead, GltfError, GltfFile};
 use crate::skin::{
     select_influences, smooth_normals, tangents, InfluenceLimit, LodLevel, SkinnedMesh,
@@ -37,13 +39,43 @@ pub struct Primitive {
 /// How many vertices' weights did not sum to 1, and by how much.
 #[derive(Default)]
 pub struct WeightReport {
-    pub renormalized: usize,
-    pub lowest_sum: f32,
-    pub highest_sum: f32,
-    pub weightless: usize,
+    renormalized: usize,
+    lowest_sum: f32,
+    highest_sum: f32,
+    weightless: usize,
+    /// The joint the last weightless vertex was bound to.
+    weightless_joint: u16,
 }
 
-const FLOAT: &[DataType] = &[DataType::F32];
+impl WeightReport {
+    /// The report's lines, if any.
+    pub fn warn(&self, file: &GltfFile, skeleton: &Skeleton, warnings: &mut Vec<String>) {
+        if self.renormalized > 0 {
+            warnings.push(format!(
+                "{}: {} vertices' weights summed to between {:.3} and {:.3}, not 1; renormalized",
+                file.name, self.renormalized, self.lowest_sum, self.highest_sum
+            ));
+        }
+        if self.weightless > 0 {
+            warnings.push(format!(
+                "{}: {} vertices have no weight; bound to joint {}",
+                file.name, self.weightless, skeleton.names[self.weightless_joint as usize]
+            ));
+        }
+    }
+}
+
+/// What KHR_mesh_quantization allows besides floats: positions and
+/// texture coordinates as any 8- or 16-bit integers (normalized or not),
+/// normals and tangents as normalized signed ones.
+const POSITION_TYPES: &[DataType] = &[
+    DataType::F32,
+    DataType::I8,
+    DataType::U8,
+    DataType::I16,
+    DataType::U16,
+];
+const DIRECTION_TYPES: &[DataType] = &[DataType::F32, DataType::I8, DataType::I16];
 
 /// The triangle primitives of node `node`'s mesh. Points and lines are
 /// skipped with a warning; strips and fans become lists.
@@ -59,140 +91,232 @@ pub fn read_primitives(
     let mut primitives = Vec::new();
     for primitive in mesh.primitives() {
         let path = format!("meshes[{}].primitives[{}]", mesh.index(), primitive.index());
-        let error = |message: String| GltfError::new(&file.name, &path, message);
-        let attribute = |semantic: Semantic| primitive.get(&semantic);
-        let floats = |accessor: &gltf::Accessor, name: &str, dims, types| {
-            read_floats(
-                file,
-                accessor,
-                &AccessorRead {
-                    what: &format!("{name} of {path}"),
-                    dimensions: dims,
-                    types,
-                },
-            )
+        let reader = AttributeReader {
+            file,
+            primitive: &primitive,
+            path: &path,
         };
-        let Some(position) = attribute(Semantic::Positions) else {
-            return Err(error("no POSITION attribute".into()));
+        let Some(triangles) = reader.triangles(warnings)? else {
+            continue;
+        };
+        let (positions, normals, tangents) = reader.geometry()?;
+        let count = positions.len();
+        let material = primitive.material();
+        let mut uvs = reader.uvs(count)?;
+        if let Some(transform) = materials::uv_transform(file, &material, warnings) {
+            for uv in &mut uvs {
+                *uv = transform.transform_point2(*uv);
+            }
+        }
+        let influences = if skinned {
+            reader.influences(count, warnings)?
+        } else {
+            Vec::new()
+        };
+        if let Some(&bad) = triangles.iter().find(|&&i| i as usize >= count) {
+            return Err(reader.error(format!("index {bad} is past its {count} vertices")));
+        }
+        primitives.push(Primitive {
+            node: node.index(),
+            material_name: material
+                .name()
+                .map(str::to_owned)
+                .or_else(|| material.index().map(|i| format!("materials[{i}]")))
+                .unwrap_or_else(|| "default material".to_owned()),
+            material: material.index(),
+            path,
+            positions,
+            normals,
+            tangents,
+            uvs,
+            influences,
+            triangles,
+        });
+    }
+    Ok(primitives)
+}
+
+/// One primitive's accessors, read with its path in every message.
+struct AttributeReader<'a> {
+    file: &'a GltfFile,
+    primitive: &'a gltf::Primitive<'a>,
+    path: &'a str,
+}
+
+impl AttributeReader<'_> {
+    fn error(&self, message: String) -> GltfError {
+        GltfError::new(&self.file.name, self.path, message)
+    }
+
+    fn floats(
+        &self,
+        accessor: &gltf::Accessor,
+        name: &str,
+        dimensions: &[Dimensions],
+        types: &[DataType],
+    ) -> Result<Vec<f32>, GltfError> {
+        read_floats(
+            self.file,
+            accessor,
+            &AccessorRead {
+                what: &format!("{name} of {}", self.path),
+                dimensions,
+                types,
+            },
+        )
+    }
+
+    /// Attribute `semantic`, whose count must be `count`.
+    fn attribute(
+        &self,
+        semantic: Semantic,
+        count: usize,
+    ) -> Result<Option<gltf::Accessor<'_>>, GltfError> {
+        let Some(accessor) = self.primitive.get(&semantic) else {
+            return Ok(None);
+        };
+        if accessor.count() != count {
+            return Err(self.error(format!(
+                "{} (accessors[{}]) has {} elements, POSITION {count}",
+                semantic.to_string(),
+                accessor.index(),
+                accessor.count()
+            )));
+        }
+        Ok(Some(accessor))
+    }
+
+    /// Positions, and normals and tangents where the primitive has them.
+    #[allow(clippy::type_complexity)]
+    fn geometry(&self) -> Result<(Vec<Vec3>, Option<Vec<Vec3>>, Option<Vec<Vec4>>), GltfError> {
+        let Some(position) = self.primitive.get(&Semantic::Positions) else {
+            return Err(self.error("no POSITION attribute".into()));
         };
         let count = position.count();
-        let positions: Vec<Vec3> = floats(&position, "POSITION", &[Dimensions::Vec3], FLOAT)?
+        let positions: Vec<Vec3> = self
+            .floats(&position, "POSITION", &[Dimensions::Vec3], POSITION_TYPES)?
             .chunks_exact(3)
             .map(Vec3::from_slice)
             .collect();
         if !positions.iter().all(|p| p.is_finite()) {
-            return Err(error(format!(
+            return Err(self.error(format!(
                 "POSITION (accessors[{}]) holds a value that is not finite",
                 position.index()
             )));
         }
-        let same_count = |accessor: &gltf::Accessor, name: &str| {
-            if accessor.count() == count {
-                Ok(())
-            } else {
-                Err(error(format!(
-                    "{name} (accessors[{}]) has {} elements, POSITION {count}",
-                    accessor.index(),
-                    accessor.count()
-                )))
-            }
+        let normals = match self.attribute(Semantic::Normals, count)? {
+            Some(accessor) => Some(
+                self.floats(&accessor, "NORMAL", &[Dimensions::Vec3], DIRECTION_TYPES)?
+                    .chunks_exact(3)
+                    .map(Vec3::from_slice)
+                    .collect(),
+            ),
+            None => None,
         };
-        let mut normals = None;
-        if let Some(accessor) = attribute(Semantic::Normals) {
-            same_count(&accessor, "NORMAL")?;
-            let values = floats(&accessor, "NORMAL", &[Dimensions::Vec3], FLOAT)?;
-            normals = Some(values.chunks_exact(3).map(Vec3::from_slice).collect());
-        }
-        let mut tangent_values = None;
-        if let Some(accessor) = attribute(Semantic::Tangents) {
-            same_count(&accessor, "TANGENT")?;
-            let values = floats(&accessor, "TANGENT", &[Dimensions::Vec4], FLOAT)?;
-            tangent_values = Some(values.chunks_exact(4).map(Vec4::from_slice).collect());
-        }
-        let uvs = match attribute(Semantic::TexCoords(0)) {
-            Some(accessor) => {
-                same_count(&accessor, "TEXCOORD_0")?;
-                floats(
-                    &accessor,
-                    "TEXCOORD_0",
-                    &[Dimensions::Vec2],
-                    &[DataType::F32, DataType::U8, DataType::U16],
-                )?
+        let tangents = match self.attribute(Semantic::Tangents, count)? {
+            Some(accessor) => Some(
+                self.floats(&accessor, "TANGENT", &[Dimensions::Vec4], DIRECTION_TYPES)?
+                    .chunks_exact(4)
+                    .map(Vec4::from_slice)
+                    .collect(),
+            ),
+            None => None,
+        };
+        Ok((positions, normals, tangents))
+    }
+
+    /// TEXCOORD_0, or zeros.
+    fn uvs(&self, count: usize) -> Result<Vec<Vec2>, GltfError> {
+        Ok(match self.attribute(Semantic::TexCoords(0), count)? {
+            Some(accessor) => self
+                .floats(&accessor, "TEXCOORD_0", &[Dimensions::Vec2], POSITION_TYPES)?
                 .chunks_exact(2)
                 .map(Vec2::from_slice)
-                .collect()
-            }
+                .collect(),
             None => vec![Vec2::ZERO; count],
-        };
-        let mut influences = Vec::new();
-        if skinned {
-            influences = vec![[(0u32, 0f32); MAX_INFLUENCES]; count];
-            for set in 0..2u32 {
-                let (Some(joints), Some(weights)) = (
-                    attribute(Semantic::Joints(set)),
-                    attribute(Semantic::Weights(set)),
-                ) else {
-                    if set == 0 {
-                        return Err(error(
-                            "its node has a skin, but it has no JOINTS_0 and WEIGHTS_0".into(),
-                        ));
-                    }
-                    break;
-                };
-                same_count(&joints, &format!("JOINTS_{set}"))?;
-                same_count(&weights, &format!("WEIGHTS_{set}"))?;
-                let joint_numbers = read_integers(
-                    file,
-                    &joints,
-                    &AccessorRead {
-                        what: &format!("JOINTS_{set} of {path}"),
-                        dimensions: &[Dimensions::Vec4],
-                        types: &[DataType::U8, DataType::U16],
-                    },
-                )?;
-                let weight_values = floats(
-                    &weights,
-                    &format!("WEIGHTS_{set}"),
-                    &[Dimensions::Vec4],
-                    &[DataType::F32, DataType::U8, DataType::U16],
-                )?;
-                if let Some(bad) = weight_values.iter().find(|w| !w.is_finite()) {
-                    return Err(GltfError::new(
-                        &file.name,
-                        format!("accessors[{}]", weights.index()),
-                        format!("WEIGHTS_{set} of {path} holds {bad}"),
+        })
+    }
+
+    /// Per vertex, its joint numbers and weights from JOINTS_0/1 and
+    /// WEIGHTS_0/1.
+    fn influences(
+        &self,
+        count: usize,
+        warnings: &mut Vec<String>,
+    ) -> Result<Vec<[(u32, f32); MAX_INFLUENCES]>, GltfError> {
+        let mut influences = vec![[(0u32, 0f32); MAX_INFLUENCES]; count];
+        for set in 0..2u32 {
+            let (Some(joints), Some(weights)) = (
+                self.attribute(Semantic::Joints(set), count)?,
+                self.attribute(Semantic::Weights(set), count)?,
+            ) else {
+                if set == 0 {
+                    return Err(self.error(
+                        "its node has a skin, but it has no JOINTS_0 and WEIGHTS_0".into(),
                     ));
                 }
-                for (v, vertex) in influences.iter_mut().enumerate() {
-                    for c in 0..4 {
-                        vertex[set as usize * 4 + c] =
-                            (joint_numbers[v * 4 + c], weight_values[v * 4 + c]);
-                    }
-                }
-            }
-            if attribute(Semantic::Joints(2)).is_some() {
-                warnings.push(format!(
-                    "{}: {path}: JOINTS_2 and beyond are ignored (at most 8 influences)",
-                    file.name
+                break;
+            };
+            let joint_numbers = read_integers(
+                self.file,
+                &joints,
+                &AccessorRead {
+                    what: &format!("JOINTS_{set} of {}", self.path),
+                    dimensions: &[Dimensions::Vec4],
+                    types: &[DataType::U8, DataType::U16],
+                },
+            )?;
+            let weight_values = self.floats(
+                &weights,
+                &format!("WEIGHTS_{set}"),
+                &[Dimensions::Vec4],
+                &[DataType::F32, DataType::U8, DataType::U16],
+            )?;
+            if let Some(bad) = weight_values.iter().find(|w| !w.is_finite()) {
+                return Err(GltfError::new(
+                    &self.file.name,
+                    format!("accessors[{}]", weights.index()),
+                    format!("WEIGHTS_{set} of {} holds {bad}", self.path),
                 ));
             }
+            for (v, vertex) in influences.iter_mut().enumerate() {
+                for c in 0..4 {
+                    vertex[set as usize * 4 + c] =
+                        (joint_numbers[v * 4 + c], weight_values[v * 4 + c]);
+                }
+            }
         }
-        let indices: Vec<u32> = match primitive.indices() {
+        if self.primitive.get(&Semantic::Joints(2)).is_some() {
+            warnings.push(format!(
+                "{}: {}: JOINTS_2 and beyond are ignored (at most 8 influences)",
+                self.file.name, self.path
+            ));
+        }
+        Ok(influences)
+    }
+
+    /// The primitive's triangles, counter-clockwise as glTF winds them;
+    /// `None` (and a warning) for points and lines.
+    fn triangles(&self, warnings: &mut Vec<String>) -> Result<Option<Vec<u32>>, GltfError> {
+        let indices: Vec<u32> = match self.primitive.indices() {
             Some(accessor) => read_integers(
-                file,
+                self.file,
                 &accessor,
                 &AccessorRead {
-                    what: &format!("indices of {path}"),
+                    what: &format!("indices of {}", self.path),
                     dimensions: &[Dimensions::Scalar],
                     types: &[DataType::U8, DataType::U16, DataType::U32],
                 },
             )?,
-            None => (0..count as u32).collect(),
+            None => {
+                let count = self
+                    .primitive
+                    .get(&Semantic::Positions)
+                    .map_or(0, |p| p.count());
+                (0..count as u32).collect()
+            }
         };
-        if let Some(&bad) = indices.iter().find(|&&i| i as usize >= count) {
-            return Err(error(format!("index {bad} is past its {count} vertices")));
-        }
-        let triangles = match primitive.mode() {
+        Ok(Some(match self.primitive.mode() {
             Mode::Triangles => indices.chunks_exact(3).flatten().copied().collect(),
             Mode::TriangleStrip => (2..indices.len())
                 .flat_map(|i| {
@@ -209,40 +333,23 @@ pub fn read_primitives(
                 .collect(),
             mode => {
                 warnings.push(format!(
-                    "{}: {path}: {mode:?} primitives are not drawn (triangles only)",
-                    file.name
+                    "{}: {}: {mode:?} primitives are not drawn (triangles only)",
+                    self.file.name, self.path
                 ));
-                continue;
+                return Ok(None);
             }
-        };
-        let material = primitive.material();
-        primitives.push(Primitive {
-            node: node.index(),
-            material_name: material
-                .name()
-                .map(str::to_owned)
-                .or_else(|| material.index().map(|i| format!("materials[{i}]")))
-                .unwrap_or_else(|| "default material".to_owned()),
-            material: material.index(),
-            path,
-            positions,
-            normals,
-            tangents: tangent_values,
-            uvs,
-            influences,
-            triangles,
-        });
+        }))
     }
-    Ok(primitives)
 }
 
 /// `primitive` as a skinned mesh in the bind pose: `to_bind` takes its
-/// space to the bind pose's; a primitive without influences moves with
-/// joint `rigid_joint` alone.
+/// space to the bind pose's; `skin` maps its joint numbers; a primitive
+/// without influences (and a vertex without weight) moves with joint
+/// `rigid_joint` alone.
 pub fn skinned_mesh(
     file: &GltfFile,
     primitive: &Primitive,
-    rig: &Rig,
+    skin: Option<&SkinSlots>,
     to_bind: Mat4,
     rigid_joint: u16,
     limit: InfluenceLimit,
@@ -307,14 +414,15 @@ pub fn skinned_mesh(
             None => listed.push((rigid_joint, 1.0)),
             Some(influences) => {
                 for &(slot, weight) in influences.iter().filter(|(_, w)| *w > 0.0) {
-                    let Some(&joint) = rig.joint_of_slot.get(slot as usize) else {
+                    let joint = skin.and_then(|s| s.joint_of_slot.get(slot as usize));
+                    let Some(&joint) = joint else {
                         return Err(GltfError::new(
                             &file.name,
                             &primitive.path,
                             format!(
                                 "vertex {v} names joint {slot} of skins[{}], which has {}",
-                                rig.skin.unwrap_or(0),
-                                rig.joint_of_slot.len()
+                                skin.map_or(0, |s| s.skin),
+                                skin.map_or(0, |s| s.joint_of_slot.len())
                             ),
                         ));
                     };
@@ -323,6 +431,7 @@ pub fn skinned_mesh(
                 let sum: f32 = listed.iter().map(|(_, w)| w).sum();
                 if listed.is_empty() {
                     weights.weightless += 1;
+                    weights.weightless_joint = rigid_joint;
                     listed.push((rigid_joint, 1.0));
                 } else if (sum - 1.0).abs() > 0.01 {
                     if weights.renormalized == 0 {

@@ -3,23 +3,26 @@
 //!
 //! What it chooses, where glTF leaves a choice (docs/content.md says it
 //! for users):
-//! - The model is the skin of the first skinned mesh node of the scene,
-//!   with every mesh node drawn with that skin; mesh nodes with another
-//!   skin are skipped with a warning. Meshes without a skin hanging under
-//!   one of its joints move rigidly with that joint. A file without skins
+//! - The model is every mesh node of the scene. The skins those nodes use
+//!   are merged into one skeleton: the union of their joints, a node two
+//!   skins share being one joint. Meshes without a skin hanging under one
+//!   of its joints move rigidly with that joint. A file without skins
 //!   makes every node that holds a mesh, or has one below it, a joint.
-//! - Skinned meshes are placed by the inverse bind matrices (the skinned
-//!   mesh node's own transform is ignored, as the specification says), so
-//!   that skinning equals glTF's exactly; everything above the joints
-//!   (an armature's rotation and scale) is kept.
+//! - Skinned meshes are placed by their skin's inverse bind matrices (the
+//!   skinned mesh node's own transform is ignored, as the specification
+//!   says), so that skinning equals glTF's exactly; everything above the
+//!   joints (an armature's rotation and scale) is kept.
 //! - One runtime mesh per primitive, with its material.
-//! - Animations are sampled into frames ([`clips`]).
+//! - Animations are sampled into frames ([`clips`]); a file without any
+//!   whose rest pose is not its bind pose gets one clip, `rest`, of the
+//!   nodes' own transforms, as glTF draws it.
 
 mod clips;
 mod materials;
 mod meshes;
 mod rig;
 mod scene;
+mod warnings;
 
 use glam::Mat4;
 
@@ -33,6 +36,7 @@ use crate::skin::{InfluenceLimit, SkinnedMesh};
 use meshes::{read_primitives, skinned_mesh, Primitive, WeightReport};
 use rig::Rig;
 use scene::{decompose, Nodes};
+use warnings::Warnings;
 
 /// A glTF file's character, before `Model::load_gltf` welds it, builds
 /// its levels of detail and measures its clips.
@@ -45,16 +49,89 @@ pub struct GltfCharacter {
     /// Per mesh, its index into `materials`.
     pub mesh_materials: Vec<usize>,
     pub clips: Vec<Clip>,
-    /// What was changed or left out (structure, not images), for the log.
+    /// What was changed or left out (structure, not images), for the log:
+    /// one line per kind of joint warning (the full list at debug level).
     pub warnings: Vec<String>,
     /// Warnings about images, which the loader reports with the materials'.
     pub image_warnings: Vec<String>,
 }
 
+/// How a primitive moves: with the joints of a skin (its index in
+/// `Rig::skins`), or rigidly with one joint.
+#[derive(Clone, Copy)]
+enum Placement {
+    Skinned(usize),
+    Rigid(u16),
+}
+
 /// The character in `file`, with `limit` joints per vertex.
 pub fn read_character(file: &GltfFile, limit: InfluenceLimit) -> Result<GltfCharacter, GltfError> {
-    let mut warnings = Vec::new();
+    let mut warnings = Warnings::default();
     let nodes = Nodes::read(file)?;
+    let drawn = drawn_nodes(file, &nodes)?;
+    let mut skins: Vec<gltf::Skin> = Vec::new();
+    for node in drawn
+        .iter()
+        .filter_map(|&n| file.document.nodes().nth(n)?.skin())
+    {
+        if !skins.iter().any(|s| s.index() == node.index()) {
+            skins.push(node);
+        }
+    }
+    let rig = Rig::read(file, &nodes, &skins, &drawn)?;
+    let primitives = placed_primitives(file, &nodes, &rig, &drawn, &mut warnings.lines)?;
+    let references = reference_slots(&rig, &primitives);
+    let rest = nodes.world(&nodes.rest);
+    let (skeleton, mesh_to_bind) = rig.skeleton(&nodes, &rest, &references, &mut warnings);
+    let mut report = WeightReport::default();
+    let mut meshes = Vec::with_capacity(primitives.len());
+    for (primitive, placement) in &primitives {
+        let (to_bind, joint, skin) = match *placement {
+            Placement::Skinned(s) => {
+                let slots = &rig.skins[s];
+                (
+                    mesh_to_bind[s],
+                    slots.joint_of_slot[references[s]],
+                    Some(slots),
+                )
+            }
+            Placement::Rigid(joint) => {
+                let bind = skeleton.bind_pose[joint as usize];
+                let at_rest = decompose(rest[rig.nodes[joint as usize]]);
+                let rest_rigid =
+                    Mat4::from_rotation_translation(at_rest.rotation, at_rest.translation);
+                let bind = Mat4::from_rotation_translation(bind.rotation, bind.translation);
+                (
+                    bind * rest_rigid.inverse() * rest[primitive.node],
+                    joint,
+                    None,
+                )
+            }
+        };
+        let mesh = skinned_mesh(file, primitive, skin, to_bind, joint, limit, &mut report)?;
+        meshes.push(mesh);
+    }
+    report.warn(file, &skeleton, &mut warnings.lines);
+    let (materials, mesh_materials, image_warnings) =
+        materials::of_primitives(file, primitives.iter().map(|(p, _)| p.material));
+    let mut clips = clips::read_clips(file, &nodes, &rig, &rest, &mut warnings)?;
+    if clips.is_empty() {
+        clips.extend(clips::rest_clip(&rig, &rest, &skeleton));
+    }
+    Ok(GltfCharacter {
+        skeleton,
+        meshes,
+        materials,
+        mesh_materials,
+        clips,
+        warnings: warnings.finish(&file.name),
+        image_warnings,
+    })
+}
+
+/// The scene's nodes that hold a mesh, in scene order (every node's, in
+/// the file's order of roots, where the file has no scene).
+fn drawn_nodes(file: &GltfFile, nodes: &Nodes) -> Result<Vec<usize>, GltfError> {
     let all: Vec<gltf::Node> = file.document.nodes().collect();
     let scene = file
         .document
@@ -80,26 +157,10 @@ pub fn read_character(file: &GltfFile, limit: InfluenceLimit) -> Result<GltfChar
         }
         None => nodes.order.clone(),
     };
-    let skin = scene_nodes
-        .iter()
-        .find_map(|&n| all[n].mesh().and(all[n].skin()));
-    let mut drawn = Vec::new();
-    for &n in &scene_nodes {
-        let node = &all[n];
-        if node.mesh().is_none() {
-            continue;
-        }
-        match (node.skin(), &skin) {
-            (Some(own), Some(chosen)) if own.index() != chosen.index() => warnings.push(format!(
-                "{}: nodes[{n}] (\"{}\") is skinned by skins[{}], the model by skins[{}]; not drawn",
-                file.name,
-                nodes.names[n],
-                own.index(),
-                chosen.index()
-            )),
-            _ => drawn.push(n),
-        }
-    }
+    let drawn: Vec<usize> = scene_nodes
+        .into_iter()
+        .filter(|&n| all[n].mesh().is_some())
+        .collect();
     if drawn.is_empty() {
         return Err(GltfError::new(
             &file.name,
@@ -107,123 +168,76 @@ pub fn read_character(file: &GltfFile, limit: InfluenceLimit) -> Result<GltfChar
             "no node of the scene draws a mesh",
         ));
     }
-    let rig = Rig::read(file, &nodes, skin.clone(), &drawn)?;
-    let mut primitives: Vec<(Primitive, Option<u16>)> = Vec::new();
+    Ok(drawn)
+}
+
+/// The primitives of every drawn node, each with how it moves. A mesh
+/// without a skin that hangs under no joint is left out with a warning.
+fn placed_primitives(
+    file: &GltfFile,
+    nodes: &Nodes,
+    rig: &Rig,
+    drawn: &[usize],
+    warnings: &mut Vec<String>,
+) -> Result<Vec<(Primitive, Placement)>, GltfError> {
+    let mut primitives = Vec::new();
     let mut morphs = false;
-    for &n in &drawn {
-        let node = &all[n];
-        let skinned = node.skin().is_some();
-        let rigid_joint = if skinned {
-            None
-        } else {
-            let joint = std::iter::successors(Some(n), |&p| nodes.parents[p])
-                .find_map(|p| rig.joint_of_node[p]);
-            if joint.is_none() {
-                warnings.push(format!(
-                    "{}: nodes[{n}] (\"{}\") has no skin and hangs under no joint; not drawn",
-                    file.name, nodes.names[n]
-                ));
-                continue;
+    for node in drawn.iter().filter_map(|&n| file.document.nodes().nth(n)) {
+        let n = node.index();
+        let placement = match node.skin() {
+            Some(skin) => Placement::Skinned(
+                rig.skins
+                    .iter()
+                    .position(|s| s.skin == skin.index())
+                    .expect("every drawn node's skin is in the rig"),
+            ),
+            None => {
+                let joint = std::iter::successors(Some(n), |&p| nodes.parents[p])
+                    .find_map(|p| rig.joint_of_node[p]);
+                let Some(joint) = joint else {
+                    warnings.push(format!(
+                        "{}: nodes[{n}] (\"{}\") has no skin and hangs under no joint; not drawn",
+                        file.name, nodes.names[n]
+                    ));
+                    continue;
+                };
+                Placement::Rigid(joint)
             }
-            joint
         };
         morphs |= node
             .mesh()
             .is_some_and(|m| m.primitives().any(|p| p.morph_targets().len() > 0));
-        for primitive in read_primitives(file, node, skinned, &mut warnings)? {
-            primitives.push((primitive, rigid_joint));
+        let skinned = matches!(placement, Placement::Skinned(_));
+        for primitive in read_primitives(file, &node, skinned, warnings)? {
+            primitives.push((primitive, placement));
         }
     }
     if morphs {
         warnings.push(format!("{}: morph targets are ignored", file.name));
     }
-    // The skin joint that moves the most weight places the skinned meshes.
-    let mut slot_weights = vec![0f32; rig.joint_of_slot.len()];
-    for (primitive, _) in &primitives {
-        for vertex in &primitive.influences {
-            for &(slot, weight) in vertex {
+    Ok(primitives)
+}
+
+/// Per skin of the rig, the joint number that moves the most weight of
+/// its primitives: its inverse bind matrix places them.
+fn reference_slots(rig: &Rig, primitives: &[(Primitive, Placement)]) -> Vec<usize> {
+    rig.skins
+        .iter()
+        .enumerate()
+        .map(|(s, skin)| {
+            let mut slot_weights = vec![0f32; skin.joint_of_slot.len()];
+            let influences = primitives
+                .iter()
+                .filter(|(_, placement)| matches!(placement, Placement::Skinned(k) if *k == s))
+                .flat_map(|(primitive, _)| primitive.influences.iter().flatten());
+            for &(slot, weight) in influences {
                 if let Some(total) = slot_weights.get_mut(slot as usize) {
                     *total += weight.max(0.0);
                 }
             }
-        }
-    }
-    let reference = (0..slot_weights.len())
-        .max_by(|&a, &b| slot_weights[a].total_cmp(&slot_weights[b]).then(b.cmp(&a)))
-        .unwrap_or(0);
-    let rest = nodes.world(&nodes.rest);
-    let (skeleton, mesh_to_bind) = rig.skeleton(&nodes, &rest, reference, &mut warnings);
-    let mut report = WeightReport::default();
-    let mut meshes = Vec::with_capacity(primitives.len());
-    let mut materials = Vec::new();
-    let mut mesh_materials = Vec::with_capacity(primitives.len());
-    let mut image_warnings = Vec::new();
-    // The file's material index (`None`: the default material) of each
-    // entry of `materials`.
-    let mut material_of: Vec<Option<usize>> = Vec::new();
-    for (primitive, rigid_joint) in &primitives {
-        let (to_bind, joint) = match rigid_joint {
-            None => (
-                mesh_to_bind,
-                rig.joint_of_slot.get(reference).copied().unwrap_or(0),
-            ),
-            Some(joint) => {
-                let bind = skeleton.bind_pose[*joint as usize];
-                let at_rest = decompose(rest[rig.nodes[*joint as usize]]);
-                let rest_rigid =
-                    Mat4::from_rotation_translation(at_rest.rotation, at_rest.translation);
-                (
-                    Mat4::from_rotation_translation(bind.rotation, bind.translation)
-                        * rest_rigid.inverse()
-                        * rest[primitive.node],
-                    *joint,
-                )
-            }
-        };
-        meshes.push(skinned_mesh(
-            file,
-            primitive,
-            &rig,
-            to_bind,
-            joint,
-            limit,
-            &mut report,
-        )?);
-        let index = match material_of.iter().position(|&m| m == primitive.material) {
-            Some(index) => index,
-            None => {
-                materials.push(materials::material_maps(
-                    file,
-                    primitive.material,
-                    &mut image_warnings,
-                ));
-                material_of.push(primitive.material);
-                materials.len() - 1
-            }
-        };
-        mesh_materials.push(index);
-    }
-    if report.renormalized > 0 {
-        warnings.push(format!(
-            "{}: {} vertices' weights summed to between {:.3} and {:.3}, not 1; renormalized",
-            file.name, report.renormalized, report.lowest_sum, report.highest_sum
-        ));
-    }
-    if report.weightless > 0 {
-        let joint = rig.joint_of_slot.get(reference).map_or(0, |&j| j as usize);
-        warnings.push(format!(
-            "{}: {} vertices have no weight; bound to joint {}",
-            file.name, report.weightless, skeleton.names[joint]
-        ));
-    }
-    let clips = clips::read_clips(file, &nodes, &rig, &rest, &mut warnings)?;
-    Ok(GltfCharacter {
-        skeleton,
-        meshes,
-        materials,
-        mesh_materials,
-        clips,
-        warnings,
-        image_warnings,
-    })
+            (0..slot_weights.len())
+                .max_by(|&a, &b| slot_weights[a].total_cmp(&slot_weights[b]).then(b.cmp(&a)))
+                .unwrap_or(0)
+        })
+        .collect()
 }
