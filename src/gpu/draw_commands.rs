@@ -144,19 +144,21 @@ impl DrawCommandLayout {
         words
     }
 
-    /// CPU reference of draws.comp: the words after a frame of two culling
-    /// phases (occlusion culling) whose counts ended as `header`, from the
-    /// buffer's `initial_words` of `model`, for the crowd's `models` of
-    /// `instance_count` instances in all, the animate kernel posing
-    /// `instances_per_workgroup` a workgroup.
-    pub fn two_phase_words(
+    /// CPU reference of draws.comp: the words after a frame whose cull left
+    /// `header`, in two phases (occlusion culling) or one (which writes the
+    /// first command set only and leaves the second as it was: here, as it
+    /// starts), from the buffer's `initial_words` of `model`, for the
+    /// crowd's `models` of `instance_count` instances in all, the animate
+    /// kernel posing `instances_per_workgroup` a workgroup.
+    pub fn words_after_frame(
         &self,
         model: &GpuModel,
         header: &VisibleHeader,
-        models: &[CrowdModel],
-        instance_count: u32,
+        crowd: (&[CrowdModel], u32),
         instances_per_workgroup: u32,
+        two_phases: bool,
     ) -> Vec<u32> {
+        let (models, instance_count) = crowd;
         let mut words = self.initial_words(model);
         // A draw of the instances counted from `counts.0` to `counts.1`,
         // its list starting at `first`.
@@ -165,8 +167,10 @@ impl DrawCommandLayout {
             words[word + INSTANCE_COUNT_WORD as usize] = counts.1 - counts.0;
             words[word + first_word as usize] = first + counts.0;
         };
-        for set in 0..COMMAND_SETS {
-            // The early phase counts from none; the late one from where it left.
+        let sets = if two_phases { COMMAND_SETS } else { 1 };
+        for set in 0..sets {
+            // The first phase counts from none, the late one from where the
+            // early one left (a single phase leaves its counts as the early's).
             let phase = |before: u32, after: u32| match set {
                 0 => (0, before),
                 _ => (before, after),

@@ -1330,9 +1330,10 @@ fn the_memory_report_counts_every_allocation() {
 }
 
 /// draws.comp against its CPU reference
-/// (`DrawCommandLayout::two_phase_words`): a mixed crowd with levels of
-/// detail, impostors and occlusion culling, both phases' draws and the
-/// animate dispatches as the counts the cull left say, word for word.
+/// (`DrawCommandLayout::words_after_frame`): a mixed crowd seen from its
+/// edge (the fox as meshes, the others as impostors), in one culling phase,
+/// then in two (occlusion culling); every draw and animate dispatch word as
+/// the counts the cull left say.
 #[test]
 fn the_draw_commands_are_what_the_counts_say() {
     if !common::vulkan_or_skip() {
@@ -1340,41 +1341,48 @@ fn the_draw_commands_are_what_the_counts_say() {
     }
     let time = 1.37;
     let mut harness = Harness::with_kernel(mixed_with_gltf("draw_commands"), 800, time, None);
-    harness.occlusion = true;
     harness.impostors = true;
-    // A larger bias switches to coarser levels and impostors nearer.
-    harness.lod_bias = 8.0;
-    for _ in 0..=FRAMES_IN_FLIGHT {
-        harness.render(overview(), time);
-    }
-    harness.ctx.wait_idle().unwrap();
-    let renderer = harness.renderer.as_ref().unwrap();
-    let slot = harness.last_slot;
-    let header = renderer.read_visible_header(&harness.ctx, slot).unwrap();
-    let levels_seen = header.lod_counts.iter().filter(|&&c| c > 0).count();
-    println!(
-        "posed {} ({} early), impostors {}, model levels seen {levels_seen}",
-        header.posed_count,
-        header.early_posed_count,
-        header.impostor_instances()
+    let street = view_projection(
+        Vec3::new(0.0, -1700.0, 60.0),
+        Vec3::new(0.0, 0.0, 40.0),
+        0.9,
     );
-    assert!(header.early_posed_count > 0 && header.impostor_instances() > 0);
-    assert!(levels_seen >= 4, "{:?}", header.lod_counts);
-    let crowd = renderer.crowd().unwrap();
-    let model = &renderer.model;
-    let kernel = crowd.animate_kernel;
-    let per_workgroup = kernel.instances_per_workgroup(&model.animate.pipelines.get(kernel));
-    let expected = model.draw_commands.two_phase_words(
-        &model.model,
-        &header,
-        &crowd.models,
-        crowd.instance_count(),
-        per_workgroup,
-    );
-    let gpu = renderer.read_draw_commands(&harness.ctx, slot).unwrap();
-    assert_eq!(gpu.len(), expected.len());
-    for (word, (gpu, cpu)) in gpu.iter().zip(&expected).enumerate() {
-        assert_eq!(gpu, cpu, "word {word}");
+    for two_phases in [false, true] {
+        harness.occlusion = two_phases;
+        for _ in 0..=FRAMES_IN_FLIGHT {
+            harness.render(street, time);
+        }
+        harness.ctx.wait_idle().unwrap();
+        let renderer = harness.renderer.as_ref().unwrap();
+        let slot = harness.last_slot;
+        let header = renderer.read_visible_header(&harness.ctx, slot).unwrap();
+        let levels_seen = header.lod_counts.iter().filter(|&&c| c > 0).count();
+        println!(
+            "two phases {two_phases}: posed {} ({} early), impostors {}, model levels seen \
+             {levels_seen}",
+            header.posed_count,
+            header.early_posed_count,
+            header.impostor_instances()
+        );
+        if !two_phases {
+            assert!(header.impostor_instances() > 0 && levels_seen > 0);
+        }
+        let crowd = renderer.crowd().unwrap();
+        let model = &renderer.model;
+        let kernel = crowd.animate_kernel;
+        let per_workgroup = kernel.instances_per_workgroup(&model.animate.pipelines.get(kernel));
+        let expected = model.draw_commands.words_after_frame(
+            &model.model,
+            &header,
+            (&crowd.models, crowd.instance_count()),
+            per_workgroup,
+            two_phases,
+        );
+        let gpu = renderer.read_draw_commands(&harness.ctx, slot).unwrap();
+        assert_eq!(gpu.len(), expected.len());
+        for (word, (gpu, cpu)) in gpu.iter().zip(&expected).enumerate() {
+            assert_eq!(gpu, cpu, "two phases {two_phases}: word {word}");
+        }
     }
     harness.finish();
 }
