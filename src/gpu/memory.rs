@@ -9,7 +9,7 @@
 use std::iter::Sum;
 use std::ops::Add;
 
-use super::resources::{Buffer, Image, TexelBuffer};
+use super::resources::{Buffer, Image};
 
 /// Device memory by what it holds, in bytes.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -122,12 +122,6 @@ impl<T: DeviceMemory> DeviceMemory for Option<T> {
 impl Buffer {
     pub fn bytes(&self) -> u64 {
         self.memory_bytes
-    }
-}
-
-impl TexelBuffer {
-    pub fn bytes(&self) -> u64 {
-        self.buffer.bytes()
     }
 }
 
