@@ -18,7 +18,7 @@ struct CrowdModel {
     uint draw_count;
     uint first_transform;  // CPU animation: its instances' transforms, instance-major, start here
     uint first_clip;       // its clips' first entry in clips[]
-    uint impostor_frames;  // frames of each clip in its impostor atlas
+    uint padding;
     // The error of each of its levels of detail, in model units: level l
     // is lod_errors[l / 4][l % 4]. Level 0's is 0.
     vec4 lod_errors[2];

@@ -53,6 +53,17 @@ layout(set = 0, binding = 9) buffer Visibility {
 layout(set = 0, binding = 10) buffer PoseSources {
     uint pose_sources[];
 };
+// Per clip of the clip table, the slot of its model's atlas it is baked
+// in, or IMPOSTOR_UNBAKED (crowd::AtlasSlots::table).
+layout(set = 0, binding = 14) readonly buffer ImpostorSlots {
+    uint impostor_slots[];
+};
+// Per clip of the clip table, nonzero when an instance wanted it as an
+// impostor this frame: read back, so the CPU bakes what is wanted and
+// keeps what is in use (crowd::AtlasSlots::want).
+layout(set = 0, binding = 15) buffer ImpostorRequests {
+    uint impostor_requests[];
+};
 layout(set = 1, binding = 1) readonly buffer DepthPyramid {
     PYRAMID_BLOCK
 };
@@ -106,18 +117,24 @@ bool uses_impostor(vec3 centre, float radius, CrowdModel model) {
         && error * frame.lod_params.x <= frame.lod_params.y * nearest;
 }
 
+// impostor::dominant_clip: mid-crossfade, whichever clip weighs more.
+bool shows_current_clip(InstanceAnimation animation) {
+    return crossfade_weight(animation, frame.time, frame.blend_time) >= 0.5;
+}
+
 // impostor::impostor_cell: the view nearest the eye's direction from the
 // image's centre, in the instance's frame, and the frame nearest its
-// dominant clip's time.
-uint impostor_cell(CrowdInstance placed, InstanceAnimation animation, CrowdModel model) {
+// dominant clip's time, in the rows of the slot `slot` that clip is
+// baked in.
+uint impostor_cell(CrowdInstance placed, InstanceAnimation animation, CrowdModel model, uint slot) {
     vec3 centre = place_instance(placed, model.impostor_sphere.xyz);
     vec3 to_eye = rotate_yaw(-placed.placement.w, frame.camera_position.xyz - centre);
-    bool current = crossfade_weight(animation, frame.time, frame.blend_time) >= 0.5;
+    bool current = shows_current_clip(animation);
     uint clip = current ? animation.clip : animation.previous_clip;
     float phase = current ? animation.phase : animation.previous_phase;
     uint shown = impostor_frame(clips[clip], frame.time * animation.rate + phase,
-                                model.impostor_frames);
-    uint row = min(clip - model.first_clip, max(model.clip_count, 1u) - 1u) * model.impostor_frames + shown;
+                                IMPOSTOR_FRAMES_PER_CLIP);
+    uint row = slot * IMPOSTOR_FRAMES_PER_CLIP + shown;
     return row * IMPOSTOR_VIEWS + impostor_view(to_eye);
 }
 
@@ -296,14 +313,27 @@ void main() {
     // source of an instance the other drew.
     // An impostor needs no skinning transforms: its pose source is its
     // atlas cell, and it takes no palette row.
-    if (draw && uses_impostor(centre, sphere.w, model)) {
-        pose_sources[instance] = IMPOSTOR_POSE | impostor_cell(placed, animation, model);
+    // An instance whose clip is not baked yet is drawn as a mesh at the
+    // coarsest level meanwhile, and asks for it.
+    bool wants_impostor = draw && uses_impostor(centre, sphere.w, model);
+    uint impostor_slot = IMPOSTOR_UNBAKED;
+    if (wants_impostor) {
+        uint clip = shows_current_clip(animation) ? animation.clip : animation.previous_clip;
+        // Read first: most instances find the flag set, and a store to
+        // one word from every lane would queue them all.
+        if (impostor_requests[clip] == 0u) {
+            impostor_requests[clip] = 1u;
+        }
+        impostor_slot = impostor_slots[clip];
+    }
+    if (impostor_slot != IMPOSTOR_UNBAKED) {
+        pose_sources[instance] = IMPOSTOR_POSE | impostor_cell(placed, animation, model, impostor_slot);
         impostor_instance(model, atomicAdd(impostor_counts[placed.model], 1u)) = instance;
     } else if (draw) {
         if (!per_instance) {
             pose_sources[instance] = drawn_pose_source(instance, animation, model, centre, sphere.w);
         }
-        uint lod = select_lod(centre, sphere.w, model);
+        uint lod = wants_impostor ? model.lod_count - 1u : select_lod(centre, sphere.w, model);
         uint slot = atomicAdd(lod_counts[placed.model * MAX_LODS + lod], 1u);
         visible_instances[lod * constants.instance_count + model.first_instance + slot] = instance;
     }

@@ -11,11 +11,11 @@
 layout(set = 0, binding = 2) uniform Frame {
     FrameUniforms frame;
 };
-// The model's atlas (gpu::impostor_atlas): per skin, albedo and coverage
-// (sRGB; rgb premultiplied by coverage); then the normals and depths,
-// premultiplied alike.
-layout(set = 1, binding = 0) uniform sampler2D albedo_maps[MAX_SKINS];
-layout(set = 1, binding = 1) uniform sampler2D normal_depth_map;
+// The model's atlas (gpu::impostor_atlas), a layer per slot (a clip it
+// holds): per skin, albedo and coverage (sRGB; rgb premultiplied by
+// coverage); then the normals and depths, premultiplied alike.
+layout(set = 1, binding = 0) uniform sampler2DArray albedo_maps[MAX_SKINS];
+layout(set = 1, binding = 1) uniform sampler2DArray normal_depth_map;
 
 layout(location = 0) in vec2 in_cell_uv;
 layout(location = 1) flat in uvec2 in_cell;
@@ -28,13 +28,15 @@ layout(location = 7) flat in vec4 in_towards_radius;
 
 #include "skins.glsl"
 
-vec4 albedo_texel(vec2 uv) { SAMPLE_SKIN(albedo_maps, uv) }
+vec4 albedo_texel(vec3 uv) { SAMPLE_SKIN(albedo_maps, uv) }
 
 layout(location = 0) out vec4 out_color;
 
 void main() {
-    vec2 cells = vec2(textureSize(normal_depth_map, 0)) / float(IMPOSTOR_CELL_TEXELS);
-    vec2 uv = (vec2(in_cell) + in_cell_uv) / cells;
+    // Row r of the atlas is frame r % FRAMES of the slot (layer) r / FRAMES.
+    vec2 cells = vec2(textureSize(normal_depth_map, 0).xy) / float(IMPOSTOR_CELL_TEXELS);
+    uvec2 cell = uvec2(in_cell.x, in_cell.y % IMPOSTOR_FRAMES_PER_CLIP);
+    vec3 uv = vec3((vec2(cell) + in_cell_uv) / cells, float(in_cell.y / IMPOSTOR_FRAMES_PER_CLIP));
     vec4 albedo = albedo_texel(uv);
     float coverage = albedo.a;
     // Half covered or more: the silhouette stays where the mesh's is, at

@@ -10,7 +10,7 @@ use glam::Vec3;
 
 use crate::anim::{close_loop, ground_motion, Clip, GroundMotion, GroundMotionSource, Skeleton};
 use crate::bounds::Bounds;
-use crate::crowd::ImpostorLayout;
+use crate::crowd::{ImpostorLayout, IMPOSTOR_MEMORY_BUDGET};
 use crate::decl::{DeclKind, Declared};
 use crate::game::Game;
 use crate::gltf::{is_gltf_extension, GltfError};
@@ -86,14 +86,20 @@ pub struct MeshReport {
     pub impostor: ImpostorReport,
 }
 
-/// What an impostor atlas holds (`crowd::ImpostorLayout`).
+/// What an impostor atlas holds (`crowd::ImpostorLayout`), the model drawn
+/// alone (its atlas takes the whole `crowd::IMPOSTOR_MEMORY_BUDGET`).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct ImpostorReport {
     /// View directions: a column of cells each.
     pub views: u32,
-    /// Frames of every clip (1 without clips): a row of cells each.
+    /// Rows of cells: the frames of every slot.
     pub frames: u32,
-    /// Device memory, every mip level and skin counted.
+    /// Frames of each clip baked, whatever the number of clips.
+    pub frames_per_clip: u32,
+    /// Clips the atlas holds at once, each baked when the crowd first
+    /// wants it: at most the model's clips.
+    pub slots: u32,
+    /// Device memory, every mip level, slot and skin counted.
     pub bytes: u64,
 }
 
@@ -102,6 +108,8 @@ impl From<ImpostorLayout> for ImpostorReport {
         ImpostorReport {
             views: layout.views(),
             frames: layout.frames(),
+            frames_per_clip: layout.frames_per_clip,
+            slots: layout.slots,
             bytes: layout.bytes(),
         }
     }
@@ -279,7 +287,7 @@ fn gltf_reports(file: String, path: &Path) -> Result<Vec<FileReport>, GltfError>
         lod_influences: level_influences(&model.meshes),
         lod_anims: model.clips.len(),
         body_parts: body_parts(&model.skeleton, &model.meshes),
-        impostor: model.impostor_layout().into(),
+        impostor: model.impostor_layout(IMPOSTOR_MEMORY_BUDGET).into(),
     };
     let mut reports = vec![FileReport::Mesh(mesh)];
     for (clip, motion) in model.clips.iter().zip(&model.ground_motion) {
@@ -368,7 +376,8 @@ fn mesh_report(file: String, mesh: &Md5Mesh, clips: &[Clip]) -> MeshReport {
         // The clips' boxes are the files' (`Model::load` grows them around
         // the posed mesh): that moves the atlas's sphere, which no number
         // reported here depends on.
-        impostor: impostor_layout_of(clips, bind_pose_bounds(&four), 1).into(),
+        impostor: impostor_layout_of(clips, bind_pose_bounds(&four), 1, IMPOSTOR_MEMORY_BUDGET)
+            .into(),
     }
 }
 
@@ -501,9 +510,10 @@ fn lod_influences_text(report: &MeshReport) -> String {
 /// `impostor atlas: 48 views x 48 frames, 24.0 MiB`.
 fn impostor_text(impostor: &ImpostorReport) -> String {
     format!(
-        "impostor atlas: {} views x {} frames, {:.1} MiB",
+        "impostor atlas: {} views x {} frames a clip, {} clip(s) at once, {:.1} MiB",
         impostor.views,
-        impostor.frames,
+        impostor.frames_per_clip,
+        impostor.slots,
         impostor.bytes as f64 / f64::from(1 << 20)
     )
 }
@@ -551,7 +561,7 @@ pub fn inspect_declarations(game: &Game, names: &[String]) -> Result<Vec<FileRep
             offset: model.offset.to_array(),
             source: declared.origin.source.clone(),
             line: declared.origin.line,
-            impostor: ImpostorLayout::new(clips, 1, posed).into(),
+            impostor: ImpostorLayout::new(clips, 1, posed, IMPOSTOR_MEMORY_BUDGET).into(),
         }))
     };
     if names.is_empty() {

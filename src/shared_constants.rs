@@ -168,6 +168,13 @@ shared_constants! {
     /// 0.5 (a texel a pixel), 2.4% at 0.6 and 1.2% at 0.75; view and frame
     /// steps matter less (docs/impostors.md).
     IMPOSTOR_ERROR_TEXELS: f32 = 0.6;
+    /// Frames baked of each clip, spread evenly over its duration, whatever
+    /// the number of clips: a slot of the atlas (a layer of its images)
+    /// holds one clip's, a row each.
+    IMPOSTOR_FRAMES_PER_CLIP: u32 = 12;
+    /// In the slot table cull.comp reads (a slot per clip): the clip is not
+    /// baked, so its instances are drawn as meshes.
+    IMPOSTOR_UNBAKED: u32 = u32::MAX;
 
     // ---- Locomotion (agents.comp).
 

@@ -214,6 +214,9 @@ pub struct Report {
 
 /// Untimed frames first: pipelines warm, caches fill, both frame slots used.
 const WARMUP_FRAMES: u32 = 4;
+/// Untimed frames at most, past [`WARMUP_FRAMES`], for the impostor
+/// atlases to bake what the crowd wants: start-up work, not a frame's.
+const IMPOSTOR_WARMUP_FRAMES: u32 = 600;
 
 /// The context a benchmark runs on: `--gpu`'s device, unvalidated.
 pub fn context(gpu: Option<usize>) -> Result<Context, AppError> {
@@ -419,12 +422,23 @@ fn measure(
     });
 
     let mut last_done: Option<Instant> = None;
-    for index in 0..WARMUP_FRAMES + args.frames {
+    let mut warmup = WARMUP_FRAMES;
+    let mut index = 0;
+    while index < warmup + args.frames {
         scene.time = index as f32 * FIXED_STEP;
         let report = renderer.draw_frame(ctx, Destination::Offscreen, None, capture, &mut scene)?;
         // The slot's fence was waited for inside: the frame it held is done.
         let done = Instant::now();
-        let timed = index >= WARMUP_FRAMES;
+        let timed = index >= warmup;
+        let baking = case.impostors && !renderer.impostors_settled();
+        if !timed
+            && index + 1 == warmup
+            && baking
+            && warmup < WARMUP_FRAMES + IMPOSTOR_WARMUP_FRAMES
+        {
+            warmup += 1;
+        }
+        index += 1;
         // Reports arrive FRAMES_IN_FLIGHT frames late: from the first timed
         // frame on they describe warm frames of this run.
         if timed {

@@ -26,6 +26,10 @@ use crate::gpu::{Context, ContextDesc};
 
 /// Animation time between headless frames: a 60 Hz display's.
 pub const FIXED_STEP: f32 = 1.0 / 60.0;
+/// Frames a headless run may draw, at its first frame's time, for the
+/// impostor atlases to bake what the crowd wants before the frames it
+/// keeps: a picture shows the crowd as it stands once baked.
+const IMPOSTOR_WARMUP_FRAMES: u32 = 600;
 
 pub fn run(
     args: &RenderArgs,
@@ -92,6 +96,8 @@ fn render(
     capture: &mut FrameCapture,
 ) -> Result<(), AppError> {
     let count = args.frames.unwrap_or(1);
+    scene.time = args.time - (count - 1) as f32 * FIXED_STEP;
+    bake_impostors(ctx, renderer, scene)?;
     let mut overlay = args.overlay.then(|| Overlay::new(true));
     let mut meter = FrameMeter::new(Instant::now());
     let mut averages = None;
@@ -151,6 +157,35 @@ fn render(
             averages = meter.report(now).or(averages);
         }
     }
+    Ok(())
+}
+
+/// Draws frames at `scene`'s time until the impostor atlases hold what the
+/// crowd wants, and logs how many it took; their measurements are
+/// dropped. Nothing to wait for without impostors.
+fn bake_impostors(
+    ctx: &Context,
+    renderer: &mut Renderer,
+    scene: &mut Scene,
+) -> Result<(), AppError> {
+    if !scene.view.impostors || scene.view.lod_bias.is_none() {
+        return Ok(());
+    }
+    let started = Instant::now();
+    let mut frames = 0;
+    loop {
+        let mut no_capture = FrameCapture::new(None);
+        renderer.draw_frame(ctx, Destination::Offscreen, None, &mut no_capture, scene)?;
+        frames += 1;
+        if renderer.impostors_settled() || frames == IMPOSTOR_WARMUP_FRAMES {
+            break;
+        }
+    }
+    renderer.finish(ctx)?;
+    log::info!(
+        "impostors: {frames} warm-up frame(s), {:.2} s, before the first kept frame",
+        started.elapsed().as_secs_f64()
+    );
     Ok(())
 }
 

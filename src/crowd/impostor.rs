@@ -1,17 +1,19 @@
 //! Impostors, CPU reference of cull.comp's choice: past its level-of-detail
 //! chain a distant character is drawn as one quad showing an image of it,
-//! baked at load (`gpu::impostor_atlas`) from the view direction nearest the
-//! camera's and the frame nearest its clip time. This module says what the
-//! atlas holds ([`ImpostorLayout`]), which instances become impostors
-//! ([`uses_impostor`]: the level rule of [`super::select_lod`] with the
-//! atlas's own error) and which cell of the atlas each one shows
+//! baked on the GPU when first wanted (`gpu::impostor_atlas`), from the
+//! view direction nearest the camera's and the frame nearest its clip time.
+//! This module says what the atlas holds ([`ImpostorLayout`]), which
+//! instances want their impostor ([`uses_impostor`]: the level rule of
+//! [`super::select_lod`] with the atlas's own error), which clip they show
+//! ([`dominant_clip`]; drawn as an impostor only once its atlas has that
+//! clip baked, see [`super::AtlasSlots`]) and which cell each one shows
 //! ([`impostor_cell`]).
 //!
-//! The atlas is a grid of square cells, a column per view direction and a
-//! row per frame: [`IMPOSTOR_AZIMUTHS`] directions around the character on
-//! each of [`IMPOSTOR_RINGS`] rings of elevation, and
-//! [`IMPOSTOR_FRAMES_PER_CLIP`] frames of every clip, clip after clip.
-//! docs/impostors.md says how these numbers were chosen.
+//! The atlas is a grid of square cells in layers, a column per view
+//! direction, a row per frame and a layer (a slot) per clip it holds:
+//! [`IMPOSTOR_AZIMUTHS`] directions around the character on each of
+//! [`IMPOSTOR_RINGS`] rings of elevation, and [`IMPOSTOR_FRAMES_PER_CLIP`]
+//! frames of the clip. docs/impostors.md says how these numbers were chosen.
 
 use std::f32::consts::TAU;
 
@@ -23,24 +25,31 @@ use crate::bounds::Bounds;
 use super::{animate_instance, BoundingSphere, Instance, LodParams};
 
 pub use crate::shared_constants::{
-    IMPOSTOR_AZIMUTHS, IMPOSTOR_CELL_TEXELS, IMPOSTOR_ERROR_TEXELS, IMPOSTOR_RINGS,
-    IMPOSTOR_RING_STEP_DEGREES,
+    IMPOSTOR_AZIMUTHS, IMPOSTOR_CELL_TEXELS, IMPOSTOR_ERROR_TEXELS, IMPOSTOR_FRAMES_PER_CLIP,
+    IMPOSTOR_RINGS, IMPOSTOR_RING_STEP_DEGREES,
 };
-/// Frames baked of each clip, spread evenly over its duration.
-pub const IMPOSTOR_FRAMES_PER_CLIP: u32 = 12;
-/// Rows of the atlas at most: a model with many clips gets fewer frames of
-/// each (at least one), so its atlas stays within 4096 texels high.
-pub const IMPOSTOR_MAX_FRAMES: u32 = 128;
+/// Slots of an atlas at most: each is a layer of its images, and every
+/// Vulkan device offers at least 256 layers.
+pub const IMPOSTOR_MAX_SLOTS: u32 = 256;
+/// Device memory all atlases may take together, shared evenly among a
+/// crowd's models: each gets as many slots (clips baked at once) as its
+/// share buys, at least one and at most its clips. The one budget of the
+/// atlases; [`super::AtlasSlots`] says which clips fill the slots.
+pub const IMPOSTOR_MEMORY_BUDGET: u64 = 256 << 20;
 /// Bytes per texel of the normal-and-depth image and of each skin's
 /// albedo-and-coverage layer (RGBA8 both).
 const BYTES_PER_TEXEL: u64 = 4;
 
-/// What a model's atlas holds and where.
+/// What a model's atlas holds and where: a slot per clip it can hold at
+/// once, each a layer of its images.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ImpostorLayout {
-    /// Frames of each clip (a model without clips has one, its bind pose).
+    /// Frames of each clip: [`IMPOSTOR_FRAMES_PER_CLIP`].
     pub frames_per_clip: u32,
+    /// The model's clips (a model without clips has one, its bind pose).
     pub clip_count: u32,
+    /// Clips the atlas holds at once: each slot is a layer of every image.
+    pub slots: u32,
     /// Layers of albedo, one per skin: tints and the per-instance skins
     /// apply at draw time, light too (from the baked normals).
     pub skins: u32,
@@ -55,37 +64,37 @@ pub struct ImpostorLayout {
 
 impl ImpostorLayout {
     /// For a model with `clip_count` clips (0: its bind pose only) posed
-    /// within the box `posed`, drawn with `skins` skins.
-    pub fn new(clip_count: usize, skins: usize, posed: Bounds) -> ImpostorLayout {
-        let frames_per_clip = match clip_count {
-            0 => 1,
-            n => (IMPOSTOR_MAX_FRAMES / n as u32).clamp(1, IMPOSTOR_FRAMES_PER_CLIP),
-        };
-        // Past IMPOSTOR_MAX_FRAMES clips, the last row stands for the rest.
+    /// within the box `posed`, drawn with `skins` skins, whose atlas may
+    /// take `budget` bytes.
+    pub fn new(clip_count: usize, skins: usize, posed: Bounds, budget: u64) -> ImpostorLayout {
         let clip_count = clip_count.max(1) as u32;
-        ImpostorLayout {
-            frames_per_clip,
-            clip_count: clip_count.min(IMPOSTOR_MAX_FRAMES),
+        let mut layout = ImpostorLayout {
+            frames_per_clip: IMPOSTOR_FRAMES_PER_CLIP,
+            clip_count,
+            slots: 1,
             skins: skins.max(1) as u32,
             sphere: BoundingSphere::around(posed),
             half_size: (posed.max - posed.min) * 0.5,
-        }
+        };
+        let affordable = (budget / layout.slot_bytes()).clamp(1, u64::from(IMPOSTOR_MAX_SLOTS));
+        layout.slots = clip_count.min(affordable as u32);
+        layout
     }
 
     pub fn views(&self) -> u32 {
         IMPOSTOR_AZIMUTHS * IMPOSTOR_RINGS
     }
 
-    /// Rows of the atlas: every clip's frames.
+    /// Rows of the atlas: every slot's frames.
     pub fn frames(&self) -> u32 {
-        self.frames_per_clip * self.clip_count
+        self.frames_per_clip * self.slots
     }
 
-    /// The atlas's size in texels: a column of cells per view, a row per frame.
+    /// A slot's size in texels: a column of cells per view, a row per frame.
     pub fn extent(&self) -> (u32, u32) {
         (
             self.views() * IMPOSTOR_CELL_TEXELS,
-            self.frames() * IMPOSTOR_CELL_TEXELS,
+            self.frames_per_clip * IMPOSTOR_CELL_TEXELS,
         )
     }
 
@@ -95,13 +104,18 @@ impl ImpostorLayout {
         IMPOSTOR_CELL_TEXELS.ilog2() + 1
     }
 
-    /// Device memory of the atlas, every mip level and skin counted.
-    pub fn bytes(&self) -> u64 {
+    /// Device memory of one slot, every mip level and skin counted.
+    pub fn slot_bytes(&self) -> u64 {
         let (width, height) = self.extent();
         let texels: u64 = (0..self.mip_levels())
             .map(|level| u64::from(width >> level) * u64::from(height >> level))
             .sum();
         texels * BYTES_PER_TEXEL * (1 + u64::from(self.skins))
+    }
+
+    /// Device memory of the atlas: every slot.
+    pub fn bytes(&self) -> u64 {
+        self.slot_bytes() * u64::from(self.slots)
     }
 
     /// The impostor's error in model units, what [`uses_impostor`]
@@ -142,36 +156,35 @@ impl ImpostorLayout {
         }
     }
 
-    /// The cell of view `view` and frame `frame` of clip `clip`.
-    pub fn cell(&self, view: u32, clip: u32, frame: u32) -> u32 {
-        (clip.min(self.clip_count - 1) * self.frames_per_clip + frame) * self.views() + view
+    /// The cell of view `view` and frame `frame` of the clip in slot
+    /// `slot`: row `slot * frames_per_clip + frame`, layer `slot` of the
+    /// images.
+    pub fn cell(&self, view: u32, slot: u32, frame: u32) -> u32 {
+        (slot * self.frames_per_clip + frame) * self.views() + view
     }
 }
 
-/// The skinning transforms of every row of `layout`'s atlas, `joints` per
-/// row, row after row: frame `k` of clip `c` at row
-/// `c * frames_per_clip + k`, posed at [`ImpostorLayout::frame_time`]; a
-/// model without clips, its bind pose (identities).
+/// The skinning transforms of the rows of a slot holding clip `clip`,
+/// `joints` per row, row after row: frame `k` at row `k`, posed at
+/// [`ImpostorLayout::frame_time`]; a model without clips, its bind pose
+/// (identities) in every row.
 pub fn bake_poses(
     layout: &ImpostorLayout,
     skeleton: &Skeleton,
     clips: &[Clip],
+    clip: u32,
 ) -> Vec<SkinningTransform> {
     let joints = skeleton.joint_count();
-    if clips.is_empty() {
-        return vec![SkinningTransform::from(JointPose::IDENTITY); joints];
+    let rows = layout.frames_per_clip as usize;
+    let Some(played) = clips.get(clip as usize) else {
+        return vec![SkinningTransform::from(JointPose::IDENTITY); rows * joints];
+    };
+    let mut poses = vec![SkinningTransform::default(); rows * joints];
+    for (frame, pose) in poses.chunks_mut(joints.max(1)).enumerate() {
+        let moment = Instance::settled(clip, layout.frame_time(played, frame as u32));
+        animate_instance(skeleton, clips, &moment, 0.0, 0.0, pose);
     }
-    let mut rows = vec![SkinningTransform::default(); layout.frames() as usize * joints];
-    let mut poses = rows.chunks_mut(joints.max(1));
-    for (index, clip) in clips.iter().enumerate().take(layout.clip_count as usize) {
-        for frame in 0..layout.frames_per_clip {
-            let moment = Instance::settled(index as u32, layout.frame_time(clip, frame));
-            if let Some(pose) = poses.next() {
-                animate_instance(skeleton, clips, &moment, 0.0, 0.0, pose);
-            }
-        }
-    }
-    rows
+    poses
 }
 
 /// The unit direction, in model space, from the character towards the eye
@@ -222,17 +235,29 @@ pub fn uses_impostor(
         && layout_error * params.pixels_per_unit <= params.threshold * nearest
 }
 
+/// The clip an impostor shows, and its phase: the instance's dominant
+/// clip at `time` (mid-crossfade, whichever weighs more). Its atlas must
+/// hold that clip, baked, for the instance to be drawn as an impostor.
+pub fn dominant_clip(instance: &Instance, time: f32, blend_time: f32) -> (u32, f32) {
+    if instance.blend_weight(time, blend_time) >= 0.5 {
+        (instance.clip, instance.phase)
+    } else {
+        (instance.previous_clip, instance.previous_phase)
+    }
+}
+
 /// The cell an impostor instance shows at `time`, with its eye at `eye`
-/// (world space): the view nearest the direction from its image's centre
-/// to the eye, turned into the instance's frame, and the frame nearest the
-/// clip time of its dominant clip (mid-crossfade, whichever weighs more).
+/// (world space), its dominant clip ([`dominant_clip`]) baked in slot
+/// `slot`: the view nearest the direction from its image's centre to the
+/// eye, turned into the instance's frame, and the frame nearest the clip's
+/// time.
 pub fn impostor_cell(
     layout: &ImpostorLayout,
     instance: &Instance,
     clips: &[Clip],
-    time: f32,
-    blend_time: f32,
+    (time, blend_time): (f32, f32),
     eye: Vec3,
+    slot: u32,
 ) -> u32 {
     let (sin, cos) = instance.yaw.sin_cos();
     let c = layout.sphere.centre;
@@ -245,15 +270,11 @@ pub fn impostor_cell(
         world.z,
     );
     let view = view_index(to_eye);
-    let (clip, phase) = if instance.blend_weight(time, blend_time) >= 0.5 {
-        (instance.clip, instance.phase)
-    } else {
-        (instance.previous_clip, instance.previous_phase)
-    };
+    let (clip, phase) = dominant_clip(instance, time, blend_time);
     let frame = clips.get(clip as usize).map_or(0, |c| {
         layout.frame_index(c, instance.clip_time(time, phase))
     });
-    layout.cell(view, clip, frame)
+    layout.cell(view, slot, frame)
 }
 
 #[cfg(test)]
@@ -277,28 +298,45 @@ mod tests {
             min: Vec3::new(-12.0, -12.0, 0.0),
             max: Vec3::new(12.0, 12.0, 74.0),
         };
-        ImpostorLayout::new(clips, 1, posed)
+        ImpostorLayout::new(clips, 1, posed, IMPOSTOR_MEMORY_BUDGET)
     }
 
     #[test]
-    fn the_shipped_characters_atlas_fits_its_budget() {
-        // 4 clips, one skin: 48 views x 48 frames of 32 x 32 texels.
+    fn a_slot_holds_a_clip_and_the_budget_buys_the_slots() {
+        // One skin: 48 views x 12 frames of 32 x 32 texels a slot.
         let atlas = layout(4);
-        assert_eq!((atlas.views(), atlas.frames()), (48, 48));
-        assert_eq!(atlas.extent(), (1536, 1536));
+        assert_eq!((atlas.views(), atlas.frames_per_clip), (48, 12));
+        assert_eq!(atlas.extent(), (1536, 384));
         assert_eq!(atlas.mip_levels(), 6);
-        // 1536^2 texels and a third more for the mips, 8 bytes each.
-        assert_eq!(atlas.bytes(), 25_159_680);
-        assert!(atlas.bytes() <= 32 << 20);
+        // 1536 x 384 texels and a third more for the mips, 8 bytes each.
+        assert_eq!(atlas.slot_bytes(), 6_289_920);
+        // The shipped character's 4 clips all fit: 24 MiB, as before.
+        assert_eq!(atlas.slots, 4);
+        assert_eq!(atlas.bytes(), 4 * 6_289_920);
+        // No clip: one slot, its bind pose.
+        assert_eq!(layout(0).slots, 1);
+        assert_eq!(layout(0).clip_count, 1);
     }
 
     #[test]
-    fn many_clips_get_fewer_frames_each_and_never_none() {
-        assert_eq!(layout(0).frames(), 1);
-        assert_eq!(layout(40).frames_per_clip, 3);
-        assert_eq!(layout(40).frames(), 120);
-        assert_eq!(layout(500).frames_per_clip, 1);
-        assert!(layout(500).frames() <= IMPOSTOR_MAX_FRAMES);
+    fn many_clips_keep_every_frame_and_share_the_budgets_slots() {
+        for clips in [1, 10, 76, 500] {
+            let atlas = layout(clips);
+            assert_eq!(
+                atlas.frames_per_clip, IMPOSTOR_FRAMES_PER_CLIP,
+                "{clips} clips"
+            );
+            assert!(atlas.bytes() <= IMPOSTOR_MEMORY_BUDGET);
+            assert!(atlas.slots >= 1 && atlas.slots <= clips as u32);
+        }
+        // 256 MiB buys 42 slots of 6 MiB: 76 clips take turns in them.
+        assert_eq!(layout(76).slots, 42);
+        // A budget smaller than a slot still buys one.
+        let posed = Bounds::point(Vec3::ZERO);
+        assert_eq!(ImpostorLayout::new(8, 1, posed, 1).slots, 1);
+        // Two skins halve the slots.
+        let two_skins = ImpostorLayout::new(500, 2, posed, IMPOSTOR_MEMORY_BUDGET);
+        assert_eq!(two_skins.slots, 28);
     }
 
     #[test]
@@ -362,25 +400,28 @@ mod tests {
         let mut instance = Instance::settled(1, 0.25);
         instance.position = Vec3::new(100.0, 0.0, 0.0);
         let eye = Vec3::new(1100.0, 0.0, 37.0);
-        // Facing the eye (+X): view 0, clip 1's frame 3 (0.25 s).
-        assert_eq!(
-            impostor_cell(&atlas, &instance, &clips, 0.0, 0.0, eye),
-            (12 + 3) * 48
-        );
+        // Facing the eye (+X): view 0, clip 1's frame 3 (0.25 s), in the
+        // rows of the slot that holds clip 1.
+        let cell = |instance: &Instance, slot| {
+            impostor_cell(&atlas, instance, &clips, (0.0, 0.0), eye, slot)
+        };
+        assert_eq!(cell(&instance, 1), (12 + 3) * 48);
+        assert_eq!(cell(&instance, 0), 3 * 48);
         // Turned a quarter counter-clockwise, the eye is on its right: the
         // view a quarter turn clockwise, 12 of 16.
         instance.yaw = TAU / 4.0;
-        let view = impostor_cell(&atlas, &instance, &clips, 0.0, 0.0, eye) % 48;
-        assert_eq!(view, 12);
+        assert_eq!(cell(&instance, 1) % 48, 12);
         // Mid-fade from clip 0, the dominant clip wins.
         instance.yaw = 0.0;
         instance.previous_clip = 0;
         instance.previous_phase = 0.0;
         instance.blend_start = 0.0;
-        let early = impostor_cell(&atlas, &instance, &clips, 0.1, 1.0, eye);
-        assert_eq!(early / 48 / 12, 0, "the fade's start weighs more");
-        let late = impostor_cell(&atlas, &instance, &clips, 0.9, 1.0, eye);
-        assert_eq!(late / 48 / 12, 1);
+        assert_eq!(
+            dominant_clip(&instance, 0.1, 1.0).0,
+            0,
+            "the fade's start weighs more"
+        );
+        assert_eq!(dominant_clip(&instance, 0.9, 1.0).0, 1);
     }
 
     #[test]

@@ -7,6 +7,7 @@ mod anim_lod;
 mod animate;
 mod cull;
 mod impostor;
+mod impostor_slots;
 mod occlusion;
 mod pose_mixed;
 mod spawn;
@@ -24,10 +25,12 @@ pub use cull::{
     Frustum, LodParams,
 };
 pub use impostor::{
-    bake_poses, impostor_cell, uses_impostor, view_direction, view_index, ImpostorLayout,
-    IMPOSTOR_AZIMUTHS, IMPOSTOR_CELL_TEXELS, IMPOSTOR_ERROR_TEXELS, IMPOSTOR_FRAMES_PER_CLIP,
-    IMPOSTOR_MAX_FRAMES, IMPOSTOR_RINGS, IMPOSTOR_RING_STEP_DEGREES,
+    bake_poses, dominant_clip, impostor_cell, uses_impostor, view_direction, view_index,
+    ImpostorLayout, IMPOSTOR_AZIMUTHS, IMPOSTOR_CELL_TEXELS, IMPOSTOR_ERROR_TEXELS,
+    IMPOSTOR_FRAMES_PER_CLIP, IMPOSTOR_MAX_SLOTS, IMPOSTOR_MEMORY_BUDGET, IMPOSTOR_RINGS,
+    IMPOSTOR_RING_STEP_DEGREES,
 };
+pub use impostor_slots::{AtlasSlots, BakeUnits, IDLE_FRAMES_BEFORE_EVICTION, IMPOSTOR_UNBAKED};
 pub use occlusion::{pyramid_levels, screen_rect, DepthPyramid, PyramidLevel, MAX_PYRAMID_LEVELS};
 pub use pose_mixed::{pose_mixed_crowd, ModelToPose};
 pub use spawn::{

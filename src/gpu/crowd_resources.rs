@@ -298,7 +298,7 @@ fn crowd_models(
                 draw_count: part.draw_count,
                 first_transform,
                 first_clip: clips.first_clip,
-                impostor_frames: part.impostor.frames_per_clip,
+                padding: 0,
                 lod_errors: [errors(0), errors(1)],
                 impostor_sphere: part
                     .impostor
@@ -518,6 +518,14 @@ fn create_slot_sets<'a>(
                 Resource::Buffer(crowd(CrowdBuffer::AgentLanes)),
             ),
             ("Models", Resource::Buffer(crowd(CrowdBuffer::Models))),
+            (
+                "ImpostorSlots",
+                Resource::Buffer(&model.impostors.slot_table),
+            ),
+            (
+                "ImpostorRequests",
+                Resource::Buffer(&model.impostors.requests),
+            ),
         ],
     )?;
     let scene_set = |name: &str, transforms, visible| {

@@ -8,6 +8,7 @@ use ash::vk;
 use gpu_allocator::MemoryLocation;
 
 use super::guard::{guard, Destroy};
+use super::impostor_atlas;
 use super::resources::{self, Buffer};
 use super::shader_types::{FrameUniforms, VisibleHeader};
 use super::{debug, vk_error, Context, GpuError};
@@ -33,11 +34,20 @@ pub struct FrameSlot {
     /// The visible lists' header (the count of each level, the palette
     /// rows wanted), copied out for statistics and palette growth.
     pub visible_readback: Buffer,
+    /// The clips the crowd wanted as impostors, copied out so the CPU
+    /// bakes them (`ImpostorAtlases::note_requests`).
+    pub impostor_requests: Buffer,
 }
 
 impl FrameSlot {
-    /// Slot `slot` of a renderer whose indirect draws start as `draw_commands`.
-    pub fn new(ctx: &Context, slot: usize, draw_commands: &[u32]) -> Result<FrameSlot, GpuError> {
+    /// Slot `slot` of a renderer whose indirect draws start as
+    /// `draw_commands`, whose impostor requests take `requests_bytes`.
+    pub fn new(
+        ctx: &Context,
+        slot: usize,
+        draw_commands: &[u32],
+        requests_bytes: u64,
+    ) -> Result<FrameSlot, GpuError> {
         let pool_info = vk::CommandPoolCreateInfo::default()
             .flags(vk::CommandPoolCreateFlags::TRANSIENT)
             .queue_family_index(ctx.queue_family);
@@ -87,6 +97,10 @@ impl FrameSlot {
             vk::BufferUsageFlags::TRANSFER_DST,
             MemoryLocation::GpuToCpu,
         )?;
+        let impostor_requests = guard(
+            ctx,
+            impostor_atlas::create_requests_readback(ctx, slot, requests_bytes)?,
+        );
         let name = format!("frame {slot} commands");
         debug::set_name(ctx, *command_pool, &format!("frame {slot} command pool"));
         debug::set_name(ctx, cmd, &name);
@@ -99,18 +113,25 @@ impl FrameSlot {
             uniforms: uniforms.keep(),
             draw_commands: draw_commands.keep(),
             visible_readback: visible_readback.keep(),
+            impostor_requests: impostor_requests.keep(),
         })
     }
 }
 
 impl DeviceMemory for FrameSlot {
     fn memory(&self) -> MemoryReport {
-        MemoryReport::buffers([&self.uniforms, &self.draw_commands, &self.visible_readback])
+        MemoryReport::buffers([
+            &self.uniforms,
+            &self.draw_commands,
+            &self.visible_readback,
+            &self.impostor_requests,
+        ])
     }
 }
 
 impl Destroy for FrameSlot {
     fn destroy(self, ctx: &Context) {
+        self.impostor_requests.destroy(ctx);
         self.visible_readback.destroy(ctx);
         self.draw_commands.destroy(ctx);
         self.uniforms.destroy(ctx);

@@ -22,7 +22,7 @@ use super::shader_types::{
     FrameUniforms, InstanceAnimation, SkinningTransform, SurfaceVertex, VisibleHeader, MAX_MODELS,
 };
 use super::swapchain::{self, Acquired, Swapchain};
-use super::{output, Context, GpuError};
+use super::{output, record, Context, GpuError};
 use crate::crowd::{Frustum, LodParams};
 use crate::skin::{SkinningMethod, MAX_LODS};
 use glam::{Mat4, Vec2, Vec4};
@@ -330,7 +330,16 @@ impl Renderer {
         let cmd = frame::begin(ctx, &self.slots[slot])?;
         // A failed overlay draw is reported once the frame is submitted:
         // the slot's fence was reset and must signal.
-        let overlay_drawn = self.record(ctx, cmd, slot, &input, overlay.as_ref());
+        let bakes = self.model.impostors.plan(self.frame_index);
+        // Counted from the first frame that draws impostors: requests
+        // come back only from those.
+        let animation = self.crowd_shape().animation;
+        self.draws_impostors = record::draws_impostors(&input.view, animation);
+        self.frames_without_bakes = match (self.draws_impostors, bakes.units()) {
+            (true, 0) => self.frames_without_bakes + 1,
+            _ => 0,
+        };
+        let overlay_drawn = self.record(ctx, cmd, slot, (&input, &bakes), overlay.as_ref());
         let color = &self.targets.color;
         if let Some((swapchain, image)) = presented {
             output::record_blit_to_swapchain(ctx, cmd, color, swapchain.images[image as usize]);
@@ -408,6 +417,9 @@ impl Renderer {
             return Ok((None, None));
         };
         let header = last.counted.then(|| self.visible_header(slot));
+        let requests = self.slots[slot].impostor_requests.read();
+        let words: Vec<u32> = bytemuck::pod_collect_to_vec(requests);
+        self.model.impostors.note_requests(&words, last.index);
         if let Some(header) = header.filter(|_| self.crowd.is_some()) {
             self.crowd_frames.slots[slot].palette_wanted =
                 Some((last.index, header.palette_rows_wanted));

@@ -16,7 +16,7 @@ use super::resources::{self, Buffer};
 use super::shader_types::{ExtraInfluences, SkeletonVertex, SkinVertex, SurfaceVertex};
 use super::texture::MaterialTextures;
 use super::{Context, GpuError};
-use crate::crowd::ImpostorLayout;
+use crate::crowd::{ImpostorLayout, IMPOSTOR_MEMORY_BUDGET};
 use crate::model::Model;
 use crate::skin::{InfluenceLimit, SkinnedMesh, MAX_LODS};
 use ash::vk;
@@ -111,6 +111,7 @@ pub fn upload_models(ctx: &Context, models: &[Model]) -> Result<GpuModel, GpuErr
         .map_or(InfluenceLimit::Four, |m| m.limit);
     let mut streams = Streams {
         limit,
+        impostor_budget: IMPOSTOR_MEMORY_BUDGET / models.len() as u64,
         ..Streams::default()
     };
     let mut parts = Vec::with_capacity(models.len());
@@ -181,6 +182,9 @@ struct Streams {
     indices: Vec<u32>,
     lines: Vec<SkeletonVertex>,
     draws: Vec<MeshDraw>,
+    /// What each model's impostor atlas may take: an even share of
+    /// [`IMPOSTOR_MEMORY_BUDGET`].
+    impostor_budget: u64,
 }
 
 /// The uploaded streams, each freed if a later one fails.
@@ -245,7 +249,7 @@ impl Streams {
             first_line_vertex,
             line_vertex_count: self.lines.len() as u32 - first_line_vertex,
             shadow_radius: 0.6 * size.x.max(size.y),
-            impostor: model.impostor_layout(),
+            impostor: model.impostor_layout(self.impostor_budget),
         };
         (part, size.max_element())
     }

@@ -299,7 +299,7 @@ fn animation_data() {
                 draw_count,
                 first_transform,
                 first_clip,
-                impostor_frames,
+                padding,
                 lod_errors,
                 impostor_sphere,
                 impostor_half_size

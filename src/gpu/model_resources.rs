@@ -12,13 +12,14 @@ use super::descriptors::{self, Resource, Sampling, SetLayout};
 use super::draw_commands::DrawCommandLayout;
 use super::gpu_model::{self, GpuModel};
 use super::guard::{guard, Destroy, Guard};
-use super::impostor_atlas::{self, BakeInputs, ImpostorAtlases};
+use super::impostor_atlas::ImpostorAtlases;
 use super::passes::agents::{self, Agents};
 use super::passes::animate::{self, Animate};
 use super::passes::crowd_draw::{self, CrowdDraw};
 use super::passes::cull::{self, Cull};
 use super::passes::draws::{self, Draws};
 use super::passes::ground::{self, Ground};
+use super::passes::impostor_bake::BakeInputs;
 use super::passes::impostor_draw::{self, ImpostorDraw};
 use super::passes::pyramid::{self, Pyramid};
 use super::passes::skeleton_overlay::{self, SkeletonOverlay};
@@ -62,7 +63,7 @@ pub struct ModelResources {
     /// stays bound from the meshes to the impostors.
     pub impostor_pipeline_layout: vk::PipelineLayout,
     pub impostor_draw: ImpostorDraw,
-    /// Every model's impostor atlas, baked at load.
+    /// Every model's impostor atlas, baked as the crowd wants them.
     pub impostors: ImpostorAtlases,
     sampler: vk::Sampler,
     material_pool: vk::DescriptorPool,
@@ -88,15 +89,14 @@ impl ModelResources {
         let materials = create_material_sets(ctx, &sets.material, &gpu_model)?;
         let impostors = guard(
             ctx,
-            impostor_atlas::bake_atlases(
+            ImpostorAtlases::new(
                 ctx,
                 &BakeInputs {
                     gpu_model: &gpu_model,
-                    scene_layout: &sets.scene,
                     draw_pipeline_layout: *layouts.draw,
                     material_sets: &materials.sets,
-                    atlas_layout: &sets.impostor,
                 },
+                (&sets.scene, &sets.impostor),
                 models,
             )?,
         );
@@ -127,6 +127,17 @@ impl ModelResources {
             material_pool: materials.pool.keep(),
             material_sets: materials.sets,
         })
+    }
+}
+
+impl ModelResources {
+    /// What the impostor bake draws with.
+    pub fn bake_inputs(&self) -> BakeInputs<'_> {
+        BakeInputs {
+            gpu_model: &self.model,
+            draw_pipeline_layout: self.draw_pipeline_layout,
+            material_sets: &self.material_sets,
+        }
     }
 }
 

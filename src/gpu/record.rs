@@ -15,6 +15,7 @@ use super::crowd_buffers::{Animation, CrowdBuffer, VISIBLE_HEADER_BYTES};
 use super::crowd_resources::{CrowdResources, CrowdSlotSets};
 use super::frame::FrameSlot;
 use super::frame_loop::{FrameInput, ViewOptions};
+use super::impostor_atlas::BakePlan;
 use super::model_resources::ModelResources;
 use super::passes::agents::{self, AgentStep};
 use super::passes::crowd_draw::{self, DrawOptions, Surface};
@@ -73,7 +74,7 @@ impl Renderer {
         ctx: &Context,
         cmd: vk::CommandBuffer,
         slot: usize,
-        input: &FrameInput,
+        (input, bakes): (&FrameInput, &BakePlan),
         overlay: Option<&OverlayFrame>,
     ) -> Result<(), GpuError> {
         let agent_step = self
@@ -81,7 +82,7 @@ impl Renderer {
             .as_ref()
             .and_then(|crowd| self.crowd_frames.agent_step(crowd, input.view.locomotion));
         let mut frame = self.frame_recorder(ctx, cmd, slot, &input.view);
-        frame.open(agent_step);
+        frame.open(agent_step, bakes);
         // The pipeline statistics span the scene; a query begun inside a
         // dynamic rendering scope crashes lavapipe.
         frame.profiler.begin_statistics(ctx, cmd);
@@ -126,13 +127,7 @@ impl Renderer {
                 .expect("every crowd has a visible list"),
             cpu_skinned,
             phases,
-            // Impostors are the level past the chain: none without level
-            // of detail. The yardsticks draw every instance as a mesh: CPU
-            // skinning skins them all, and the bind-pose crowd stands
-            // unanimated.
-            impostors: view.impostors
-                && view.lod_bias.is_some()
-                && matches!(animation, Animation::Gpu | Animation::Cpu),
+            impostors: draws_impostors(view, animation),
             // Without level of detail cull.comp puts everyone at level 0.
             drawn_levels: match view.lod_bias {
                 Some(_) => model.model.lod_count,
@@ -212,10 +207,20 @@ impl FrameRecorder<'_> {
     /// The frame's start: the profiler's queries, the counters the culls
     /// count into zeroed, the compute sets bound, and the agents moved
     /// when they walk (or go home).
-    fn open(&mut self, agent_step: Option<AgentStep>) {
+    fn open(&mut self, agent_step: Option<AgentStep>, bakes: &BakePlan) {
         let (ctx, cmd) = (self.ctx, self.cmd);
         // Query pools are reset outside any rendering scope, before first use.
         self.profiler.begin_frame(ctx, cmd, self.slot);
+        {
+            let _label = debug::label(ctx, cmd, "impostor bake");
+            // Timed only in the frames that bake.
+            let scope = (bakes.units() > 0).then(|| self.profiler.begin(ctx, cmd, "impostor bake"));
+            let inputs = self.model.bake_inputs();
+            self.model.impostors.record(ctx, cmd, &inputs, bakes);
+            if let Some(scope) = scope {
+                self.profiler.end(ctx, cmd, scope);
+            }
+        }
         record_reset(ctx, cmd, self.visible);
         unsafe {
             ctx.device.cmd_bind_descriptor_sets(
@@ -247,8 +252,11 @@ impl FrameRecorder<'_> {
                 record_visible_count_readback(
                     self.ctx,
                     self.cmd,
-                    self.visible,
-                    &self.frame.visible_readback,
+                    (self.visible, &self.frame.visible_readback),
+                    (
+                        &self.model.impostors.requests,
+                        &self.frame.impostor_requests,
+                    ),
                 );
             }
             if self.view.compute_only {
@@ -487,6 +495,16 @@ impl FrameRecorder<'_> {
 
 /// Which of the frame slot's draws and dispatch `phase` writes: the early
 /// phase's (or the only phase's), or the late's.
+/// Whether a frame with `view` of a crowd animated by `animation` draws
+/// impostors. They are the level past the chain: none without level of
+/// detail. The yardsticks draw every instance as a mesh: CPU skinning
+/// skins them all, and the bind-pose crowd stands unanimated.
+pub(super) fn draws_impostors(view: &ViewOptions, animation: Animation) -> bool {
+    view.impostors
+        && view.lod_bias.is_some()
+        && matches!(animation, Animation::Gpu | Animation::Cpu)
+}
+
 fn phase_commands(phase: CullPhase) -> usize {
     usize::from(phase == CullPhase::Late)
 }
@@ -551,18 +569,23 @@ fn record_reset(ctx: &Context, cmd: vk::CommandBuffer, visible: &Buffer) {
     );
 }
 
+/// Copies out what the culls counted, for the CPU to read once the frame
+/// is done: the visible lists' header (the per-level counts and the palette
+/// rows wanted), and the clips wanted as impostors.
 fn record_visible_count_readback(
     ctx: &Context,
     cmd: vk::CommandBuffer,
-    visible: &Buffer,
-    readback: &Buffer,
+    (visible, readback): (&Buffer, &Buffer),
+    (requests, requests_readback): (&Buffer, &Buffer),
 ) {
     use vk::{AccessFlags2 as Access, PipelineStageFlags2 as Stage};
-    // The header: the per-level counts and the palette rows wanted.
-    let region = vk::BufferCopy::default().size(VISIBLE_HEADER_BYTES);
+    let header = vk::BufferCopy::default().size(VISIBLE_HEADER_BYTES);
+    let wanted = vk::BufferCopy::default().size(requests.size);
     unsafe {
         ctx.device
-            .cmd_copy_buffer(cmd, visible.handle, readback.handle, &[region]);
+            .cmd_copy_buffer(cmd, visible.handle, readback.handle, &[header]);
+        ctx.device
+            .cmd_copy_buffer(cmd, requests.handle, requests_readback.handle, &[wanted]);
     }
     memory_barrier(
         ctx,

@@ -419,6 +419,8 @@ mod tests {
                 (10, StorageBuffer, "PoseSources"),
                 (12, StorageBuffer, "ClipFrameBounds"),
                 (13, StorageBuffer, "Models"),
+                (14, StorageBuffer, "ImpostorSlots"),
+                (15, StorageBuffer, "ImpostorRequests"),
             ])
         );
         assert_eq!(
@@ -472,8 +474,7 @@ mod tests {
             };
             (binding, kind, COMPUTE)
         }));
-        want.push((12, StorageBuffer, COMPUTE));
-        want.push((13, StorageBuffer, COMPUTE));
+        want.extend((12..=15).map(|binding| (binding, StorageBuffer, COMPUTE)));
         assert_eq!(summary, want);
     }
 

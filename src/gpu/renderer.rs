@@ -56,6 +56,11 @@ pub struct Renderer {
     /// Per slot, the frame last submitted there, if the slot still holds
     /// its results (a crowd rebuild drops the visible counts).
     pub(super) in_flight: [Option<InFlight>; FRAMES_IN_FLIGHT],
+    /// Frames in a row that drew impostors and baked none (see
+    /// [`Renderer::impostors_settled`]).
+    pub(super) frames_without_bakes: u64,
+    /// Whether the last frame drew impostors.
+    pub(super) draws_impostors: bool,
 }
 
 /// A submitted frame whose results are read when its slot comes round.
@@ -92,6 +97,8 @@ impl Renderer {
             overlay: None,
             frame_index: 0,
             in_flight: [None; FRAMES_IN_FLIGHT],
+            frames_without_bakes: 0,
+            draws_impostors: false,
         })
     }
 
@@ -125,10 +132,20 @@ impl Renderer {
         self.crowd_shape = shape;
         std::mem::replace(&mut self.slots, slots).destroy(ctx);
         std::mem::replace(&mut self.targets, targets).destroy(ctx);
-        // Their results went with the old slots.
+        // Their results went with the old slots, the bakes with the atlases.
         self.in_flight = [None; FRAMES_IN_FLIGHT];
+        self.frames_without_bakes = 0;
         self.crowd = Some(self.build_crowd(ctx, placements, agents)?);
         Ok(())
+    }
+
+    /// Whether the impostor atlases hold every clip the crowd wants (or
+    /// all they can): the last frames drew impostors and baked none, for
+    /// longer than a request takes to come back from the GPU; or the last
+    /// frame drew none. Headless runs, bench and tests draw until then
+    /// before the frames they keep.
+    pub fn impostors_settled(&self) -> bool {
+        !self.draws_impostors || self.frames_without_bakes > FRAMES_IN_FLIGHT as u64
     }
 
     /// The crowd's resources; `None` before the first [`Renderer::set_crowd`].
@@ -311,7 +328,8 @@ impl ModelParts {
         let mut slots = guard(ctx, Vec::with_capacity(FRAMES_IN_FLIGHT));
         let draw_commands = model.draw_commands.initial_words(&model.model);
         for slot in 0..FRAMES_IN_FLIGHT {
-            slots.push(FrameSlot::new(ctx, slot, &draw_commands)?);
+            let requests = model.impostors.requests_bytes();
+            slots.push(FrameSlot::new(ctx, slot, &draw_commands, requests)?);
         }
         let targets = create_targets(ctx, extent, &model)?;
         Ok(ModelParts {

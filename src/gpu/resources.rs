@@ -298,16 +298,19 @@ pub struct ImageDesc {
     pub mip_levels: u32,
     /// Where the view's channels come from (identity: as stored).
     pub swizzle: vk::ComponentMapping,
+    /// `Some(n)`: an array of `n` layers, viewed as an array; `None`: one
+    /// layer, viewed as a 2D image.
+    pub array_layers: Option<u32>,
 }
 
-/// A device-local 2D image and a view of all its mips.
+/// A device-local 2D image (or array) and a view of all its mips and layers.
 pub fn create_image(ctx: &Context, name: &str, desc: &ImageDesc) -> Result<Image, GpuError> {
     let info = vk::ImageCreateInfo::default()
         .image_type(vk::ImageType::TYPE_2D)
         .format(desc.format)
         .extent(desc.extent.into())
         .mip_levels(desc.mip_levels)
-        .array_layers(1)
+        .array_layers(desc.array_layers.unwrap_or(1))
         .samples(vk::SampleCountFlags::TYPE_1)
         .tiling(vk::ImageTiling::OPTIMAL)
         .usage(desc.usage)
@@ -326,12 +329,16 @@ pub fn create_image(ctx: &Context, name: &str, desc: &ImageDesc) -> Result<Image
             .bind_image_memory(handle.0, allocation.0.memory(), allocation.0.offset())
     }
     .map_err(vk_error("vkBindImageMemory"))?;
+    let (view_type, layers) = match desc.array_layers {
+        Some(layers) => (vk::ImageViewType::TYPE_2D_ARRAY, layers),
+        None => (vk::ImageViewType::TYPE_2D, 1),
+    };
     let view_info = vk::ImageViewCreateInfo::default()
         .image(handle.0)
-        .view_type(vk::ImageViewType::TYPE_2D)
+        .view_type(view_type)
         .format(desc.format)
         .components(desc.swizzle)
-        .subresource_range(subresource_range(desc.format, 0, desc.mip_levels));
+        .subresource_range(layer_range(desc.format, 0, desc.mip_levels, 0..layers));
     ctx.creation_step("vkCreateImageView")?;
     let view = unsafe { ctx.device.create_image_view(&view_info, None) }
         .map_err(vk_error("vkCreateImageView"))?;
@@ -377,6 +384,16 @@ pub fn subresource_range(
     base_mip: u32,
     mip_count: u32,
 ) -> vk::ImageSubresourceRange {
+    layer_range(format, base_mip, mip_count, 0..1)
+}
+
+/// [`subresource_range`] over the array layers `layers`.
+pub fn layer_range(
+    format: vk::Format,
+    base_mip: u32,
+    mip_count: u32,
+    layers: std::ops::Range<u32>,
+) -> vk::ImageSubresourceRange {
     let aspect_mask = if is_depth_format(format) {
         vk::ImageAspectFlags::DEPTH
     } else {
@@ -386,7 +403,8 @@ pub fn subresource_range(
         .aspect_mask(aspect_mask)
         .base_mip_level(base_mip)
         .level_count(mip_count)
-        .layer_count(1)
+        .base_array_layer(layers.start)
+        .layer_count(layers.len() as u32)
 }
 
 /// One image layout transition / dependency, recorded on its own. Passes

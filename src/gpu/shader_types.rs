@@ -79,9 +79,8 @@ pub struct CrowdModel {
     pub first_transform: u32,
     /// Its clips' first entry in the clip table.
     pub first_clip: u32,
-    /// Frames of each clip in its impostor atlas
-    /// ([`crowd::ImpostorLayout::frames_per_clip`]).
-    pub impostor_frames: u32,
+    /// Keeps `lod_errors` at 16 bytes, as std430 aligns a vec4.
+    pub padding: u32,
     /// The error of each of its levels of detail, in model units: level l
     /// is `lod_errors[l / 4][l % 4]`.
     pub lod_errors: [Vec4; 2],

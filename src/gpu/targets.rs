@@ -59,6 +59,7 @@ pub(super) fn create_targets(
                 usage: vk::ImageUsageFlags::COLOR_ATTACHMENT | vk::ImageUsageFlags::TRANSFER_SRC,
                 mip_levels: 1,
                 swizzle: vk::ComponentMapping::default(),
+                array_layers: None,
             },
         )?,
     );
@@ -77,6 +78,7 @@ pub(super) fn create_targets(
                     | vk::ImageUsageFlags::TRANSFER_SRC,
                 mip_levels: 1,
                 swizzle: vk::ComponentMapping::default(),
+                array_layers: None,
             },
         )?,
     );

@@ -203,6 +203,7 @@ fn upload_texels(
                     | vk::ImageUsageFlags::TRANSFER_SRC,
                 mip_levels,
                 swizzle,
+                array_layers: None,
             },
         )?,
     );
@@ -251,7 +252,7 @@ fn record_level_copies(
             };
             let region = vk::BufferImageCopy::default()
                 .buffer_offset(offset)
-                .image_subresource(layers(level))
+                .image_subresource(layers(level, 0))
                 .image_extent(extent);
             offset += bytes.len() as u64;
             region
@@ -314,7 +315,7 @@ fn record_upload_and_mips(
         },
     );
     let region = vk::BufferImageCopy::default()
-        .image_subresource(layers(0))
+        .image_subresource(layers(0, 0))
         .image_extent(image.extent.into());
     unsafe {
         ctx.device.cmd_copy_buffer_to_image(
@@ -328,21 +329,22 @@ fn record_upload_and_mips(
     record_mip_chain(
         ctx,
         cmd,
-        image,
+        (image, 0),
         (Stage::COPY, Access::TRANSFER_WRITE),
         Layout::TRANSFER_DST_OPTIMAL,
     );
 }
 
-/// Levels 1 and on of `image`, each blitted from the one above at half its
-/// size: linear filtering at exactly 2:1 averages each 2x2 block (so an
-/// impostor atlas's power-of-two cells never mix). Level 0 was written by
-/// `written` (stage, access) and is in `layout`; the other levels' contents
-/// are discarded. Afterwards every level is readable by fragment shaders.
+/// Levels 1 and on of layer `layer` of `image`, each blitted from the one
+/// above at half its size: linear filtering at exactly 2:1 averages each
+/// 2x2 block (so an impostor atlas's power-of-two cells never mix). Level 0
+/// was written by `written` (stage, access) and is in `layout`; the other
+/// levels' contents are discarded. Afterwards every level of the layer is
+/// readable by fragment shaders; other layers are untouched.
 pub(super) fn record_mip_chain(
     ctx: &Context,
     cmd: vk::CommandBuffer,
-    image: &Image,
+    (image, layer): (&Image, u32),
     written: (vk::PipelineStageFlags2, vk::AccessFlags2),
     layout: vk::ImageLayout,
 ) {
@@ -353,7 +355,7 @@ pub(super) fn record_mip_chain(
             cmd,
             &ImageBarrier {
                 image: image.handle,
-                range: resources::subresource_range(image.format, level, count),
+                range: resources::layer_range(image.format, level, count, layer..layer + 1),
                 src,
                 dst,
                 old_layout,
@@ -381,9 +383,9 @@ pub(super) fn record_mip_chain(
             Layout::TRANSFER_DST_OPTIMAL,
         );
         let blit = vk::ImageBlit {
-            src_subresource: layers(level - 1),
+            src_subresource: layers(level - 1, layer),
             src_offsets: [vk::Offset3D::default(), corner(level - 1)],
-            dst_subresource: layers(level),
+            dst_subresource: layers(level, layer),
             dst_offsets: [vk::Offset3D::default(), corner(level)],
         };
         unsafe {
@@ -416,9 +418,10 @@ pub(super) fn record_mip_chain(
     );
 }
 
-fn layers(mip_level: u32) -> vk::ImageSubresourceLayers {
+fn layers(mip_level: u32, layer: u32) -> vk::ImageSubresourceLayers {
     vk::ImageSubresourceLayers::default()
         .aspect_mask(vk::ImageAspectFlags::COLOR)
         .mip_level(mip_level)
+        .base_array_layer(layer)
         .layer_count(1)
 }

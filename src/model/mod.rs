@@ -69,12 +69,17 @@ pub struct Model {
 /// [`Model::impostor_layout`] of a model with `clips`, `skins` skins and
 /// `bind_pose` its box in the bind pose: `md5crowd inspect` reports it
 /// without building the model.
-pub fn impostor_layout_of(clips: &[Clip], bind_pose: Bounds, skins: usize) -> ImpostorLayout {
+pub fn impostor_layout_of(
+    clips: &[Clip],
+    bind_pose: Bounds,
+    skins: usize,
+    budget: u64,
+) -> ImpostorLayout {
     let posed = clips
         .iter()
         .map(Clip::bounds_union)
         .fold(bind_pose, Bounds::union);
-    ImpostorLayout::new(clips.len(), skins, posed)
+    ImpostorLayout::new(clips.len(), skins, posed, budget)
 }
 
 /// [`Model::bind_pose_bounds`] of `meshes`.
@@ -415,11 +420,17 @@ impl Model {
         self.part_bounds.first().map_or(1, |b| b.part_count.max(1))
     }
 
-    /// What its impostor atlas holds: a cell per view and frame of each
-    /// clip, of each skin, framing the sphere around the box that holds it
-    /// in every pose of every clip (and its bind pose).
-    pub fn impostor_layout(&self) -> ImpostorLayout {
-        impostor_layout_of(&self.clips, self.bind_pose_bounds(), self.skins.len())
+    /// What its impostor atlas holds when it may take `budget` bytes: a
+    /// cell per view and frame of as many clips as the budget buys, of
+    /// each skin, framing the sphere around the box that holds it in every
+    /// pose of every clip (and its bind pose).
+    pub fn impostor_layout(&self, budget: u64) -> ImpostorLayout {
+        impostor_layout_of(
+            &self.clips,
+            self.bind_pose_bounds(),
+            self.skins.len(),
+            budget,
+        )
     }
 
     /// The box around every drawn vertex in the bind pose.

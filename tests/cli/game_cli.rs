@@ -134,11 +134,18 @@ fn inspect_lists_the_declarations_that_draw_characters() {
     let source = entity["source"].as_str().unwrap();
     assert!(source.ends_with("pak000.pk4/def/crowdling.def"), "{source}");
     assert_eq!(entity["line"], 19);
-    // The two clips the game holds, 12 frames each, and one skin: 1536 x
-    // 768 texels and their mips, 4 bytes each, 2 images.
+    // The two clips the game holds, a slot of 12 frames each, and one
+    // skin: 2 layers of 1536 x 384 texels and their mips, 4 bytes each, 2
+    // images.
     assert_eq!(
         entity["impostor"],
-        serde_json::json!({"views": 48, "frames": 24, "bytes": 12_579_840})
+        serde_json::json!({
+            "views": 48,
+            "frames": 24,
+            "frames_per_clip": 12,
+            "slots": 2,
+            "bytes": 12_579_840
+        })
     );
 
     let text = md5crowd_as_typed(&["inspect", "--game", base.to_str().unwrap(), "npc_crowdling"]);
@@ -147,7 +154,9 @@ fn inspect_lists_the_declarations_that_draw_characters() {
     assert!(text.contains("  clips: 3: gone, rest, stroll"), "{text}");
     assert!(text.contains("  skin: skins/crowdling/red"), "{text}");
     assert!(
-        text.contains("  impostor atlas: 48 views x 24 frames, 12.0 MiB\n"),
+        text.contains(
+            "  impostor atlas: 48 views x 12 frames a clip, 2 clip(s) at once, 12.0 MiB\n"
+        ),
         "{text}"
     );
 }

@@ -215,9 +215,9 @@ fn every_shipped_file_passes_inspect() {
 }
 
 /// The impostor atlas `Model::load` makes: 16 directions on 3 rings, 12
-/// frames of each clip (one, the bind pose, without clips), 32 texels a
-/// cell, an RGBA8 image of normals and depth and one of colour for the one
-/// skin, each with 6 mip levels.
+/// frames of each clip in a slot per clip (one, the bind pose, without
+/// clips), 32 texels a cell, an RGBA8 image of normals and depth and one of
+/// colour for the one skin, each with 6 mip levels.
 #[test]
 fn meshes_report_their_impostor_atlas() {
     let assets = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("assets");
@@ -227,34 +227,51 @@ fn meshes_report_their_impostor_atlas() {
         .collect();
     let args: Vec<&std::ffi::OsStr> = files.iter().map(|p| p.as_os_str()).collect();
     let json = inspect_json(&args);
-    // 1536 x 1536 texels and their mips, 4 bytes each, 2 images.
+    // 4 slots (a clip each) of 1536 x 384 texels and their mips, 4 bytes
+    // each, 2 images; 12 frames of every clip.
     assert_eq!(
         json[0]["impostor"],
-        serde_json::json!({"views": 48, "frames": 48, "bytes": 25_159_680})
+        serde_json::json!({
+            "views": 48,
+            "frames": 48,
+            "frames_per_clip": 12,
+            "slots": 4,
+            "bytes": 25_159_680
+        })
     );
     // What the renderer bakes.
     let model = md5crowd::model::Model::load(&mesh, &files[1..], Default::default()).unwrap();
-    let layout = model.impostor_layout();
+    let layout = model.impostor_layout(md5crowd::crowd::IMPOSTOR_MEMORY_BUDGET);
     assert_eq!(
         json[0]["impostor"],
         serde_json::json!({
             "views": layout.views(),
             "frames": layout.frames(),
+            "frames_per_clip": layout.frames_per_clip,
+            "slots": layout.slots,
             "bytes": layout.bytes(),
         })
     );
     let out = inspect(&args);
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(
-        text.contains("  impostor atlas: 48 views x 48 frames, 24.0 MiB\n"),
+        text.contains(
+            "  impostor atlas: 48 views x 12 frames a clip, 4 clip(s) at once, 24.0 MiB\n"
+        ),
         "{text}"
     );
 
     let alone = inspect_json(&[mesh.as_os_str()]);
-    // 1536 x 32 texels and their mips.
+    // No clip: one slot, its 12 rows all the bind pose.
     assert_eq!(
         alone[0]["impostor"],
-        serde_json::json!({"views": 48, "frames": 1, "bytes": 524_160})
+        serde_json::json!({
+            "views": 48,
+            "frames": 12,
+            "frames_per_clip": 12,
+            "slots": 1,
+            "bytes": 6_289_920
+        })
     );
     // A clip of its own: 12 frames.
     let other = fixture("other.md5mesh", MESH);

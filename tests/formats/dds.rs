@@ -261,6 +261,7 @@ fn read_level(ctx: &Context, image: &Image, level: u32) -> Vec<u8> {
                 | vk::ImageUsageFlags::SAMPLED,
             mip_levels: 1,
             swizzle: vk::ComponentMapping::default(),
+            array_layers: None,
         },
     )
     .unwrap();

@@ -10,6 +10,7 @@ pub mod crowd_draw;
 pub mod cull;
 pub mod draws;
 pub mod ground;
+pub mod impostor_bake;
 pub mod impostor_draw;
 pub mod overlay;
 pub mod pyramid;
