@@ -63,7 +63,7 @@ bool posed_instance_at(uint n, out PosedInstance posed) {
         return false;
     }
     uint instance = posed_instance(before + n);
-    posed = PosedInstance(instance, pose_sources[instance],
+    posed = PosedInstance(instance, pose_sources[instance] & ~IMPOSTOR_BAND,
                           models[instances[instance].model]);
     return true;
 }

@@ -5,6 +5,7 @@
 // without a normal map gets a flat one and without a specular map a black
 // one, so it shades as plain Lambert (as in Doom 3: no map, no specular).
 
+#include "impostor_band.glsl"
 #include "scene.glsl"
 
 layout(set = 0, binding = 2) uniform Frame {
@@ -17,6 +18,7 @@ layout(location = 2) flat in vec3 in_tint;
 layout(location = 3) in vec4 in_tangent; // xyz along +u, w handedness
 layout(location = 4) in vec3 in_world_position;
 layout(location = 5) flat in uint in_skin;
+layout(location = 6) flat in float in_fade;
 
 #include "material.glsl"
 
@@ -27,6 +29,10 @@ layout(location = 0) out vec4 out_color;
 const float SPECULAR_EXPONENT = 24.0;
 
 void main() {
+    // In the band around the switch, the impostor has these pixels.
+    if (impostor_keeps(gl_FragCoord.xy, in_fade)) {
+        discard;
+    }
     vec3 normal = shading_normal(in_normal, in_tangent, in_uv);
     vec3 to_light = frame.light_direction.xyz;
     float lambert = max(dot(normal, to_light), 0.0);

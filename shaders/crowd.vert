@@ -35,6 +35,12 @@ layout(set = 0, binding = 2) uniform Frame {
 layout(set = 0, binding = 3) readonly buffer VisibleInstances {
     VISIBLE_INSTANCES_BLOCK
 };
+// Per instance drawn as an impostor, its cell and fade (cull.comp): a mesh
+// in the band around the switch (IMPOSTOR_BAND) leaves its impostor the
+// fade's share of its pixels.
+layout(set = 0, binding = 7) readonly buffer ImpostorCells {
+    uint impostor_cells[];
+};
 
 #include "draw_constants.glsl"
 
@@ -49,6 +55,7 @@ layout(location = 2) flat out vec3 out_tint;
 layout(location = 3) out vec4 out_tangent; // world space xyz, w handedness
 layout(location = 4) out vec3 out_world_position;
 layout(location = 5) flat out uint out_skin;
+layout(location = 6) flat out float out_fade; // the impostor's share of the pixels
 
 void main() {
     // Instanced over the visible list that cull.comp compacted.
@@ -94,4 +101,6 @@ void main() {
     uint lod = min(uint(gl_InstanceIndex) / max(draw.instance_count, 1u), MAX_LODS - 1u);
     out_tint = draw.show_lod != 0u ? LOD_TINTS[lod] : placed.tint;
     out_skin = placed.skin;
+    bool band = (pose_sources[instance] & IMPOSTOR_BAND) != 0u;
+    out_fade = band ? float(impostor_cells[instance] >> IMPOSTOR_FADE_SHIFT) / 255.0 : 0.0;
 }

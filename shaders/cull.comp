@@ -64,6 +64,11 @@ layout(set = 0, binding = 14) readonly buffer ImpostorSlots {
 layout(set = 0, binding = 15) buffer ImpostorRequests {
     uint impostor_requests[];
 };
+// Per instance drawn as an impostor: its cell, and its fade from
+// IMPOSTOR_FADE_SHIFT up (impostor.vert; crowd.vert for the band's meshes).
+layout(set = 0, binding = 16) writeonly buffer ImpostorCells {
+    uint impostor_cells[];
+};
 layout(set = 1, binding = 1) readonly buffer DepthPyramid {
     PYRAMID_BLOCK
 };
@@ -108,13 +113,20 @@ uint select_lod(vec3 centre, float radius, CrowdModel model) {
     return lod;
 }
 
-// impostor::uses_impostor: past the chain, the impostor, when its atlas's
-// error (ImpostorLayout::error) projects to at most the threshold.
-bool uses_impostor(vec3 centre, float radius, CrowdModel model) {
+// impostor::impostor_fade: past the chain, the impostor, where its atlas's
+// error (ImpostorLayout::error) projects to the threshold; across the band
+// around that distance, faded in from 0 (a mesh alone) to 255 (an
+// impostor alone).
+uint impostor_fade(vec3 centre, float radius, CrowdModel model) {
     float error = IMPOSTOR_ERROR_TEXELS * 2.0 * model.impostor_sphere.w / float(IMPOSTOR_CELL_TEXELS);
     float nearest = cull_w(centre) - radius;
-    return constants.impostors != 0u && error > 0.0 && nearest > frame.lod_params.z
-        && error * frame.lod_params.x <= frame.lod_params.y * nearest;
+    if (constants.impostors == 0u || error <= 0.0 || nearest <= frame.lod_params.z
+        || frame.lod_params.y <= 0.0) {
+        return 0u;
+    }
+    float switch_distance = error * frame.lod_params.x / frame.lod_params.y;
+    float share = (nearest / switch_distance - (1.0 - IMPOSTOR_BAND_WIDTH)) / (2.0 * IMPOSTOR_BAND_WIDTH);
+    return uint(clamp(share, 0.0, 1.0) * 255.0 + 0.5);
 }
 
 // impostor::dominant_clip: mid-crossfade, whichever clip weighs more.
@@ -313,11 +325,11 @@ void main() {
     // source of an instance the other drew.
     // An impostor needs no skinning transforms: its pose source is its
     // atlas cell, and it takes no palette row.
-    // An instance whose clip is not baked yet is drawn as a mesh at the
-    // coarsest level meanwhile, and asks for it.
-    bool wants_impostor = draw && uses_impostor(centre, sphere.w, model);
+    // Faded at all, it wants its clip baked; until it is, it stays a
+    // mesh, past the switch at the coarsest level.
+    uint fade = draw ? impostor_fade(centre, sphere.w, model) : 0u;
     uint impostor_slot = IMPOSTOR_UNBAKED;
-    if (wants_impostor) {
+    if (fade > 0u) {
         uint clip = shows_current_clip(animation) ? animation.clip : animation.previous_clip;
         // Read first: most instances find the flag set, and a store to
         // one word from every lane would queue them all.
@@ -326,14 +338,27 @@ void main() {
         }
         impostor_slot = impostor_slots[clip];
     }
-    if (impostor_slot != IMPOSTOR_UNBAKED) {
-        pose_sources[instance] = IMPOSTOR_POSE | impostor_cell(placed, animation, model, impostor_slot);
+    bool as_impostor = impostor_slot != IMPOSTOR_UNBAKED;
+    bool as_mesh = draw && (!as_impostor || fade < 255u);
+    if (as_impostor) {
+        uint cell = impostor_cell(placed, animation, model, impostor_slot);
+        impostor_cells[instance] = cell | (fade << IMPOSTOR_FADE_SHIFT);
         impostor_instance(model, atomicAdd(impostor_counts[placed.model], 1u)) = instance;
-    } else if (draw) {
-        if (!per_instance) {
-            pose_sources[instance] = drawn_pose_source(instance, animation, model, centre, sphere.w);
+        if (!as_mesh) {
+            pose_sources[instance] = IMPOSTOR_POSE;
+        } else {
+            atomicAdd(band_counts[placed.model], 1u);
         }
-        uint lod = wants_impostor ? model.lod_count - 1u : select_lod(centre, sphere.w, model);
+    }
+    if (as_mesh) {
+        uint band = as_impostor ? IMPOSTOR_BAND : 0u;
+        if (!per_instance) {
+            pose_sources[instance] = drawn_pose_source(instance, animation, model, centre, sphere.w) | band;
+        } else {
+            pose_sources[instance] |= band;
+        }
+        bool past_switch = fade >= 128u;
+        uint lod = past_switch && !as_impostor ? model.lod_count - 1u : select_lod(centre, sphere.w, model);
         uint slot = atomicAdd(lod_counts[placed.model * MAX_LODS + lod], 1u);
         visible_instances[lod * constants.instance_count + model.first_instance + slot] = instance;
     }

@@ -6,6 +6,7 @@
 // other and meshes as meshes would and the depth pyramid sees them.
 
 #include "impostor.glsl"
+#include "impostor_band.glsl"
 #include "scene.glsl"
 
 layout(set = 0, binding = 2) uniform Frame {
@@ -25,6 +26,7 @@ layout(location = 4) in vec3 in_world_position;
 layout(location = 5) flat in vec3 in_right;
 layout(location = 6) flat in vec3 in_up;
 layout(location = 7) flat in vec4 in_towards_radius;
+layout(location = 8) flat in float in_fade;
 
 #include "skins.glsl"
 
@@ -33,6 +35,10 @@ vec4 albedo_texel(vec3 uv) { SAMPLE_SKIN(albedo_maps, uv) }
 layout(location = 0) out vec4 out_color;
 
 void main() {
+    // In the band around the switch, the mesh has the other pixels.
+    if (!impostor_keeps(gl_FragCoord.xy, in_fade)) {
+        discard;
+    }
     // Row r of the atlas is frame r % FRAMES of the slot (layer) r / FRAMES.
     vec2 cells = vec2(textureSize(normal_depth_map, 0).xy) / float(IMPOSTOR_CELL_TEXELS);
     uvec2 cell = uvec2(in_cell.x, in_cell.y % IMPOSTOR_FRAMES_PER_CLIP);

@@ -17,8 +17,8 @@ layout(set = 0, binding = 2) uniform Frame {
 layout(set = 0, binding = 3) readonly buffer VisibleInstances {
     VISIBLE_INSTANCES_BLOCK
 };
-layout(set = 0, binding = 4) readonly buffer PoseSources {
-    uint pose_sources[];
+layout(set = 0, binding = 7) readonly buffer ImpostorCells {
+    uint impostor_cells[];
 };
 layout(set = 0, binding = 6) readonly buffer Models {
     CrowdModel models[];
@@ -40,12 +40,13 @@ layout(location = 4) out vec3 out_world_position; // on the quad
 layout(location = 5) flat out vec3 out_right;
 layout(location = 6) flat out vec3 out_up;
 layout(location = 7) flat out vec4 out_towards_radius;
+layout(location = 8) flat out float out_fade; // its share of the pixels
 
 void main() {
     uint instance = visible_instances[gl_InstanceIndex];
     CrowdInstance placed = instances[instance];
     CrowdModel model = models[placed.model];
-    uint cell = pose_sources[instance] & ~IMPOSTOR_POSE;
+    uint cell = impostor_cells[instance] & ((1u << IMPOSTOR_FADE_SHIFT) - 1u);
     vec3 centre = place_instance(placed, model.impostor_sphere.xyz);
     float radius = model.impostor_sphere.w;
     vec3 towards = normalize(frame.camera_position.xyz - centre);
@@ -75,4 +76,5 @@ void main() {
     out_right = right;
     out_up = up;
     out_towards_radius = vec4(towards, radius);
+    out_fade = float(impostor_cells[instance] >> IMPOSTOR_FADE_SHIFT) / 255.0;
 }

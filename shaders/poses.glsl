@@ -13,7 +13,8 @@ layout(set = 0, binding = 0) readonly buffer SkinningTransforms {
     SkinningTransform skinning_transforms[];
 };
 // Per instance: the first of its joints' transforms, in SkinningTransforms,
-// or (with SHARED_POSE set) in SharedPoses.
+// or (with SHARED_POSE set) in SharedPoses; IMPOSTOR_BAND set, it is drawn
+// as an impostor too.
 layout(set = 0, binding = 4) readonly buffer PoseSources {
     uint pose_sources[];
 };
@@ -22,7 +23,8 @@ layout(set = 0, binding = 5) readonly buffer SharedPoses {
 };
 
 SkinningTransform joint_transform(uint instance, uint joint) {
-    uint source = pose_sources[instance];
+    // IMPOSTOR_BAND says how the mesh is drawn, not where its pose is.
+    uint source = pose_sources[instance] & ~IMPOSTOR_BAND;
     if ((source & SHARED_POSE) != 0u) {
         return shared_poses[(source & ~SHARED_POSE) + joint];
     }

@@ -11,8 +11,9 @@
 // frame's drawn instances wanted (GPU animation; counted past the
 // palette's end, so the CPU learns how far to grow it), the instances
 // given rows (the posed list's length, and what the early phase left of
-// it), the instances of each model drawn as impostors (and what the early
-// phase left), then one region of instance_count slots per level, one for
+// it), the instances of each model drawn as impostors (what the early
+// phase left, and those drawn as meshes too: the band around the switch),
+// then one region of instance_count slots per level, one for
 // the impostors and the posed list. A crowd holds
 // its instances sorted by model, so inside level l's region (at
 // l * instance_count) model m's instances take the slots from its first
@@ -28,6 +29,7 @@
     uint padding;                              \
     uint impostor_counts[MAX_MODELS];          \
     uint early_impostor_counts[MAX_MODELS];    \
+    uint band_counts[MAX_MODELS];              \
     uint visible_instances[];
 
 // Twin of Rust's gpu::shader_types::FrameUniforms.

@@ -87,9 +87,13 @@ shared_constants! {
     /// A pose source with this bit is an index into the shared poses of
     /// animation level of detail rather than into the skinning palette.
     SHARED_POSE: u32 = 0x8000_0000;
-    /// A pose source with this bit is an impostor's atlas cell,
-    /// `view + IMPOSTOR_VIEWS * row`, not skinning transforms.
+    /// The pose source of an instance drawn as an impostor alone: it has no
+    /// skinning transforms (its cell is in the impostor cells).
     IMPOSTOR_POSE: u32 = 0x4000_0000;
+    /// A mesh's pose source with this bit: the instance is in the band
+    /// around the impostor switch, drawn as its impostor too, and its mesh
+    /// keeps only the pixels its fade leaves it.
+    IMPOSTOR_BAND: u32 = 0x2000_0000;
     /// `palette_rows` of the compute constants with CPU animation, which
     /// uploads every instance's transforms at its own rows.
     PALETTE_PER_INSTANCE: u32 = u32::MAX;
@@ -175,6 +179,17 @@ shared_constants! {
     /// In the slot table cull.comp reads (a slot per clip): the clip is not
     /// baked, so its instances are drawn as meshes.
     IMPOSTOR_UNBAKED: u32 = u32::MAX;
+    /// An impostor's word in the impostor cells: its cell,
+    /// `view + IMPOSTOR_VIEWS * row`, below this bit, and its fade (0 to
+    /// 255: the share of its pixels the impostor keeps from the mesh) from
+    /// this bit up.
+    IMPOSTOR_FADE_SHIFT: u32 = 24;
+    /// Half the band around the impostor switch, a share of the switch's
+    /// distance: from (1 - this) to (1 + this) times that distance, a
+    /// character is drawn both ways, its pixels dithered between mesh and
+    /// impostor in proportion, so it fades over many frames instead of
+    /// changing at once.
+    IMPOSTOR_BAND_WIDTH: f32 = 0.15;
 
     // ---- Locomotion (agents.comp).
 

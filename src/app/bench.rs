@@ -172,6 +172,9 @@ pub struct Run {
     pub visible: u32,
     /// Of the visible instances, those drawn as impostors.
     pub impostor_instances: u32,
+    /// Of those, the ones drawn as meshes too: the band around the switch,
+    /// where a character fades from one to the other.
+    pub impostor_band_instances: u32,
     /// `bench --suite`: the suite's case this run belongs to.
     #[serde(rename = "case", skip_serializing_if = "Option::is_none")]
     pub suite_case: Option<&'static str>,
@@ -341,6 +344,7 @@ struct Samples {
     gpu_ms: BTreeMap<&'static str, Vec<f64>>,
     visible: u32,
     impostor_instances: u32,
+    impostor_band_instances: u32,
     /// Visible instances times their model's vertices, the last frame.
     vertices_drawn: u64,
     triangles: Vec<f64>,
@@ -354,7 +358,7 @@ fn log_run(run: &Run) {
         .map(|(p, ms)| format!("{p} {ms:.3}"))
         .collect();
     log::info!(
-        "{:>6} instances, {:<6} {}LOD {:<3} LOD influences {:<3} occlusion {:<3} impostors {:<3} anim LOD {:<3} locomotion {:<3} multi-draw {:<3} {:<8}: cpu {:7.3} ms, frame {:8.3} ms, gpu [{}] ms, {} visible ({} impostors), {:.0} triangles",
+        "{:>6} instances, {:<6} {}LOD {:<3} LOD influences {:<3} occlusion {:<3} impostors {:<3} anim LOD {:<3} locomotion {:<3} multi-draw {:<3} {:<8}: cpu {:7.3} ms, frame {:8.3} ms, gpu [{}] ms, {} visible ({} impostors, {} both ways in the band), {:.0} triangles",
         run.case.instances,
         run.case.mode.name(),
         run.animate_kernel.map(|k| format!("({k}) ")).unwrap_or_default(),
@@ -371,6 +375,7 @@ fn log_run(run: &Run) {
         passes.join(", "),
         run.visible,
         run.impostor_instances,
+        run.impostor_band_instances,
         run.triangles
     );
 }
@@ -445,6 +450,7 @@ fn measure(
             if let Some(counts) = report.visible {
                 samples.visible = counts.total();
                 samples.impostor_instances = counts.impostor_total();
+                samples.impostor_band_instances = counts.band_total();
                 samples.vertices_drawn = renderer
                     .model
                     .model
@@ -493,6 +499,7 @@ fn summarize(args: &BenchArgs, cast: &Cast, case: Case, samples: &mut Samples) -
             .collect(),
         visible: samples.visible,
         impostor_instances: samples.impostor_instances,
+        impostor_band_instances: samples.impostor_band_instances,
         suite_case: None,
         triangles: median(&mut samples.triangles),
         vertices_per_s: samples.vertices_drawn as f64 / (frame_ms / 1e3),

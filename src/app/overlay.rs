@@ -447,8 +447,12 @@ fn statistics(ui: &mut egui::Ui, view: &OverlayView) {
         return;
     };
     ui.label(format!(
-        "{}/{} instances visible ({} impostors), {} triangles drawn",
-        stats.visible_instances, stats.total_instances, stats.impostor_instances, stats.triangles
+        "{}/{} instances visible ({} impostors, {} fading in the band), {} triangles drawn",
+        stats.visible_instances,
+        stats.total_instances,
+        stats.impostor_instances,
+        stats.impostor_band_instances,
+        stats.triangles
     ));
     if stats.models.len() > 1 {
         egui::Grid::new("models").striped(true).show(ui, |ui| {

@@ -25,6 +25,8 @@ pub struct TitleStats {
     pub visible_instances: u32,
     /// Of the visible instances, those drawn as impostors.
     pub impostor_instances: u32,
+    /// Of those, the ones drawn as meshes too: the band around the switch.
+    pub impostor_band_instances: u32,
     pub total_instances: u32,
     pub triangles: u64,
     pub clip: String,
@@ -96,6 +98,7 @@ pub fn title_stats(
         gpu: averages.gpu.clone(),
         visible_instances: visible.total(),
         impostor_instances: visible.impostor_total(),
+        impostor_band_instances: visible.band_total(),
         total_instances: crowd.instances.len() as u32,
         triangles: visible.triangles(parts),
         models: parts
@@ -237,6 +240,7 @@ mod tests {
             }),
             visible_instances: 20,
             impostor_instances: 3,
+            impostor_band_instances: 1,
             total_instances: 25,
             triangles: 148_000,
             clip: "walk".into(),
@@ -259,6 +263,7 @@ mod tests {
             gpu: None,
             visible_instances: 1,
             impostor_instances: 0,
+            impostor_band_instances: 0,
             total_instances: 1,
             triangles: 5920,
             clip: "bind pose".into(),

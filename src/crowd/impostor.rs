@@ -25,8 +25,8 @@ use crate::bounds::Bounds;
 use super::{animate_instance, BoundingSphere, Instance, LodParams};
 
 pub use crate::shared_constants::{
-    IMPOSTOR_AZIMUTHS, IMPOSTOR_CELL_TEXELS, IMPOSTOR_ERROR_TEXELS, IMPOSTOR_FRAMES_PER_CLIP,
-    IMPOSTOR_RINGS, IMPOSTOR_RING_STEP_DEGREES,
+    IMPOSTOR_AZIMUTHS, IMPOSTOR_BAND_WIDTH, IMPOSTOR_CELL_TEXELS, IMPOSTOR_ERROR_TEXELS,
+    IMPOSTOR_FRAMES_PER_CLIP, IMPOSTOR_RINGS, IMPOSTOR_RING_STEP_DEGREES,
 };
 /// Slots of an atlas at most: each is a layer of its images, and every
 /// Vulkan device offers at least 256 layers.
@@ -217,22 +217,49 @@ pub fn view_index(to_eye: Vec3) -> u32 {
     ring * IMPOSTOR_AZIMUTHS + around
 }
 
-/// cull.comp's choice: whether an instance whose world-space sphere is
-/// `sphere` is drawn as an impostor, by [`super::select_lod`]'s rule with
-/// the atlas's error (`layout_error`, [`ImpostorLayout::error`]; 0: the
-/// model has no atlas): it projects to at most the pixels a level may be
-/// off. A sphere reaching the near plane never is.
+/// A fade at or past this is past the switch: the instance is drawn as an
+/// impostor alone beyond [`FADE_IMPOSTOR`], as a mesh and an impostor up
+/// to it.
+pub const FADE_SWITCH: u32 = 128;
+/// The fade of an instance drawn as an impostor alone.
+pub const FADE_IMPOSTOR: u32 = 255;
+
+/// cull.comp's choice for an instance whose world-space sphere is
+/// `sphere`: how far it has faded from its mesh to its impostor, 0 (a mesh
+/// alone) to [`FADE_IMPOSTOR`] (an impostor alone). The switch is
+/// [`super::select_lod`]'s rule with the atlas's error (`layout_error`,
+/// [`ImpostorLayout::error`]; 0: the model has no atlas): where it
+/// projects to the pixels a level may be off. Across
+/// [`IMPOSTOR_BAND_WIDTH`] of the switch's distance either side of it the
+/// fade grows evenly with the distance; in between, both are drawn, each
+/// keeping its share of the pixels. A sphere reaching the near plane never
+/// fades.
+pub fn impostor_fade(
+    view_projection: Mat4,
+    sphere: BoundingSphere,
+    params: LodParams,
+    layout_error: f32,
+) -> u32 {
+    let w = view_projection.row(3).dot(sphere.centre.extend(1.0));
+    let nearest = w - sphere.radius;
+    if layout_error <= 0.0 || nearest <= params.near || params.threshold <= 0.0 {
+        return 0;
+    }
+    let switch = layout_error * params.pixels_per_unit / params.threshold;
+    let share = (nearest / switch - (1.0 - IMPOSTOR_BAND_WIDTH)) / (2.0 * IMPOSTOR_BAND_WIDTH);
+    (share.clamp(0.0, 1.0) * FADE_IMPOSTOR as f32 + 0.5) as u32
+}
+
+/// Whether an instance is past the switch ([`impostor_fade`] at least
+/// [`FADE_SWITCH`]): where, its clip not baked yet, it is drawn as a mesh
+/// at its coarsest level.
 pub fn uses_impostor(
     view_projection: Mat4,
     sphere: BoundingSphere,
     params: LodParams,
     layout_error: f32,
 ) -> bool {
-    let w = view_projection.row(3).dot(sphere.centre.extend(1.0));
-    let nearest = w - sphere.radius;
-    layout_error > 0.0
-        && nearest > params.near
-        && layout_error * params.pixels_per_unit <= params.threshold * nearest
+    impostor_fade(view_projection, sphere, params, layout_error) >= FADE_SWITCH
 }
 
 /// The clip an impostor shows, and its phase: the instance's dominant
@@ -457,6 +484,25 @@ mod tests {
             params,
             0.0
         ));
+        // The band: a mesh alone well before the switch, an impostor alone
+        // well past it, and between them a fade growing with the distance.
+        let fade =
+            |scale: f32| impostor_fade(view_projection, sphere_at(switch * scale), params, error);
+        let band = |share: f32| (switch - radius) * (1.0 + share) + radius;
+        assert_eq!(fade(0.5), 0);
+        assert_eq!(
+            fade(band(IMPOSTOR_BAND_WIDTH * 1.05) / switch),
+            FADE_IMPOSTOR
+        );
+        assert_eq!(fade(band(-IMPOSTOR_BAND_WIDTH * 1.05) / switch), 0);
+        let steps: Vec<u32> = (1..10)
+            .map(|k| fade(band(IMPOSTOR_BAND_WIDTH * (k as f32 / 5.0 - 1.0)) / switch))
+            .collect();
+        assert!(steps.windows(2).all(|w| w[0] < w[1]), "{steps:?}");
+        assert!(
+            steps.iter().all(|&f| f > 0 && f < FADE_IMPOSTOR),
+            "{steps:?}"
+        );
         let off = LodParams::new(view_projection, 720, None);
         assert!(!uses_impostor(
             view_projection,

@@ -25,10 +25,10 @@ pub use cull::{
     Frustum, LodParams,
 };
 pub use impostor::{
-    bake_poses, dominant_clip, impostor_cell, uses_impostor, view_direction, view_index,
-    ImpostorLayout, IMPOSTOR_AZIMUTHS, IMPOSTOR_CELL_TEXELS, IMPOSTOR_ERROR_TEXELS,
-    IMPOSTOR_FRAMES_PER_CLIP, IMPOSTOR_MAX_SLOTS, IMPOSTOR_MEMORY_BUDGET, IMPOSTOR_RINGS,
-    IMPOSTOR_RING_STEP_DEGREES,
+    bake_poses, dominant_clip, impostor_cell, impostor_fade, uses_impostor, view_direction,
+    view_index, ImpostorLayout, FADE_IMPOSTOR, FADE_SWITCH, IMPOSTOR_AZIMUTHS,
+    IMPOSTOR_CELL_TEXELS, IMPOSTOR_ERROR_TEXELS, IMPOSTOR_FRAMES_PER_CLIP, IMPOSTOR_MAX_SLOTS,
+    IMPOSTOR_MEMORY_BUDGET, IMPOSTOR_RINGS, IMPOSTOR_RING_STEP_DEGREES,
 };
 pub use impostor_slots::{AtlasSlots, BakeUnits, IDLE_FRAMES_BEFORE_EVICTION, IMPOSTOR_UNBAKED};
 pub use occlusion::{pyramid_levels, screen_rect, DepthPyramid, PyramidLevel, MAX_PYRAMID_LEVELS};

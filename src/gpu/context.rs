@@ -393,6 +393,10 @@ struct ChosenDevice {
     texture_compression_bc: bool,
     /// Optional: without it every level of detail is a draw call of its own.
     multi_draw_indirect: bool,
+    /// Optional (VK_KHR_maintenance4): lets the impostor bake's fragment
+    /// shader leave crowd.vert's band fade unread; without it the
+    /// validation layers warn of the unread output, nothing else changes.
+    maintenance4: bool,
     queries: QuerySupport,
 }
 
@@ -468,16 +472,24 @@ fn check_device(
             return Ok(Err(format!("{name}: lacks {}", required.to_string_lossy())));
         }
     }
+    let has_maintenance4 = available
+        .iter()
+        .any(|e| e.extension_name_as_c_str() == Ok(khr::maintenance4::NAME));
     let mut dynamic_rendering = vk::PhysicalDeviceDynamicRenderingFeatures::default();
     let mut synchronization2 = vk::PhysicalDeviceSynchronization2Features::default();
+    let mut maintenance4 = vk::PhysicalDeviceMaintenance4Features::default();
     let mut features = vk::PhysicalDeviceFeatures2::default()
         .push_next(&mut dynamic_rendering)
         .push_next(&mut synchronization2);
+    if has_maintenance4 {
+        features = features.push_next(&mut maintenance4);
+    }
     unsafe { instance.get_physical_device_features2(device, &mut features) };
     let fill_mode_non_solid = features.features.fill_mode_non_solid == vk::TRUE;
     let pipeline_statistics = features.features.pipeline_statistics_query == vk::TRUE;
     let texture_compression_bc = features.features.texture_compression_bc == vk::TRUE;
     let multi_draw_indirect = features.features.multi_draw_indirect == vk::TRUE;
+    let maintenance4 = has_maintenance4 && maintenance4.maintenance4 == vk::TRUE;
     if dynamic_rendering.dynamic_rendering == vk::FALSE
         || synchronization2.synchronization2 == vk::FALSE
     {
@@ -532,6 +544,7 @@ fn check_device(
             fill_mode_non_solid,
             texture_compression_bc,
             multi_draw_indirect,
+            maintenance4,
             queries,
         },
         score,
@@ -554,6 +567,10 @@ fn create_device(
     if with_swapchain {
         extensions.push(khr::swapchain::NAME.as_ptr());
     }
+    if chosen.maintenance4 {
+        extensions.push(khr::maintenance4::NAME.as_ptr());
+    }
+    let mut maintenance4 = vk::PhysicalDeviceMaintenance4Features::default().maintenance4(true);
     let mut dynamic_rendering =
         vk::PhysicalDeviceDynamicRenderingFeatures::default().dynamic_rendering(true);
     let mut synchronization2 =
@@ -563,12 +580,15 @@ fn create_device(
         .texture_compression_bc(chosen.texture_compression_bc)
         .multi_draw_indirect(chosen.multi_draw_indirect)
         .pipeline_statistics_query(chosen.queries.pipeline_statistics);
-    let info = vk::DeviceCreateInfo::default()
+    let mut info = vk::DeviceCreateInfo::default()
         .queue_create_infos(&queue_info)
         .enabled_extension_names(&extensions)
         .enabled_features(&features)
         .push_next(&mut dynamic_rendering)
         .push_next(&mut synchronization2);
+    if chosen.maintenance4 {
+        info = info.push_next(&mut maintenance4);
+    }
     unsafe { instance.create_device(chosen.handle, &info, None) }
         .map_err(vk_error("vkCreateDevice"))
 }

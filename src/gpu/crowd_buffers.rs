@@ -56,6 +56,9 @@ pub enum CrowdBuffer {
     /// Per instance, where its skinning transforms are: its own rows, or a
     /// shared pose (animation level of detail); written by cull.comp.
     PoseSources,
+    /// Per instance drawn as an impostor, its atlas cell and its fade in
+    /// the band around the switch; written by cull.comp.
+    ImpostorCells,
     /// Per instance, whether it was visible at the end of the last frame:
     /// the early phase of occlusion culling draws those. One copy, as each
     /// frame reads what the one before wrote.
@@ -254,6 +257,15 @@ pub fn crowd_buffers(shape: &CrowdShape) -> Vec<CrowdBufferDesc> {
         desc(
             CrowdBuffer::PoseSources,
             "pose sources",
+            size_of::<u32>(),
+            true,
+            // A transfer source for the tests that read it back.
+            storage | Usage::TRANSFER_SRC,
+            MemoryLocation::GpuOnly,
+        ),
+        desc(
+            CrowdBuffer::ImpostorCells,
+            "impostor cells",
             size_of::<u32>(),
             true,
             // A transfer source for the tests that read it back.

@@ -429,6 +429,7 @@ impl Contents<'_> {
             | CrowdBuffer::SkinningTransforms
             | CrowdBuffer::VisibleInstances
             | CrowdBuffer::PoseSources
+            | CrowdBuffer::ImpostorCells
             | CrowdBuffer::CpuSkinnedVertices => None,
         }
     }
@@ -526,6 +527,10 @@ fn create_slot_sets<'a>(
                 "ImpostorRequests",
                 Resource::Buffer(&model.impostors.requests),
             ),
+            (
+                "ImpostorCells",
+                Resource::Buffer(crowd(CrowdBuffer::ImpostorCells)),
+            ),
         ],
     )?;
     let scene_set = |name: &str, transforms, visible| {
@@ -551,6 +556,10 @@ fn create_slot_sets<'a>(
                     Resource::Buffer(&animation_data.shared_poses),
                 ),
                 ("Models", Resource::Buffer(crowd(CrowdBuffer::Models))),
+                (
+                    "ImpostorCells",
+                    Resource::Buffer(crowd(CrowdBuffer::ImpostorCells)),
+                ),
             ],
         )
     };

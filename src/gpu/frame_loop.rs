@@ -166,6 +166,9 @@ pub struct VisibleCounts {
     /// `[model * MAX_LODS + level]`.
     pub levels: [u32; MAX_MODELS * MAX_LODS],
     pub impostors: [u32; MAX_MODELS],
+    /// Of `impostors`, those drawn as meshes too (counted in `levels`):
+    /// the band around the impostor switch.
+    pub band: [u32; MAX_MODELS],
 }
 
 impl Default for VisibleCounts {
@@ -179,6 +182,7 @@ impl From<VisibleHeader> for VisibleCounts {
         VisibleCounts {
             levels: header.lod_counts,
             impostors: header.impostor_counts,
+            band: header.band_counts,
         }
     }
 }
@@ -187,9 +191,16 @@ impl From<VisibleHeader> for VisibleCounts {
 pub const IMPOSTOR_TRIANGLES: u64 = 2;
 
 impl VisibleCounts {
-    /// Instances drawn, as meshes or impostors.
+    /// Instances drawn, as meshes or impostors (those in the band
+    /// counted once).
     pub fn total(&self) -> u32 {
-        self.levels.iter().sum::<u32>() + self.impostor_total()
+        self.levels.iter().sum::<u32>() + self.impostor_total() - self.band_total()
+    }
+
+    /// Instances drawn both as meshes and as impostors, every model's: the
+    /// band around the switch.
+    pub fn band_total(&self) -> u32 {
+        self.band.iter().sum()
     }
 
     /// Instances drawn as impostors, every model's.
@@ -204,7 +215,7 @@ impl VisibleCounts {
 
     /// Model `model`'s drawn instances, as meshes or impostors.
     pub fn model_total(&self, model: usize) -> u32 {
-        self.of_model(model).iter().sum::<u32>() + self.impostors[model]
+        self.of_model(model).iter().sum::<u32>() + self.impostors[model] - self.band[model]
     }
 
     /// Triangles drawn of model `part` (the `model`-th).

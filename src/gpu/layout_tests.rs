@@ -329,7 +329,8 @@ fn visible_header() {
             early_posed_count,
             padding,
             impostor_counts,
-            early_impostor_counts
+            early_impostor_counts,
+            band_counts
         )
         .to_vec();
         members.push(("visible_instances", header));

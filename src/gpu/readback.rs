@@ -44,9 +44,17 @@ impl Renderer {
         resources::read_buffer(ctx, buffer)
     }
 
-    /// The instance ids frame slot `slot` found visible, in slot order.
+    /// The instance ids frame slot `slot` found visible, in slot order,
+    /// each once: an instance in the band around the impostor switch is in
+    /// a level's list and in the impostors'.
     pub fn read_visible_instances(&self, ctx: &Context, slot: usize) -> Result<Vec<u32>, GpuError> {
-        Ok(self.read_visible_lists(ctx, slot)?.concat())
+        let mut seen = std::collections::HashSet::new();
+        let lists = self.read_visible_lists(ctx, slot)?;
+        Ok(lists
+            .concat()
+            .into_iter()
+            .filter(|&id| seen.insert(id))
+            .collect())
     }
 
     /// Per level of detail, the instance ids frame slot `slot` drew at it,
@@ -193,6 +201,13 @@ impl Renderer {
     /// (`SHARED_POSE` set: a shared pose of animation level of detail).
     pub fn read_pose_sources(&self, ctx: &Context, slot: usize) -> Result<Vec<u32>, GpuError> {
         let buffer = self.crowd_buffer(CrowdBuffer::PoseSources, slot)?;
+        resources::read_buffer(ctx, buffer)
+    }
+
+    /// Per instance drawn as an impostor in the frame that used `slot`, its
+    /// cell and, from `IMPOSTOR_FADE_SHIFT` up, its fade.
+    pub fn read_impostor_cells(&self, ctx: &Context, slot: usize) -> Result<Vec<u32>, GpuError> {
+        let buffer = self.crowd_buffer(CrowdBuffer::ImpostorCells, slot)?;
         resources::read_buffer(ctx, buffer)
     }
 

@@ -53,7 +53,8 @@ pub struct FrameUniforms {
 }
 
 pub use crate::shared_constants::{
-    IMPOSTOR_POSE, MAX_MODELS, MAX_SKINS, PALETTE_PER_INSTANCE, SHARED_POSE,
+    IMPOSTOR_BAND, IMPOSTOR_FADE_SHIFT, IMPOSTOR_POSE, MAX_MODELS, MAX_SKINS, PALETTE_PER_INSTANCE,
+    SHARED_POSE,
 };
 
 /// Twin of `CrowdModel` in shaders/crowd_compute.glsl: one model of the
@@ -296,6 +297,9 @@ pub struct VisibleHeader {
     pub impostor_counts: [u32; MAX_MODELS],
     /// What the early phase left in `impostor_counts`.
     pub early_impostor_counts: [u32; MAX_MODELS],
+    /// Of each model's impostors, those drawn as meshes too: the band
+    /// around the switch.
+    pub band_counts: [u32; MAX_MODELS],
 }
 
 impl Default for VisibleHeader {

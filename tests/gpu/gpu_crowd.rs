@@ -27,15 +27,19 @@ use md5crowd::gpu::guard::Destroy;
 use md5crowd::gpu::passes::animate::{Kernel, SHARED_JOINTS};
 use md5crowd::gpu::renderer::{Renderer, RendererDesc};
 use md5crowd::gpu::resources;
-use md5crowd::gpu::shader_types::{CrowdInstance, InstanceAnimation, IMPOSTOR_POSE, SHARED_POSE};
+use md5crowd::gpu::shader_types::{
+    CrowdInstance, InstanceAnimation, IMPOSTOR_BAND, IMPOSTOR_FADE_SHIFT, IMPOSTOR_POSE,
+    SHARED_POSE,
+};
 use md5crowd::gpu::{Context, ContextDesc};
 use md5crowd::model::Model;
 use md5crowd::skin::InfluenceLimit;
 
 const BLEND_TIME: f32 = 0.25;
 
-/// The bits of a pose source below `IMPOSTOR_POSE`: an impostor's cell.
-const IMPOSTOR_CELLS: u32 = IMPOSTOR_POSE - 1;
+/// The bits of an impostor's word in the impostor cells below its fade:
+/// its cell.
+const IMPOSTOR_CELLS: u32 = (1 << IMPOSTOR_FADE_SHIFT) - 1;
 /// The harness's image: large enough for every level of detail to show up,
 /// and odd both ways, so the depth pyramid's first level has edge texels
 /// over a single column and row of pixels.
@@ -633,16 +637,17 @@ fn a_crowd_too_big_for_device_memory_is_refused_with_what_fits() {
     if !common::vulkan_or_skip() {
         return;
     }
-    // The model takes about 26.8 MiB (most of it its 24 MiB impostor
-    // atlas): 28 MiB leave room for a few hundred instances.
-    let budget_mib = 28.0;
+    // The model takes about 29.1 MiB (most of it its 24 MiB impostor
+    // atlas and its bake's 2.3 MiB depth target): 31 MiB leave room for a
+    // few hundred instances.
+    let budget_mib = 31.0;
     let args = |instances: &str| {
         common::md5crowd(&[
             "--headless",
             "--instances",
             instances,
             "--memory-budget-mib",
-            "28",
+            "31",
             "--width",
             "64",
             "--height",
@@ -1643,7 +1648,7 @@ fn assert_impostor_choice_matches_the_cpu(model: Model) {
     let layout = harness.renderer.as_ref().unwrap().model.model.parts[0].impostor;
     let views = layout.views();
     let mut random = SplitMix64(5);
-    let (mut meshes, mut impostors, mut close_calls) = (0, 0, 0);
+    let (mut meshes, mut impostors, mut close_calls, mut band) = (0, 0, 0, 0);
     let (mut views_seen, mut rows_seen) = (BTreeSet::new(), BTreeSet::new());
     for camera in 0..16 {
         // Near and far, from the street to high above.
@@ -1671,7 +1676,10 @@ fn assert_impostor_choice_matches_the_cpu(model: Model) {
             .into_iter()
             .collect();
         let sources = renderer.read_pose_sources(&harness.ctx, slot).unwrap();
+        let cells = renderer.read_impostor_cells(&harness.ctx, slot).unwrap();
         let params = LodParams::new(vp, HEIGHT, Some(1.0));
+        // An instance in the band is in a level's list and the impostors'.
+        let visible: BTreeSet<u32> = visible.into_iter().collect();
         for id in visible {
             let sphere = harness.sphere(id as usize);
             let nearest = vp.row(3).dot(sphere.centre.extend(1.0)) - sphere.radius;
@@ -1689,20 +1697,33 @@ fn assert_impostor_choice_matches_the_cpu(model: Model) {
                 .table()
                 .nth(clip as usize);
             let baked = slot.filter(|&s| s != crowd::IMPOSTOR_UNBAKED);
-            let cpu = crowd::uses_impostor(vp, sphere, params, layout.error()) && baked.is_some();
+            let fade = crowd::impostor_fade(vp, sphere, params, layout.error());
+            let cpu = fade > 0 && baked.is_some();
             assert_eq!(
                 drawn_as_impostors.contains(&id),
                 cpu,
-                "camera {camera}: instance {id} as an impostor"
+                "camera {camera}: instance {id} as an impostor (fade {fade})"
             );
             if !cpu {
                 meshes += 1;
                 continue;
             }
             impostors += 1;
+            let word = cells[id as usize];
+            let gpu_fade = word >> IMPOSTOR_FADE_SHIFT;
+            assert!(
+                gpu_fade.abs_diff(fade) <= 1,
+                "instance {id}: fade {gpu_fade}, the CPU's {fade}"
+            );
+            // Faded all the way, an impostor alone; in the band, a mesh too.
             let source = sources[id as usize];
-            assert_eq!(source & !IMPOSTOR_CELLS, IMPOSTOR_POSE, "instance {id}");
-            let gpu = source & IMPOSTOR_CELLS;
+            if gpu_fade == crowd::FADE_IMPOSTOR {
+                assert_eq!(source, IMPOSTOR_POSE, "instance {id}");
+            } else {
+                assert_ne!(source & IMPOSTOR_BAND, 0, "instance {id}: {source:#x}");
+                band += 1;
+            }
+            let gpu = word & IMPOSTOR_CELLS;
             let clips = &harness.model().clips;
             let slot = baked.unwrap();
             let cell = |eye: Vec3, time: f32| {
@@ -1726,11 +1747,13 @@ fn assert_impostor_choice_matches_the_cpu(model: Model) {
         }
     }
     println!(
-        "{meshes} meshes, {impostors} impostors ({close_calls} close calls), {} views, {} rows",
+        "{meshes} meshes, {impostors} impostors ({band} in the band, {close_calls} close calls), \
+         {} views, {} rows",
         views_seen.len(),
         rows_seen.len()
     );
     assert!(meshes > 300 && impostors > 1000, "{meshes} {impostors}");
+    assert!(band > 50, "{band} in the band");
     assert!(close_calls * 100 <= impostors, "{close_calls} close calls");
     // Every ring and every clip shows up among the cameras.
     let rings: BTreeSet<u32> = views_seen.iter().map(|v| v / IMPOSTOR_AZIMUTHS).collect();

@@ -145,8 +145,8 @@ impl BakeCrowd {
             .iter()
             .enumerate()
             .map(|(ring, &frame)| {
-                // The bake's crowd.vert reads no shared pose and no model:
-                // those bindings get the pose rows.
+                // The bake's crowd.vert reads no shared pose, no model and
+                // no impostor cell: those bindings get the pose rows.
                 descriptors::create_set(
                     ctx,
                     *pool,
@@ -160,6 +160,7 @@ impl BakeCrowd {
                         ("PoseSources", Resource::Buffer(&buffers[sources])),
                         ("SharedPoses", Resource::Buffer(&buffers[poses])),
                         ("Models", Resource::Buffer(&buffers[poses])),
+                        ("ImpostorCells", Resource::Buffer(&buffers[poses])),
                     ],
                 )
             })
