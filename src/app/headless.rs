@@ -15,7 +15,9 @@ use super::load::Cast;
 use super::overlay::{self, Overlay, OverlayView};
 use super::scene::Scene;
 use super::title::{self, FrameMeter};
-use super::{build_crowd, log_summary, validation, validation_counts, AppError, RenderArgs};
+use super::{
+    build_crowd, log_first_frame, log_summary, validation, validation_counts, AppError, RenderArgs,
+};
 use crate::gpu::capture::FrameCapture;
 use crate::gpu::debug::MessageCounts;
 use crate::gpu::frame_loop::{Destination, VisibleCounts};
@@ -75,6 +77,7 @@ pub fn run(
     // Whatever happened, the GPU finishes before anything is read or
     // destroyed, so a failed frame still leaves validation nothing to report.
     let last_frames = renderer.finish(&ctx);
+    log_first_frame(&scene.cast, &mut renderer);
     rendered?;
     for measured in last_frames?.iter().filter(|_| args.print_timings) {
         println!("{measured}");
@@ -143,6 +146,7 @@ fn render(
             capture,
             scene,
         )?;
+        log_first_frame(&scene.cast, renderer);
         let now = Instant::now();
         if let Some(overlay) = overlay.as_mut() {
             overlay.add_frame_time((now - last_frame).as_secs_f32());
@@ -176,12 +180,14 @@ fn bake_impostors(
     loop {
         let mut no_capture = FrameCapture::new(None);
         renderer.draw_frame(ctx, Destination::Offscreen, None, &mut no_capture, scene)?;
+        log_first_frame(&scene.cast, renderer);
         frames += 1;
         if renderer.impostors_settled() || frames == IMPOSTOR_WARMUP_FRAMES {
             break;
         }
     }
     renderer.finish(ctx)?;
+    log_first_frame(&scene.cast, renderer);
     log::info!(
         "impostors: {frames} warm-up frame(s), {:.2} s, before the first kept frame",
         started.elapsed().as_secs_f64()

@@ -32,6 +32,9 @@ pub struct Cast {
     /// Per model, the seconds its loading took: files read, meshes welded,
     /// LOD chains built, clips measured (the start-up log says it).
     pub load_seconds: Vec<f64>,
+    /// When the last model was loaded: the time to the first frame counts
+    /// from here ([`super::log_first_frame`]).
+    pub loaded_at: Instant,
 }
 
 impl Cast {
@@ -142,6 +145,7 @@ impl GameFolders {
             shares: vec![1.0; models.len()],
             models,
             load_seconds,
+            loaded_at: Instant::now(),
         };
         let names = cast.names();
         for (name, weight) in &load.mix {

@@ -179,6 +179,20 @@ pub fn run(args: &RenderArgs) -> Result<(), AppError> {
     report_validation(counts.as_deref())
 }
 
+/// The line once the first frame is done: how long after the files were
+/// loaded (the upload, the pipelines and the frame itself). It shows no
+/// impostor, as nothing is baked before the crowd asks: the far
+/// characters are meshes at their coarsest level. Call after every frame.
+fn log_first_frame(cast: &Cast, renderer: &mut crate::gpu::renderer::Renderer) {
+    if let Some(done) = renderer.take_first_frame_done() {
+        log::info!(
+            "first frame: done {:.2} s after the files were loaded (loading took {:.2} s)",
+            (done - cast.loaded_at).as_secs_f64(),
+            cast.load_seconds.iter().sum::<f64>(),
+        );
+    }
+}
+
 /// Whether winit has a display to open a window on (X11 or Wayland).
 fn has_display() -> bool {
     ["DISPLAY", "WAYLAND_DISPLAY"]

@@ -161,11 +161,6 @@ impl AtlasSlots {
             units: start..end,
         })
     }
-
-    /// Nothing is being baked, and no waiting clip can take a slot now.
-    pub fn is_settled(&self, frame: u64) -> bool {
-        self.clone().take_units(frame, 1).is_none()
-    }
 }
 
 #[cfg(test)]
@@ -202,7 +197,7 @@ mod tests {
         assert_eq!(rest.units, 4..5);
         assert!(!rest.starts());
         assert_eq!(table(&atlas), [U, U, 0]);
-        assert!(atlas.is_settled(3));
+        assert_eq!(atlas.take_units(3, 4), None, "nothing left to bake");
         assert_eq!(atlas.baked_clips().collect::<Vec<_>>(), [2]);
     }
 
@@ -218,7 +213,6 @@ mod tests {
         // Both slots were wanted lately: clip 2 waits, meshes meanwhile.
         atlas.want(2, 2);
         assert_eq!(atlas.take_units(3, 9), None);
-        assert!(atlas.is_settled(3));
         assert_eq!(table(&atlas), [1, 0, U]);
     }
 

@@ -427,6 +427,9 @@ impl Renderer {
         let Some(last) = self.in_flight[slot].take() else {
             return Ok((None, None));
         };
+        if last.index == 0 {
+            self.first_frame_done = Some(Instant::now());
+        }
         let header = last.counted.then(|| self.visible_header(slot));
         let requests = self.slots[slot].impostor_requests.read();
         let words: Vec<u32> = bytemuck::pod_collect_to_vec(requests);

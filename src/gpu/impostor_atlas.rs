@@ -287,9 +287,12 @@ impl ImpostorAtlases {
         BakePlan { steps, table }
     }
 
-    /// Nothing is being baked, and no wanted clip can take a slot now.
-    pub fn is_settled(&self, frame: u64) -> bool {
-        self.atlases.iter().all(|a| a.slots.is_settled(frame))
+    /// Clips baked now, every model's.
+    pub fn baked_clips(&self) -> usize {
+        self.atlases
+            .iter()
+            .map(|a| a.slots.baked_clips().count())
+            .sum()
     }
 
     /// Records `plan`: the slot table written and the requests cleared

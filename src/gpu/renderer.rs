@@ -4,7 +4,7 @@
 //! [`super::frame`]). The frame loop itself is [`super::frame_loop`]; the
 //! readbacks tests compare with the CPU reference are in readback.rs.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use ash::vk;
 
@@ -61,6 +61,9 @@ pub struct Renderer {
     pub(super) frames_without_bakes: u64,
     /// Whether the last frame drew impostors.
     pub(super) draws_impostors: bool,
+    /// When the first frame was seen done, until taken
+    /// ([`Renderer::take_first_frame_done`]).
+    pub(super) first_frame_done: Option<Instant>,
 }
 
 /// A submitted frame whose results are read when its slot comes round.
@@ -99,6 +102,7 @@ impl Renderer {
             in_flight: [None; FRAMES_IN_FLIGHT],
             frames_without_bakes: 0,
             draws_impostors: false,
+            first_frame_done: None,
         })
     }
 
@@ -146,6 +150,12 @@ impl Renderer {
     /// before the frames they keep.
     pub fn impostors_settled(&self) -> bool {
         !self.draws_impostors || self.frames_without_bakes > FRAMES_IN_FLIGHT as u64
+    }
+
+    /// When the renderer's first frame was seen done (its fence waited
+    /// for), once: the start-up log's measure.
+    pub fn take_first_frame_done(&mut self) -> Option<Instant> {
+        self.first_frame_done.take()
     }
 
     /// The crowd's resources; `None` before the first [`Renderer::set_crowd`].

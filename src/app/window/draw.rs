@@ -112,6 +112,7 @@ impl Live {
             }
             self.meter.add(measured);
         }
+        super::super::log_first_frame(&self.scene.cast, &mut self.renderer);
         if report.drawn {
             self.frames_drawn += 1;
             self.overlay.add_frame_time(elapsed);
