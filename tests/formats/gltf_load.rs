@@ -32,7 +32,7 @@ fn fox() -> std::path::PathBuf {
 
 /// Every vertex of `model` (welded and reordered at load: compared as
 /// sets), in the bind pose or skinned by `pose` (model space per joint).
-fn vertices(model: &Model, pose: Option<&[JointPose]>) -> Vec<Vec3> {
+pub(super) fn vertices(model: &Model, pose: Option<&[JointPose]>) -> Vec<Vec3> {
     let skin = |mesh: &SkinnedMesh, v: usize| -> Vec3 {
         let p = mesh.positions[v];
         let Some(pose) = pose else { return p };
@@ -60,7 +60,7 @@ fn file_vertex(file: &[Vec3], p: Vec3) -> usize {
 }
 
 /// The largest distance from an expected point to the nearest of `got`.
-fn worst_match(expected: &[Vec3], got: &[Vec3]) -> f32 {
+pub(super) fn worst_match(expected: &[Vec3], got: &[Vec3]) -> f32 {
     expected
         .iter()
         .map(|e| {
@@ -72,7 +72,7 @@ fn worst_match(expected: &[Vec3], got: &[Vec3]) -> f32 {
 }
 
 /// Model-space joint poses of clip `clip` at `time` seconds into it.
-fn model_pose(model: &Model, clip: &str, time: f32) -> Vec<JointPose> {
+pub(super) fn model_pose(model: &Model, clip: &str, time: f32) -> Vec<JointPose> {
     let clip = model.clips.iter().find(|c| c.name == clip).expect("clip");
     let mut local = vec![JointPose::IDENTITY; model.skeleton.joint_count()];
     sample_clip(clip, time, &mut local);
