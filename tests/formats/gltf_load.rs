@@ -1038,19 +1038,11 @@ fn our_character_through_gltfpack_is_our_character() {
 fn unread_extensions_and_bad_compressed_data_are_named() {
     let dir = common::scratch_dir("gltf_extensions");
     let fox_bytes = std::fs::read(fox()).unwrap();
-    let with_json = |bytes: &[u8], edit: &dyn Fn(&mut serde_json::Value)| {
-        let json_length = u32::from_le_bytes(bytes[12..16].try_into().unwrap()) as usize;
-        let mut json: serde_json::Value =
-            serde_json::from_slice(&bytes[20..20 + json_length]).unwrap();
-        edit(&mut json);
-        let bin = &bytes[20 + json_length + 8..];
-        bad::glb_of(&json, Some(bin))
-    };
-    let required = with_json(&fox_bytes, &|json| {
+    let required = edit_glb(&fox_bytes, &|json| {
         json["extensionsRequired"] = serde_json::json!(["KHR_materials_variants", "EXT_future"]);
     });
     let meshopt = std::fs::read(optimized("Fox.gltfpack-cc.glb")).unwrap();
-    let huge_count = with_json(&meshopt, &|json| {
+    let huge_count = edit_glb(&meshopt, &|json| {
         let view = json["bufferViews"]
             .as_array_mut()
             .unwrap()
@@ -1196,5 +1188,95 @@ fn mutated_compressed_streams_are_errors_never_panics() {
         }
         println!("{name}, streams mutated: {loaded} loaded, {refused} refused");
         assert!(refused > 0, "{name}: no mutation refused");
+    }
+}
+
+/// `bytes` (a .glb) with its JSON changed by `edit`, its BIN chunk kept.
+fn edit_glb(bytes: &[u8], edit: &dyn Fn(&mut serde_json::Value)) -> Vec<u8> {
+    let json_length = u32::from_le_bytes(bytes[12..16].try_into().unwrap()) as usize;
+    let mut json: serde_json::Value = serde_json::from_slice(&bytes[20..20 + json_length]).unwrap();
+    edit(&mut json);
+    bad::glb_of(&json, Some(&bytes[bad::bin_data_start(bytes)..]))
+}
+
+/// What the decoders are handed cut short or miscounted: a meshopt stream
+/// truncated, a meshopt view claiming twice the vertices it encodes (a
+/// few more decode: the codec's blocks need not end where the count
+/// does), a Draco bitstream truncated, a Draco accessor's count off by
+/// one, a quantized accessor counting past its buffer view. Each is
+/// refused with a line naming the file and the view or accessor.
+#[test]
+fn truncated_and_miscounted_compressed_data_are_named() {
+    let read = |name: &str| std::fs::read(optimized(name)).unwrap();
+    let meshopt = read("Fox.gltfpack-cc.glb");
+    let draco = read("Fox.draco.glb");
+    let quantized = read("Fox.gltfpack.glb");
+    // The fox's positions: buffer view 1 (gltfpack, quantized to u16),
+    // accessor 1 (glTF-Transform's Draco primitive, whose stream is
+    // buffer view 3).
+    fn meshopt_positions(json: &mut serde_json::Value) -> &mut serde_json::Value {
+        &mut json["bufferViews"][1]["extensions"]["EXT_meshopt_compression"]
+    }
+    let cases: Vec<(&str, Vec<u8>, Vec<&str>)> = vec![
+        (
+            "meshopt stream cut in half",
+            edit_glb(&meshopt, &|json| {
+                let view = meshopt_positions(json);
+                view["byteLength"] = (view["byteLength"].as_u64().unwrap() / 2).into();
+            }),
+            vec![
+                "bufferViews[1].extensions.EXT_meshopt_compression",
+                "do not decode as vertices",
+            ],
+        ),
+        (
+            "meshopt stream counting twice its vertices",
+            edit_glb(&meshopt, &|json| {
+                let count = json["accessors"][0]["count"].as_u64().unwrap() * 2;
+                meshopt_positions(json)["count"] = count.into();
+                json["bufferViews"][1]["byteLength"] = (count * 8).into();
+            }),
+            vec![
+                "bufferViews[1].extensions.EXT_meshopt_compression",
+                "do not decode as vertices",
+            ],
+        ),
+        (
+            "Draco bitstream cut to 40 bytes",
+            edit_glb(&draco, &|json| {
+                json["bufferViews"][3]["byteLength"] = 40.into();
+            }),
+            vec![
+                "meshes[0].primitives[0].extensions.KHR_draco_mesh_compression",
+                "bufferViews[3] does not decode as a Draco mesh",
+            ],
+        ),
+        (
+            "Draco positions counted one short",
+            edit_glb(&draco, &|json| {
+                let count = json["accessors"][1]["count"].as_u64().unwrap() - 1;
+                json["accessors"][1]["count"] = count.into();
+            }),
+            vec!["accessors[1]: count 1497, but the Draco mesh of"],
+        ),
+        (
+            "quantized positions counted past their view",
+            edit_glb(&quantized, &|json| {
+                json["accessors"][0]["count"] = 1_000_000.into();
+            }),
+            vec!["accessors[0]"],
+        ),
+    ];
+    for (what, bytes, expected) in cases {
+        let error = match load_bytes("cut.glb", &bytes, &LoadOptions::default()) {
+            Ok(_) => panic!("{what}: loaded"),
+            Err(error) => error.to_string(),
+        };
+        println!("{what}: {error}");
+        assert!(error.starts_with("cut.glb: "), "{what}: {error}");
+        assert!(!error.contains('\n'), "{what}: {error}");
+        for part in expected {
+            assert!(error.contains(part), "{what}: {error} (no {part:?})");
+        }
     }
 }
