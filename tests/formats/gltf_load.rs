@@ -1203,8 +1203,9 @@ fn edit_glb(bytes: &[u8], edit: &dyn Fn(&mut serde_json::Value)) -> Vec<u8> {
 /// truncated, a meshopt view claiming twice the vertices it encodes (a
 /// few more decode: the codec's blocks need not end where the count
 /// does), a Draco bitstream truncated, a Draco accessor's count off by
-/// one, a quantized accessor counting past its buffer view. Each is
-/// refused with a line naming the file and the view or accessor.
+/// one, a quantized accessor counting past its buffer view, a Draco
+/// header claiming 2^32 - 1 vertices, faces or symbols. Each is refused
+/// with a line naming the file and the view or accessor.
 #[test]
 fn truncated_and_miscounted_compressed_data_are_named() {
     let read = |name: &str| std::fs::read(optimized(name)).unwrap();
@@ -1217,7 +1218,7 @@ fn truncated_and_miscounted_compressed_data_are_named() {
     fn meshopt_positions(json: &mut serde_json::Value) -> &mut serde_json::Value {
         &mut json["bufferViews"][1]["extensions"]["EXT_meshopt_compression"]
     }
-    let cases: Vec<(&str, Vec<u8>, Vec<&str>)> = vec![
+    let mut cases: Vec<(&str, Vec<u8>, Vec<&str>)> = vec![
         (
             "meshopt stream cut in half",
             edit_glb(&meshopt, &|json| {
@@ -1267,6 +1268,25 @@ fn truncated_and_miscounted_compressed_data_are_named() {
             vec!["accessors[0]"],
         ),
     ];
+    // Draco's edgebreaker header counts (vertices, faces, symbols, split
+    // symbols: varints from byte 12) claiming 2^32 - 1: refused before
+    // anything that size is allocated.
+    let draco_start = {
+        let json_length = u32::from_le_bytes(draco[12..16].try_into().unwrap()) as usize;
+        let json: serde_json::Value = serde_json::from_slice(&draco[20..20 + json_length]).unwrap();
+        bad::bin_data_start(&draco)
+            + json["bufferViews"][3]["byteOffset"].as_u64().unwrap() as usize
+    };
+    for at in 12..22 {
+        let mut bytes = draco.clone();
+        bytes[draco_start + at..draco_start + at + 5]
+            .copy_from_slice(&[0xFF, 0xFF, 0xFF, 0xFF, 0x0F]);
+        cases.push((
+            "a Draco header count at 2^32 - 1",
+            bytes,
+            vec!["bufferViews[3] does not decode as a Draco mesh"],
+        ));
+    }
     for (what, bytes, expected) in cases {
         let error = match load_bytes("cut.glb", &bytes, &LoadOptions::default()) {
             Ok(_) => panic!("{what}: loaded"),
