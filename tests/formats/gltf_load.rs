@@ -32,7 +32,7 @@ fn fox() -> std::path::PathBuf {
 
 /// Every vertex of `model` (welded and reordered at load: compared as
 /// sets), in the bind pose or skinned by `pose` (model space per joint).
-fn vertices(model: &Model, pose: Option<&[JointPose]>) -> Vec<Vec3> {
+pub(super) fn vertices(model: &Model, pose: Option<&[JointPose]>) -> Vec<Vec3> {
     let skin = |mesh: &SkinnedMesh, v: usize| -> Vec3 {
         let p = mesh.positions[v];
         let Some(pose) = pose else { return p };
@@ -60,7 +60,7 @@ fn file_vertex(file: &[Vec3], p: Vec3) -> usize {
 }
 
 /// The largest distance from an expected point to the nearest of `got`.
-fn worst_match(expected: &[Vec3], got: &[Vec3]) -> f32 {
+pub(super) fn worst_match(expected: &[Vec3], got: &[Vec3]) -> f32 {
     expected
         .iter()
         .map(|e| {
@@ -72,7 +72,7 @@ fn worst_match(expected: &[Vec3], got: &[Vec3]) -> f32 {
 }
 
 /// Model-space joint poses of clip `clip` at `time` seconds into it.
-fn model_pose(model: &Model, clip: &str, time: f32) -> Vec<JointPose> {
+pub(super) fn model_pose(model: &Model, clip: &str, time: f32) -> Vec<JointPose> {
     let clip = model.clips.iter().find(|c| c.name == clip).expect("clip");
     let mut local = vec![JointPose::IDENTITY; model.skeleton.joint_count()];
     sample_clip(clip, time, &mut local);
@@ -1038,19 +1038,11 @@ fn our_character_through_gltfpack_is_our_character() {
 fn unread_extensions_and_bad_compressed_data_are_named() {
     let dir = common::scratch_dir("gltf_extensions");
     let fox_bytes = std::fs::read(fox()).unwrap();
-    let with_json = |bytes: &[u8], edit: &dyn Fn(&mut serde_json::Value)| {
-        let json_length = u32::from_le_bytes(bytes[12..16].try_into().unwrap()) as usize;
-        let mut json: serde_json::Value =
-            serde_json::from_slice(&bytes[20..20 + json_length]).unwrap();
-        edit(&mut json);
-        let bin = &bytes[20 + json_length + 8..];
-        bad::glb_of(&json, Some(bin))
-    };
-    let required = with_json(&fox_bytes, &|json| {
+    let required = edit_glb(&fox_bytes, &|json| {
         json["extensionsRequired"] = serde_json::json!(["KHR_materials_variants", "EXT_future"]);
     });
     let meshopt = std::fs::read(optimized("Fox.gltfpack-cc.glb")).unwrap();
-    let huge_count = with_json(&meshopt, &|json| {
+    let huge_count = edit_glb(&meshopt, &|json| {
         let view = json["bufferViews"]
             .as_array_mut()
             .unwrap()
@@ -1196,5 +1188,115 @@ fn mutated_compressed_streams_are_errors_never_panics() {
         }
         println!("{name}, streams mutated: {loaded} loaded, {refused} refused");
         assert!(refused > 0, "{name}: no mutation refused");
+    }
+}
+
+/// `bytes` (a .glb) with its JSON changed by `edit`, its BIN chunk kept.
+fn edit_glb(bytes: &[u8], edit: &dyn Fn(&mut serde_json::Value)) -> Vec<u8> {
+    let json_length = u32::from_le_bytes(bytes[12..16].try_into().unwrap()) as usize;
+    let mut json: serde_json::Value = serde_json::from_slice(&bytes[20..20 + json_length]).unwrap();
+    edit(&mut json);
+    bad::glb_of(&json, Some(&bytes[bad::bin_data_start(bytes)..]))
+}
+
+/// What the decoders are handed cut short or miscounted: a meshopt stream
+/// truncated, a meshopt view claiming twice the vertices it encodes (a
+/// few more decode: the codec's blocks need not end where the count
+/// does), a Draco bitstream truncated, a Draco accessor's count off by
+/// one, a quantized accessor counting past its buffer view, a Draco
+/// header claiming 2^32 - 1 vertices, faces or symbols. Each is refused
+/// with a line naming the file and the view or accessor.
+#[test]
+fn truncated_and_miscounted_compressed_data_are_named() {
+    let read = |name: &str| std::fs::read(optimized(name)).unwrap();
+    let meshopt = read("Fox.gltfpack-cc.glb");
+    let draco = read("Fox.draco.glb");
+    let quantized = read("Fox.gltfpack.glb");
+    // The fox's positions: buffer view 1 (gltfpack, quantized to u16),
+    // accessor 1 (glTF-Transform's Draco primitive, whose stream is
+    // buffer view 3).
+    fn meshopt_positions(json: &mut serde_json::Value) -> &mut serde_json::Value {
+        &mut json["bufferViews"][1]["extensions"]["EXT_meshopt_compression"]
+    }
+    let mut cases: Vec<(&str, Vec<u8>, Vec<&str>)> = vec![
+        (
+            "meshopt stream cut in half",
+            edit_glb(&meshopt, &|json| {
+                let view = meshopt_positions(json);
+                view["byteLength"] = (view["byteLength"].as_u64().unwrap() / 2).into();
+            }),
+            vec![
+                "bufferViews[1].extensions.EXT_meshopt_compression",
+                "do not decode as vertices",
+            ],
+        ),
+        (
+            "meshopt stream counting twice its vertices",
+            edit_glb(&meshopt, &|json| {
+                let count = json["accessors"][0]["count"].as_u64().unwrap() * 2;
+                meshopt_positions(json)["count"] = count.into();
+                json["bufferViews"][1]["byteLength"] = (count * 8).into();
+            }),
+            vec![
+                "bufferViews[1].extensions.EXT_meshopt_compression",
+                "do not decode as vertices",
+            ],
+        ),
+        (
+            "Draco bitstream cut to 40 bytes",
+            edit_glb(&draco, &|json| {
+                json["bufferViews"][3]["byteLength"] = 40.into();
+            }),
+            vec![
+                "meshes[0].primitives[0].extensions.KHR_draco_mesh_compression",
+                "bufferViews[3] does not decode as a Draco mesh",
+            ],
+        ),
+        (
+            "Draco positions counted one short",
+            edit_glb(&draco, &|json| {
+                let count = json["accessors"][1]["count"].as_u64().unwrap() - 1;
+                json["accessors"][1]["count"] = count.into();
+            }),
+            vec!["accessors[1]: count 1497, but the Draco mesh of"],
+        ),
+        (
+            "quantized positions counted past their view",
+            edit_glb(&quantized, &|json| {
+                json["accessors"][0]["count"] = 1_000_000.into();
+            }),
+            vec!["accessors[0]"],
+        ),
+    ];
+    // Draco's edgebreaker header counts (vertices, faces, symbols, split
+    // symbols: varints from byte 12) claiming 2^32 - 1: refused before
+    // anything that size is allocated.
+    let draco_start = {
+        let json_length = u32::from_le_bytes(draco[12..16].try_into().unwrap()) as usize;
+        let json: serde_json::Value = serde_json::from_slice(&draco[20..20 + json_length]).unwrap();
+        bad::bin_data_start(&draco)
+            + json["bufferViews"][3]["byteOffset"].as_u64().unwrap() as usize
+    };
+    for at in 12..22 {
+        let mut bytes = draco.clone();
+        bytes[draco_start + at..draco_start + at + 5]
+            .copy_from_slice(&[0xFF, 0xFF, 0xFF, 0xFF, 0x0F]);
+        cases.push((
+            "a Draco header count at 2^32 - 1",
+            bytes,
+            vec!["bufferViews[3] does not decode as a Draco mesh"],
+        ));
+    }
+    for (what, bytes, expected) in cases {
+        let error = match load_bytes("cut.glb", &bytes, &LoadOptions::default()) {
+            Ok(_) => panic!("{what}: loaded"),
+            Err(error) => error.to_string(),
+        };
+        println!("{what}: {error}");
+        assert!(error.starts_with("cut.glb: "), "{what}: {error}");
+        assert!(!error.contains('\n'), "{what}: {error}");
+        for part in expected {
+            assert!(error.contains(part), "{what}: {error} (no {part:?})");
+        }
     }
 }

@@ -9,6 +9,7 @@ mod dds;
 mod decl;
 mod game_folder;
 mod gltf_fixtures;
+mod gltf_khronos;
 mod gltf_load;
 mod ground_speed;
 mod lod_chain;
