@@ -404,8 +404,7 @@ fn measure(
         animate_kernel: case.animate_kernel.kernel(),
         locomotion: case.locomotion == Switch::On,
     };
-    let memory_budget = args.draw.memory_budget();
-    let (crowd, renderer) = super::build_crowd(ctx, model, spec, extent, memory_budget)?;
+    let (crowd, renderer) = super::build_crowd(ctx, model, spec, extent, &args.draw)?;
     let mut renderer = guard(ctx, renderer);
     let aspect = args.draw.aspect();
     let camera = case.view.camera(&crowd, aspect);

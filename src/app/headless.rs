@@ -54,7 +54,7 @@ pub fn run(
         width: args.draw.width,
         height: args.draw.height,
     };
-    let (crowd, renderer) = build_crowd(&ctx, &cast, spec, extent, args.draw.memory_budget())?;
+    let (crowd, renderer) = build_crowd(&ctx, &cast, spec, extent, &args.draw)?;
     let mut renderer = guard(&ctx, renderer);
     log_summary(&ctx, &crowd, &cast, renderer.memory());
     let readback = match &args.screenshot {

@@ -296,19 +296,21 @@ fn log_summary(ctx: &Context, crowd: &CrowdState, cast: &Cast, memory: MemoryRep
 
 /// A renderer and the crowd it draws. A crowd the device cannot hold is
 /// refused before anything is built for it, CPU side included (it grows
-/// with the crowd too). `memory_budget` plays a smaller GPU (a test hook).
+/// with the crowd too). `draw` says the budgets: the impostor atlases', and
+/// the memory budget that plays a smaller GPU (a test hook).
 fn build_crowd(
     ctx: &Context,
     cast: &Cast,
     spec: CrowdSpec,
     extent: vk::Extent2D,
-    memory_budget: Option<u64>,
+    draw: &render_args::DrawArgs,
 ) -> Result<(CrowdState, Renderer), AppError> {
     let desc = RendererDesc {
         extent,
         animation: spec.animation,
-        memory_budget,
+        memory_budget: draw.memory_budget(),
         animate_kernel: spec.animate_kernel,
+        impostor_budget: draw.impostor_budget(),
     };
     let mut renderer = guard(ctx, Renderer::new(ctx, &cast.models, &desc)?);
     renderer.check_crowd_fits(spec.instances)?;

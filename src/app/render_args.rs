@@ -5,6 +5,7 @@
 
 use std::path::PathBuf;
 
+use crate::crowd::IMPOSTOR_MEMORY_BUDGET;
 use crate::gpu::passes::animate::Kernel;
 
 use super::camera::OrbitCamera;
@@ -206,9 +207,19 @@ pub struct DrawArgs {
     /// Test hook: pretend the device has only this much memory for the crowd.
     #[arg(long, hide = true, value_name = "MIB")]
     pub memory_budget_mib: Option<u64>,
+    /// Device memory every impostor atlas may take together, shared evenly
+    /// among the models: it buys each model's slots, the clips baked at
+    /// once (at least one each); past that, the clip wanted least recently
+    /// makes room.
+    #[arg(long, value_name = "MIB", default_value_t = IMPOSTOR_MEMORY_BUDGET >> 20)]
+    pub impostor_memory_mib: u64,
 }
 
 impl DrawArgs {
+    pub fn impostor_budget(&self) -> u64 {
+        self.impostor_memory_mib << 20
+    }
+
     pub fn memory_budget(&self) -> Option<u64> {
         self.memory_budget_mib.map(|mib| mib << 20)
     }

@@ -54,6 +54,9 @@ pub struct BakeUnits {
     pub slot: u32,
     pub clip: u32,
     pub units: Range<u32>,
+    /// The clip the slot held before, evicted to make room (its first
+    /// units only).
+    pub evicted: Option<u32>,
 }
 
 impl BakeUnits {
@@ -123,6 +126,7 @@ impl AtlasSlots {
         let stale = |last: u64| last + IDLE_FRAMES_BEFORE_EVICTION < frame;
         self.waiting.retain(|w| !stale(w.last_wanted));
         let units = self.units_per_slot;
+        let mut evicted = None;
         let baking = self
             .slots
             .iter()
@@ -132,14 +136,15 @@ impl AtlasSlots {
             None => {
                 let waiting = *self.waiting.first()?;
                 let free = self.slots.iter().position(|s| s.clip.is_none());
-                let evicted = || {
+                let least_wanted = || {
                     (0..self.slots.len())
                         .filter(|&s| stale(self.slots[s].last_wanted))
                         .min_by_key(|&s| self.slots[s].last_wanted)
                 };
-                let slot = free.or_else(evicted)?;
+                let slot = free.or_else(least_wanted)?;
                 if let Some(old) = self.slots[slot].clip {
                     self.clip_slot[old as usize] = None;
+                    evicted = Some(old);
                 }
                 self.waiting.remove(0);
                 self.clip_slot[waiting.clip as usize] = Some(slot as u32);
@@ -159,6 +164,7 @@ impl AtlasSlots {
             slot: slot as u32,
             clip: held.clip.expect("a baking slot holds a clip"),
             units: start..end,
+            evicted,
         })
     }
 }
@@ -188,7 +194,8 @@ mod tests {
             BakeUnits {
                 slot: 0,
                 clip: 2,
-                units: 0..4
+                units: 0..4,
+                evicted: None,
             }
         );
         assert!(first.starts());
@@ -236,7 +243,7 @@ mod tests {
             "clip 1 is not idle long enough"
         );
         let taken = atlas.take_units(late, 1).unwrap();
-        assert_eq!((taken.slot, taken.clip), (1, 2));
+        assert_eq!((taken.slot, taken.clip, taken.evicted), (1, 2, Some(1)));
         assert_eq!(table(&atlas), [0, U, 1]);
         // Wanted again, the evicted clip waits its turn.
         atlas.want(1, late);

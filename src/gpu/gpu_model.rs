@@ -16,7 +16,7 @@ use super::resources::{self, Buffer};
 use super::shader_types::{ExtraInfluences, SkeletonVertex, SkinVertex, SurfaceVertex};
 use super::texture::MaterialTextures;
 use super::{Context, GpuError};
-use crate::crowd::{ImpostorLayout, IMPOSTOR_MEMORY_BUDGET};
+use crate::crowd::ImpostorLayout;
 use crate::model::Model;
 use crate::skin::{InfluenceLimit, SkinnedMesh, MAX_LODS};
 use ash::vk;
@@ -101,7 +101,13 @@ pub struct GpuModel {
 }
 
 /// Uploads `models` (one or more) into shared buffers, in order.
-pub fn upload_models(ctx: &Context, models: &[Model]) -> Result<GpuModel, GpuError> {
+/// Uploads `models`, whose impostor atlases may take `impostor_budget`
+/// bytes together, an even share each.
+pub fn upload_models(
+    ctx: &Context,
+    models: &[Model],
+    impostor_budget: u64,
+) -> Result<GpuModel, GpuError> {
     let Some(first) = models.first() else {
         return Err(GpuError::EmptyModel("no model".into()));
     };
@@ -111,7 +117,7 @@ pub fn upload_models(ctx: &Context, models: &[Model]) -> Result<GpuModel, GpuErr
         .map_or(InfluenceLimit::Four, |m| m.limit);
     let mut streams = Streams {
         limit,
-        impostor_budget: IMPOSTOR_MEMORY_BUDGET / models.len() as u64,
+        impostor_budget: impostor_budget / models.len() as u64,
         ..Streams::default()
     };
     let mut parts = Vec::with_capacity(models.len());
@@ -182,8 +188,8 @@ struct Streams {
     indices: Vec<u32>,
     lines: Vec<SkeletonVertex>,
     draws: Vec<MeshDraw>,
-    /// What each model's impostor atlas may take: an even share of
-    /// [`IMPOSTOR_MEMORY_BUDGET`].
+    /// What each model's impostor atlas may take: an even share of the
+    /// budget ([`crate::crowd::IMPOSTOR_MEMORY_BUDGET`] by default).
     impostor_budget: u64,
 }
 

@@ -267,6 +267,9 @@ impl ImpostorAtlases {
                     break;
                 };
                 budget = budget.saturating_sub(cost * units.units.len() as u64);
+                if let Some(evicted) = units.evicted {
+                    atlas.log_evicted(&units, evicted);
+                }
                 let poses = units.starts().then(|| {
                     atlas.baking_since = Some((frame, Instant::now()));
                     let poses =
@@ -437,13 +440,28 @@ impl ImpostorAtlas {
         })
     }
 
+    /// One line when a slot is taken from a clip no longer wanted.
+    fn log_evicted(&self, units: &BakeUnits, evicted: u32) {
+        log::info!(
+            "impostors: {}: clip \"{}\" takes slot {} from \"{}\", unwanted for over {} frames",
+            self.name,
+            self.clip_name(units.clip),
+            units.slot,
+            self.clip_name(evicted),
+            crowd::IDLE_FRAMES_BEFORE_EVICTION,
+        );
+    }
+
+    fn clip_name(&self, clip: u32) -> &str {
+        self.clips
+            .get(clip as usize)
+            .map_or("bind pose", |c| c.name.as_str())
+    }
+
     /// One line when a slot's last units are planned: which clip, and how
     /// long since its first.
     fn log_baked(&self, units: &BakeUnits, frame: u64) {
-        let clip = self
-            .clips
-            .get(units.clip as usize)
-            .map_or("bind pose", |c| c.name.as_str());
+        let clip = self.clip_name(units.clip);
         let (frames, seconds) = self.baking_since.map_or((1, 0.0), |(first, at)| {
             (frame - first + 1, at.elapsed().as_secs_f64())
         });

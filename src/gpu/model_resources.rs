@@ -79,8 +79,12 @@ impl ModelResources {
     /// layouts, every pass's pipelines, the material sets, and the
     /// impostor atlases (baked here). Every step frees what it made when a
     /// later one fails.
-    pub fn new(ctx: &Context, models: &[Model]) -> Result<ModelResources, GpuError> {
-        let gpu_model = guard(ctx, gpu_model::upload_models(ctx, models)?);
+    pub fn new(
+        ctx: &Context,
+        models: &[Model],
+        impostor_budget: u64,
+    ) -> Result<ModelResources, GpuError> {
+        let gpu_model = guard(ctx, gpu_model::upload_models(ctx, models, impostor_budget)?);
         let animation = guard(ctx, animation_data::upload_animation_data(ctx, models)?);
         let sets = create_set_layouts(ctx)?;
         let layouts = create_pipeline_layouts(ctx, &sets)?;

@@ -32,6 +32,10 @@ pub struct RendererDesc {
     /// The GPU animation kernel; `None`: the device's for the crowd's size
     /// ([`Kernel::for_device`]).
     pub animate_kernel: Option<Kernel>,
+    /// Device memory every impostor atlas may take together
+    /// ([`crate::crowd::IMPOSTOR_MEMORY_BUDGET`] unless the user says
+    /// otherwise).
+    pub impostor_budget: u64,
 }
 
 pub struct Renderer {
@@ -41,6 +45,8 @@ pub struct Renderer {
     crowd_shape: CrowdShape,
     /// What [`RendererDesc::animate_kernel`] asked for; each crowd picks again.
     animate_kernel: Option<Kernel>,
+    /// [`RendererDesc::impostor_budget`], for models loaded again.
+    impostor_budget: u64,
     /// `None` until [`Renderer::set_crowd`].
     pub(super) crowd: Option<CrowdResources>,
     /// What the frame loop remembers of the crowd; reset with it.
@@ -80,7 +86,10 @@ impl Renderer {
     /// A renderer for `model`, without a crowd yet: [`Renderer::set_crowd`]
     /// gives it one once [`Renderer::check_crowd_fits`] said it fits.
     pub fn new(ctx: &Context, models: &[Model], desc: &RendererDesc) -> Result<Renderer, GpuError> {
-        let parts = guard(ctx, ModelParts::new(ctx, models, desc.extent)?);
+        let parts = guard(
+            ctx,
+            ModelParts::new(ctx, models, desc.extent, desc.impostor_budget)?,
+        );
         let profiler = Profiler::new(ctx)?;
         let ModelParts {
             model,
@@ -90,6 +99,7 @@ impl Renderer {
         Ok(Renderer {
             crowd_shape: CrowdShape::of(models, desc.animation),
             animate_kernel: desc.animate_kernel,
+            impostor_budget: desc.impostor_budget,
             limits: BufferLimits::of(ctx, desc.memory_budget),
             model,
             crowd: None,
@@ -119,7 +129,10 @@ impl Renderer {
         placements: &[CrowdInstance],
         agents: Option<&CrowdAgents>,
     ) -> Result<(), GpuError> {
-        let parts = guard(ctx, ModelParts::new(ctx, models, self.extent())?);
+        let parts = guard(
+            ctx,
+            ModelParts::new(ctx, models, self.extent(), self.impostor_budget)?,
+        );
         let shape = CrowdShape::of(models, self.crowd_shape.animation);
         let fixed = parts.memory().total();
         check_crowd_fits(&shape, placements.len() as u32, &self.limits, fixed)?;
@@ -333,8 +346,13 @@ struct ModelParts {
 }
 
 impl ModelParts {
-    fn new(ctx: &Context, models: &[Model], extent: vk::Extent2D) -> Result<ModelParts, GpuError> {
-        let model = guard(ctx, ModelResources::new(ctx, models)?);
+    fn new(
+        ctx: &Context,
+        models: &[Model],
+        extent: vk::Extent2D,
+        impostor_budget: u64,
+    ) -> Result<ModelParts, GpuError> {
+        let model = guard(ctx, ModelResources::new(ctx, models, impostor_budget)?);
         let mut slots = guard(ctx, Vec::with_capacity(FRAMES_IN_FLIGHT));
         let draw_commands = model.draw_commands.initial_words(&model.model);
         for slot in 0..FRAMES_IN_FLIGHT {

@@ -100,3 +100,52 @@ fn a_crowd_too_large_for_the_gpu_says_how_many_fit() {
     assert!((1..200_000_000).contains(&fit), "{stderr}");
     assert_eq!(stderr.lines().count(), 1, "one line:\n{stderr}");
 }
+
+/// `--impostor-memory-mib`: the one budget of the impostor atlases. With
+/// 6 MiB the shipped character's atlas has one slot (6.0 MiB a clip), so of
+/// the clips its 4096 characters want far away one is baked, the others
+/// stay meshes, and a clip in use is never evicted for another (the slots
+/// would be baked in circles). The default budget bakes them all.
+#[test]
+fn the_impostor_budget_buys_the_slots_and_a_clip_in_use_keeps_its_own() {
+    if !vulkan_or_skip() {
+        return;
+    }
+    let dir = common::scratch_dir("impostor_budget");
+    let run = |budget: &[&str]| {
+        let picture = dir.join("budget.png");
+        let mut args = vec![
+            common::assets().to_str().unwrap().to_owned(),
+            "--headless".into(),
+            "--instances".into(),
+            "4096".into(),
+            "--frames".into(),
+            "60".into(),
+            "--screenshot".into(),
+            picture.to_str().unwrap().to_owned(),
+        ];
+        args.extend(budget.iter().map(|a| a.to_string()));
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let output = common::md5crowd(&args);
+        common::assert_validated(&output);
+        String::from_utf8_lossy(&output.stderr).into_owned()
+    };
+    let baked = |log: &str| {
+        log.lines()
+            .filter(|l| l.contains("\" baked into slot"))
+            .count()
+    };
+    let small = run(&["--impostor-memory-mib", "6"]);
+    assert!(
+        small.contains("crowdling: 1 slot(s) of 12 frames x 48 views for 4 clip(s), 6.0 MiB"),
+        "{small}"
+    );
+    assert_eq!(baked(&small), 1, "{small}");
+    assert!(!small.contains("takes slot"), "{small}");
+    let whole = run(&[]);
+    assert!(
+        whole.contains("crowdling: 4 slot(s) of 12 frames x 48 views for 4 clip(s), 24.0 MiB"),
+        "{whole}"
+    );
+    assert!(baked(&whole) >= 3, "{whole}");
+}

@@ -229,6 +229,7 @@ impl Harness {
                 animation: Animation::Gpu,
                 memory_budget: None,
                 animate_kernel: kernel,
+                impostor_budget: md5crowd::crowd::IMPOSTOR_MEMORY_BUDGET,
             },
         )
         .unwrap();

@@ -65,6 +65,7 @@ fn desc(animation: Animation) -> RendererDesc {
         animation,
         memory_budget: None,
         animate_kernel: None,
+        impostor_budget: md5crowd::crowd::IMPOSTOR_MEMORY_BUDGET,
     }
 }
 

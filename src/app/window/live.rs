@@ -98,7 +98,7 @@ impl Live {
             width: size.width.max(1),
             height: size.height.max(1),
         };
-        let (crowd, renderer) = build_crowd(&ctx, &model, spec, extent, args.draw.memory_budget())?;
+        let (crowd, renderer) = build_crowd(&ctx, &model, spec, extent, &args.draw)?;
         log_summary(&ctx, &crowd, &model, renderer.memory());
         let view = args.view_options(ctx.wireframe, spec.locomotion);
         // Fitted again to the swapchain's aspect before the first frame.
