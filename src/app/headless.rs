@@ -125,6 +125,7 @@ fn render(
                 capture_available: capture.available(),
                 wireframe_available: ctx.wireframe,
                 gpu_memory: renderer.memory(),
+                impostor_clips: renderer.model.impostors.baked_clips(),
                 palette_rows: renderer.palette_rows(),
             };
             // Nothing to click headless: the screen's size is all the input.

@@ -55,6 +55,9 @@ pub struct OverlayView<'a> {
     /// `Renderer::memory`, `Renderer::palette_rows`).
     pub gpu_memory: MemoryReport,
     pub palette_rows: Option<u32>,
+    /// Clips the impostor atlases hold baked now, and room for (every
+    /// model's): a far character whose clip is not baked is a mesh.
+    pub impostor_clips: (usize, usize),
 }
 
 /// The largest crowd the renderer's fit check accepts: the slider's end.
@@ -442,6 +445,10 @@ fn statistics(ui: &mut egui::Ui, view: &OverlayView) {
     );
     ui.label(view.gpu_memory.to_string());
     ui.label(format!("skinning palette {palette}"));
+    let (baked, slots) = view.impostor_clips;
+    ui.label(format!(
+        "impostor atlases: {baked} clip(s) baked, room for {slots}"
+    ));
     let Some(stats) = view.stats else {
         ui.label("measuring...");
         return;

@@ -109,8 +109,10 @@ pub struct RenderArgs {
     pub occlusion: Switch,
     /// Past the level-of-detail chain, draw a character whose projected
     /// size falls below what its impostor atlas resolves (a texel to a
-    /// pixel) as one quad showing its image, baked at load from the nearest
-    /// of 48 view directions at the nearest of 12 frames per clip.
+    /// pixel) as one quad showing its image, baked when the crowd first
+    /// wants its clip, from the nearest of 48 view directions at the
+    /// nearest of 12 frames per clip; faded in across a band around that
+    /// distance.
     #[arg(long, value_enum, default_value_t = Switch::On)]
     pub impostors: Switch,
     /// One indirect call for each run of a mesh's levels of detail that

@@ -469,6 +469,7 @@ impl Live {
             capture_available: self.capture.available(),
             wireframe_available: self.ctx.wireframe,
             gpu_memory: self.renderer.memory(),
+            impostor_clips: self.renderer.model.impostors.baked_clips(),
             palette_rows: self.renderer.palette_rows(),
         };
         let (mut frame, platform_output) = self.overlay.run(input, &view, &mut actions);

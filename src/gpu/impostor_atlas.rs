@@ -290,12 +290,12 @@ impl ImpostorAtlases {
         BakePlan { steps, table }
     }
 
-    /// Clips baked now, every model's.
-    pub fn baked_clips(&self) -> usize {
-        self.atlases
-            .iter()
-            .map(|a| a.slots.baked_clips().count())
-            .sum()
+    /// Clips baked now, and the slots they could fill, every model's
+    /// together: the overlay's line.
+    pub fn baked_clips(&self) -> (usize, usize) {
+        let baked = self.atlases.iter().map(|a| a.slots.baked_clips().count());
+        let slots = self.atlases.iter().map(|a| a.layout.slots as usize);
+        (baked.sum(), slots.sum())
     }
 
     /// Records `plan`: the slot table written and the requests cleared
