@@ -41,6 +41,7 @@ pub mod reflect;
 pub mod renderdoc;
 pub mod renderer;
 pub mod resources;
+pub mod scene_pipelines;
 pub mod shader_types;
 pub mod shaders;
 pub mod swapchain;

@@ -15,18 +15,13 @@ use super::guard::{guard, Destroy, Guard};
 use super::impostor_atlas::ImpostorAtlases;
 use super::passes::agents::{self, Agents};
 use super::passes::animate::{self, Animate};
-use super::passes::crowd_draw::{self, CrowdDraw};
 use super::passes::cull::{self, Cull};
 use super::passes::draws::{self, Draws};
-use super::passes::ground::{self, Ground};
 use super::passes::impostor_bake::BakeInputs;
-use super::passes::impostor_draw::{self, ImpostorDraw};
 use super::passes::pyramid::{self, Pyramid};
-use super::passes::skeleton_overlay::{self, SkeletonOverlay};
 use super::pipeline;
 use super::shader_types::{CrowdComputeConstants, DrawConstants, MAX_SKINS};
 use super::shaders::spirv;
-use super::targets::TARGET_FORMATS;
 use super::texture::MapKind;
 use super::{Context, GpuError};
 use crate::model::Model;
@@ -54,15 +49,11 @@ pub struct ModelResources {
     pub draws: Draws,
     pub animate: Animate,
     pub pyramid: Pyramid,
-    pub crowd_draw: CrowdDraw,
-    pub skeleton_overlay: SkeletonOverlay,
-    pub ground: Ground,
     /// Set 1 of the impostor draw: one model's atlas.
     pub impostor_layout: SetLayout,
     /// Scene + impostor atlas: set 0 is the crowd draw's, so the scene set
     /// stays bound from the meshes to the impostors.
     pub impostor_pipeline_layout: vk::PipelineLayout,
-    pub impostor_draw: ImpostorDraw,
     /// Every model's impostor atlas, baked as the crowd wants them.
     pub impostors: ImpostorAtlases,
     sampler: vk::Sampler,
@@ -121,10 +112,6 @@ impl ModelResources {
             draws: passes.draws.keep(),
             animate: passes.animate.keep(),
             pyramid: passes.pyramid.keep(),
-            crowd_draw: passes.crowd_draw.keep(),
-            skeleton_overlay: passes.skeleton_overlay.keep(),
-            ground: passes.ground.keep(),
-            impostor_draw: passes.impostor_draw.keep(),
             impostors: impostors.keep(),
             depth_sampler: depth_sampler.keep(),
             sampler: materials.sampler.keep(),
@@ -154,16 +141,12 @@ impl DeviceMemory for ModelResources {
 impl Destroy for ModelResources {
     fn destroy(self, ctx: &Context) {
         self.impostors.destroy(ctx);
-        self.impostor_draw.destroy(ctx);
         self.impostor_pipeline_layout.destroy(ctx);
         self.impostor_layout.destroy(ctx);
         // The pool frees the texture sets.
         self.material_pool.destroy(ctx);
         self.sampler.destroy(ctx);
         self.depth_sampler.destroy(ctx);
-        self.skeleton_overlay.destroy(ctx);
-        self.ground.destroy(ctx);
-        self.crowd_draw.destroy(ctx);
         self.animate.destroy(ctx);
         self.pyramid.destroy(ctx);
         self.draws.destroy(ctx);
@@ -314,10 +297,6 @@ fn create_pipeline_layouts<'c>(
 /// Every pass's pipelines, made for the models' skeletons, influences and
 /// skins and for the frame's target formats.
 struct Passes<'c> {
-    impostor_draw: Guard<'c, ImpostorDraw>,
-    ground: Guard<'c, Ground>,
-    skeleton_overlay: Guard<'c, SkeletonOverlay>,
-    crowd_draw: Guard<'c, CrowdDraw>,
     pyramid: Guard<'c, Pyramid>,
     draws: Guard<'c, Draws>,
     animate: Guard<'c, Animate>,
@@ -337,40 +316,7 @@ fn create_passes<'c>(
     let animate = guard(ctx, animate::create_animate(ctx, compute, joints)?);
     let draws = guard(ctx, draws::create_draws(ctx, compute, joints, &animate)?);
     let pyramid = guard(ctx, pyramid::create_pyramid(ctx, compute)?);
-    let draw = *layouts.draw;
-    let crowd_draw = guard(
-        ctx,
-        crowd_draw::create_crowd_draw(
-            ctx,
-            draw,
-            gpu_model.limit,
-            &gpu_model.draws,
-            TARGET_FORMATS,
-        )?,
-    );
-    let skeleton_overlay = guard(
-        ctx,
-        skeleton_overlay::create_skeleton_overlay(ctx, draw, TARGET_FORMATS)?,
-    );
-    let ground = guard(ctx, ground::create_ground(ctx, draw, TARGET_FORMATS)?);
-    let skin_count = gpu_model
-        .draws
-        .first()
-        .map_or(1, |m| m.materials.len().max(1));
-    let impostor_draw = guard(
-        ctx,
-        impostor_draw::create_impostor_draw(
-            ctx,
-            *layouts.impostor,
-            skin_count as u32,
-            TARGET_FORMATS,
-        )?,
-    );
     Ok(Passes {
-        impostor_draw,
-        ground,
-        skeleton_overlay,
-        crowd_draw,
         pyramid,
         draws,
         animate,

@@ -24,6 +24,7 @@ use super::passes::{animate, cull, draws, ground, impostor_draw, pyramid, skelet
 use super::profiler::Profiler;
 use super::renderer::Renderer;
 use super::resources::{memory_barrier, Buffer};
+use super::scene_pipelines::ScenePipelines;
 use super::shader_types::{CrowdComputeConstants, CullPhase, DrawConstants, PALETTE_PER_INSTANCE};
 use super::targets::{begin_rendering, end_rendering, Scope, Targets};
 use super::{debug, pipeline, Context, GpuError};
@@ -122,6 +123,7 @@ impl Renderer {
             frame: &self.slots[slot],
             sets: &crowd.slots[slot],
             targets: &self.targets,
+            pipelines: &self.pipelines,
             visible: crowd
                 .buffer(CrowdBuffer::VisibleInstances, slot)
                 .expect("every crowd has a visible list"),
@@ -173,6 +175,7 @@ struct FrameRecorder<'a> {
     frame: &'a FrameSlot,
     sets: &'a CrowdSlotSets,
     targets: &'a Targets,
+    pipelines: &'a ScenePipelines,
     /// The visible lists, whose header the culls count into.
     visible: &'a Buffer,
     /// The CPU-skinned vertices of the CPU-skinning yardstick.
@@ -390,7 +393,7 @@ impl FrameRecorder<'_> {
         pipeline::set_viewport(ctx, cmd, self.targets.color.extent);
         self.bind_scene_set(crowd_set);
         let draw = if draws_ground {
-            ground::record_ground(ctx, cmd, &model.ground, crowd.instance_count());
+            ground::record_ground(ctx, cmd, &self.pipelines.ground, crowd.instance_count());
             self.profiler.end(ctx, cmd, first);
             self.profiler.begin(ctx, cmd, names.draw)
         } else {
@@ -399,7 +402,7 @@ impl FrameRecorder<'_> {
         crowd_draw::record_crowd_draw(
             ctx,
             cmd,
-            &model.crowd_draw,
+            &self.pipelines.crowd_draw,
             model.draw_pipeline_layout,
             &model.model,
             &model.material_sets,
@@ -433,7 +436,7 @@ impl FrameRecorder<'_> {
         impostor_draw::record_impostor_draw(
             ctx,
             cmd,
-            &model.impostor_draw,
+            &self.pipelines.impostor_draw,
             &model.model,
             &model.impostors.sets,
             (self.frame.draw_commands.handle, &offsets),
@@ -453,7 +456,7 @@ impl FrameRecorder<'_> {
             skeleton_overlay::record_skeleton_overlay(
                 ctx,
                 cmd,
-                &model.skeleton_overlay,
+                &self.pipelines.skeleton_overlay,
                 model.draw_pipeline_layout,
                 &model.model,
                 (self.frame.draw_commands.handle, model.draw_commands),

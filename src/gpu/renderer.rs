@@ -18,8 +18,9 @@ use super::model_resources::ModelResources;
 use super::passes::animate::{self, Kernel};
 use super::passes::overlay::OverlayPass;
 use super::profiler::Profiler;
+use super::scene_pipelines::ScenePipelines;
 use super::shader_types::CrowdInstance;
-use super::targets::{create_targets, Targets};
+use super::targets::{create_targets, Targets, TARGET_FORMATS};
 use super::{Context, GpuError};
 use crate::model::Model;
 
@@ -53,6 +54,8 @@ pub struct Renderer {
     pub(super) crowd_frames: CrowdFrameState,
     pub(super) slots: Vec<FrameSlot>,
     pub targets: Targets,
+    /// What draws the model into the targets.
+    pub pipelines: ScenePipelines,
     pub(super) profiler: Profiler,
     /// The ui overlay's renderer, made by the first frame that shows it.
     pub(super) overlay: Option<OverlayPass>,
@@ -95,6 +98,7 @@ impl Renderer {
             model,
             slots,
             targets,
+            pipelines,
         } = parts.keep();
         Ok(Renderer {
             crowd_shape: CrowdShape::of(models, desc.animation),
@@ -106,6 +110,7 @@ impl Renderer {
             crowd_frames: CrowdFrameState::default(),
             slots,
             targets,
+            pipelines,
             profiler,
             overlay: None,
             frame_index: 0,
@@ -144,7 +149,9 @@ impl Renderer {
             model,
             slots,
             targets,
+            pipelines,
         } = parts.keep();
+        std::mem::replace(&mut self.pipelines, pipelines).destroy(ctx);
         std::mem::replace(&mut self.model, model).destroy(ctx);
         self.crowd_shape = shape;
         std::mem::replace(&mut self.slots, slots).destroy(ctx);
@@ -330,6 +337,7 @@ impl Destroy for Renderer {
     fn destroy(self, ctx: &Context) {
         self.profiler.destroy(ctx);
         self.overlay.destroy(ctx);
+        self.pipelines.destroy(ctx);
         self.targets.destroy(ctx);
         self.crowd.destroy(ctx);
         self.slots.destroy(ctx);
@@ -338,11 +346,13 @@ impl Destroy for Renderer {
 }
 
 /// What lives as long as the model, and the parts made to its measure:
-/// the frame slots (its draw commands) and the targets (its pyramid).
+/// the frame slots (its draw commands), the targets (its pyramid) and the
+/// pipelines that draw it into them.
 struct ModelParts {
     model: ModelResources,
     slots: Vec<FrameSlot>,
     targets: Targets,
+    pipelines: ScenePipelines,
 }
 
 impl ModelParts {
@@ -359,17 +369,20 @@ impl ModelParts {
             let requests = model.impostors.requests_bytes();
             slots.push(FrameSlot::new(ctx, slot, &draw_commands, requests)?);
         }
-        let targets = create_targets(ctx, extent, &model)?;
+        let targets = guard(ctx, create_targets(ctx, extent, &model)?);
+        let pipelines = ScenePipelines::new(ctx, &model, TARGET_FORMATS)?;
         Ok(ModelParts {
             model: model.keep(),
             slots: slots.keep(),
-            targets,
+            targets: targets.keep(),
+            pipelines,
         })
     }
 }
 
 impl Destroy for ModelParts {
     fn destroy(self, ctx: &Context) {
+        self.pipelines.destroy(ctx);
         self.targets.destroy(ctx);
         self.slots.destroy(ctx);
         self.model.destroy(ctx);

@@ -329,7 +329,10 @@ fn resizing_the_crowd_rebuilds_only_the_crowd() {
             .map(|image| image.handle)
             .collect()
     };
-    let (pipeline, before) = (renderer.model.crowd_draw.variants(), textures(&renderer));
+    let (pipeline, before) = (
+        renderer.pipelines.crowd_draw.variants(),
+        textures(&renderer),
+    );
     let mut input = Input::new(&model, 3, Animation::Gpu);
     draw(&ctx, &mut renderer, &mut input).unwrap();
     for count in [12, 2, 40] {
@@ -339,7 +342,7 @@ fn resizing_the_crowd_rebuilds_only_the_crowd() {
         draw(&ctx, &mut renderer, &mut input).unwrap();
     }
     assert_eq!(
-        renderer.model.crowd_draw.variants(),
+        renderer.pipelines.crowd_draw.variants(),
         pipeline,
         "no pipeline rebuild"
     );
@@ -405,14 +408,14 @@ fn a_new_model_is_built_around_the_same_crowd_or_refused_with_nothing_changed() 
         ..desc(animation)
     };
     let mut renderer = build(&ctx, &four, &crowd, &small_gpu).unwrap();
-    let pipeline = renderer.model.crowd_draw.variants();
+    let pipeline = renderer.pipelines.crowd_draw.variants();
     let error = renderer
         .set_model(&ctx, std::slice::from_ref(&eight), &crowd, None)
         .unwrap_err();
     assert!(matches!(error, GpuError::CrowdTooLarge { .. }), "{error}");
     assert_eq!(renderer.model.model.limit, InfluenceLimit::Four);
     assert_eq!(
-        renderer.model.crowd_draw.variants(),
+        renderer.pipelines.crowd_draw.variants(),
         pipeline,
         "nothing rebuilt"
     );
