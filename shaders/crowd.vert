@@ -102,5 +102,5 @@ void main() {
     out_tint = draw.show_lod != 0u ? LOD_TINTS[lod] : placed.tint;
     out_skin = placed.skin;
     bool band = (pose_sources[instance] & IMPOSTOR_BAND) != 0u;
-    out_fade = band ? float(impostor_cells[instance] >> IMPOSTOR_FADE_SHIFT) / 255.0 : 0.0;
+    out_fade = band ? float(impostor_cells[instance] >> IMPOSTOR_FADE_SHIFT) / float(IMPOSTOR_FADE_FULL) : 0.0;
 }

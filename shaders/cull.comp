@@ -115,7 +115,7 @@ uint select_lod(vec3 centre, float radius, CrowdModel model) {
 
 // impostor::impostor_fade: past the chain, the impostor, where its atlas's
 // error (ImpostorLayout::error) projects to the threshold; across the band
-// around that distance, faded in from 0 (a mesh alone) to 255 (an
+// around that distance, faded in from 0 (a mesh alone) to IMPOSTOR_FADE_FULL (an
 // impostor alone).
 uint impostor_fade(vec3 centre, float radius, CrowdModel model) {
     float error = IMPOSTOR_ERROR_TEXELS * 2.0 * model.impostor_sphere.w / float(IMPOSTOR_CELL_TEXELS);
@@ -126,7 +126,7 @@ uint impostor_fade(vec3 centre, float radius, CrowdModel model) {
     }
     float switch_distance = error * frame.lod_params.x / frame.lod_params.y;
     float share = (nearest / switch_distance - (1.0 - IMPOSTOR_BAND_WIDTH)) / (2.0 * IMPOSTOR_BAND_WIDTH);
-    return uint(clamp(share, 0.0, 1.0) * 255.0 + 0.5);
+    return uint(clamp(share, 0.0, 1.0) * float(IMPOSTOR_FADE_FULL) + 0.5);
 }
 
 // impostor::dominant_clip: mid-crossfade, whichever clip weighs more.
@@ -339,7 +339,7 @@ void main() {
         impostor_slot = impostor_slots[clip];
     }
     bool as_impostor = impostor_slot != IMPOSTOR_UNBAKED;
-    bool as_mesh = draw && (!as_impostor || fade < 255u);
+    bool as_mesh = draw && (!as_impostor || fade < IMPOSTOR_FADE_FULL);
     if (as_impostor) {
         uint cell = impostor_cell(placed, animation, model, impostor_slot);
         impostor_cells[instance] = cell | (fade << IMPOSTOR_FADE_SHIFT);
@@ -357,7 +357,7 @@ void main() {
         } else {
             pose_sources[instance] |= band;
         }
-        bool past_switch = fade >= 128u;
+        bool past_switch = fade >= IMPOSTOR_FADE_SWITCH;
         uint lod = past_switch && !as_impostor ? model.lod_count - 1u : select_lod(centre, sphere.w, model);
         uint slot = atomicAdd(lod_counts[placed.model * MAX_LODS + lod], 1u);
         visible_instances[lod * constants.instance_count + model.first_instance + slot] = instance;

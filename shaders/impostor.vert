@@ -76,5 +76,5 @@ void main() {
     out_right = right;
     out_up = up;
     out_towards_radius = vec4(towards, radius);
-    out_fade = float(impostor_cells[instance] >> IMPOSTOR_FADE_SHIFT) / 255.0;
+    out_fade = float(impostor_cells[instance] >> IMPOSTOR_FADE_SHIFT) / float(IMPOSTOR_FADE_FULL);
 }

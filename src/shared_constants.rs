@@ -184,6 +184,12 @@ shared_constants! {
     /// 255: the share of its pixels the impostor keeps from the mesh) from
     /// this bit up.
     IMPOSTOR_FADE_SHIFT: u32 = 24;
+    /// The fade of an instance drawn as an impostor alone (0: a mesh
+    /// alone; between: both, in the band around the switch).
+    IMPOSTOR_FADE_FULL: u32 = 255;
+    /// The fade at the switch itself: past it, an instance whose clip is
+    /// not baked yet is drawn as a mesh at its coarsest level.
+    IMPOSTOR_FADE_SWITCH: u32 = 128;
     /// Half the band around the impostor switch, a share of the switch's
     /// distance: from (1 - this) to (1 + this) times that distance, a
     /// character is drawn both ways, its pixels dithered between mesh and

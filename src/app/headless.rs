@@ -177,17 +177,7 @@ fn bake_impostors(
         return Ok(());
     }
     let started = Instant::now();
-    let mut frames = 0;
-    loop {
-        let mut no_capture = FrameCapture::new(None);
-        renderer.draw_frame(ctx, Destination::Offscreen, None, &mut no_capture, scene)?;
-        log_first_frame(&scene.cast, renderer);
-        frames += 1;
-        if renderer.impostors_settled() || frames == IMPOSTOR_WARMUP_FRAMES {
-            break;
-        }
-    }
-    renderer.finish(ctx)?;
+    let frames = renderer.bake_impostors(ctx, scene, IMPOSTOR_WARMUP_FRAMES)?;
     log_first_frame(&scene.cast, renderer);
     log::info!(
         "impostors: {frames} warm-up frame(s), {:.2} s, before the first kept frame",

@@ -217,12 +217,9 @@ pub fn view_index(to_eye: Vec3) -> u32 {
     ring * IMPOSTOR_AZIMUTHS + around
 }
 
-/// A fade at or past this is past the switch: the instance is drawn as an
-/// impostor alone beyond [`FADE_IMPOSTOR`], as a mesh and an impostor up
-/// to it.
-pub const FADE_SWITCH: u32 = 128;
-/// The fade of an instance drawn as an impostor alone.
-pub const FADE_IMPOSTOR: u32 = 255;
+pub use crate::shared_constants::{
+    IMPOSTOR_FADE_FULL as FADE_IMPOSTOR, IMPOSTOR_FADE_SWITCH as FADE_SWITCH,
+};
 
 /// cull.comp's choice for an instance whose world-space sphere is
 /// `sphere`: how far it has faded from its mesh to its impostor, 0 (a mesh

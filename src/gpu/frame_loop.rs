@@ -386,6 +386,29 @@ impl Renderer {
         Ok(report)
     }
 
+    /// Draws offscreen frames of `source` until the impostor atlases hold
+    /// what it wants ([`Renderer::impostors_settled`]), `limit` at most,
+    /// and waits for them; returns how many it drew. Their measurements
+    /// are dropped: headless runs and tests keep the frames after.
+    pub fn bake_impostors(
+        &mut self,
+        ctx: &Context,
+        source: &mut dyn FrameSource,
+        limit: u32,
+    ) -> Result<u32, GpuError> {
+        let mut frames = 0;
+        loop {
+            let mut no_capture = FrameCapture::new(None);
+            self.draw_frame(ctx, Destination::Offscreen, None, &mut no_capture, source)?;
+            frames += 1;
+            if self.impostors_settled() || frames == limit {
+                break;
+            }
+        }
+        self.finish(ctx)?;
+        Ok(frames)
+    }
+
     /// Waits for the GPU and returns what the frames still in flight
     /// measured, oldest first: the end of a run.
     pub fn finish(&mut self, ctx: &Context) -> Result<Vec<MeasuredFrame>, GpuError> {
