@@ -34,6 +34,9 @@ vec4 albedo_texel(vec3 uv) { SAMPLE_SKIN(albedo_maps, uv) }
 
 layout(location = 0) out vec4 out_color;
 
+// Several samples a pixel: the pipeline turns alpha into coverage.
+layout(constant_id = 1) const bool ALPHA_TO_COVERAGE = false;
+
 void main() {
     // In the band around the switch, the mesh has the other pixels.
     if (!impostor_keeps(gl_FragCoord.xy, in_fade)) {
@@ -45,9 +48,13 @@ void main() {
     vec3 uv = vec3((vec2(cell) + in_cell_uv) / cells, float(in_cell.y / IMPOSTOR_FRAMES_PER_CLIP));
     vec4 albedo = albedo_texel(uv);
     float coverage = albedo.a;
-    // Half covered or more: the silhouette stays where the mesh's is, at
-    // every mip level.
-    if (coverage < 0.5) {
+    // The silhouette is where the texels are half covered, where the
+    // mesh's is at every mip level. With several samples a pixel, alpha to
+    // coverage gives the pixel as many as lie inside that outline: the
+    // coverage's distance from one half, in pixels, sharpened to a
+    // one-pixel ramp. With one, the pixels covered half or more.
+    float inside = (coverage - 0.5) / max(fwidth(coverage), 1e-4) + 0.5;
+    if (ALPHA_TO_COVERAGE ? (inside <= 0.0 || coverage <= 0.0) : coverage < 0.5) {
         discard;
     }
     vec4 normal_depth = texture(normal_depth_map, uv) / coverage;
@@ -59,5 +66,6 @@ void main() {
     gl_FragDepth = clip.z / clip.w;
     float lambert = max(dot(normal, frame.light_direction.xyz), 0.0);
     vec3 light = frame.ambient_color.rgb + frame.light_color.rgb * lambert;
-    out_color = vec4(albedo.rgb / coverage * in_tint * light, 1.0);
+    // Alpha is coverage, never written (the pipeline masks it out).
+    out_color = vec4(albedo.rgb / coverage * in_tint * light, ALPHA_TO_COVERAGE ? clamp(inside, 0.0, 1.0) : 1.0);
 }

@@ -14,7 +14,7 @@ use serde::Serialize;
 use super::crowd_state::CrowdSpec;
 use super::headless::FIXED_STEP;
 use super::load::Cast;
-use super::render_args::{AnimateKernel, CastArgs, DrawArgs, Switch, View};
+use super::render_args::{msaa_samples, AnimateKernel, CastArgs, DrawArgs, Switch, View};
 use super::scene::Scene;
 use super::AppError;
 use crate::gpu::capture::FrameCapture;
@@ -34,7 +34,7 @@ pub struct BenchArgs {
     #[arg(long, conflicts_with_all = [
         "model", "anims", "mesh", "instances", "frames", "rounds", "plot", "width", "height", "influences",
         "modes", "lod", "lod_influences", "compute_only", "anim_lod", "animate_kernel",
-        "occlusion", "impostors", "locomotion", "multi_draw", "view",
+        "occlusion", "impostors", "locomotion", "multi_draw", "view", "msaa",
     ])]
     pub suite: bool,
     /// Test hook: the suite divides every crowd size by this, whatever the
@@ -119,6 +119,11 @@ pub struct BenchArgs {
     /// street (eye height at its front edge, looking across it).
     #[arg(long, value_enum, value_delimiter = ',', default_value = "overview")]
     pub view: Vec<View>,
+    /// Samples per pixel (multisample antialiasing), comma-separated: 1, 2,
+    /// 4 or 8, each clamped to what the device offers (the run's "msaa"
+    /// says what was drawn).
+    #[arg(long, value_delimiter = ',', default_value = "4", value_parser = msaa_samples)]
+    pub msaa: Vec<u32>,
 }
 
 /// Who animates the crowd in a run.
@@ -175,6 +180,8 @@ pub struct Run {
     /// Of those, the ones drawn as meshes too: the band around the switch,
     /// where a character fades from one to the other.
     pub impostor_band_instances: u32,
+    /// Samples per pixel drawn: the case's, clamped to the device's.
+    pub msaa: u32,
     /// `bench --suite`: the suite's case this run belongs to.
     #[serde(rename = "case", skip_serializing_if = "Option::is_none")]
     pub suite_case: Option<&'static str>,
@@ -199,6 +206,9 @@ pub struct Case {
     pub locomotion: Switch,
     pub multi_draw: Switch,
     pub view: View,
+    /// Samples per pixel asked for; the run reports what was drawn.
+    #[serde(skip)]
+    pub msaa: u32,
     /// What was asked; the row reports the kernel that ran.
     #[serde(skip)]
     pub animate_kernel: AnimateKernel,
@@ -303,10 +313,12 @@ fn cases(args: &BenchArgs) -> Vec<Case> {
         locomotion: args.locomotion[0],
         multi_draw: args.multi_draw[0],
         view: args.view[0],
+        msaa: args.msaa[0],
         animate_kernel: args.animate_kernel[0],
     };
     let cases = vary(vec![first], &args.instances, |c, v| c.instances = v);
     let cases = vary(cases, &args.view, |c, v| c.view = v);
+    let cases = vary(cases, &args.msaa, |c, v| c.msaa = v);
     let cases = vary(cases, &args.lod, |c, v| c.lod = v);
     let cases = vary(cases, &args.lod_influences, |c, v| c.lod_influences = v);
     let cases = vary(cases, &args.occlusion, |c, v| c.occlusion = v);
@@ -349,6 +361,8 @@ struct Samples {
     vertices_drawn: u64,
     triangles: Vec<f64>,
     animate_kernel: Option<&'static str>,
+    /// Samples per pixel the renderer drew.
+    msaa: u32,
 }
 
 fn log_run(run: &Run) {
@@ -358,7 +372,7 @@ fn log_run(run: &Run) {
         .map(|(p, ms)| format!("{p} {ms:.3}"))
         .collect();
     log::info!(
-        "{:>6} instances, {:<6} {}LOD {:<3} LOD influences {:<3} occlusion {:<3} impostors {:<3} anim LOD {:<3} locomotion {:<3} multi-draw {:<3} {:<8}: cpu {:7.3} ms, frame {:8.3} ms, gpu [{}] ms, {} visible ({} impostors, {} both ways in the band), {:.0} triangles",
+        "{:>6} instances, {:<6} {}LOD {:<3} LOD influences {:<3} occlusion {:<3} impostors {:<3} anim LOD {:<3} locomotion {:<3} multi-draw {:<3} {:<8} MSAA {}x: cpu {:7.3} ms, frame {:8.3} ms, gpu [{}] ms, {} visible ({} impostors, {} both ways in the band), {:.0} triangles",
         run.case.instances,
         run.case.mode.name(),
         run.animate_kernel.map(|k| format!("({k}) ")).unwrap_or_default(),
@@ -370,6 +384,7 @@ fn log_run(run: &Run) {
         if run.case.locomotion == Switch::On { "on" } else { "off" },
         if run.case.multi_draw == Switch::On { "on" } else { "off" },
         if run.case.view == View::Street { "street" } else { "overview" },
+        run.msaa,
         run.cpu_ms,
         run.frame_ms,
         passes.join(", "),
@@ -404,7 +419,7 @@ fn measure(
         animate_kernel: case.animate_kernel.kernel(),
         locomotion: case.locomotion == Switch::On,
     };
-    let (crowd, renderer) = super::build_crowd(ctx, model, spec, extent, &args.draw)?;
+    let (crowd, renderer) = super::build_crowd(ctx, model, spec, (extent, case.msaa), &args.draw)?;
     let mut renderer = guard(ctx, renderer);
     let aspect = args.draw.aspect();
     let camera = case.view.camera(&crowd, aspect);
@@ -419,6 +434,7 @@ fn measure(
         ..ViewOptions::default()
     };
     let mut scene = Scene::new(Rc::clone(model), crowd, camera, view, aspect);
+    samples.msaa = renderer.samples();
     samples.animate_kernel = (case.mode == Mode::Gpu).then(|| {
         renderer
             .crowd()
@@ -499,6 +515,7 @@ fn summarize(args: &BenchArgs, cast: &Cast, case: Case, samples: &mut Samples) -
         visible: samples.visible,
         impostor_instances: samples.impostor_instances,
         impostor_band_instances: samples.impostor_band_instances,
+        msaa: samples.msaa,
         suite_case: None,
         triangles: median(&mut samples.triangles),
         vertices_per_s: samples.vertices_drawn as f64 / (frame_ms / 1e3),

@@ -28,7 +28,7 @@ struct SuiteCase {
     configure: fn(&mut BenchArgs),
 }
 
-const SUITE: [SuiteCase; 6] = [
+const SUITE: [SuiteCase; 7] = [
     SuiteCase {
         name: "scale",
         instances: &[1024, 16_384, 65_536, 100_000, 250_000, 1_000_000],
@@ -72,6 +72,13 @@ const SUITE: [SuiteCase; 6] = [
         instances: &[65_536],
         mixed: true,
         configure: |_| {},
+    },
+    // What 4 samples a pixel cost against 1, the overview's.
+    SuiteCase {
+        name: "msaa",
+        instances: &[4096, 65_536],
+        mixed: false,
+        configure: |args| args.msaa = vec![1, 4],
     },
 ];
 
@@ -143,6 +150,9 @@ pub fn run(args: &BenchArgs) -> Result<SuiteReport, AppError> {
         },
         rounds: 1,
         modes: vec![Mode::Gpu],
+        // One sample a pixel, as the figures before MSAA were taken, so
+        // they stay comparable; the msaa case measures 4.
+        msaa: vec![1],
         ..args.clone()
     };
     let shipped = Rc::new(load_cast(
@@ -304,6 +314,9 @@ fn describe(run: &Run) -> String {
     if case.view == View::Street {
         words.push("street".into());
     }
+    if run.msaa > 1 {
+        words.push(format!("MSAA {}x", run.msaa));
+    }
     words.join(", ")
 }
 
@@ -316,7 +329,15 @@ mod tests {
         let names: Vec<&str> = SUITE.iter().map(|case| case.name).collect();
         assert_eq!(
             names,
-            ["scale", "skinning", "lod", "occlusion", "animate", "mixed"]
+            [
+                "scale",
+                "skinning",
+                "lod",
+                "occlusion",
+                "animate",
+                "mixed",
+                "msaa"
+            ]
         );
         assert_eq!(
             SUITE[0].instances,

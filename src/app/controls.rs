@@ -27,6 +27,7 @@ Window controls:
   T                     tint instances by their level of detail
   C                     occlusion culling on / off
   P                     impostors on / off (far instances drawn as one quad)
+  M                     antialiasing: MSAA at --msaa samples a pixel / off
   G                     locomotion on / off (a clip picked stops it)
   V                     freeze culling: the cull camera stays while the view moves
   R                     reset the camera (frame the crowd)
@@ -84,6 +85,8 @@ pub enum Action {
     ShowLod,
     Occlusion,
     Impostors,
+    /// Between one sample a pixel and `--msaa`.
+    Msaa,
     Locomotion,
     ResetCamera,
     Capture,
@@ -109,6 +112,7 @@ pub fn action_for(key: &Key) -> Option<Action> {
             "t" => Some(Action::ShowLod),
             "c" => Some(Action::Occlusion),
             "p" => Some(Action::Impostors),
+            "m" => Some(Action::Msaa),
             "g" => Some(Action::Locomotion),
             "v" => Some(Action::FreezeCulling),
             "r" => Some(Action::ResetCamera),
@@ -191,6 +195,7 @@ mod tests {
             (Key::Character("g".into()), Action::Locomotion, "G"),
             (Key::Character("P".into()), Action::Impostors, "P"),
             (Key::Character("p".into()), Action::Impostors, "P"),
+            (Key::Character("m".into()), Action::Msaa, "M"),
             (Key::Character("v".into()), Action::FreezeCulling, "V"),
             (Key::Named(NamedKey::F1), Action::Overlay, "F1"),
         ];

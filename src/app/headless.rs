@@ -54,7 +54,7 @@ pub fn run(
         width: args.draw.width,
         height: args.draw.height,
     };
-    let (crowd, renderer) = build_crowd(&ctx, &cast, spec, extent, &args.draw)?;
+    let (crowd, renderer) = build_crowd(&ctx, &cast, spec, (extent, args.msaa), &args.draw)?;
     let mut renderer = guard(&ctx, renderer);
     log_summary(&ctx, &crowd, &cast, renderer.memory());
     let readback = match &args.screenshot {
@@ -110,9 +110,9 @@ fn render(
         scene.time = args.time - (count - 1 - index) as f32 * FIXED_STEP;
         let last = index == count - 1;
         if let Some(overlay) = overlay.as_mut() {
-            let stats = averages.as_ref().map(|averages| {
-                title::title_stats(averages, scene, visible, &renderer.model.model.parts)
-            });
+            let stats = averages
+                .as_ref()
+                .map(|averages| title::title_stats(averages, scene, visible, renderer));
             let view = OverlayView {
                 device: &ctx.device_name,
                 driver: &ctx.driver,
@@ -126,6 +126,7 @@ fn render(
                 wireframe_available: ctx.wireframe,
                 gpu_memory: renderer.memory(),
                 impostor_clips: renderer.model.impostors.baked_clips(),
+                msaa: (renderer.samples(), renderer.samples()),
                 palette_rows: renderer.palette_rows(),
             };
             // Nothing to click headless: the screen's size is all the input.

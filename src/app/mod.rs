@@ -302,11 +302,12 @@ fn build_crowd(
     ctx: &Context,
     cast: &Cast,
     spec: CrowdSpec,
-    extent: vk::Extent2D,
+    (extent, samples): (vk::Extent2D, u32),
     draw: &render_args::DrawArgs,
 ) -> Result<(CrowdState, Renderer), AppError> {
     let desc = RendererDesc {
         extent,
+        samples,
         animation: spec.animation,
         memory_budget: draw.memory_budget(),
         animate_kernel: spec.animate_kernel,

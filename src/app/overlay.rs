@@ -58,6 +58,8 @@ pub struct OverlayView<'a> {
     /// Clips the impostor atlases hold baked now, and room for (every
     /// model's): a far character whose clip is not baked is a mesh.
     pub impostor_clips: (usize, usize),
+    /// Samples a pixel drawn now, and with MSAA on (`--msaa`, clamped).
+    pub msaa: (u32, u32),
 }
 
 /// The largest crowd the renderer's fit check accepts: the slider's end.
@@ -349,6 +351,12 @@ fn controls(ui: &mut egui::Ui, view: &OverlayView, actions: &mut Vec<Action>) {
         Action::Occlusion,
     );
     toggle(ui, options.impostors, "impostors (P)", Action::Impostors);
+    let (drawn, chosen) = view.msaa;
+    ui.add_enabled_ui(chosen > 1, |ui| {
+        toggle(ui, drawn > 1, &format!("MSAA {chosen}x (M)"), Action::Msaa);
+    })
+    .response
+    .on_disabled_hover_text("--msaa 1, or the device offers no more samples");
     toggle(
         ui,
         options.anim_lod,

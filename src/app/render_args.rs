@@ -115,6 +115,11 @@ pub struct RenderArgs {
     /// distance.
     #[arg(long, value_enum, default_value_t = Switch::On)]
     pub impostors: Switch,
+    /// Samples per pixel, multisample antialiasing: 1, 2, 4 or 8, clamped
+    /// to what the device offers for colour and depth together (the log
+    /// says so). In the window, M switches between 1 and this.
+    #[arg(long, value_name = "SAMPLES", default_value_t = 4, value_parser = msaa_samples)]
+    pub msaa: u32,
     /// One indirect call for each run of a mesh's levels of detail that
     /// share a pipeline, where the device has multiDrawIndirect; off: a
     /// call per level.
@@ -487,6 +492,14 @@ fn distance(text: &str) -> Result<f32, String> {
 }
 
 /// A finite, positive number.
+/// `--msaa`: a sample count Vulkan names.
+pub fn msaa_samples(text: &str) -> Result<u32, String> {
+    match text.parse::<u32>() {
+        Ok(samples @ (1 | 2 | 4 | 8)) => Ok(samples),
+        _ => Err("expected 1, 2, 4 or 8 samples per pixel".into()),
+    }
+}
+
 fn positive(text: &str) -> Result<f32, String> {
     match text.parse::<f32>() {
         Ok(value) if value.is_finite() && value > 0.0 => Ok(value),

@@ -7,8 +7,8 @@ use std::time::{Duration, Instant};
 use super::scene::Scene;
 use crate::gpu::crowd_buffers::Animation;
 use crate::gpu::frame_loop::{MeasuredFrame, VisibleCounts};
-use crate::gpu::gpu_model::ModelPart;
 use crate::gpu::profiler::FrameTimings;
+use crate::gpu::renderer::Renderer;
 use crate::skin::SkinningMethod;
 
 /// How often the title changes.
@@ -33,6 +33,8 @@ pub struct TitleStats {
     pub skinning: &'static str,
     /// Joints per vertex.
     pub influences: usize,
+    /// Samples per pixel drawn.
+    pub msaa: u32,
     /// A row per model: the overlay's table of a mixed crowd.
     pub models: Vec<ModelStats>,
 }
@@ -49,7 +51,7 @@ pub struct ModelStats {
 }
 
 /// `md5crowd | 60.0 fps | CPU 0.41 ms | GPU 2.35 ms (draw 2.30, skeleton 0.05) |
-/// 25/25 instances, 3 impostors | 148.0k triangles | walk | LBS, 4 influences`
+/// 25/25 instances, 3 impostors | 148.0k triangles | walk | LBS, 4 influences | MSAA 4x`
 pub fn window_title(stats: &TitleStats) -> String {
     let gpu = match &stats.gpu {
         Some(timings) if !timings.passes.is_empty() => {
@@ -63,7 +65,7 @@ pub fn window_title(stats: &TitleStats) -> String {
         _ => "GPU n/a".to_owned(),
     };
     format!(
-        "md5crowd | {:.1} fps | CPU {:.2} ms | {gpu} | {}/{} instances, {} impostors | {} triangles | {} | {}, {} influences",
+        "md5crowd | {:.1} fps | CPU {:.2} ms | {gpu} | {}/{} instances, {} impostors | {} triangles | {} | {}, {} influences | MSAA {}x",
         stats.fps,
         stats.cpu_ms,
         stats.visible_instances,
@@ -73,17 +75,20 @@ pub fn window_title(stats: &TitleStats) -> String {
         stats.clip,
         stats.skinning,
         stats.influences,
+        stats.msaa,
     )
 }
 
 /// The title's numbers for `scene`, given a refresh interval's averages
-/// and the instances the cull pass kept (the overlay shows them too).
+/// and the instances the cull pass kept (the overlay shows them too), as
+/// `renderer` drew them.
 pub fn title_stats(
     averages: &Averages,
     scene: &Scene,
     visible: VisibleCounts,
-    parts: &[ModelPart],
+    renderer: &Renderer,
 ) -> TitleStats {
+    let parts = &renderer.model.model.parts;
     let models = &scene.cast.models;
     let crowd = &scene.crowd;
     let clip = match crowd.instances.first() {
@@ -115,6 +120,7 @@ pub fn title_stats(
         clip: clip.to_owned(),
         skinning: skinning_label(scene.view.skinning, crowd.spec.animation),
         influences: models[0].influences().count(),
+        msaa: renderer.samples(),
     }
 }
 
@@ -246,12 +252,13 @@ mod tests {
             clip: "walk".into(),
             skinning: "LBS",
             influences: 4,
+            msaa: 4,
             models: Vec::new(),
         });
         assert_eq!(
             title,
             "md5crowd | 59.9 fps | CPU 0.41 ms | GPU 2.35 ms (draw 2.30, skeleton 0.05) | \
-             20/25 instances, 3 impostors | 148.0k triangles | walk | LBS, 4 influences"
+             20/25 instances, 3 impostors | 148.0k triangles | walk | LBS, 4 influences | MSAA 4x"
         );
     }
 
@@ -269,6 +276,7 @@ mod tests {
             clip: "bind pose".into(),
             skinning: "DQS",
             influences: 8,
+            msaa: 1,
             models: Vec::new(),
         });
         assert!(title.contains("| GPU n/a |"), "{title}");

@@ -345,6 +345,7 @@ impl App<'_> {
             Action::ShowLod => live.scene.view.show_lod = !live.scene.view.show_lod,
             Action::Occlusion => live.scene.view.occlusion = !live.scene.view.occlusion,
             Action::Impostors => live.scene.view.impostors = !live.scene.view.impostors,
+            Action::Msaa => live.toggle_msaa()?,
             Action::Locomotion => live.toggle_locomotion(self.args),
             Action::ResetCamera => live.frame_crowd(self.args),
             Action::Capture => live.capture.request_next_frame(),
@@ -376,6 +377,7 @@ impl Live {
             (self.scene.culling_frozen(), ", culling frozen"),
             (!view.occlusion, ", occlusion off"),
             (!view.impostors, ", impostors off"),
+            (self.renderer.samples() < self.msaa, ", MSAA off"),
             (self.scene.crowd.walks(), ", walking"),
         ];
         let crowd = &self.scene.crowd;
@@ -423,6 +425,21 @@ impl Live {
         self.frame_crowd(args);
     }
 
+    /// MSAA off, or back on at `--msaa` samples a pixel (as many of them
+    /// as the device offers): new targets and pipelines, nothing else.
+    fn toggle_msaa(&mut self) -> Result<(), AppError> {
+        if self.msaa == 1 {
+            log::warn!("MSAA: drawing one sample a pixel, the most --msaa and the device allow");
+            return Ok(());
+        }
+        let wanted = match self.renderer.samples() {
+            1 => self.msaa,
+            _ => 1,
+        };
+        self.renderer.set_samples(&self.ctx, wanted)?;
+        Ok(())
+    }
+
     /// The start view (`--view`), fitted to the crowd.
     fn frame_crowd(&mut self, args: &RenderArgs) {
         self.scene.camera = args.view.camera(&self.scene.crowd, self.aspect());
@@ -440,12 +457,7 @@ impl Live {
 
     fn title_stats(&self, averages: &Averages) -> title::TitleStats {
         let visible = self.visible.unwrap_or_default();
-        title::title_stats(
-            averages,
-            &self.scene,
-            visible,
-            &self.renderer.model.model.parts,
-        )
+        title::title_stats(averages, &self.scene, visible, &self.renderer)
     }
 
     /// Lays the overlay out, if shown, for the frame about to be drawn;
@@ -470,6 +482,7 @@ impl Live {
             wireframe_available: self.ctx.wireframe,
             gpu_memory: self.renderer.memory(),
             impostor_clips: self.renderer.model.impostors.baked_clips(),
+            msaa: (self.renderer.samples(), self.msaa),
             palette_rows: self.renderer.palette_rows(),
         };
         let (mut frame, platform_output) = self.overlay.run(input, &view, &mut actions);

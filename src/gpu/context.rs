@@ -48,6 +48,37 @@ pub struct QuerySupport {
     pub pipeline_statistics: bool,
 }
 
+/// What multisampled targets the device offers (checked in `check_device`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MultisampleSupport {
+    /// Counts a colour and a depth target can both have, and pyramid.comp
+    /// can read the depth of when the device resolves no depth to its MIN.
+    pub counts: vk::SampleCountFlags,
+    /// `VK_RESOLVE_MODE_MIN_BIT` is a supported depth resolve: with reverse
+    /// Z the farthest sample, what the depth pyramid must be built from to
+    /// stay conservative. Without it a compute pass reads every sample.
+    pub min_depth_resolve: bool,
+}
+
+impl MultisampleSupport {
+    /// The counts offered, smallest first.
+    pub fn offered(&self) -> Vec<u32> {
+        (0..=6)
+            .map(|power| 1u32 << power)
+            .filter(|&count| self.counts.contains(vk::SampleCountFlags::from_raw(count)))
+            .collect()
+    }
+
+    /// The largest count offered that is at most `requested` (1 always is).
+    pub fn clamp(&self, requested: u32) -> u32 {
+        self.offered()
+            .into_iter()
+            .filter(|&count| count <= requested)
+            .max()
+            .unwrap_or(1)
+    }
+}
+
 #[derive(Clone, Copy, Debug)]
 pub struct TimestampFormat {
     pub period_ns: f64,
@@ -95,8 +126,18 @@ pub struct Context {
     pub multi_draw_indirect: bool,
     /// What the GPU profiler can measure on this device and queue.
     pub queries: QuerySupport,
+    /// The most anisotropy the material sampler takes: `samplerAnisotropy`
+    /// enabled and `maxSamplerAnisotropy` up to 16; `None` without it.
+    pub max_anisotropy: Option<f32>,
+    /// The sample counts the frame's targets can have, and how their depth
+    /// is resolved for the depth pyramid.
+    pub multisample: MultisampleSupport,
     pub dynamic_rendering: khr::dynamic_rendering::Device,
     pub synchronization2: khr::synchronization2::Device,
+    /// Every pipeline is created through it: a pipeline made again (a
+    /// model reloaded, targets of another sample count) reuses the
+    /// driver's compiled code. Lives as long as the device, in memory only.
+    pub pipeline_cache: vk::PipelineCache,
     /// gpu-allocator needs `&mut`; a mutex lets every creation function take
     /// `&Context`. Shared with the overlay's egui renderer, which takes an
     /// `Arc` and is destroyed before the context. Dropped by hand before the
@@ -148,18 +189,27 @@ impl Context {
                 buffer_device_address: false,
                 allocation_sizes: Default::default(),
             });
-            match allocator {
-                Ok(allocator) => Ok((chosen, device, allocator)),
+            let allocator = match allocator {
+                Ok(allocator) => allocator,
                 Err(source) => {
                     unsafe { device.destroy_device(None) };
-                    Err(GpuError::Allocation {
+                    return Err(GpuError::Allocation {
                         name: "allocator".into(),
                         source,
-                    })
+                    });
+                }
+            };
+            let cache_info = vk::PipelineCacheCreateInfo::default();
+            match unsafe { device.create_pipeline_cache(&cache_info, None) } {
+                Ok(cache) => Ok((chosen, device, allocator, cache)),
+                Err(result) => {
+                    drop(allocator);
+                    unsafe { device.destroy_device(None) };
+                    Err(vk_error("vkCreatePipelineCache")(result))
                 }
             }
         });
-        let (chosen, device, allocator) = match device_level {
+        let (chosen, device, allocator, pipeline_cache) = match device_level {
             Ok(created) => created,
             Err(error) => {
                 destroy_instance_objects(&instance, messenger.as_ref(), surface.as_ref());
@@ -174,6 +224,7 @@ impl Context {
                 .then(|| ash::ext::debug_utils::Device::new(&instance, &device)),
             dynamic_rendering: khr::dynamic_rendering::Device::new(&instance, &device),
             synchronization2: khr::synchronization2::Device::new(&instance, &device),
+            pipeline_cache,
             entry,
             instance,
             messenger,
@@ -187,15 +238,18 @@ impl Context {
             queue_family: chosen.queue_family,
             queue,
             wireframe: chosen.fill_mode_non_solid,
+            max_anisotropy: chosen.max_anisotropy,
             texture_compression_bc: chosen.texture_compression_bc,
             multi_draw_indirect: chosen.multi_draw_indirect,
             queries: chosen.queries,
+            multisample: chosen.multisample,
             allocator: ManuallyDrop::new(Arc::new(Mutex::new(allocator))),
             fail_at: AtomicU32::new(u32::MAX),
             creation_steps: AtomicU32::new(0),
         };
         debug::set_name(&ctx, ctx.device.handle(), "md5crowd device");
         debug::set_name(&ctx, ctx.queue, "graphics+compute+present queue");
+        debug::set_name(&ctx, ctx.pipeline_cache, "pipeline cache");
         Ok(ctx)
     }
 
@@ -234,6 +288,8 @@ impl Drop for Context {
         unsafe {
             // Nothing useful can be done about a lost device while tearing down.
             let _ = self.device.device_wait_idle();
+            self.device
+                .destroy_pipeline_cache(self.pipeline_cache, None);
             ManuallyDrop::drop(&mut self.allocator);
             self.device.destroy_device(None);
             destroy_instance_objects(
@@ -389,6 +445,8 @@ struct ChosenDevice {
     queue_family: u32,
     /// Optional: only the wireframe view needs it.
     fill_mode_non_solid: bool,
+    /// Optional: without it the materials are filtered trilinearly only.
+    max_anisotropy: Option<f32>,
     /// Optional: without it DDS images are decoded on the CPU.
     texture_compression_bc: bool,
     /// Optional: without it every level of detail is a draw call of its own.
@@ -398,6 +456,7 @@ struct ChosenDevice {
     /// validation layers warn of the unread output, nothing else changes.
     maintenance4: bool,
     queries: QuerySupport,
+    multisample: MultisampleSupport,
 }
 
 fn choose_physical_device(
@@ -486,6 +545,8 @@ fn check_device(
     }
     unsafe { instance.get_physical_device_features2(device, &mut features) };
     let fill_mode_non_solid = features.features.fill_mode_non_solid == vk::TRUE;
+    let max_anisotropy = (features.features.sampler_anisotropy == vk::TRUE)
+        .then(|| properties.limits.max_sampler_anisotropy.min(16.0));
     let pipeline_statistics = features.features.pipeline_statistics_query == vk::TRUE;
     let texture_compression_bc = features.features.texture_compression_bc == vk::TRUE;
     let multi_draw_indirect = features.features.multi_draw_indirect == vk::TRUE;
@@ -529,6 +590,8 @@ fn check_device(
         pipeline_statistics,
     };
 
+    let multisample = multisample_support(instance, device, &properties.limits);
+
     let score = match properties.device_type {
         vk::PhysicalDeviceType::DISCRETE_GPU => 4,
         vk::PhysicalDeviceType::INTEGRATED_GPU => 3,
@@ -542,13 +605,40 @@ fn check_device(
             name,
             queue_family,
             fill_mode_non_solid,
+            max_anisotropy,
             texture_compression_bc,
             multi_draw_indirect,
             maintenance4,
             queries,
+            multisample,
         },
         score,
     )))
+}
+
+/// The sample counts of [`MultisampleSupport`]: the framebuffer limits for
+/// colour and depth together, and, where no MIN depth resolve exists, the
+/// depth's as a sampled image (the compute pass reads its samples).
+fn multisample_support(
+    instance: &ash::Instance,
+    device: vk::PhysicalDevice,
+    limits: &vk::PhysicalDeviceLimits,
+) -> MultisampleSupport {
+    let mut resolve = vk::PhysicalDeviceDepthStencilResolveProperties::default();
+    let mut properties = vk::PhysicalDeviceProperties2::default().push_next(&mut resolve);
+    unsafe { instance.get_physical_device_properties2(device, &mut properties) };
+    let min_depth_resolve = resolve
+        .supported_depth_resolve_modes
+        .contains(vk::ResolveModeFlags::MIN);
+    let mut counts =
+        limits.framebuffer_color_sample_counts & limits.framebuffer_depth_sample_counts;
+    if !min_depth_resolve {
+        counts &= limits.sampled_image_depth_sample_counts;
+    }
+    MultisampleSupport {
+        counts: counts | vk::SampleCountFlags::TYPE_1,
+        min_depth_resolve,
+    }
 }
 
 fn create_device(
@@ -577,6 +667,7 @@ fn create_device(
         vk::PhysicalDeviceSynchronization2Features::default().synchronization2(true);
     let features = vk::PhysicalDeviceFeatures::default()
         .fill_mode_non_solid(chosen.fill_mode_non_solid)
+        .sampler_anisotropy(chosen.max_anisotropy.is_some())
         .texture_compression_bc(chosen.texture_compression_bc)
         .multi_draw_indirect(chosen.multi_draw_indirect)
         .pipeline_statistics_query(chosen.queries.pipeline_statistics);

@@ -51,7 +51,8 @@ pub fn create_pool(
     sets: &[(&SetLayout, u32)],
 ) -> Result<vk::DescriptorPool, GpuError> {
     let mut sizes: Vec<vk::DescriptorPoolSize> = Vec::new();
-    for (layout, count) in sets {
+    // A layout wanted no times adds no sizes (each must be above zero).
+    for (layout, count) in sets.iter().filter(|(_, count)| *count > 0) {
         for binding in &layout.bindings {
             let ty = binding.descriptor.kind.descriptor_type();
             let descriptors = count * binding.descriptor.count;
@@ -84,6 +85,8 @@ pub enum Resource<'a> {
     Textures(Vec<&'a Image>, vk::Sampler, vk::ImageLayout),
     /// A buffer read through a format (`samplerBuffer`).
     TexelBuffer(vk::BufferView),
+    /// An image written texel by texel (`image2D`), in the GENERAL layout.
+    StorageImage(&'a Image),
 }
 
 /// A set of `layout` from `pool` (freed with the pool), with every binding
@@ -157,6 +160,11 @@ pub fn write_set(
                     image_infos.push(image_infos_of(images, *sampler, *layout))
                 }
                 Resource::TexelBuffer(view) => texel_views.push([*view]),
+                Resource::StorageImage(image) => image_infos.push(image_infos_of(
+                    &[image],
+                    vk::Sampler::null(),
+                    vk::ImageLayout::GENERAL,
+                )),
             }
             (binding, resource)
         })
@@ -172,7 +180,7 @@ pub fn write_set(
                 .descriptor_type(binding.descriptor.kind.descriptor_type());
             match resource {
                 Resource::Buffer(_) => write.buffer_info(buffers.next().expect("one info each")),
-                Resource::Texture(..) | Resource::Textures(..) => {
+                Resource::Texture(..) | Resource::Textures(..) | Resource::StorageImage(_) => {
                     write.image_info(images.next().expect("infos for each"))
                 }
                 Resource::TexelBuffer(_) => {
@@ -203,8 +211,13 @@ fn image_infos_of(
 /// How a sampler reads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Sampling {
-    /// Trilinear, repeating: md5 uvs may run past [0, 1].
+    /// Trilinear and anisotropic where the device can, repeating: md5 uvs
+    /// may run past [0, 1].
     Diffuse,
+    /// Trilinear, clamped, not anisotropic: the impostor atlases, whose
+    /// cells face the eye (no slant to keep detail along) and lie side by
+    /// side (extra taps along a slant would read the neighbours').
+    Atlas,
     /// Nearest, clamped: pyramid.comp fetches depth texels as they are
     /// (depth formats need not support linear filtering).
     Depth,
@@ -218,6 +231,12 @@ pub fn create_sampler(ctx: &Context, sampling: Sampling) -> Result<vk::Sampler, 
             vk::SamplerAddressMode::REPEAT,
             "diffuse sampler",
         ),
+        Sampling::Atlas => (
+            vk::Filter::LINEAR,
+            vk::SamplerMipmapMode::LINEAR,
+            vk::SamplerAddressMode::CLAMP_TO_EDGE,
+            "impostor atlas sampler",
+        ),
         Sampling::Depth => (
             vk::Filter::NEAREST,
             vk::SamplerMipmapMode::NEAREST,
@@ -225,7 +244,15 @@ pub fn create_sampler(ctx: &Context, sampling: Sampling) -> Result<vk::Sampler, 
             "depth sampler",
         ),
     };
+    // Materials seen at a slant keep their detail along the slant instead
+    // of blurring to the mip the steepest direction asks for.
+    let anisotropy = match sampling {
+        Sampling::Diffuse => ctx.max_anisotropy,
+        Sampling::Atlas | Sampling::Depth => None,
+    };
     let info = vk::SamplerCreateInfo::default()
+        .anisotropy_enable(anisotropy.is_some())
+        .max_anisotropy(anisotropy.unwrap_or(1.0))
         .mag_filter(filter)
         .min_filter(filter)
         .mipmap_mode(mipmap)

@@ -351,7 +351,7 @@ impl Renderer {
             _ => 0,
         };
         let overlay_drawn = self.record(ctx, cmd, slot, (&input, &bakes), overlay.as_ref());
-        let color = &self.targets.color;
+        let color = self.targets.picture();
         if let Some((swapchain, image)) = presented {
             output::record_blit_to_swapchain(ctx, cmd, color, swapchain.images[image as usize]);
         }
@@ -493,7 +493,7 @@ impl Renderer {
     /// the levels of detail are chosen for the target's height.
     fn frame_uniforms(&self, input: &FrameInput) -> FrameUniforms {
         let scene = input.uniforms;
-        let extent = self.targets.color.extent;
+        let extent = self.targets.extent();
         let (cull_view_projection, frustum_planes) = match input.view.frozen_cull {
             Some(frozen) => (frozen, Frustum::from_view_projection(frozen).planes),
             None => (scene.view_projection, scene.frustum_planes),

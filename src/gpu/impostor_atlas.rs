@@ -188,7 +188,7 @@ impl ImpostorAtlases {
                 &vec![0; table.len() * 4],
             )?,
         );
-        let sampler = guard(ctx, descriptors::create_sampler(ctx, Sampling::Diffuse)?);
+        let sampler = guard(ctx, descriptors::create_sampler(ctx, Sampling::Atlas)?);
         let pool = guard(
             ctx,
             descriptors::create_pool(
@@ -374,6 +374,7 @@ impl ImpostorAtlas {
                 mip_levels: layout.mip_levels(),
                 swizzle: vk::ComponentMapping::default(),
                 array_layers: Some(layout.slots),
+                samples: vk::SampleCountFlags::TYPE_1,
             };
             resources::create_image(ctx, &format!("impostor {label}: {name}"), &desc)
         };

@@ -48,7 +48,7 @@ pub mod swapchain;
 pub mod targets;
 pub mod texture;
 
-pub use context::{Context, ContextDesc};
+pub use context::{Context, ContextDesc, MultisampleSupport};
 
 use ash::vk;
 

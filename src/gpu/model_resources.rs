@@ -16,6 +16,7 @@ use super::impostor_atlas::ImpostorAtlases;
 use super::passes::agents::{self, Agents};
 use super::passes::animate::{self, Animate};
 use super::passes::cull::{self, Cull};
+use super::passes::depth_resolve::{self, DepthResolve};
 use super::passes::draws::{self, Draws};
 use super::passes::impostor_bake::BakeInputs;
 use super::passes::pyramid::{self, Pyramid};
@@ -40,6 +41,9 @@ pub struct ModelResources {
     /// Set 1 of the compute passes: the depth target and its pyramid
     /// (pyramid.comp builds it, cull.comp tests against it).
     pub pyramid_layout: SetLayout,
+    /// Set 2 of the compute passes: a multisampled depth target and the
+    /// image of its farthest samples (depth_resolve.comp).
+    pub depth_resolve_layout: SetLayout,
     /// How pyramid.comp reads the depth target.
     pub depth_sampler: vk::Sampler,
     pub draw_pipeline_layout: vk::PipelineLayout,
@@ -49,6 +53,7 @@ pub struct ModelResources {
     pub draws: Draws,
     pub animate: Animate,
     pub pyramid: Pyramid,
+    pub depth_resolve: DepthResolve,
     /// Set 1 of the impostor draw: one model's atlas.
     pub impostor_layout: SetLayout,
     /// Scene + impostor atlas: set 0 is the crowd draw's, so the scene set
@@ -104,6 +109,7 @@ impl ModelResources {
             impostor_layout: sets.impostor.keep(),
             compute_layout: sets.compute.keep(),
             pyramid_layout: sets.pyramid.keep(),
+            depth_resolve_layout: sets.depth_resolve.keep(),
             draw_pipeline_layout: layouts.draw.keep(),
             impostor_pipeline_layout: layouts.impostor.keep(),
             compute_pipeline_layout: layouts.compute.keep(),
@@ -112,6 +118,7 @@ impl ModelResources {
             draws: passes.draws.keep(),
             animate: passes.animate.keep(),
             pyramid: passes.pyramid.keep(),
+            depth_resolve: passes.depth_resolve.keep(),
             impostors: impostors.keep(),
             depth_sampler: depth_sampler.keep(),
             sampler: materials.sampler.keep(),
@@ -148,12 +155,14 @@ impl Destroy for ModelResources {
         self.sampler.destroy(ctx);
         self.depth_sampler.destroy(ctx);
         self.animate.destroy(ctx);
+        self.depth_resolve.destroy(ctx);
         self.pyramid.destroy(ctx);
         self.draws.destroy(ctx);
         self.cull.destroy(ctx);
         self.agents.destroy(ctx);
         self.compute_pipeline_layout.destroy(ctx);
         self.draw_pipeline_layout.destroy(ctx);
+        self.depth_resolve_layout.destroy(ctx);
         self.pyramid_layout.destroy(ctx);
         self.compute_layout.destroy(ctx);
         self.material_layout.destroy(ctx);
@@ -167,6 +176,7 @@ impl Destroy for ModelResources {
 /// it declare. Fields drop (on a failed step) in reverse creation order.
 struct SetLayouts<'c> {
     impostor: Guard<'c, SetLayout>,
+    depth_resolve: Guard<'c, SetLayout>,
     pyramid: Guard<'c, SetLayout>,
     compute: Guard<'c, SetLayout>,
     material: Guard<'c, SetLayout>,
@@ -242,8 +252,18 @@ fn create_set_layouts(ctx: &Context) -> Result<SetLayouts<'_>, GpuError> {
             ("cull.comp", spirv::CULL_COMP, Stage::COMPUTE),
         ],
     )?;
+    let depth_resolve = layout(
+        "depth resolve set layout",
+        2,
+        &[(
+            "depth_resolve.comp",
+            spirv::DEPTH_RESOLVE_COMP,
+            Stage::COMPUTE,
+        )],
+    )?;
     Ok(SetLayouts {
         impostor,
+        depth_resolve,
         pyramid,
         compute,
         material,
@@ -253,7 +273,7 @@ fn create_set_layouts(ctx: &Context) -> Result<SetLayouts<'_>, GpuError> {
 
 /// The pipeline layouts: scene + material for the draws, scene + atlas
 /// for the impostors (set 0 stays bound from the meshes on), and the
-/// compute passes' two sets.
+/// compute passes' three sets (the third only for a depth resolve).
 struct PipelineLayouts<'c> {
     compute: Guard<'c, vk::PipelineLayout>,
     impostor: Guard<'c, vk::PipelineLayout>,
@@ -283,7 +303,11 @@ fn create_pipeline_layouts<'c>(
     )?;
     let compute = layout(
         "crowd compute",
-        &[sets.compute.handle, sets.pyramid.handle],
+        &[
+            sets.compute.handle,
+            sets.pyramid.handle,
+            sets.depth_resolve.handle,
+        ],
         // pyramid.comp pushes its level into the same range.
         push_constants::<CrowdComputeConstants>(Stage::COMPUTE),
     )?;
@@ -297,6 +321,7 @@ fn create_pipeline_layouts<'c>(
 /// Every pass's pipelines, made for the models' skeletons, influences and
 /// skins and for the frame's target formats.
 struct Passes<'c> {
+    depth_resolve: Guard<'c, DepthResolve>,
     pyramid: Guard<'c, Pyramid>,
     draws: Guard<'c, Draws>,
     animate: Guard<'c, Animate>,
@@ -316,7 +341,9 @@ fn create_passes<'c>(
     let animate = guard(ctx, animate::create_animate(ctx, compute, joints)?);
     let draws = guard(ctx, draws::create_draws(ctx, compute, joints, &animate)?);
     let pyramid = guard(ctx, pyramid::create_pyramid(ctx, compute)?);
+    let depth_resolve = guard(ctx, depth_resolve::create_depth_resolve(ctx, compute)?);
     Ok(Passes {
+        depth_resolve,
         pyramid,
         draws,
         animate,

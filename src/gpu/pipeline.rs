@@ -8,13 +8,15 @@ use super::guard::{guard, Destroy};
 use super::{debug, reflect, shaders, vk_error, Context, GpuError};
 
 /// The attachments every pass renders into; pipelines are built for them.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TargetFormats {
     pub color: vk::Format,
     /// A second colour attachment (location 1), written alongside:
     /// the impostor bake keeps albedo and normals in one pass.
     pub second_color: Option<vk::Format>,
     pub depth: vk::Format,
+    /// Samples per pixel of every attachment.
+    pub samples: vk::SampleCountFlags,
 }
 
 /// How a pass meets the depth buffer.
@@ -64,6 +66,10 @@ pub struct GraphicsPipelineDesc<'a> {
     /// Blend by the fragment's alpha (`src * a + dst * (1 - a)`) instead of
     /// replacing the colour.
     pub alpha_blend: bool,
+    /// The fragment's alpha says how many of its pixel's samples it
+    /// covers: a cut-out's outline gets the samples a mesh edge does. The
+    /// alpha is then not written: the picture stays opaque.
+    pub alpha_to_coverage: bool,
     pub formats: TargetFormats,
 }
 
@@ -109,15 +115,22 @@ pub fn create_graphics_pipeline(
         .front_face(desc.front_face)
         .line_width(1.0);
     let multisample = vk::PipelineMultisampleStateCreateInfo::default()
-        .rasterization_samples(vk::SampleCountFlags::TYPE_1);
+        .rasterization_samples(desc.formats.samples)
+        .alpha_to_coverage_enable(desc.alpha_to_coverage);
     // Reverse Z (near plane at depth 1, infinity at 0): floating-point depth
     // keeps its precision where perspective squeezes distant geometry.
     let depth_stencil = vk::PipelineDepthStencilStateCreateInfo::default()
         .depth_test_enable(desc.depth != Depth::Off)
         .depth_write_enable(desc.depth == Depth::TestAndWrite)
         .depth_compare_op(vk::CompareOp::GREATER);
+    let written = match desc.alpha_to_coverage {
+        true => {
+            vk::ColorComponentFlags::R | vk::ColorComponentFlags::G | vk::ColorComponentFlags::B
+        }
+        false => vk::ColorComponentFlags::RGBA,
+    };
     let blend = vk::PipelineColorBlendAttachmentState::default()
-        .color_write_mask(vk::ColorComponentFlags::RGBA)
+        .color_write_mask(written)
         .blend_enable(desc.alpha_blend)
         .src_color_blend_factor(vk::BlendFactor::SRC_ALPHA)
         .dst_color_blend_factor(vk::BlendFactor::ONE_MINUS_SRC_ALPHA)
@@ -153,7 +166,7 @@ pub fn create_graphics_pipeline(
     ctx.creation_step("vkCreateGraphicsPipelines")?;
     let created = unsafe {
         ctx.device
-            .create_graphics_pipelines(vk::PipelineCache::null(), &[info], None)
+            .create_graphics_pipelines(ctx.pipeline_cache, &[info], None)
     };
     let pipeline = created.map_err(|(_, result)| GpuError::Vulkan {
         call: "vkCreateGraphicsPipelines",
@@ -252,7 +265,7 @@ pub fn create_compute_pipeline(
     ctx.creation_step("vkCreateComputePipelines")?;
     let created = unsafe {
         ctx.device
-            .create_compute_pipelines(vk::PipelineCache::null(), &[info], None)
+            .create_compute_pipelines(ctx.pipeline_cache, &[info], None)
     };
     let pipeline = created.map_err(|(_, result)| GpuError::Vulkan {
         call: "vkCreateComputePipelines",

@@ -135,11 +135,12 @@ impl Renderer {
             .collect())
     }
 
-    /// The depth target as the last frame left it, row by row; call once
-    /// the frames are done. For tests of the depth pyramid.
+    /// Each pixel's farthest depth sample as the last frame left the
+    /// depth, row by row (the depth itself with one sample a pixel); call
+    /// once the frames are done. For tests of the depth pyramid.
     pub fn read_depth(&self, ctx: &Context) -> Result<Vec<f32>, GpuError> {
-        let depth = &self.targets.depth;
-        let size = u64::from(depth.extent.width) * u64::from(depth.extent.height) * 4;
+        let farthest = self.targets.farthest_depth();
+        let size = u64::from(farthest.extent.width) * u64::from(farthest.extent.height) * 4;
         let readback = guard(
             ctx,
             resources::create_buffer(
@@ -151,34 +152,21 @@ impl Renderer {
             )?,
         );
         resources::submit_and_wait(ctx, "read back the depth", |cmd| {
-            use vk::{AccessFlags2 as Access, ImageLayout as Layout, PipelineStageFlags2 as Stage};
-            let depth_stages = Stage::EARLY_FRAGMENT_TESTS | Stage::LATE_FRAGMENT_TESTS;
-            resources::image_barrier(
-                ctx,
-                cmd,
-                &resources::ImageBarrier {
-                    image: depth.handle,
-                    range: resources::subresource_range(depth.format, 0, 1),
-                    src: (depth_stages, Access::DEPTH_STENCIL_ATTACHMENT_WRITE),
-                    dst: (Stage::COPY, Access::TRANSFER_READ),
-                    // The last frame's last scope left it an attachment;
-                    // the next frame's first discards whatever layout it has.
-                    old_layout: Layout::DEPTH_ATTACHMENT_OPTIMAL,
-                    new_layout: Layout::TRANSFER_SRC_OPTIMAL,
-                },
-            );
+            self.targets
+                .record_final_farthest_depth(ctx, cmd, &self.model);
+            let range = resources::subresource_range(farthest.format, 0, 1);
             let region = vk::BufferImageCopy::default()
                 .image_subresource(
                     vk::ImageSubresourceLayers::default()
-                        .aspect_mask(vk::ImageAspectFlags::DEPTH)
+                        .aspect_mask(range.aspect_mask)
                         .layer_count(1),
                 )
-                .image_extent(depth.extent.into());
+                .image_extent(farthest.extent.into());
             unsafe {
                 ctx.device.cmd_copy_image_to_buffer(
                     cmd,
-                    depth.handle,
-                    Layout::TRANSFER_SRC_OPTIMAL,
+                    farthest.handle,
+                    vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
                     readback.handle,
                     &[region],
                 );

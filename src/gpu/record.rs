@@ -26,7 +26,7 @@ use super::renderer::Renderer;
 use super::resources::{memory_barrier, Buffer};
 use super::scene_pipelines::ScenePipelines;
 use super::shader_types::{CrowdComputeConstants, CullPhase, DrawConstants, PALETTE_PER_INSTANCE};
-use super::targets::{begin_rendering, end_rendering, Scope, Targets};
+use super::targets::{begin_rendering, end_rendering, Closing, Scope, Targets};
 use super::{debug, pipeline, Context, GpuError};
 
 /// The profiler's and RenderDoc's names for a phase's passes.
@@ -153,7 +153,7 @@ impl Renderer {
             (Some(frame), Some(pass), false) => {
                 let _label = debug::label(ctx, cmd, "ui overlay");
                 let scope = self.profiler.begin(ctx, cmd, "ui overlay");
-                let drawn = pass.record(ctx, cmd, &self.targets.color, frame);
+                let drawn = pass.record(ctx, cmd, self.targets.picture(), frame);
                 self.profiler.end(ctx, cmd, scope);
                 drawn
             }
@@ -389,8 +389,12 @@ impl FrameRecorder<'_> {
         let first = self
             .profiler
             .begin(ctx, cmd, if draws_ground { "ground" } else { names.draw });
-        begin_rendering(ctx, cmd, self.targets, opening);
-        pipeline::set_viewport(ctx, cmd, self.targets.color.extent);
+        let closing = match last {
+            true => Closing::Picture,
+            false => Closing::Pyramid,
+        };
+        begin_rendering(ctx, cmd, self.targets, opening, closing);
+        pipeline::set_viewport(ctx, cmd, self.targets.extent());
         self.bind_scene_set(crowd_set);
         let draw = if draws_ground {
             ground::record_ground(ctx, cmd, &self.pipelines.ground, crowd.instance_count());
@@ -422,7 +426,7 @@ impl FrameRecorder<'_> {
         if last && self.view.show_skeleton && animated {
             self.record_skeleton_overlay(crowd_set);
         }
-        end_rendering(ctx, cmd, self.targets, last);
+        end_rendering(ctx, cmd, self.targets, closing);
     }
 
     /// The impostors of the phase whose draws are `commands`.
@@ -472,6 +476,7 @@ impl FrameRecorder<'_> {
     fn record_pyramid(&mut self) {
         let (ctx, cmd) = (self.ctx, self.cmd);
         let scope = self.profiler.begin(ctx, cmd, "depth pyramid");
+        self.targets.record_depth_resolve(ctx, cmd, self.model);
         pyramid::record_pyramid(
             ctx,
             cmd,

@@ -12,7 +12,7 @@ use rspirv::dr::{Instruction, Module, Operand};
 use rspirv::spirv::{Decoration, Dim, ExecutionMode, Op, StorageClass, Word};
 
 /// The descriptor kinds the shaders use; others (separate images and
-/// samplers, storage images, storage texel buffers) are not reflected yet.
+/// samplers, storage texel buffers) are not reflected yet.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum DescriptorKind {
     UniformBuffer,
@@ -20,6 +20,8 @@ pub enum DescriptorKind {
     CombinedImageSampler,
     /// `samplerBuffer` and the like: a buffer read through a format.
     UniformTexelBuffer,
+    /// `image2D` and the like: an image written (or read) texel by texel.
+    StorageImage,
 }
 
 impl DescriptorKind {
@@ -30,6 +32,7 @@ impl DescriptorKind {
             DescriptorKind::StorageBuffer => vk::DescriptorType::STORAGE_BUFFER,
             DescriptorKind::CombinedImageSampler => vk::DescriptorType::COMBINED_IMAGE_SAMPLER,
             DescriptorKind::UniformTexelBuffer => vk::DescriptorType::UNIFORM_TEXEL_BUFFER,
+            DescriptorKind::StorageImage => vk::DescriptorType::STORAGE_IMAGE,
         }
     }
 }
@@ -209,11 +212,12 @@ pub fn workgroup_size(spirv: &[u8]) -> Result<[u32; 3], String> {
 /// Uniform blocks are `UniformBuffer`; `buffer` blocks (StorageBuffer
 /// storage, or Uniform storage decorated BufferBlock before SPIR-V 1.3) are
 /// `StorageBuffer`; `sampler2D` and the like are `CombinedImageSampler`,
-/// `samplerBuffer` and the like `UniformTexelBuffer`.
+/// `samplerBuffer` and the like `UniformTexelBuffer`, `image2D` and the
+/// like `StorageImage`.
 /// A sized array of samplers is one binding of that many descriptors.
 /// Skipped, because no shader here uses them: arrays sized at run time (the
-/// count would have to come from elsewhere), and separate images, samplers
-/// and storage images. A layout derived from such a shader lacks the
+/// count would have to come from elsewhere), and separate images and
+/// samplers. A layout derived from such a shader lacks the
 /// binding, which pipeline creation (and the validation layer) reports.
 pub fn descriptor_bindings(spirv: &[u8]) -> Result<Vec<DescriptorBinding>, String> {
     let module = Reflection::new(spirv)?;
@@ -265,6 +269,12 @@ fn descriptor(module: &Reflection, variable: &Instruction) -> Option<DescriptorB
                 Some(Operand::Dim(Dim::DimBuffer)) => (DescriptorKind::UniformTexelBuffer, id),
                 _ => (DescriptorKind::CombinedImageSampler, id),
             }
+        }
+        // OpTypeImage's sixth operand: 2 is an image without a sampler.
+        (StorageClass::UniformConstant, Op::TypeImage)
+            if matches!(pointee.operands.get(5), Some(Operand::LiteralBit32(2))) =>
+        {
+            (DescriptorKind::StorageImage, id)
         }
         _ => return None,
     };
@@ -371,7 +381,9 @@ mod tests {
             .collect()
     }
 
-    use DescriptorKind::{CombinedImageSampler, StorageBuffer, UniformBuffer, UniformTexelBuffer};
+    use DescriptorKind::{
+        CombinedImageSampler, StorageBuffer, StorageImage, UniformBuffer, UniformTexelBuffer,
+    };
 
     #[test]
     fn draw_vertex_shaders_declare_the_scene_set_without_push_constants() {
@@ -435,6 +447,13 @@ mod tests {
             expected(&[
                 (0, CombinedImageSampler, "depth"),
                 (1, StorageBuffer, "DepthPyramid"),
+            ])
+        );
+        assert_eq!(
+            bindings_of(spirv::DEPTH_RESOLVE_COMP, 2),
+            expected(&[
+                (0, CombinedImageSampler, "depth_samples"),
+                (1, StorageImage, "farthest_depth"),
             ])
         );
         assert_eq!(

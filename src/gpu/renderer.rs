@@ -20,7 +20,7 @@ use super::passes::overlay::OverlayPass;
 use super::profiler::Profiler;
 use super::scene_pipelines::ScenePipelines;
 use super::shader_types::CrowdInstance;
-use super::targets::{create_targets, Targets, TARGET_FORMATS};
+use super::targets::{create_targets, Targets};
 use super::{Context, GpuError};
 use crate::model::Model;
 
@@ -37,6 +37,9 @@ pub struct RendererDesc {
     /// ([`crate::crowd::IMPOSTOR_MEMORY_BUDGET`] unless the user says
     /// otherwise).
     pub impostor_budget: u64,
+    /// Samples per pixel asked for; the device's largest count up to it is
+    /// drawn ([`Renderer::set_samples`]).
+    pub samples: u32,
 }
 
 pub struct Renderer {
@@ -89,9 +92,10 @@ impl Renderer {
     /// A renderer for `model`, without a crowd yet: [`Renderer::set_crowd`]
     /// gives it one once [`Renderer::check_crowd_fits`] said it fits.
     pub fn new(ctx: &Context, models: &[Model], desc: &RendererDesc) -> Result<Renderer, GpuError> {
+        let samples = clamp_samples(ctx, desc.samples);
         let parts = guard(
             ctx,
-            ModelParts::new(ctx, models, desc.extent, desc.impostor_budget)?,
+            ModelParts::new(ctx, models, (desc.extent, samples), desc.impostor_budget)?,
         );
         let profiler = Profiler::new(ctx)?;
         let ModelParts {
@@ -136,7 +140,12 @@ impl Renderer {
     ) -> Result<(), GpuError> {
         let parts = guard(
             ctx,
-            ModelParts::new(ctx, models, self.extent(), self.impostor_budget)?,
+            ModelParts::new(
+                ctx,
+                models,
+                (self.extent(), self.targets.samples),
+                self.impostor_budget,
+            )?,
         );
         let shape = CrowdShape::of(models, self.crowd_shape.animation);
         let fixed = parts.memory().total();
@@ -197,7 +206,33 @@ impl Renderer {
     }
 
     pub fn extent(&self) -> vk::Extent2D {
-        self.targets.color.extent
+        self.targets.extent()
+    }
+
+    /// Samples per pixel of the targets.
+    pub fn samples(&self) -> u32 {
+        self.targets.samples
+    }
+
+    /// Draws with `requested` samples per pixel from now on (the device's
+    /// largest count up to it, which is returned): new targets and the
+    /// pipelines that draw into them, nothing else. Nothing changes when
+    /// they cannot be made.
+    pub fn set_samples(&mut self, ctx: &Context, requested: u32) -> Result<u32, GpuError> {
+        let samples = clamp_samples(ctx, requested);
+        if samples == self.targets.samples {
+            return Ok(samples);
+        }
+        let targets = guard(
+            ctx,
+            create_targets(ctx, self.extent(), samples, &self.model)?,
+        );
+        let pipelines = ScenePipelines::new(ctx, &self.model, targets.formats())?;
+        // Frames in flight draw into the old ones.
+        ctx.wait_idle()?;
+        std::mem::replace(&mut self.pipelines, pipelines).destroy(ctx);
+        std::mem::replace(&mut self.targets, targets.keep()).destroy(ctx);
+        Ok(samples)
     }
 
     /// Makes the crowd the one standing at `placements`, rebuilding only
@@ -280,7 +315,7 @@ impl Renderer {
 
     /// New targets for a new size. The caller makes sure the GPU is idle.
     pub fn resize(&mut self, ctx: &Context, extent: vk::Extent2D) -> Result<(), GpuError> {
-        let targets = create_targets(ctx, extent, &self.model)?;
+        let targets = create_targets(ctx, extent, self.targets.samples, &self.model)?;
         std::mem::replace(&mut self.targets, targets).destroy(ctx);
         Ok(())
     }
@@ -359,7 +394,7 @@ impl ModelParts {
     fn new(
         ctx: &Context,
         models: &[Model],
-        extent: vk::Extent2D,
+        (extent, samples): (vk::Extent2D, u32),
         impostor_budget: u64,
     ) -> Result<ModelParts, GpuError> {
         let model = guard(ctx, ModelResources::new(ctx, models, impostor_budget)?);
@@ -369,8 +404,8 @@ impl ModelParts {
             let requests = model.impostors.requests_bytes();
             slots.push(FrameSlot::new(ctx, slot, &draw_commands, requests)?);
         }
-        let targets = guard(ctx, create_targets(ctx, extent, &model)?);
-        let pipelines = ScenePipelines::new(ctx, &model, TARGET_FORMATS)?;
+        let targets = guard(ctx, create_targets(ctx, extent, samples, &model)?);
+        let pipelines = ScenePipelines::new(ctx, &model, targets.formats())?;
         Ok(ModelParts {
             model: model.keep(),
             slots: slots.keep(),
@@ -394,4 +429,18 @@ impl DeviceMemory for ModelParts {
     fn memory(&self) -> MemoryReport {
         self.model.memory() + self.slots.memory() + self.targets.memory()
     }
+}
+
+/// The device's largest sample count up to `requested`, said in the log
+/// when it is less.
+fn clamp_samples(ctx: &Context, requested: u32) -> u32 {
+    let samples = ctx.multisample.clamp(requested);
+    if samples != requested {
+        log::warn!(
+            "MSAA {requested}x: {} offers {:?} samples a pixel for colour and depth together; drawing {samples}x",
+            ctx.device_name,
+            ctx.multisample.offered()
+        );
+    }
+    samples
 }

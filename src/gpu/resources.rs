@@ -301,6 +301,8 @@ pub struct ImageDesc {
     /// `Some(n)`: an array of `n` layers, viewed as an array; `None`: one
     /// layer, viewed as a 2D image.
     pub array_layers: Option<u32>,
+    /// Samples per texel: `TYPE_1` but for multisampled render targets.
+    pub samples: vk::SampleCountFlags,
 }
 
 /// A device-local 2D image (or array) and a view of all its mips and layers.
@@ -311,7 +313,7 @@ pub fn create_image(ctx: &Context, name: &str, desc: &ImageDesc) -> Result<Image
         .extent(desc.extent.into())
         .mip_levels(desc.mip_levels)
         .array_layers(desc.array_layers.unwrap_or(1))
-        .samples(vk::SampleCountFlags::TYPE_1)
+        .samples(desc.samples)
         .tiling(vk::ImageTiling::OPTIMAL)
         .usage(desc.usage)
         .sharing_mode(vk::SharingMode::EXCLUSIVE)

@@ -1,8 +1,16 @@
-//! What lives as long as the image size: the offscreen colour and depth
-//! images every pass renders into, the depth pyramid occlusion culling
-//! builds from the depth, and the dynamic-rendering scopes around the
-//! draws. The window blits the colour image to the swapchain; headless
-//! reads it back.
+//! What lives as long as the image size and the sample count: the colour
+//! and depth images every pass draws into, their single-sample resolves
+//! when they are multisampled, the depth pyramid occlusion culling builds
+//! from the depth, and the dynamic-rendering scopes around the draws. The
+//! window blits the finished picture to the swapchain; headless reads it
+//! back.
+//!
+//! With several samples a pixel the colour is averaged into the picture at
+//! the end of the frame's last scope. The depth pyramid needs each pixel's
+//! farthest sample (the smallest, with reverse Z), or a sample seen past an
+//! edge could be hidden by a nearer one: the scope before the pyramid
+//! resolves the depth to its MIN where the device can, and
+//! depth_resolve.comp reads every sample where it cannot.
 
 use super::memory::{DeviceMemory, MemoryReport};
 use ash::vk;
@@ -12,76 +20,125 @@ use gpu_allocator::MemoryLocation;
 use super::descriptors::{self, Resource};
 use super::guard::{guard, Destroy};
 use super::model_resources::ModelResources;
+use super::passes::depth_resolve;
 use super::pipeline::TargetFormats;
 use super::resources::{self, Buffer, Image, ImageBarrier, ImageDesc};
 use super::{Context, GpuError};
 use crate::crowd::{pyramid_levels, PyramidLevel, MAX_PYRAMID_LEVELS};
 
-pub const TARGET_FORMATS: TargetFormats = TargetFormats {
-    // sRGB: shaders write linear light, the hardware encodes on store.
-    color: vk::Format::R8G8B8A8_SRGB,
-    second_color: None,
-    depth: vk::Format::D32_SFLOAT,
-};
+/// sRGB: shaders write linear light, the hardware encodes on store (and
+/// averages samples in linear light where it resolves them).
+pub const COLOR_FORMAT: vk::Format = vk::Format::R8G8B8A8_SRGB;
+pub const DEPTH_FORMAT: vk::Format = vk::Format::D32_SFLOAT;
+/// What depth_resolve.comp writes: depth formats are seldom storage images.
+const FARTHEST_DEPTH_FORMAT: vk::Format = vk::Format::R32_SFLOAT;
 
 /// A dark grey-blue, in linear light.
 const CLEAR_COLOR: [f32; 4] = [0.02, 0.025, 0.035, 1.0];
 
+/// The attachments of targets with `samples` samples a pixel: what the
+/// scene's pipelines are made for.
+pub fn target_formats(samples: u32) -> TargetFormats {
+    TargetFormats {
+        color: COLOR_FORMAT,
+        second_color: None,
+        depth: DEPTH_FORMAT,
+        samples: vk::SampleCountFlags::from_raw(samples),
+    }
+}
+
 /// What the passes draw into, sized to the window or the screenshot.
 pub struct Targets {
-    /// Holds the finished frame in TRANSFER_SRC_OPTIMAL after a frame is recorded.
+    /// Samples per pixel of `color` and `depth`.
+    pub samples: u32,
+    /// Drawn into; the finished picture itself with one sample a pixel.
     pub color: Image,
     pub depth: Image,
+    /// With several samples a pixel: their single-sample resolves.
+    resolves: Option<Resolves>,
     /// The depth pyramid: a table of levels, then their texels (pyramid.glsl).
     pub pyramid: Buffer,
     pub pyramid_levels: Vec<PyramidLevel>,
     pool: vk::DescriptorPool,
-    /// Set 1 of the compute passes: the depth target and the pyramid.
+    /// Set 1 of the compute passes: the farthest depth and the pyramid.
     pub pyramid_set: vk::DescriptorSet,
+}
+
+/// The single-sample images multisampled targets resolve into.
+struct Resolves {
+    /// The colour's samples averaged: the finished picture.
+    color: Image,
+    /// Each pixel's farthest depth sample, which the pyramid is built from.
+    farthest_depth: FarthestDepth,
+}
+
+enum FarthestDepth {
+    /// A depth image, the MIN resolve of the scope before the pyramid.
+    Attachment(Image),
+    /// A colour image depth_resolve.comp writes; `set` (set 2 of the
+    /// compute passes) binds it and the multisampled depth.
+    Compute {
+        image: Image,
+        set: vk::DescriptorSet,
+    },
 }
 
 /// `pyramid_levels` in pyramid.glsl: width, height, first texel, 0.
 const LEVEL_TABLE_BYTES: usize = MAX_PYRAMID_LEVELS * 4 * size_of::<u32>();
 
+/// Targets of `extent` with `samples` a pixel, a count the device offers
+/// ([`super::MultisampleSupport::clamp`]).
 pub(super) fn create_targets(
     ctx: &Context,
     extent: vk::Extent2D,
+    samples: u32,
     model: &ModelResources,
 ) -> Result<Targets, GpuError> {
-    let color = guard(
-        ctx,
-        resources::create_image(
-            ctx,
-            "color target",
-            &ImageDesc {
-                extent,
-                format: TARGET_FORMATS.color,
-                usage: vk::ImageUsageFlags::COLOR_ATTACHMENT | vk::ImageUsageFlags::TRANSFER_SRC,
-                mip_levels: 1,
-                swizzle: vk::ComponentMapping::default(),
-                array_layers: None,
-            },
-        )?,
-    );
-    let depth = guard(
-        ctx,
-        resources::create_image(
-            ctx,
-            "depth target",
-            &ImageDesc {
-                extent,
-                format: TARGET_FORMATS.depth,
-                // Sampled: the depth pyramid is reduced from it; a transfer
-                // source for the tests that check the pyramid.
-                usage: vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT
-                    | vk::ImageUsageFlags::SAMPLED
-                    | vk::ImageUsageFlags::TRANSFER_SRC,
-                mip_levels: 1,
-                swizzle: vk::ComponentMapping::default(),
-                array_layers: None,
-            },
-        )?,
-    );
+    use vk::ImageUsageFlags as Usage;
+    let image = |name: &str, format, usage, samples| -> Result<_, GpuError> {
+        let desc = ImageDesc {
+            extent,
+            format,
+            usage,
+            mip_levels: 1,
+            swizzle: vk::ComponentMapping::default(),
+            array_layers: None,
+            samples: vk::SampleCountFlags::from_raw(samples),
+        };
+        Ok(guard(ctx, resources::create_image(ctx, name, &desc)?))
+    };
+    let multisampled = samples > 1;
+    let min_resolve = ctx.multisample.min_depth_resolve;
+    let attachment = Usage::COLOR_ATTACHMENT;
+    // Copied out: the picture, by the window and readbacks; the depth the
+    // pyramid reads, by the tests that check the pyramid.
+    let picture = attachment | Usage::TRANSFER_SRC;
+    let depth_attachment = Usage::DEPTH_STENCIL_ATTACHMENT;
+    let read_depth = depth_attachment | Usage::SAMPLED | Usage::TRANSFER_SRC;
+    let (color, depth, resolves) = if multisampled {
+        let named = |what| format!("{what} ({samples} samples)");
+        let color = image(&named("color target"), COLOR_FORMAT, attachment, samples)?;
+        let depth_usage = match min_resolve {
+            true => depth_attachment,
+            false => depth_attachment | Usage::SAMPLED,
+        };
+        let depth = image(&named("depth target"), DEPTH_FORMAT, depth_usage, samples)?;
+        let resolved = image("picture (color resolve)", COLOR_FORMAT, picture, 1)?;
+        let farthest = match min_resolve {
+            true => image("farthest depth (MIN resolve)", DEPTH_FORMAT, read_depth, 1)?,
+            false => image(
+                "farthest depth (depth_resolve.comp)",
+                FARTHEST_DEPTH_FORMAT,
+                Usage::STORAGE | Usage::SAMPLED | Usage::TRANSFER_SRC,
+                1,
+            )?,
+        };
+        (color, depth, Some((resolved, farthest)))
+    } else {
+        let color = image("color target", COLOR_FORMAT, picture, 1)?;
+        let depth = image("depth target", DEPTH_FORMAT, read_depth, 1)?;
+        (color, depth, None)
+    };
     let levels = pyramid_levels(extent.width, extent.height);
     let texels = levels.last().map_or(0, |l| l.offset + l.width * l.height);
     let mut table = vec![0u32; LEVEL_TABLE_BYTES / size_of::<u32>()];
@@ -107,14 +164,23 @@ pub(super) fn create_targets(
         &pyramid,
         bytemuck::cast_slice(&table),
     )?;
+    let computed = multisampled && !min_resolve;
     let pool = guard(
         ctx,
         descriptors::create_pool(
             ctx,
             "targets descriptor pool",
-            &[(&model.pyramid_layout, 1)],
+            &[
+                (&model.pyramid_layout, 1),
+                (&model.depth_resolve_layout, u32::from(computed)),
+            ],
         )?,
     );
+    let (pyramid_reads, pyramid_layout) = match &resolves {
+        None => (&depth, vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL),
+        Some((_, farthest)) if computed => (farthest, vk::ImageLayout::GENERAL),
+        Some((_, farthest)) => (farthest, vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL),
+    };
     let pyramid_set = descriptors::create_set(
         ctx,
         *pool,
@@ -123,18 +189,50 @@ pub(super) fn create_targets(
         &[
             (
                 "depth",
-                Resource::Texture(
-                    &depth,
-                    model.depth_sampler,
-                    vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL,
-                ),
+                Resource::Texture(pyramid_reads, model.depth_sampler, pyramid_layout),
             ),
             ("DepthPyramid", Resource::Buffer(&pyramid)),
         ],
     )?;
+    let resolves = match resolves {
+        None => None,
+        Some((color, farthest)) => {
+            let farthest_depth = if computed {
+                let set = descriptors::create_set(
+                    ctx,
+                    *pool,
+                    &model.depth_resolve_layout,
+                    "depth resolve set",
+                    &[
+                        (
+                            "depth_samples",
+                            Resource::Texture(
+                                &depth,
+                                model.depth_sampler,
+                                vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL,
+                            ),
+                        ),
+                        ("farthest_depth", Resource::StorageImage(&farthest)),
+                    ],
+                )?;
+                FarthestDepth::Compute {
+                    image: farthest.keep(),
+                    set,
+                }
+            } else {
+                FarthestDepth::Attachment(farthest.keep())
+            };
+            Some(Resolves {
+                color: color.keep(),
+                farthest_depth,
+            })
+        }
+    };
     Ok(Targets {
+        samples,
         color: color.keep(),
         depth: depth.keep(),
+        resolves,
         pyramid: pyramid.keep(),
         pyramid_levels: levels,
         pool: pool.keep(),
@@ -142,17 +240,151 @@ pub(super) fn create_targets(
     })
 }
 
+impl Targets {
+    pub fn extent(&self) -> vk::Extent2D {
+        self.color.extent
+    }
+
+    /// What the scene's pipelines are made for.
+    pub fn formats(&self) -> TargetFormats {
+        target_formats(self.samples)
+    }
+
+    /// The finished picture, one sample a pixel: TRANSFER_SRC_OPTIMAL once
+    /// a frame is recorded. The ui overlay draws on it.
+    pub fn picture(&self) -> &Image {
+        self.resolves.as_ref().map_or(&self.color, |r| &r.color)
+    }
+
+    /// The image of each pixel's farthest depth, which the pyramid is built
+    /// from: the depth target itself with one sample a pixel.
+    pub fn farthest_depth(&self) -> &Image {
+        match &self.resolves {
+            None => &self.depth,
+            Some(resolves) => match &resolves.farthest_depth {
+                FarthestDepth::Attachment(image) => image,
+                FarthestDepth::Compute { image, .. } => image,
+            },
+        }
+    }
+
+    /// The MIN resolve attachment, when the scopes resolve the depth.
+    fn min_resolve(&self) -> Option<&Image> {
+        match &self.resolves.as_ref()?.farthest_depth {
+            FarthestDepth::Attachment(image) => Some(image),
+            FarthestDepth::Compute { .. } => None,
+        }
+    }
+
+    /// Writes the farthest depth from the multisampled depth where
+    /// depth_resolve.comp does (the depth readable by compute shaders),
+    /// with `layout` the compute passes' layout; nothing otherwise.
+    pub(super) fn record_depth_resolve(
+        &self,
+        ctx: &Context,
+        cmd: vk::CommandBuffer,
+        model: &ModelResources,
+    ) {
+        if let Some(Resolves {
+            farthest_depth: FarthestDepth::Compute { image, set },
+            ..
+        }) = &self.resolves
+        {
+            depth_resolve::record_depth_resolve(
+                ctx,
+                cmd,
+                &model.depth_resolve,
+                (model.compute_pipeline_layout, *set),
+                image,
+            );
+        }
+    }
+
+    /// After a frame: records what leaves [`Targets::farthest_depth`]
+    /// holding the farthest samples of the depth the frame ended with, a
+    /// transfer source (for the tests of the pyramid).
+    pub(super) fn record_final_farthest_depth(
+        &self,
+        ctx: &Context,
+        cmd: vk::CommandBuffer,
+        model: &ModelResources,
+    ) {
+        use vk::{AccessFlags2 as Access, ImageLayout as Layout, PipelineStageFlags2 as Stage};
+        let depth_stages = Stage::EARLY_FRAGMENT_TESTS | Stage::LATE_FRAGMENT_TESTS;
+        let depth_written = (depth_stages, Access::DEPTH_STENCIL_ATTACHMENT_WRITE);
+        let (image, old_layout, src) = match &self.resolves {
+            None => (&self.depth, Layout::DEPTH_ATTACHMENT_OPTIMAL, depth_written),
+            // A scope that draws nothing but resolves.
+            Some(Resolves {
+                farthest_depth: FarthestDepth::Attachment(farthest),
+                ..
+            }) => {
+                begin_rendering(ctx, cmd, self, Scope::Continued, Closing::Pyramid);
+                end_rendering(ctx, cmd, self, Closing::Pyramid);
+                let read = (Stage::COMPUTE_SHADER, Access::NONE);
+                (farthest, Layout::SHADER_READ_ONLY_OPTIMAL, read)
+            }
+            Some(Resolves {
+                farthest_depth: FarthestDepth::Compute { image, .. },
+                ..
+            }) => {
+                resources::image_barrier(
+                    ctx,
+                    cmd,
+                    &ImageBarrier {
+                        image: self.depth.handle,
+                        range: resources::subresource_range(self.depth.format, 0, 1),
+                        src: depth_written,
+                        dst: (Stage::COMPUTE_SHADER, Access::SHADER_SAMPLED_READ),
+                        old_layout: Layout::DEPTH_ATTACHMENT_OPTIMAL,
+                        new_layout: Layout::SHADER_READ_ONLY_OPTIMAL,
+                    },
+                );
+                self.record_depth_resolve(ctx, cmd, model);
+                let written = (Stage::COMPUTE_SHADER, Access::SHADER_STORAGE_WRITE);
+                (image, Layout::GENERAL, written)
+            }
+        };
+        resources::image_barrier(
+            ctx,
+            cmd,
+            &ImageBarrier {
+                image: image.handle,
+                range: resources::subresource_range(image.format, 0, 1),
+                src,
+                dst: (Stage::ALL_TRANSFER, Access::TRANSFER_READ),
+                old_layout,
+                new_layout: Layout::TRANSFER_SRC_OPTIMAL,
+            },
+        );
+    }
+}
+
 impl DeviceMemory for Targets {
     fn memory(&self) -> MemoryReport {
-        MemoryReport::targets([&self.color, &self.depth], [&self.pyramid])
+        let resolves = self
+            .resolves
+            .iter()
+            .flat_map(|_| [self.picture(), self.farthest_depth()]);
+        MemoryReport::targets(
+            [&self.color, &self.depth].into_iter().chain(resolves),
+            [&self.pyramid],
+        )
     }
 }
 
 impl Destroy for Targets {
     fn destroy(self, ctx: &Context) {
-        // The pool frees the set.
+        // The pool frees the sets.
         self.pool.destroy(ctx);
         self.pyramid.destroy(ctx);
+        if let Some(resolves) = self.resolves {
+            resolves.color.destroy(ctx);
+            match resolves.farthest_depth {
+                FarthestDepth::Attachment(image) => image.destroy(ctx),
+                FarthestDepth::Compute { image, .. } => image.destroy(ctx),
+            }
+        }
         self.color.destroy(ctx);
         self.depth.destroy(ctx);
     }
@@ -167,12 +399,23 @@ pub(super) enum Scope {
     Continued,
 }
 
-/// Transitions the targets for drawing and opens a rendering scope.
+/// What follows a rendering scope, which decides what it resolves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Closing {
+    /// The depth pyramid, built from the farthest depth.
+    Pyramid,
+    /// The frame's end: the picture becomes a transfer source.
+    Picture,
+}
+
+/// Transitions the targets for drawing and opens a rendering scope, which
+/// resolves what `closing` needs.
 pub(super) fn begin_rendering(
     ctx: &Context,
     cmd: vk::CommandBuffer,
     targets: &Targets,
     scope: Scope,
+    closing: Closing,
 ) {
     use vk::{AccessFlags2 as Access, ImageLayout as Layout, PipelineStageFlags2 as Stage};
     let (color, depth) = (&targets.color, &targets.depth);
@@ -183,58 +426,81 @@ pub(super) fn begin_rendering(
         Stage::COLOR_ATTACHMENT_OUTPUT,
         Access::COLOR_ATTACHMENT_WRITE,
     );
-    let (color_barrier, depth_barrier, load) = match scope {
+    // Resolves run in the colour output stage, as colour attachment
+    // accesses, depth resolves too.
+    let resolve_write = color_write;
+    let barrier = |image: &Image, src, dst, old_layout, new_layout| ImageBarrier {
+        image: image.handle,
+        range: resources::subresource_range(image.format, 0, 1),
+        src,
+        dst,
+        old_layout,
+        new_layout,
+    };
+    let mut barriers = match scope {
         // The previous frame (same images) last wrote them as attachments
-        // and read the colour image with a copy or blit.
-        Scope::First => (
-            ImageBarrier {
-                image: color.handle,
-                range: resources::subresource_range(color.format, 0, 1),
-                src: (
+        // and read the picture with a copy or blit.
+        Scope::First => vec![
+            barrier(
+                color,
+                (
                     Stage::COLOR_ATTACHMENT_OUTPUT | Stage::ALL_TRANSFER,
                     Access::COLOR_ATTACHMENT_WRITE,
                 ),
-                dst: color_write,
-                old_layout: Layout::UNDEFINED,
-                new_layout: Layout::COLOR_ATTACHMENT_OPTIMAL,
-            },
-            ImageBarrier {
-                image: depth.handle,
-                range: resources::subresource_range(depth.format, 0, 1),
-                src: (depth_stages, Access::DEPTH_STENCIL_ATTACHMENT_WRITE),
-                dst: (depth_stages, depth_access),
-                old_layout: Layout::UNDEFINED,
-                new_layout: Layout::DEPTH_ATTACHMENT_OPTIMAL,
-            },
-            vk::AttachmentLoadOp::CLEAR,
-        ),
-        // The first scope wrote both; pyramid.comp read the depth.
-        Scope::Continued => (
-            ImageBarrier {
-                image: color.handle,
-                range: resources::subresource_range(color.format, 0, 1),
-                src: color_write,
-                dst: (
+                color_write,
+                Layout::UNDEFINED,
+                Layout::COLOR_ATTACHMENT_OPTIMAL,
+            ),
+            barrier(
+                depth,
+                (
+                    depth_stages | Stage::COMPUTE_SHADER | Stage::ALL_TRANSFER,
+                    Access::DEPTH_STENCIL_ATTACHMENT_WRITE,
+                ),
+                (depth_stages, depth_access),
+                Layout::UNDEFINED,
+                Layout::DEPTH_ATTACHMENT_OPTIMAL,
+            ),
+        ],
+        Scope::Continued => vec![
+            barrier(
+                color,
+                color_write,
+                (
                     Stage::COLOR_ATTACHMENT_OUTPUT,
                     Access::COLOR_ATTACHMENT_READ | Access::COLOR_ATTACHMENT_WRITE,
                 ),
-                old_layout: Layout::COLOR_ATTACHMENT_OPTIMAL,
-                new_layout: Layout::COLOR_ATTACHMENT_OPTIMAL,
+                Layout::COLOR_ATTACHMENT_OPTIMAL,
+                Layout::COLOR_ATTACHMENT_OPTIMAL,
+            ),
+            match targets.min_resolve() {
+                // The last scope wrote the depth and resolved it.
+                Some(_) => barrier(
+                    depth,
+                    (
+                        depth_stages | Stage::COLOR_ATTACHMENT_OUTPUT,
+                        Access::DEPTH_STENCIL_ATTACHMENT_WRITE,
+                    ),
+                    (depth_stages, depth_access),
+                    Layout::DEPTH_ATTACHMENT_OPTIMAL,
+                    Layout::DEPTH_ATTACHMENT_OPTIMAL,
+                ),
+                // pyramid.comp or depth_resolve.comp read it.
+                None => barrier(
+                    depth,
+                    (Stage::COMPUTE_SHADER, Access::SHADER_SAMPLED_READ),
+                    (depth_stages, depth_access),
+                    Layout::SHADER_READ_ONLY_OPTIMAL,
+                    Layout::DEPTH_ATTACHMENT_OPTIMAL,
+                ),
             },
-            ImageBarrier {
-                image: depth.handle,
-                range: resources::subresource_range(depth.format, 0, 1),
-                src: (Stage::COMPUTE_SHADER, Access::SHADER_SAMPLED_READ),
-                dst: (depth_stages, depth_access),
-                old_layout: Layout::SHADER_READ_ONLY_OPTIMAL,
-                new_layout: Layout::DEPTH_ATTACHMENT_OPTIMAL,
-            },
-            vk::AttachmentLoadOp::LOAD,
-        ),
+        ],
     };
-    resources::image_barrier(ctx, cmd, &color_barrier);
-    resources::image_barrier(ctx, cmd, &depth_barrier);
-    let color_attachments = [vk::RenderingAttachmentInfo::default()
+    let load = match scope {
+        Scope::First => vk::AttachmentLoadOp::CLEAR,
+        Scope::Continued => vk::AttachmentLoadOp::LOAD,
+    };
+    let mut color_attachment = vk::RenderingAttachmentInfo::default()
         .image_view(color.view)
         .image_layout(Layout::COLOR_ATTACHMENT_OPTIMAL)
         .load_op(load)
@@ -243,9 +509,10 @@ pub(super) fn begin_rendering(
             color: vk::ClearColorValue {
                 float32: CLEAR_COLOR,
             },
-        })];
-    // Reverse Z: the far plane is 0. Stored for the depth pyramid.
-    let depth_attachment = vk::RenderingAttachmentInfo::default()
+        });
+    // Reverse Z: the far plane is 0. Stored for the depth pyramid, and for
+    // the tests that read the depth back.
+    let mut depth_attachment = vk::RenderingAttachmentInfo::default()
         .image_view(depth.view)
         .image_layout(Layout::DEPTH_ATTACHMENT_OPTIMAL)
         .load_op(load)
@@ -256,6 +523,48 @@ pub(super) fn begin_rendering(
                 stencil: 0,
             },
         });
+    let resolve_target = |image: &Image, layout| {
+        barrier(
+            image,
+            // Last read by the previous frame's copy, blit or pyramid; the
+            // picture last written by the ui overlay.
+            (
+                Stage::ALL_TRANSFER | Stage::COMPUTE_SHADER | Stage::COLOR_ATTACHMENT_OUTPUT,
+                Access::COLOR_ATTACHMENT_WRITE,
+            ),
+            resolve_write,
+            Layout::UNDEFINED,
+            layout,
+        )
+    };
+    match (closing, &targets.resolves) {
+        (Closing::Picture, Some(resolves)) => {
+            // The samples are not needed once averaged.
+            barriers.push(resolve_target(
+                &resolves.color,
+                Layout::COLOR_ATTACHMENT_OPTIMAL,
+            ));
+            color_attachment = color_attachment
+                .store_op(vk::AttachmentStoreOp::DONT_CARE)
+                .resolve_mode(vk::ResolveModeFlags::AVERAGE)
+                .resolve_image_view(resolves.color.view)
+                .resolve_image_layout(Layout::COLOR_ATTACHMENT_OPTIMAL);
+        }
+        (Closing::Pyramid, Some(_)) => {
+            if let Some(farthest) = targets.min_resolve() {
+                barriers.push(resolve_target(farthest, Layout::DEPTH_ATTACHMENT_OPTIMAL));
+                depth_attachment = depth_attachment
+                    .resolve_mode(vk::ResolveModeFlags::MIN)
+                    .resolve_image_view(farthest.view)
+                    .resolve_image_layout(Layout::DEPTH_ATTACHMENT_OPTIMAL);
+            }
+        }
+        (_, None) => {}
+    }
+    for barrier in &barriers {
+        resources::image_barrier(ctx, cmd, barrier);
+    }
+    let color_attachments = [color_attachment];
     let info = vk::RenderingInfo::default()
         .render_area(color.extent.into())
         .layer_count(1)
@@ -264,36 +573,59 @@ pub(super) fn begin_rendering(
     unsafe { ctx.dynamic_rendering.cmd_begin_rendering(cmd, &info) };
 }
 
-/// Closes a rendering scope. After the last, the colour image becomes a
-/// transfer source; otherwise the depth image becomes readable by
-/// pyramid.comp.
-pub(super) fn end_rendering(ctx: &Context, cmd: vk::CommandBuffer, targets: &Targets, last: bool) {
+/// Closes a rendering scope. Before the pyramid, the farthest depth
+/// becomes readable by compute shaders; at the frame's end, the picture
+/// becomes a transfer source.
+pub(super) fn end_rendering(
+    ctx: &Context,
+    cmd: vk::CommandBuffer,
+    targets: &Targets,
+    closing: Closing,
+) {
     use vk::{AccessFlags2 as Access, ImageLayout as Layout, PipelineStageFlags2 as Stage};
     unsafe { ctx.dynamic_rendering.cmd_end_rendering(cmd) };
-    let barrier = if last {
-        ImageBarrier {
-            image: targets.color.handle,
-            range: resources::subresource_range(targets.color.format, 0, 1),
-            src: (
-                Stage::COLOR_ATTACHMENT_OUTPUT,
-                Access::COLOR_ATTACHMENT_WRITE,
-            ),
-            dst: (Stage::ALL_TRANSFER, Access::TRANSFER_READ),
-            old_layout: Layout::COLOR_ATTACHMENT_OPTIMAL,
-            new_layout: Layout::TRANSFER_SRC_OPTIMAL,
-        }
-    } else {
-        ImageBarrier {
-            image: targets.depth.handle,
-            range: resources::subresource_range(targets.depth.format, 0, 1),
-            src: (
+    let color_written = (
+        Stage::COLOR_ATTACHMENT_OUTPUT,
+        Access::COLOR_ATTACHMENT_WRITE,
+    );
+    let (image, src, dst, old_layout, new_layout) = match (closing, targets.min_resolve()) {
+        (Closing::Picture, _) => (
+            targets.picture(),
+            color_written,
+            (Stage::ALL_TRANSFER, Access::TRANSFER_READ),
+            Layout::COLOR_ATTACHMENT_OPTIMAL,
+            Layout::TRANSFER_SRC_OPTIMAL,
+        ),
+        // The resolve wrote it; the multisampled depth stays an attachment.
+        (Closing::Pyramid, Some(farthest)) => (
+            farthest,
+            color_written,
+            (Stage::COMPUTE_SHADER, Access::SHADER_SAMPLED_READ),
+            Layout::DEPTH_ATTACHMENT_OPTIMAL,
+            Layout::SHADER_READ_ONLY_OPTIMAL,
+        ),
+        // pyramid.comp (or depth_resolve.comp) reads the depth itself.
+        (Closing::Pyramid, None) => (
+            &targets.depth,
+            (
                 Stage::EARLY_FRAGMENT_TESTS | Stage::LATE_FRAGMENT_TESTS,
                 Access::DEPTH_STENCIL_ATTACHMENT_WRITE,
             ),
-            dst: (Stage::COMPUTE_SHADER, Access::SHADER_SAMPLED_READ),
-            old_layout: Layout::DEPTH_ATTACHMENT_OPTIMAL,
-            new_layout: Layout::SHADER_READ_ONLY_OPTIMAL,
-        }
+            (Stage::COMPUTE_SHADER, Access::SHADER_SAMPLED_READ),
+            Layout::DEPTH_ATTACHMENT_OPTIMAL,
+            Layout::SHADER_READ_ONLY_OPTIMAL,
+        ),
     };
-    resources::image_barrier(ctx, cmd, &barrier);
+    resources::image_barrier(
+        ctx,
+        cmd,
+        &ImageBarrier {
+            image: image.handle,
+            range: resources::subresource_range(image.format, 0, 1),
+            src,
+            dst,
+            old_layout,
+            new_layout,
+        },
+    );
 }

@@ -204,6 +204,7 @@ fn upload_texels(
                 mip_levels,
                 swizzle,
                 array_layers: None,
+                samples: vk::SampleCountFlags::TYPE_1,
             },
         )?,
     );

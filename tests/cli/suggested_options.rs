@@ -24,6 +24,7 @@ const PRINTED_BY: &[(&str, &[&[&str]])] = &[
     ("src/app/headless.rs", &[&[]]),
     ("src/app/overlay.rs", &[&[]]),
     ("src/app/controls.rs", &[&[]]),
+    ("src/app/window.rs", &[&[]]),
     // A planned capture (--capture-frame) is the render command's; the
     // benchmark plans none.
     ("src/gpu/capture.rs", &[&[]]),

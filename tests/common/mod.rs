@@ -187,6 +187,30 @@ impl VirtualDisplay {
         self.xdotool_within(args, Duration::from_secs(60))
     }
 
+    /// The title of `window` (an X window id).
+    pub fn title(&self, window: &str) -> String {
+        let name = self.xdotool(&["getwindowname", window]);
+        String::from_utf8_lossy(&name.stdout).trim().to_owned()
+    }
+
+    /// Waits until the title of `window` ends in `ending`, failing the test
+    /// after [`WINDOW_DEADLINE`].
+    pub fn wait_for_title(&self, window: &str, ending: &str) {
+        let deadline = Instant::now() + WINDOW_DEADLINE;
+        loop {
+            let now = self.title(window);
+            if now.ends_with(ending) {
+                return;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "title \"{now}\" never ended in {ending:?}"
+            );
+            // Polled: the title changes every half second.
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
     /// Starts `md5crowd --validate --print-timings ARGS` in a window on
     /// this display and waits for the window (60 s at most).
     pub fn launch(&self, args: &[&str]) -> WindowedApp {

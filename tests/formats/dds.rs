@@ -262,6 +262,7 @@ fn read_level(ctx: &Context, image: &Image, level: u32) -> Vec<u8> {
             mip_levels: 1,
             swizzle: vk::ComponentMapping::default(),
             array_layers: None,
+            samples: vk::SampleCountFlags::TYPE_1,
         },
     )
     .unwrap();

@@ -66,6 +66,7 @@ fn desc(animation: Animation) -> RendererDesc {
         memory_budget: None,
         animate_kernel: None,
         impostor_budget: md5crowd::crowd::IMPOSTOR_MEMORY_BUDGET,
+        samples: 1,
     }
 }
 

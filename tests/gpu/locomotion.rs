@@ -291,6 +291,7 @@ fn assert_the_agent_pass_matches_the_cpu(
             memory_budget: None,
             animate_kernel: None,
             impostor_budget: md5crowd::crowd::IMPOSTOR_MEMORY_BUDGET,
+            samples: 1,
         },
     )
     .unwrap();

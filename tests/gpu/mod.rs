@@ -11,4 +11,5 @@ mod render_ground;
 mod render_headless;
 mod render_impostors;
 mod render_materials;
+mod render_msaa;
 mod render_profiling;

@@ -151,7 +151,15 @@ fn a_headless_capture_holds_labels_names_and_the_instanced_draw() {
             "no {map} map"
         );
     }
-    assert!(named("Texture", &|n| n == "color target"));
+    // --msaa 4 (the default): the targets drawn into, and the picture
+    // their colour is resolved into at the end of the scene.
+    for target in [
+        "color target (4 samples)",
+        "depth target (4 samples)",
+        "picture (color resolve)",
+    ] {
+        assert!(named("Texture", &|n| n == target), "no {target}");
+    }
     // egui-ash-renderer's own, named by the allocator the overlay hands it.
     assert!(named("Texture", &|n| n.starts_with("ui overlay texture ")));
     assert!(named("Buffer", &|n| n.starts_with("ui overlay vertices")));

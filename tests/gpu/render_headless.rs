@@ -259,8 +259,15 @@ fn wireframe_draws_the_edges_only() {
         return;
     }
     let dir = scratch_dir("wireframe");
-    let filled = render(&dir, "filled", &["--locomotion", "off"]);
-    let edges = render(&dir, "edges", &["--locomotion", "off", "--wireframe"]);
+    // One sample a pixel: with more, a line grazing a pixel tints it, and
+    // every pixel of a small dense mesh is grazed (render_msaa draws the
+    // wireframe at every count).
+    let filled = render(&dir, "filled", &["--locomotion", "off", "--msaa", "1"]);
+    let edges = render(
+        &dir,
+        "edges",
+        &["--locomotion", "off", "--wireframe", "--msaa", "1"],
+    );
     let (filled, edges) = (covered_pixels(&filled), covered_pixels(&edges));
     assert!(
         edges > filled / 10 && edges < filled * 9 / 10,

@@ -5,11 +5,7 @@
 
 use crate::common;
 
-use std::time::{Duration, Instant};
-
-use common::{
-    assert_validated, render_sized, scratch_dir, vulkan_or_skip, window_or_skip, WINDOW_DEADLINE,
-};
+use common::{assert_validated, render_sized, scratch_dir, vulkan_or_skip, window_or_skip};
 
 const WIDTH: u32 = 640;
 const HEIGHT: u32 = 360;
@@ -66,26 +62,8 @@ fn clicks_on_the_overlay_switch_the_skinning_and_the_influences() {
         "480",
     ]);
     let window = app.window.clone();
-    let title = || {
-        let name = x.xdotool(&["getwindowname", &window]);
-        String::from_utf8_lossy(&name.stdout).trim().to_owned()
-    };
-    let wait_for = |ending: &str| {
-        let deadline = Instant::now() + WINDOW_DEADLINE;
-        loop {
-            let now = title();
-            if now.ends_with(ending) {
-                return;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "title \"{now}\" never ended in {ending:?}"
-            );
-            // Polled: the title changes every half second.
-            std::thread::sleep(Duration::from_millis(100));
-        }
-    };
-    wait_for("| LBS, 4 influences");
+    let wait_for = |ending: &str| x.wait_for_title(&window, ending);
+    wait_for("| LBS, 4 influences | MSAA 4x");
     // The "DQS" switch, second on the skinning row at the panel's top: the
     // panel's layout is fixed (controls first) and one pixel is one point
     // under Xvfb.
@@ -93,13 +71,13 @@ fn clicks_on_the_overlay_switch_the_skinning_and_the_influences() {
     x.xdotool(&["mousemove", "--window", &window, "118", "62"]);
     app.wait_for_frame();
     x.xdotool(&["click", "1"]);
-    wait_for("| DQS, 4 influences");
+    wait_for("| DQS, 4 influences | MSAA 4x");
     // "8" on the influences row below: the model is loaded again and the
     // renderer rebuilt around the same crowd, validation-clean.
     x.xdotool(&["mousemove", "--window", &window, "106", "83"]);
     app.wait_for_frame();
     x.xdotool(&["click", "1"]);
-    wait_for("| DQS, 8 influences");
+    wait_for("| DQS, 8 influences | MSAA 4x");
     // The "fewer influences when coarse" checkbox: every level then skins
     // with all 8, which the line logged after each control says.
     x.xdotool(&["mousemove", "--window", &window, "15", "209"]);
@@ -191,7 +169,7 @@ fn clicks_on_a_models_row_set_its_share_and_its_clip() {
     // name, share slider (0 to 10, 6 pixels apiece), clip list.
     // many_parts_47's share dragged from 3 to about 2: the crowd is laid
     // out once, on release.
-    drag(["127", "491"], ["121", "491"]);
+    drag(["127", "512"], ["121", "512"]);
     // crowdling's clip list, then its first entry: idle.
     let mut click = |at: [&str; 2]| {
         x.xdotool(&["mousemove", "--window", &window, at[0], at[1]]);
@@ -199,8 +177,8 @@ fn clicks_on_a_models_row_set_its_share_and_its_clip() {
         x.xdotool(&["click", "1"]);
         app.wait_for_frame();
     };
-    click(["260", "470"]);
-    click(["260", "495"]);
+    click(["260", "491"]);
+    click(["260", "516"]);
     app.wait_for_log_lines(2, model_lines);
     x.xdotool(&["key", "Escape"]);
     let output = app.wait_for_exit();

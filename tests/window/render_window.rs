@@ -129,6 +129,43 @@ fn keys_switch_clips_resize_the_crowd_and_toggle_views() {
     }
 }
 
+#[test]
+fn the_m_key_switches_msaa_off_and_on_while_the_frames_go_on() {
+    // Vulkan, Xvfb and xdotool, or skip (CI: fail).
+    let Some(x) = window_or_skip(true) else {
+        return;
+    };
+    let mut app = x.launch(&[
+        "--instances",
+        "4",
+        "--width",
+        "480",
+        "--height",
+        "270",
+        "--msaa",
+        "4",
+    ]);
+    let window = app.window.clone();
+    x.xdotool(&["windowfocus", "--sync", &window]);
+    app.wait_for_frame();
+    x.wait_for_title(&window, "| MSAA 4x");
+    for (presses, ending) in [(1, "| MSAA 1x"), (2, "| MSAA 4x")] {
+        x.xdotool(&["key", "m"]);
+        app.wait_for_log_lines(presses, |line| view(line).is_some());
+        // New targets and pipelines, and the frames go on with them.
+        app.wait_for_frame();
+        x.wait_for_title(&window, ending);
+    }
+    x.xdotool(&["key", "Escape"]);
+    let output = app.wait_for_exit();
+    assert_validated(&output);
+    let log = String::from_utf8_lossy(&output.stderr);
+    let views: Vec<&str> = log.lines().filter_map(view).collect();
+    assert_eq!(views.len(), 2, "one line per key but Esc:\n{log}");
+    assert!(views[0].contains(", MSAA off"), "{log}");
+    assert!(!views[1].contains("MSAA"), "{log}");
+}
+
 /// The line the window logs after each key, from its module's name on.
 fn view(line: &str) -> Option<&str> {
     line.split("md5crowd::app::window] ").nth(1)

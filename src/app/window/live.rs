@@ -65,6 +65,9 @@ pub(super) struct Live {
     pub(super) lod_bias: f32,
     /// The largest crowd the fit check accepts.
     pub(super) max_instances: u32,
+    /// Samples a pixel when MSAA is on: `--msaa`, or as many as the device
+    /// offers of it (the M key switches between 1 and this).
+    pub(super) msaa: u32,
 }
 
 impl Live {
@@ -98,13 +101,14 @@ impl Live {
             width: size.width.max(1),
             height: size.height.max(1),
         };
-        let (crowd, renderer) = build_crowd(&ctx, &model, spec, extent, &args.draw)?;
+        let (crowd, renderer) = build_crowd(&ctx, &model, spec, (extent, args.msaa), &args.draw)?;
         log_summary(&ctx, &crowd, &model, renderer.memory());
         let view = args.view_options(ctx.wireframe, spec.locomotion);
         // Fitted again to the swapchain's aspect before the first frame.
         let camera = args.view.camera(&crowd, 1.0);
         let scene = Scene::new(model, crowd, camera, view, 1.0);
         let max_instances = overlay::crowd_limit(&renderer);
+        let renderer_samples = renderer.samples();
         let overlay = Overlay::new(args.overlay);
         let overlay_input = egui_winit::State::new(
             overlay.egui().clone(),
@@ -137,6 +141,7 @@ impl Live {
             time_scale: 1.0,
             lod_bias: args.draw.lod_bias,
             max_instances,
+            msaa: renderer_samples,
             ctx,
         })
     }

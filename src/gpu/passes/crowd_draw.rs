@@ -206,6 +206,7 @@ fn create_variant(
         front_face: vk::FrontFace::CLOCKWISE,
         depth: Depth::TestAndWrite,
         alpha_blend: false,
+        alpha_to_coverage: false,
         formats,
     };
     let pipeline = guard(ctx, pipeline::create_graphics_pipeline(ctx, &desc)?);

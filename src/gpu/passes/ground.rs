@@ -42,6 +42,7 @@ pub fn create_ground(
         front_face: vk::FrontFace::CLOCKWISE,
         depth,
         alpha_blend,
+        alpha_to_coverage: false,
         formats,
     };
     let plane = guard(

@@ -29,7 +29,7 @@ use crate::gpu::pipeline::{self, Depth, GraphicsPipelineDesc, ShaderStage, Targe
 use crate::gpu::resources::{self, memory_barrier, Buffer, Image, ImageBarrier, ImageDesc};
 use crate::gpu::shader_types::{CrowdInstance, DrawConstants, FrameUniforms, VisibleHeader};
 use crate::gpu::shaders::spirv;
-use crate::gpu::targets::TARGET_FORMATS;
+use crate::gpu::targets::DEPTH_FORMAT;
 use crate::gpu::{Context, GpuError};
 use crate::model::Model;
 use crate::skin::SkinningMethod;
@@ -173,11 +173,12 @@ impl BakeCrowd {
                 &format!("impostor bake depth: {name}"),
                 &ImageDesc {
                     extent: vk::Extent2D { width, height },
-                    format: TARGET_FORMATS.depth,
+                    format: DEPTH_FORMAT,
                     usage: vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT,
                     mip_levels: 1,
                     swizzle: vk::ComponentMapping::default(),
                     array_layers: None,
+                    samples: vk::SampleCountFlags::TYPE_1,
                 },
             )?,
         );
@@ -515,10 +516,12 @@ fn bake_pipeline(
             front_face: vk::FrontFace::CLOCKWISE,
             depth: Depth::TestAndWrite,
             alpha_blend: false,
+            alpha_to_coverage: false,
             formats: TargetFormats {
                 color: ALBEDO_FORMAT,
                 second_color: Some(NORMAL_DEPTH_FORMAT),
-                depth: TARGET_FORMATS.depth,
+                depth: DEPTH_FORMAT,
+                samples: vk::SampleCountFlags::TYPE_1,
             },
         },
     )

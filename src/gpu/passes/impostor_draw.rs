@@ -25,7 +25,19 @@ pub fn create_impostor_draw(
     skin_count: u32,
     formats: TargetFormats,
 ) -> Result<ImpostorDraw, GpuError> {
-    let skins = pipeline::constant_0(&skin_count);
+    // Constant 0: the skins; 1: alpha to coverage, with several samples.
+    let multisampled = formats.samples != vk::SampleCountFlags::TYPE_1;
+    let values = [skin_count, vk::Bool32::from(multisampled)];
+    let entries: Vec<vk::SpecializationMapEntry> = (0..values.len())
+        .map(|index| vk::SpecializationMapEntry {
+            constant_id: index as u32,
+            offset: (index * size_of::<u32>()) as u32,
+            size: size_of::<u32>(),
+        })
+        .collect();
+    let constants = vk::SpecializationInfo::default()
+        .map_entries(&entries)
+        .data(bytemuck::cast_slice(&values));
     let pipeline = pipeline::create_graphics_pipeline(
         ctx,
         &GraphicsPipelineDesc {
@@ -39,7 +51,7 @@ pub fn create_impostor_draw(
             fragment_shader: ShaderStage {
                 name: "impostor.frag",
                 spirv: spirv::IMPOSTOR_FRAG,
-                specialization: Some(&skins),
+                specialization: Some(&constants),
             },
             vertex_bindings: &[],
             vertex_attributes: &[],
@@ -50,6 +62,8 @@ pub fn create_impostor_draw(
             front_face: vk::FrontFace::CLOCKWISE,
             depth: Depth::TestAndWrite,
             alpha_blend: false,
+            // impostor.frag gives its coverage as alpha.
+            alpha_to_coverage: multisampled,
             formats,
         },
     )?;

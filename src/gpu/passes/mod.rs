@@ -8,6 +8,7 @@ pub mod agents;
 pub mod animate;
 pub mod crowd_draw;
 pub mod cull;
+pub mod depth_resolve;
 pub mod draws;
 pub mod ground;
 pub mod impostor_bake;

@@ -19,7 +19,7 @@ use egui_ash_renderer::{DynamicRendering, Options, RenderMode, RendererError, Re
 use super::super::frame::FRAMES_IN_FLIGHT;
 use super::super::guard::{guard, Destroy};
 use super::super::resources::{self, Image, ImageBarrier};
-use super::super::targets::TARGET_FORMATS;
+use super::super::targets::COLOR_FORMAT;
 use super::super::{debug, vk_error, Context, GpuError};
 
 /// What egui produced for one frame: the overlay's part of a frame, handed
@@ -60,7 +60,7 @@ impl OverlayPass {
             allocator,
             ctx.device.clone(),
             RenderMode::DynamicRendering(DynamicRendering {
-                color_attachment_format: TARGET_FORMATS.color,
+                color_attachment_format: COLOR_FORMAT,
                 depth_attachment_format: None,
                 stencil_attachment_format: None,
             }),

@@ -73,6 +73,7 @@ pub fn create_skeleton_overlay(
             front_face: vk::FrontFace::CLOCKWISE,
             depth: Depth::Off,
             alpha_blend: false,
+            alpha_to_coverage: false,
             formats,
         },
     )?;
