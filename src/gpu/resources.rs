@@ -420,6 +420,27 @@ pub struct ImageBarrier {
     pub new_layout: vk::ImageLayout,
 }
 
+impl ImageBarrier {
+    /// A barrier over every mip and layer of a single-mip, single-layer
+    /// `image` (a render target's, a resolve's).
+    pub fn whole(
+        image: &Image,
+        src: (vk::PipelineStageFlags2, vk::AccessFlags2),
+        dst: (vk::PipelineStageFlags2, vk::AccessFlags2),
+        old_layout: vk::ImageLayout,
+        new_layout: vk::ImageLayout,
+    ) -> ImageBarrier {
+        ImageBarrier {
+            image: image.handle,
+            range: subresource_range(image.format, 0, 1),
+            src,
+            dst,
+            old_layout,
+            new_layout,
+        }
+    }
+}
+
 pub fn image_barrier(ctx: &Context, cmd: vk::CommandBuffer, barrier: &ImageBarrier) {
     let barriers = [vk::ImageMemoryBarrier2::default()
         .image(barrier.image)

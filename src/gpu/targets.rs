@@ -331,14 +331,13 @@ impl Targets {
                 resources::image_barrier(
                     ctx,
                     cmd,
-                    &ImageBarrier {
-                        image: self.depth.handle,
-                        range: resources::subresource_range(self.depth.format, 0, 1),
-                        src: depth_written,
-                        dst: (Stage::COMPUTE_SHADER, Access::SHADER_SAMPLED_READ),
-                        old_layout: Layout::DEPTH_ATTACHMENT_OPTIMAL,
-                        new_layout: Layout::SHADER_READ_ONLY_OPTIMAL,
-                    },
+                    &ImageBarrier::whole(
+                        &self.depth,
+                        depth_written,
+                        (Stage::COMPUTE_SHADER, Access::SHADER_SAMPLED_READ),
+                        Layout::DEPTH_ATTACHMENT_OPTIMAL,
+                        Layout::SHADER_READ_ONLY_OPTIMAL,
+                    ),
                 );
                 self.record_depth_resolve(ctx, cmd, model);
                 let written = (Stage::COMPUTE_SHADER, Access::SHADER_STORAGE_WRITE);
@@ -348,14 +347,13 @@ impl Targets {
         resources::image_barrier(
             ctx,
             cmd,
-            &ImageBarrier {
-                image: image.handle,
-                range: resources::subresource_range(image.format, 0, 1),
+            &ImageBarrier::whole(
+                image,
                 src,
-                dst: (Stage::ALL_TRANSFER, Access::TRANSFER_READ),
+                (Stage::ALL_TRANSFER, Access::TRANSFER_READ),
                 old_layout,
-                new_layout: Layout::TRANSFER_SRC_OPTIMAL,
-            },
+                Layout::TRANSFER_SRC_OPTIMAL,
+            ),
         );
     }
 }
@@ -429,14 +427,7 @@ pub(super) fn begin_rendering(
     // Resolves run in the colour output stage, as colour attachment
     // accesses, depth resolves too.
     let resolve_write = color_write;
-    let barrier = |image: &Image, src, dst, old_layout, new_layout| ImageBarrier {
-        image: image.handle,
-        range: resources::subresource_range(image.format, 0, 1),
-        src,
-        dst,
-        old_layout,
-        new_layout,
-    };
+    let barrier = ImageBarrier::whole;
     let mut barriers = match scope {
         // The previous frame (same images) last wrote them as attachments
         // and read the picture with a copy or blit.
@@ -619,13 +610,6 @@ pub(super) fn end_rendering(
     resources::image_barrier(
         ctx,
         cmd,
-        &ImageBarrier {
-            image: image.handle,
-            range: resources::subresource_range(image.format, 0, 1),
-            src,
-            dst,
-            old_layout,
-            new_layout,
-        },
+        &ImageBarrier::whole(image, src, dst, old_layout, new_layout),
     );
 }

@@ -50,19 +50,17 @@ pub fn record_depth_resolve(
 ) {
     use vk::{AccessFlags2 as Access, ImageLayout as Layout, PipelineStageFlags2 as Stage};
     let _label = debug::label(ctx, cmd, "depth resolve (farthest sample)");
-    let range = resources::subresource_range(farthest.format, 0, 1);
     // Overwritten whole: the last frame's pyramid and readbacks read it.
     resources::image_barrier(
         ctx,
         cmd,
-        &ImageBarrier {
-            image: farthest.handle,
-            range,
-            src: (Stage::COMPUTE_SHADER | Stage::ALL_TRANSFER, Access::NONE),
-            dst: (Stage::COMPUTE_SHADER, Access::SHADER_STORAGE_WRITE),
-            old_layout: Layout::UNDEFINED,
-            new_layout: Layout::GENERAL,
-        },
+        &ImageBarrier::whole(
+            farthest,
+            (Stage::COMPUTE_SHADER | Stage::ALL_TRANSFER, Access::NONE),
+            (Stage::COMPUTE_SHADER, Access::SHADER_STORAGE_WRITE),
+            Layout::UNDEFINED,
+            Layout::GENERAL,
+        ),
     );
     let [tile_width, tile_height, _] = pass.pipeline.workgroup_size;
     unsafe {
@@ -86,16 +84,15 @@ pub fn record_depth_resolve(
     resources::image_barrier(
         ctx,
         cmd,
-        &ImageBarrier {
-            image: farthest.handle,
-            range,
-            src: (Stage::COMPUTE_SHADER, Access::SHADER_STORAGE_WRITE),
-            dst: (
+        &ImageBarrier::whole(
+            farthest,
+            (Stage::COMPUTE_SHADER, Access::SHADER_STORAGE_WRITE),
+            (
                 Stage::COMPUTE_SHADER | Stage::ALL_TRANSFER,
                 Access::SHADER_SAMPLED_READ | Access::TRANSFER_READ,
             ),
-            old_layout: Layout::GENERAL,
-            new_layout: Layout::GENERAL,
-        },
+            Layout::GENERAL,
+            Layout::GENERAL,
+        ),
     );
 }
