@@ -87,25 +87,36 @@ vec4 sphere_union(vec4 a, vec4 b) {
     return vec4(a.xyz + offset * ((radius - a.w) / distance), radius);
 }
 
-// The clip-space w of a world-space point seen by the cull camera: its
-// distance in front of the eye.
-float cull_w(vec3 point) {
-    mat4 m = frame.cull_view_projection;
+// CullView::clip_w: a world-space point's distance in front of a
+// perspective's eye, 1 in an orthographic view.
+float cull_w(CullView view, vec3 point) {
+    mat4 m = view.view_projection;
     return dot(vec4(point, 1.0), vec4(m[0].w, m[1].w, m[2].w, m[3].w));
+}
+
+// CullView::nearest: what a level's error is divided by, seen at the
+// sphere's nearest point; 0 when the sphere reaches a perspective's near
+// plane.
+float nearest_w(CullView view, vec3 centre, float radius) {
+    if (view.orthographic != 0u) {
+        return 1.0;
+    }
+    float nearest = cull_w(view, centre) - radius;
+    return nearest > view.lod_params.z ? nearest : 0.0;
 }
 
 // cull::select_lod: the coarsest level whose error, seen at the sphere's
 // nearest point, stays within the threshold. A sphere reaching the near
 // plane gets level 0.
-uint select_lod(vec3 centre, float radius, CrowdModel model) {
-    float nearest = cull_w(centre) - radius;
-    if (nearest <= frame.lod_params.z) {
+uint select_lod(CullView view, vec3 centre, float radius, CrowdModel model) {
+    float nearest = nearest_w(view, centre, radius);
+    if (nearest <= 0.0) {
         return 0u;
     }
     uint lod = 0u;
     for (uint level = 1u; level < model.lod_count; ++level) {
         float error = model.lod_errors[level / 4u][level % 4u];
-        if (error * frame.lod_params.x > frame.lod_params.y * nearest) {
+        if (error * view.lod_params.x > view.lod_params.y * nearest) {
             break;
         }
         lod = level;
@@ -117,14 +128,13 @@ uint select_lod(vec3 centre, float radius, CrowdModel model) {
 // error (ImpostorLayout::error) projects to the threshold; across the band
 // around that distance, faded in from 0 (a mesh alone) to IMPOSTOR_FADE_FULL (an
 // impostor alone).
-uint impostor_fade(vec3 centre, float radius, CrowdModel model) {
+uint impostor_fade(CullView view, vec3 centre, float radius, CrowdModel model) {
     float error = IMPOSTOR_ERROR_TEXELS * 2.0 * model.impostor_sphere.w / float(IMPOSTOR_CELL_TEXELS);
-    float nearest = cull_w(centre) - radius;
-    if (constants.impostors == 0u || error <= 0.0 || nearest <= frame.lod_params.z
-        || frame.lod_params.y <= 0.0) {
+    float nearest = nearest_w(view, centre, radius);
+    if (constants.impostors == 0u || error <= 0.0 || nearest <= 0.0 || view.lod_params.y <= 0.0) {
         return 0u;
     }
-    float switch_distance = error * frame.lod_params.x / frame.lod_params.y;
+    float switch_distance = error * view.lod_params.x / view.lod_params.y;
     float share = (nearest / switch_distance - (1.0 - IMPOSTOR_BAND_WIDTH)) / (2.0 * IMPOSTOR_BAND_WIDTH);
     return uint(clamp(share, 0.0, 1.0) * float(IMPOSTOR_FADE_FULL) + 0.5);
 }
@@ -134,13 +144,14 @@ bool shows_current_clip(InstanceAnimation animation) {
     return crossfade_weight(animation, frame.time, frame.blend_time) >= 0.5;
 }
 
-// impostor::impostor_cell: the view nearest the eye's direction from the
-// image's centre, in the instance's frame, and the frame nearest its
-// dominant clip's time, in the rows of the slot `slot` that clip is
-// baked in.
-uint impostor_cell(CrowdInstance placed, InstanceAnimation animation, CrowdModel model, uint slot) {
+// impostor::impostor_cell: the view nearest the direction from the image's
+// centre to the cull view's eye, in the instance's frame, and the frame
+// nearest its dominant clip's time, in the rows of the slot `slot` that
+// clip is baked in.
+uint impostor_cell(CullView view, CrowdInstance placed, InstanceAnimation animation,
+                   CrowdModel model, uint slot) {
     vec3 centre = place_instance(placed, model.impostor_sphere.xyz);
-    vec3 to_eye = rotate_yaw(-placed.placement.w, frame.camera_position.xyz - centre);
+    vec3 to_eye = rotate_yaw(-placed.placement.w, view.eye.xyz - centre * view.eye.w);
     bool current = shows_current_clip(animation);
     uint clip = current ? animation.clip : animation.previous_clip;
     float phase = current ? animation.phase : animation.previous_phase;
@@ -152,9 +163,10 @@ uint impostor_cell(CrowdInstance placed, InstanceAnimation animation, CrowdModel
 
 // occlusion::DepthPyramid::is_occluded: even the box's nearest corner is
 // farther than the farthest depth drawn in the screen rectangle its corners
-// span. A box reaching the near plane is never occluded.
-bool occluded(vec3 bounds_min, vec3 bounds_max, CrowdInstance placed) {
-    float near = frame.lod_params.z;
+// span. A box reaching the near plane is never occluded. Perspective
+// views only: the camera's is the one with a depth pyramid.
+bool occluded(CullView view, vec3 bounds_min, vec3 bounds_max, CrowdInstance placed) {
+    float near = view.lod_params.z;
     vec2 low = vec2(3.0e38);
     vec2 high = vec2(-3.0e38);
     float nearest_w = 3.0e38;
@@ -162,7 +174,7 @@ bool occluded(vec3 bounds_min, vec3 bounds_max, CrowdInstance placed) {
         vec3 corner = vec3((i & 1u) != 0u ? bounds_max.x : bounds_min.x,
                            (i & 2u) != 0u ? bounds_max.y : bounds_min.y,
                            (i & 4u) != 0u ? bounds_max.z : bounds_min.z);
-        vec4 clip = frame.cull_view_projection * vec4(place_instance(placed, corner), 1.0);
+        vec4 clip = view.view_projection * vec4(place_instance(placed, corner), 1.0);
         if (clip.w <= near) {
             return false;
         }
@@ -170,7 +182,7 @@ bool occluded(vec3 bounds_min, vec3 bounds_max, CrowdInstance placed) {
         high = max(high, clip.xy / clip.w);
         nearest_w = min(nearest_w, clip.w);
     }
-    vec2 size = frame.viewport_size;
+    vec2 size = view.viewport_size;
     low = max((low * 0.5 + 0.5) * size, vec2(0.0));
     high = min((high * 0.5 + 0.5) * size, size);
     // Its sphere met the frustum, but the box is off screen.
@@ -219,16 +231,15 @@ uint shared_pose(InstanceAnimation animation, CrowdModel model) {
 // one per joint of its model, so the palette grows with what is drawn, not
 // with the crowd. Past the palette's rows it shows the shared pose after
 // all, and the count it leaves tells the CPU how many rows the frame wanted.
-uint drawn_pose_source(uint instance, InstanceAnimation animation, CrowdModel model, vec3 centre,
-                       float radius) {
+uint drawn_pose_source(CullView view, uint instance, InstanceAnimation animation,
+                       CrowdModel model, vec3 centre, float radius) {
     if (model.clip_count == 0u) {
         return SHARED_POSE | clips[animation.clip].shared_first;
     }
-    float w = cull_w(centre);
-    if (frame.lod_params.w > 0.0
+    if (view.lod_params.w > 0.0
         && crossfade_weight(animation, frame.time, frame.blend_time) >= 1.0
-        && w - radius > frame.lod_params.z
-        && radius * frame.lod_params.x <= frame.lod_params.w * w) {
+        && nearest_w(view, centre, radius) > 0.0
+        && radius * view.lod_params.x <= view.lod_params.w * cull_w(view, centre)) {
         return shared_pose(animation, model);
     }
     uint first = atomicAdd(palette_rows_wanted, model.joint_count);
@@ -244,6 +255,7 @@ void main() {
     if (instance >= constants.instance_count) {
         return;
     }
+    CullView view = frame.cull;
     // cull::instance_sphere: every clip the instance's pose can come from.
     // Without clips, clips[0] holds the bind pose's sphere.
     InstanceAnimation animation = instance_animations[instance];
@@ -265,7 +277,7 @@ void main() {
     }
 
     for (uint i = 0u; i < 6u; ++i) {
-        vec4 plane = frame.frustum_planes[i];
+        vec4 plane = view.frustum_planes[i];
         if (dot(plane.xyz, centre) + plane.w < -sphere.w) {
             if (constants.phase != PHASE_EARLY) {
                 visible_last_frame[instance] = 0u;
@@ -313,7 +325,7 @@ void main() {
                 bounds_min = min(at_a.min.xyz, at_b.min.xyz);
                 bounds_max = max(at_a.max.xyz, at_b.max.xyz);
             }
-            visible = !occluded(bounds_min, bounds_max, placed);
+            visible = !occluded(view, bounds_min, bounds_max, placed);
         }
         visible_last_frame[instance] = visible ? 1u : 0u;
         draw = visible && !drawn_early;
@@ -327,7 +339,7 @@ void main() {
     // atlas cell, and it takes no palette row.
     // Faded at all, it wants its clip baked; until it is, it stays a
     // mesh, past the switch at the coarsest level.
-    uint fade = draw ? impostor_fade(centre, sphere.w, model) : 0u;
+    uint fade = draw ? impostor_fade(view, centre, sphere.w, model) : 0u;
     uint impostor_slot = IMPOSTOR_UNBAKED;
     if (fade > 0u) {
         uint clip = shows_current_clip(animation) ? animation.clip : animation.previous_clip;
@@ -341,7 +353,7 @@ void main() {
     bool as_impostor = impostor_slot != IMPOSTOR_UNBAKED;
     bool as_mesh = draw && (!as_impostor || fade < IMPOSTOR_FADE_FULL);
     if (as_impostor) {
-        uint cell = impostor_cell(placed, animation, model, impostor_slot);
+        uint cell = impostor_cell(view, placed, animation, model, impostor_slot);
         impostor_cells[instance] = cell | (fade << IMPOSTOR_FADE_SHIFT);
         impostor_instance(model, atomicAdd(impostor_counts[placed.model], 1u)) = instance;
         if (!as_mesh) {
@@ -353,12 +365,12 @@ void main() {
     if (as_mesh) {
         uint band = as_impostor ? IMPOSTOR_BAND : 0u;
         if (!per_instance) {
-            pose_sources[instance] = drawn_pose_source(instance, animation, model, centre, sphere.w) | band;
+            pose_sources[instance] = drawn_pose_source(view, instance, animation, model, centre, sphere.w) | band;
         } else {
             pose_sources[instance] |= band;
         }
         bool past_switch = fade >= IMPOSTOR_FADE_SWITCH;
-        uint lod = past_switch && !as_impostor ? model.lod_count - 1u : select_lod(centre, sphere.w, model);
+        uint lod = past_switch && !as_impostor ? model.lod_count - 1u : select_lod(view, centre, sphere.w, model);
         uint slot = atomicAdd(lod_counts[placed.model * MAX_LODS + lod], 1u);
         visible_instances[lod * constants.instance_count + model.first_instance + slot] = instance;
     }

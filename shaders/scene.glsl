@@ -32,26 +32,44 @@
     uint band_counts[MAX_MODELS];              \
     uint visible_instances[];
 
+// Twin of Rust's gpu::shader_types::GpuCullView (CPU reference:
+// crowd::CullView): what a cull dispatch judges instances by, as
+// niagara's CullData: the camera, or an orthographic view such as a sun's.
+struct CullView {
+    // World (Z up) to Vulkan clip space, reverse Z: the camera's
+    // view_projection, or the one frozen culling keeps.
+    mat4 view_projection;
+    // The frustum as six planes (xyz: inward unit normal, w: distance),
+    // extracted on the CPU from view_projection.
+    vec4 frustum_planes[6];
+    // x: pixels per model unit at clip w = 1 (P[1][1] * height / 2; an
+    // orthographic view's w is 1 everywhere); y: the projected error a
+    // level may have, in pixels (0: always level 0); z: the near plane's
+    // distance (clip w at depth 1; 0 orthographic); w: the largest
+    // projected radius, in pixels, that shares its clip's pose (animation
+    // level of detail; 0: off).
+    vec4 lod_params;
+    // Homogeneous: the eye (w 1), or the direction towards the viewer of
+    // an orthographic view (w 0): impostors show the view nearest it.
+    vec4 eye;
+    vec2 viewport_size;    // pixels: where the occlusion test's screen rectangles land
+    uint orthographic;     // 1: clip w is 1 everywhere, no near plane in w
+    uint padding;
+};
+
 // Twin of Rust's gpu::shader_types::FrameUniforms.
 struct FrameUniforms {
     mat4 view_projection;  // world (Z up) to Vulkan clip space, reverse Z
-    // The camera cull.comp judges by (level of detail, occlusion, animation
-    // LOD): view_projection, or the one frozen culling keeps.
-    mat4 cull_view_projection;
+    // The view cull.comp judges by (level of detail, occlusion, animation
+    // LOD, impostor cells).
+    CullView cull;
     vec4 light_direction;  // xyz: unit vector towards the light
     vec4 light_color;      // rgb, linear
     vec4 ambient_color;    // rgb, linear
     vec4 camera_position;  // xyz: the eye in world space, for specular highlights
-    // The view frustum as six planes (xyz: inward unit normal, w: distance),
-    // extracted on the CPU from view_projection for cull.comp.
-    vec4 frustum_planes[6];
-    // x: pixels per model unit at clip w = 1 (P[1][1] * height / 2); y: the
-    // projected error a level may have, in pixels (0: always level 0);
-    // z: the near plane's distance (clip w at depth 1); w: unused.
-    vec4 lod_params;
     float time;            // seconds, the clock every instance's clip runs on
     float blend_time;      // seconds a crossfade between clips lasts
-    vec2 viewport_size;    // pixels: where cull.comp's screen rectangles land
+    vec2 padding;
     // The ground pass (ground.glsl), in model units: x the size of a ground
     // cell (the largest model's height), y, z, w unused; then each model's
     // contact shadow radius (about its footprint), model m's at

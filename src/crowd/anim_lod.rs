@@ -6,11 +6,9 @@
 //! 1 / [`SHARED_POSE_RATE`] s of clip time: a distant character moves at
 //! 30 poses a second and costs nothing to animate. Near instances stay exact.
 
-use glam::Mat4;
-
 use crate::anim::{Clip, Skeleton, SkinningTransform};
 
-use super::{animate_instance, BoundingSphere, Instance, LodParams};
+use super::{animate_instance, BoundingSphere, CullView, Instance};
 
 pub use crate::shared_constants::SHARED_POSE_RATE;
 
@@ -73,17 +71,17 @@ pub fn shared_pose(
     clips: &[Clip],
     time: f32,
     blend_time: f32,
-    view_projection: Mat4,
+    view: &CullView,
     sphere: BoundingSphere,
-    params: LodParams,
     max_radius: f32,
 ) -> Option<u32> {
     let clip = clips.get(instance.clip as usize)?;
     if instance.blend_weight(time, blend_time) < 1.0 {
         return None;
     }
-    let w = view_projection.row(3).dot(sphere.centre.extend(1.0));
-    if w - sphere.radius <= params.near || sphere.radius * params.pixels_per_unit > max_radius * w {
+    view.nearest(sphere)?;
+    let w = view.clip_w(sphere.centre);
+    if sphere.radius * view.lod.pixels_per_unit > max_radius * w {
         return None;
     }
     Some(shared_pose_index(clip, instance.local_time(time)))
@@ -95,6 +93,7 @@ mod tests {
     use crate::anim::JointPose;
     use crate::bounds::Bounds;
     use glam::Vec3;
+    use glam::{Mat4, Vec4};
 
     /// A one-joint clip of `frames` frames at 24 fps.
     fn clip(frames: usize, looping: bool) -> Clip {
@@ -127,14 +126,14 @@ mod tests {
         let mut projection = Mat4::perspective_infinite_reverse_rh(1.0, 1.0, 0.1);
         projection.y_axis.y = -projection.y_axis.y;
         let vp = projection * view;
-        let params = LodParams::new(vp, 720, Some(1.0));
+        let view = CullView::new(vp, vp.inverse() * Vec4::Z, (720, 720), Some(1.0));
         let at = |x: f32| BoundingSphere {
             centre: Vec3::new(x, 0.0, 0.0),
             radius: 1.0,
         };
         let instance = Instance::settled(1, 0.25);
         let choose = |instance: &Instance, sphere| {
-            shared_pose(instance, &clips, 1.0, 0.25, vp, sphere, params, 16.0)
+            shared_pose(instance, &clips, 1.0, 0.25, &view, sphere, 16.0)
         };
         assert_eq!(choose(&instance, at(0.0)), None, "near: its own pose");
         assert_eq!(
@@ -149,7 +148,7 @@ mod tests {
             None,
             "crossfading: its own pose"
         );
-        let off = shared_pose(&instance, &clips, 1.0, 0.25, vp, at(1000.0), params, 0.0);
+        let off = shared_pose(&instance, &clips, 1.0, 0.25, &view, at(1000.0), 0.0);
         assert_eq!(off, None, "animation LOD off");
     }
 

@@ -5,7 +5,7 @@
 //! drawn at the coarsest level whose error projects to at most a threshold
 //! of pixels at the sphere's nearest point.
 
-use glam::{Mat4, Vec3, Vec4, Vec4Swizzles};
+use glam::{Mat4, Vec2, Vec3, Vec4, Vec4Swizzles};
 
 use crate::anim::{frame_position, Clip};
 use crate::bounds::Bounds;
@@ -62,27 +62,35 @@ impl Frustum {
 /// 1.30% at one (the limit is 1%).
 pub const LOD_PIXEL_ERROR: f32 = 0.5;
 
-/// What turns a level's error into pixels: `FrameUniforms::lod_params`.
+/// What turns a level's error into pixels: `CullView::lod_params` in cull.comp.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct LodParams {
     /// Pixels one model unit covers at clip w = 1: `P[1][1] * height / 2`.
+    /// An orthographic view has w = 1 everywhere.
     pub pixels_per_unit: f32,
     /// The projected error a level may have, in pixels; 0 keeps level 0.
     pub threshold: f32,
-    /// The near plane's distance (clip w at depth 1).
+    /// The near plane's distance (clip w at depth 1); 0 for an
+    /// orthographic view, which has none in w.
     pub near: f32,
 }
 
 impl LodParams {
-    /// For `view_projection`, an infinite reverse-Z perspective as the
-    /// camera builds it, drawn `height` pixels high. Its row 1 is `P[1][1]`
-    /// times the view's unit up row, and its row 2 is (0, 0, 0, near).
-    /// `bias` scales `LOD_PIXEL_ERROR`; `None` turns level of detail off.
+    /// For `view_projection`, drawn `height` pixels high: an infinite
+    /// reverse-Z perspective as the camera builds it (row 1 is `P[1][1]`
+    /// times the view's unit up row, row 2 is (0, 0, 0, near)), or an
+    /// orthographic projection (row 1 is the pixels' unit up row scaled to
+    /// clip space). `bias` scales `LOD_PIXEL_ERROR`; `None` turns level of
+    /// detail off.
     pub fn new(view_projection: Mat4, height: u32, bias: Option<f32>) -> LodParams {
+        let near = match Projection::of(view_projection) {
+            Projection::Perspective => view_projection.row(2).w,
+            Projection::Orthographic => 0.0,
+        };
         LodParams {
             pixels_per_unit: view_projection.row(1).xyz().length() * height as f32 / 2.0,
             threshold: bias.map_or(0.0, |bias| bias.max(0.0) * LOD_PIXEL_ERROR),
-            near: view_projection.row(2).w,
+            near,
         }
     }
 
@@ -91,21 +99,97 @@ impl LodParams {
     }
 }
 
+/// How a view maps depth to size: a perspective divides by the distance
+/// in front of the eye (clip w), an orthographic view (a sun's shadow
+/// cascade) does not.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Projection {
+    Perspective,
+    Orthographic,
+}
+
+impl Projection {
+    /// An orthographic projection's w row is (0, 0, 0, 1): clip w is 1
+    /// wherever the point is.
+    pub fn of(view_projection: Mat4) -> Projection {
+        match view_projection.row(3) == Vec4::W {
+            true => Projection::Orthographic,
+            false => Projection::Perspective,
+        }
+    }
+}
+
+/// What one cull dispatch judges instances by, the CPU twin of
+/// cull.comp's `CullView` (niagara's `CullData`): the frustum it keeps
+/// what meets, how it turns errors into pixels and where impostors are
+/// seen from. The camera is one view; a shadow cascade would be another.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CullView {
+    pub view_projection: Mat4,
+    pub projection: Projection,
+    pub frustum: Frustum,
+    pub lod: LodParams,
+    /// Homogeneous: the eye (w 1), or the direction towards the viewer of
+    /// an orthographic view (w 0); impostors show the atlas view nearest
+    /// the direction to it.
+    pub eye: Vec4,
+    /// Pixels: where the occlusion test's screen rectangles land.
+    pub viewport: Vec2,
+}
+
+impl CullView {
+    /// The view through `view_projection`, drawn `width` x `height`, with
+    /// its impostors seen from `eye` and level of detail at `lod_bias`
+    /// (`None`: off).
+    pub fn new(
+        view_projection: Mat4,
+        eye: Vec4,
+        (width, height): (u32, u32),
+        lod_bias: Option<f32>,
+    ) -> CullView {
+        CullView {
+            view_projection,
+            projection: Projection::of(view_projection),
+            frustum: Frustum::from_view_projection(view_projection),
+            lod: LodParams::new(view_projection, height, lod_bias),
+            eye,
+            viewport: Vec2::new(width as f32, height as f32),
+        }
+    }
+
+    /// Clip w of a world-space point: its distance in front of a
+    /// perspective's eye, 1 in an orthographic view.
+    pub fn clip_w(&self, point: Vec3) -> f32 {
+        self.view_projection.row(3).dot(point.extend(1.0))
+    }
+
+    /// What a level's error is divided by to be seen at `sphere`'s nearest
+    /// point: its clip w; `None` when it reaches a perspective's near plane.
+    pub fn nearest(&self, sphere: BoundingSphere) -> Option<f32> {
+        match self.projection {
+            Projection::Orthographic => Some(1.0),
+            Projection::Perspective => {
+                let nearest = self.clip_w(sphere.centre) - sphere.radius;
+                (nearest > self.lod.near).then_some(nearest)
+            }
+        }
+    }
+
+    /// The direction from `point` towards the viewer, not normalised.
+    pub fn to_eye(&self, point: Vec3) -> Vec3 {
+        self.eye.xyz() - point * self.eye.w
+    }
+}
+
 /// The level cull.comp draws an instance whose sphere is `sphere` at:
 /// the coarsest whose error (`errors[l]`, model units, level 0's 0) seen at
-/// the sphere's nearest point projects to at most `params.threshold`
+/// the sphere's nearest point projects to at most the view's threshold of
 /// pixels. A sphere reaching the near plane gets level 0.
-pub fn select_lod(
-    view_projection: Mat4,
-    sphere: BoundingSphere,
-    params: LodParams,
-    errors: &[f32],
-) -> u32 {
-    let w = view_projection.row(3).dot(sphere.centre.extend(1.0));
-    let nearest = w - sphere.radius;
-    if nearest <= params.near {
+pub fn select_lod(view: &CullView, sphere: BoundingSphere, errors: &[f32]) -> u32 {
+    let Some(nearest) = view.nearest(sphere) else {
         return 0;
-    }
+    };
+    let params = view.lod;
     let mut lod = 0;
     for (level, error) in errors.iter().enumerate().skip(1) {
         if error * params.pixels_per_unit > params.threshold * nearest {
@@ -451,18 +535,25 @@ mod tests {
         assert_eq!(LodParams::new(vp, 720, None).threshold, 0.0);
     }
 
+    /// The camera's view of `vp`, 1280x720, its eye where `vp`'s w is 0.
+    fn view(vp: Mat4, bias: Option<f32>) -> CullView {
+        let eye = vp.inverse() * Vec4::Z;
+        CullView::new(vp, eye, (1280, 720), bias)
+    }
+
     #[test]
     fn farther_spheres_get_coarser_levels() {
         let errors = [0.0, 0.5, 2.0, 8.0];
         let vp = camera(Vec3::new(-10.0, 0.0, 0.0), 1.0, 0.1);
-        let params = LodParams::new(vp, 720, Some(1.0));
+        let view = view(vp, Some(1.0));
+        let params = view.lod;
         let at = |x: f32| BoundingSphere {
             centre: Vec3::new(x, 0.0, 0.0),
             radius: 1.0,
         };
         let levels: Vec<u32> = [0.0, 500.0, 2000.0, 8000.0, 1e6]
             .iter()
-            .map(|&x| select_lod(vp, at(x), params, &errors))
+            .map(|&x| select_lod(&view, at(x), &errors))
             .collect();
         assert!(levels.windows(2).all(|w| w[0] <= w[1]), "{levels:?}");
         assert_eq!(levels[0], 0);
@@ -470,8 +561,8 @@ mod tests {
         // Exactly where level 1's error projects to the threshold.
         let nearest = 0.5 * params.pixels_per_unit / params.threshold;
         let boundary = |offset: f32| at(-10.0 + nearest + 1.0 + offset);
-        assert_eq!(select_lod(vp, boundary(-1.0), params, &errors), 0);
-        assert_eq!(select_lod(vp, boundary(1.0), params, &errors), 1);
+        assert_eq!(select_lod(&view, boundary(-1.0), &errors), 0);
+        assert_eq!(select_lod(&view, boundary(1.0), &errors), 1);
     }
 
     #[test]
@@ -482,14 +573,61 @@ mod tests {
             centre: Vec3::new(1e5, 0.0, 0.0),
             radius: 1.0,
         };
-        let off = LodParams::new(vp, 720, None);
-        assert_eq!(select_lod(vp, far, off, &errors), 0);
+        assert_eq!(select_lod(&view(vp, None), far, &errors), 0);
         // A huge sphere around the camera crosses the near plane.
         let around = BoundingSphere {
             centre: Vec3::new(1e4, 0.0, 0.0),
             radius: 2e4,
         };
-        let on = LodParams::new(vp, 720, Some(1.0));
-        assert_eq!(select_lod(vp, around, on, &errors), 0);
+        assert_eq!(select_lod(&view(vp, Some(1.0)), around, &errors), 0);
+    }
+
+    /// A sun's view: orthographic, 200 units across, looking down the
+    /// direction `towards_sun` points away from.
+    fn sun(towards_sun: Vec3) -> Mat4 {
+        let view = Mat4::look_at_rh(towards_sun * 500.0, Vec3::ZERO, Vec3::Y);
+        Mat4::orthographic_rh(-100.0, 100.0, -100.0, 100.0, 1000.0, 0.0) * view
+    }
+
+    #[test]
+    fn an_orthographic_view_grades_by_texel_size_wherever_the_sphere_is() {
+        let vp = sun(Vec3::new(0.3, -0.2, 1.0).normalize());
+        assert_eq!(Projection::of(vp), Projection::Orthographic);
+        let eye = vp.inverse() * Vec4::Z;
+        assert_eq!(eye.w, 0.0, "an orthographic eye is a direction");
+        assert!(
+            eye.xyz()
+                .normalize()
+                .dot(Vec3::new(0.3, -0.2, 1.0).normalize())
+                > 0.9999
+        );
+        // 1024 texels over 200 units: 5.12 texels a unit, anywhere.
+        let view = CullView::new(vp, eye, (1024, 1024), Some(1.0));
+        assert!((view.lod.pixels_per_unit - 5.12).abs() < 1e-4, "{view:?}");
+        assert_eq!(view.lod.near, 0.0);
+        // Level 1's error is 0.05 units (0.256 texels, under the half
+        // texel allowed), level 2's 0.2 (1.02 texels): level 1, near the
+        // light or far from it, and a sphere as big as the view is no
+        // exception (no near plane in w).
+        let errors = [0.0, 0.05, 0.2];
+        for (centre, radius) in [
+            (Vec3::ZERO, 1.0),
+            (Vec3::new(0.0, 0.0, 400.0), 1.0),
+            (Vec3::ZERO, 150.0),
+        ] {
+            let sphere = BoundingSphere { centre, radius };
+            assert_eq!(view.nearest(sphere), Some(1.0));
+            assert_eq!(select_lod(&view, sphere, &errors), 1, "{sphere:?}");
+        }
+        // Beside the view's 200 units: culled by the frustum.
+        let beside = BoundingSphere {
+            centre: Vec3::new(0.0, 150.0, 0.0),
+            radius: 10.0,
+        };
+        assert!(!view.frustum.intersects_sphere(beside));
+        assert!(view.frustum.intersects_sphere(BoundingSphere {
+            centre: Vec3::ZERO,
+            radius: 1.0
+        }));
     }
 }

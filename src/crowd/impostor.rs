@@ -17,12 +17,12 @@
 
 use std::f32::consts::TAU;
 
-use glam::{Mat4, Vec3};
+use glam::Vec3;
 
 use crate::anim::{Clip, JointPose, Skeleton, SkinningTransform};
 use crate::bounds::Bounds;
 
-use super::{animate_instance, BoundingSphere, Instance, LodParams};
+use super::{animate_instance, BoundingSphere, CullView, Instance};
 
 pub use crate::shared_constants::{
     IMPOSTOR_AZIMUTHS, IMPOSTOR_BAND_WIDTH, IMPOSTOR_CELL_TEXELS, IMPOSTOR_ERROR_TEXELS,
@@ -231,15 +231,12 @@ pub use crate::shared_constants::{
 /// fade grows evenly with the distance; in between, both are drawn, each
 /// keeping its share of the pixels. A sphere reaching the near plane never
 /// fades.
-pub fn impostor_fade(
-    view_projection: Mat4,
-    sphere: BoundingSphere,
-    params: LodParams,
-    layout_error: f32,
-) -> u32 {
-    let w = view_projection.row(3).dot(sphere.centre.extend(1.0));
-    let nearest = w - sphere.radius;
-    if layout_error <= 0.0 || nearest <= params.near || params.threshold <= 0.0 {
+pub fn impostor_fade(view: &CullView, sphere: BoundingSphere, layout_error: f32) -> u32 {
+    let params = view.lod;
+    let Some(nearest) = view.nearest(sphere) else {
+        return 0;
+    };
+    if layout_error <= 0.0 || params.threshold <= 0.0 {
         return 0;
     }
     let switch = layout_error * params.pixels_per_unit / params.threshold;
@@ -250,13 +247,8 @@ pub fn impostor_fade(
 /// Whether an instance is past the switch ([`impostor_fade`] at least
 /// [`FADE_SWITCH`]): where, its clip not baked yet, it is drawn as a mesh
 /// at its coarsest level.
-pub fn uses_impostor(
-    view_projection: Mat4,
-    sphere: BoundingSphere,
-    params: LodParams,
-    layout_error: f32,
-) -> bool {
-    impostor_fade(view_projection, sphere, params, layout_error) >= FADE_SWITCH
+pub fn uses_impostor(view: &CullView, sphere: BoundingSphere, layout_error: f32) -> bool {
+    impostor_fade(view, sphere, layout_error) >= FADE_SWITCH
 }
 
 /// The clip an impostor shows, and its phase: the instance's dominant
@@ -270,8 +262,8 @@ pub fn dominant_clip(instance: &Instance, time: f32, blend_time: f32) -> (u32, f
     }
 }
 
-/// The cell an impostor instance shows at `time`, with its eye at `eye`
-/// (world space), its dominant clip ([`dominant_clip`]) baked in slot
+/// The cell an impostor instance shows at `time`, seen from `view`'s eye
+/// (a point, or an orthographic view's direction), its dominant clip ([`dominant_clip`]) baked in slot
 /// `slot`: the view nearest the direction from its image's centre to the
 /// eye, turned into the instance's frame, and the frame nearest the clip's
 /// time.
@@ -280,13 +272,13 @@ pub fn impostor_cell(
     instance: &Instance,
     clips: &[Clip],
     (time, blend_time): (f32, f32),
-    eye: Vec3,
+    view: &CullView,
     slot: u32,
 ) -> u32 {
     let (sin, cos) = instance.yaw.sin_cos();
     let c = layout.sphere.centre;
     let centre = instance.position + Vec3::new(c.x * cos - c.y * sin, c.x * sin + c.y * cos, c.z);
-    let world = eye - centre;
+    let world = view.to_eye(centre);
     // The inverse of the instance's yaw.
     let to_eye = Vec3::new(
         world.x * cos + world.y * sin,
@@ -304,6 +296,7 @@ pub fn impostor_cell(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use glam::{Mat4, Vec4};
 
     fn clip(frames: usize, looping: bool) -> Clip {
         Clip {
@@ -423,11 +416,17 @@ mod tests {
         let clips = [clip(25, true), clip(25, true)];
         let mut instance = Instance::settled(1, 0.25);
         instance.position = Vec3::new(100.0, 0.0, 0.0);
-        let eye = Vec3::new(1100.0, 0.0, 37.0);
+        // Any camera: the cell needs only its eye.
+        let view = CullView::new(
+            Mat4::IDENTITY,
+            Vec4::new(1100.0, 0.0, 37.0, 1.0),
+            (1, 1),
+            None,
+        );
         // Facing the eye (+X): view 0, clip 1's frame 3 (0.25 s), in the
         // rows of the slot that holds clip 1.
         let cell = |instance: &Instance, slot| {
-            impostor_cell(&atlas, instance, &clips, (0.0, 0.0), eye, slot)
+            impostor_cell(&atlas, instance, &clips, (0.0, 0.0), &view, slot)
         };
         assert_eq!(cell(&instance, 1), (12 + 3) * 48);
         assert_eq!(cell(&instance, 0), 3 * 48);
@@ -452,7 +451,9 @@ mod tests {
     fn impostors_begin_where_a_texel_projects_to_the_threshold() {
         let projection = Mat4::perspective_infinite_reverse_rh(1.0, 1.0, 1.0);
         let view_projection = projection * Mat4::look_at_rh(Vec3::ZERO, -Vec3::Z, Vec3::Y);
-        let params = LodParams::new(view_projection, 720, Some(1.0));
+        let eye = Vec4::W;
+        let view = CullView::new(view_projection, eye, (720, 720), Some(1.0));
+        let params = view.lod;
         let atlas = layout(1);
         let radius = atlas.sphere.radius;
         let sphere_at = |distance: f32| BoundingSphere {
@@ -462,29 +463,13 @@ mod tests {
         // error * pixels_per_unit = threshold * nearest.
         let switch = atlas.error() * params.pixels_per_unit / params.threshold + radius;
         let error = atlas.error();
-        assert!(!uses_impostor(
-            view_projection,
-            sphere_at(switch * 0.99),
-            params,
-            error
-        ));
-        assert!(uses_impostor(
-            view_projection,
-            sphere_at(switch * 1.01),
-            params,
-            error
-        ));
+        assert!(!uses_impostor(&view, sphere_at(switch * 0.99), error));
+        assert!(uses_impostor(&view, sphere_at(switch * 1.01), error));
         // No atlas, or level of detail off: never.
-        assert!(!uses_impostor(
-            view_projection,
-            sphere_at(switch * 10.0),
-            params,
-            0.0
-        ));
+        assert!(!uses_impostor(&view, sphere_at(switch * 10.0), 0.0));
         // The band: a mesh alone well before the switch, an impostor alone
         // well past it, and between them a fade growing with the distance.
-        let fade =
-            |scale: f32| impostor_fade(view_projection, sphere_at(switch * scale), params, error);
+        let fade = |scale: f32| impostor_fade(&view, sphere_at(switch * scale), error);
         let band = |share: f32| (switch - radius) * (1.0 + share) + radius;
         assert_eq!(fade(0.5), 0);
         assert_eq!(
@@ -500,12 +485,7 @@ mod tests {
             steps.iter().all(|&f| f > 0 && f < FADE_IMPOSTOR),
             "{steps:?}"
         );
-        let off = LodParams::new(view_projection, 720, None);
-        assert!(!uses_impostor(
-            view_projection,
-            sphere_at(switch * 10.0),
-            off,
-            error
-        ));
+        let off = CullView::new(view_projection, eye, (720, 720), None);
+        assert!(!uses_impostor(&off, sphere_at(switch * 10.0), error));
     }
 }

@@ -22,7 +22,7 @@ pub use anim_lod::{
 pub use animate::{animate_crowd, animate_instance};
 pub use cull::{
     clip_spheres, instance_bounds, instance_box, instance_sphere, select_lod, BoundingSphere,
-    Frustum, LodParams,
+    CullView, Frustum, LodParams, Projection,
 };
 pub use impostor::{
     bake_poses, dominant_clip, impostor_cell, impostor_fade, uses_impostor, view_direction,

@@ -18,6 +18,8 @@
 
 use glam::{Mat4, Vec2, Vec3};
 
+use super::CullView;
+
 pub use crate::shared_constants::{MAX_PYRAMID_LEVELS, OCCLUSION_TEXELS_LOG2};
 
 /// One level of the pyramid inside its buffer (`pyramid_levels` in
@@ -96,36 +98,22 @@ impl DepthPyramid {
     }
 
     /// Whether cull.comp's late phase hides an instance whose box has the
-    /// world-space `corners`, for a `width` x `height` image seen through
-    /// `view_projection` (an infinite reverse-Z perspective whose near plane
-    /// is at clip w = `near`).
-    pub fn is_occluded(
-        &self,
-        view_projection: Mat4,
-        corners: &[Vec3; 8],
-        width: u32,
-        height: u32,
-        near: f32,
-    ) -> bool {
-        self.occlusion_margin(view_projection, corners, width, height, near)
+    /// world-space `corners` from `view`, an infinite reverse-Z perspective
+    /// (the camera: the only view with a depth pyramid).
+    pub fn is_occluded(&self, view: &CullView, corners: &[Vec3; 8]) -> bool {
+        self.occlusion_margin(view, corners)
             .is_some_and(|margin| margin > 0.0)
     }
 
     /// How far, in depth, the box's nearest corner lies behind the farthest
     /// depth drawn over it (positive: occluded); `None` for a box reaching
     /// the near plane. Tests use it to skip the GPU's close calls.
-    pub fn occlusion_margin(
-        &self,
-        view_projection: Mat4,
-        corners: &[Vec3; 8],
-        width: u32,
-        height: u32,
-        near: f32,
-    ) -> Option<f32> {
-        match screen_rect(view_projection, corners, near) {
+    pub fn occlusion_margin(&self, view: &CullView, corners: &[Vec3; 8]) -> Option<f32> {
+        let near = view.lod.near;
+        match screen_rect(view.view_projection, corners, near) {
             None => None,
             Some((low, high, nearest_w)) => {
-                let size = Vec2::new(width as f32, height as f32);
+                let size = view.viewport;
                 let (low, high) = (
                     ((low * 0.5 + 0.5) * size).max(Vec2::ZERO),
                     ((high * 0.5 + 0.5) * size).min(size),
@@ -181,6 +169,7 @@ pub fn screen_rect(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use glam::Vec4;
 
     #[test]
     fn odd_sizes_cover_every_pixel_once() {
@@ -224,11 +213,14 @@ mod tests {
         }
     }
 
-    fn camera() -> Mat4 {
+    /// From (-100, 0, 0) towards the origin, 64x64 pixels, its near plane
+    /// at 1.
+    fn camera() -> CullView {
         let view = Mat4::look_at_rh(Vec3::new(-100.0, 0.0, 0.0), Vec3::ZERO, Vec3::Z);
         let mut projection = Mat4::perspective_infinite_reverse_rh(1.0, 1.0, 1.0);
         projection.y_axis.y = -projection.y_axis.y;
-        projection * view
+        let vp = projection * view;
+        CullView::new(vp, vp.inverse() * Vec4::Z, (64, 64), None)
     }
 
     /// The corners of a cube of half-size `half` around `centre`.
@@ -245,20 +237,14 @@ mod tests {
         let (width, height) = (64, 64);
         let pyramid = DepthPyramid::build(&vec![1.0 / 50.0; 64 * 64], width, height);
         let at = |x: f32| cube(Vec3::new(x, 0.0, 0.0), 5.0);
-        let vp = camera();
-        assert!(
-            pyramid.is_occluded(vp, &at(0.0), width, height, 1.0),
-            "100 away, behind"
-        );
-        assert!(
-            !pyramid.is_occluded(vp, &at(-70.0), width, height, 1.0),
-            "30 away, in front"
-        );
+        let view = camera();
+        assert!(pyramid.is_occluded(&view, &at(0.0)), "100 away, behind");
+        assert!(!pyramid.is_occluded(&view, &at(-70.0)), "30 away, in front");
         // Straddling the wall: its near side is in front, so it is drawn.
-        assert!(!pyramid.is_occluded(vp, &at(-52.0), width, height, 1.0));
+        assert!(!pyramid.is_occluded(&view, &at(-52.0)));
         // Around the eye: never occluded.
         let around = cube(Vec3::new(-100.0, 0.0, 0.0), 2.0);
-        assert!(!pyramid.is_occluded(vp, &around, width, height, 1.0));
+        assert!(!pyramid.is_occluded(&view, &around));
     }
 
     #[test]
@@ -272,6 +258,6 @@ mod tests {
         }
         let pyramid = DepthPyramid::build(&depth, width, height);
         let behind = cube(Vec3::ZERO, 5.0);
-        assert!(!pyramid.is_occluded(camera(), &behind, width, height, 1.0));
+        assert!(!pyramid.is_occluded(&camera(), &behind));
     }
 }

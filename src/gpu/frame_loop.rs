@@ -19,13 +19,14 @@ use super::profiler::FrameTimings;
 use super::renderer::{InFlight, Renderer};
 use super::resources::Buffer;
 use super::shader_types::{
-    FrameUniforms, InstanceAnimation, SkinningTransform, SurfaceVertex, VisibleHeader, MAX_MODELS,
+    FrameUniforms, GpuCullView, InstanceAnimation, SkinningTransform, SurfaceVertex, VisibleHeader,
+    MAX_MODELS,
 };
 use super::swapchain::{self, Acquired, Swapchain};
 use super::{output, record, Context, GpuError};
-use crate::crowd::{Frustum, LodParams};
+use crate::crowd::CullView;
 use crate::skin::{SkinningMethod, MAX_LODS};
-use glam::{Mat4, Vec2, Vec4};
+use glam::{Mat4, Vec2, Vec4, Vec4Swizzles};
 
 /// Everything one frame's recording reads.
 pub struct FrameInput<'a> {
@@ -490,18 +491,23 @@ impl Renderer {
 
     /// The frame's uniforms: the caller's scene, and what the renderer
     /// derives. Culling judges by the frozen camera when there is one;
-    /// the levels of detail are chosen for the target's height.
+    /// the levels of detail are chosen for the target's height, and
+    /// impostors face the camera drawing.
     fn frame_uniforms(&self, input: &FrameInput) -> FrameUniforms {
         let scene = input.uniforms;
         let extent = self.targets.extent();
-        let (cull_view_projection, frustum_planes) = match input.view.frozen_cull {
-            Some(frozen) => (frozen, Frustum::from_view_projection(frozen).planes),
-            None => (scene.view_projection, scene.frustum_planes),
-        };
+        let cull_view_projection = input.view.frozen_cull.unwrap_or(scene.view_projection);
+        let mut cull = CullView::new(
+            cull_view_projection,
+            scene.camera_position.xyz().extend(1.0),
+            (extent.width, extent.height),
+            input.view.lod_bias,
+        );
+        if input.view.frozen_cull.is_none() {
+            cull.frustum.planes = scene.frustum_planes;
+        }
         let anim_lod = input.view.anim_lod && input.posed.animation() == Animation::Gpu;
-        let lod_params = LodParams::new(cull_view_projection, extent.height, input.view.lod_bias)
-            .to_vec4()
-            .with_w(if anim_lod { ANIM_LOD_RADIUS } else { 0.0 });
+        let shared_pose_radius = if anim_lod { ANIM_LOD_RADIUS } else { 0.0 };
         let model = &self.model.model;
         let mut radii = [0.0; MAX_MODELS];
         for (radius, part) in radii.iter_mut().zip(&model.parts) {
@@ -509,16 +515,14 @@ impl Renderer {
         }
         FrameUniforms {
             view_projection: scene.view_projection,
-            cull_view_projection,
+            cull: GpuCullView::new(&cull, shared_pose_radius),
             light_direction: scene.light_direction,
             light_color: scene.light_color,
             ambient_color: scene.ambient_color,
             camera_position: scene.camera_position,
-            frustum_planes,
-            lod_params,
             time: scene.time,
             blend_time: scene.blend_time,
-            viewport_size: Vec2::new(extent.width as f32, extent.height as f32),
+            padding: Vec2::ZERO,
             ground: Vec4::new(model.ground_cell, 0.0, 0.0, 0.0),
             shadow_radii: bytemuck::cast(radii),
         }

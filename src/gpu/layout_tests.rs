@@ -14,7 +14,7 @@ use rspirv::spirv::{Decoration, Op, StorageClass, Word};
 use super::reflect::Reflection;
 use super::shader_types::{
     ClipInfo, CrowdComputeConstants, CrowdInstance, CrowdModel, DrawConstants, FrameBounds,
-    FrameUniforms, GpuAgentLane, GpuGaitSwitch, GpuLocomotionTable, GpuSpeedSegment,
+    FrameUniforms, GpuAgentLane, GpuCullView, GpuGaitSwitch, GpuLocomotionTable, GpuSpeedSegment,
     InstanceAnimation, SkeletonVertex, SkinningTransform, VisibleHeader,
 };
 use super::shaders::spirv;
@@ -198,21 +198,33 @@ fn frame_uniforms() {
             &offsets!(
                 FrameUniforms,
                 view_projection,
-                cull_view_projection,
+                cull,
                 light_direction,
                 light_color,
                 ambient_color,
                 camera_position,
-                frustum_planes,
-                lod_params,
                 time,
                 blend_time,
-                viewport_size,
+                padding,
                 ground,
                 shadow_radii
             ),
         );
     }
+    assert_twin(
+        glsl_struct(spirv::CULL_COMP, "CullView"),
+        size_of::<GpuCullView>(),
+        &offsets!(
+            GpuCullView,
+            view_projection,
+            frustum_planes,
+            lod_params,
+            eye,
+            viewport_size,
+            orthographic,
+            padding
+        ),
+    );
 }
 
 #[test]

@@ -21,29 +21,60 @@ use super::resources::TEXEL_BYTES;
 /// (shaders/skinning.glsl): the CPU reference writes what the GPU reads.
 pub use crate::anim::SkinningTransform;
 
+/// Twin of `CullView` in shaders/scene.glsl: [`crowd::CullView`] as
+/// cull.comp reads it.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct GpuCullView {
+    pub view_projection: Mat4,
+    /// Inward unit normal and distance per plane (`crowd::Frustum`).
+    pub frustum_planes: [Vec4; 6],
+    /// [`crowd::LodParams`]: pixels per unit at clip w = 1, the pixel
+    /// threshold, the near plane; w: the largest projected radius, in
+    /// pixels, that shares its clip's pose (0: animation level of detail
+    /// off).
+    pub lod_params: Vec4,
+    /// Homogeneous: the eye, or an orthographic view's direction to it.
+    pub eye: Vec4,
+    pub viewport_size: Vec2,
+    /// 1 for [`crowd::Projection::Orthographic`].
+    pub orthographic: u32,
+    pub padding: u32,
+}
+
+impl GpuCullView {
+    /// `view`, with animation level of detail sharing poses up to
+    /// `shared_pose_radius` pixels (0: off).
+    pub fn new(view: &crowd::CullView, shared_pose_radius: f32) -> GpuCullView {
+        GpuCullView {
+            view_projection: view.view_projection,
+            frustum_planes: view.frustum.planes,
+            lod_params: view.lod.to_vec4().with_w(shared_pose_radius),
+            eye: view.eye,
+            viewport_size: view.viewport,
+            orthographic: (view.projection == crowd::Projection::Orthographic).into(),
+            padding: 0,
+        }
+    }
+}
+
 /// Twin of `FrameUniforms` in shaders/scene.glsl.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
 pub struct FrameUniforms {
     pub view_projection: Mat4,
-    /// What cull.comp projects with: `view_projection`, or the frozen
+    /// What cull.comp judges by: the camera's view, or the frozen
     /// camera's ([`crate::gpu::frame_loop::ViewOptions::frozen_cull`]);
     /// filled in by the renderer.
-    pub cull_view_projection: Mat4,
+    pub cull: GpuCullView,
     pub light_direction: Vec4,
     pub light_color: Vec4,
     pub ambient_color: Vec4,
     /// xyz: the eye, world space (specular highlights); w unused.
     pub camera_position: Vec4,
-    /// Inward unit normal and distance per plane (`crowd::Frustum`).
-    pub frustum_planes: [Vec4; 6],
-    /// See [`crate::crowd::LodParams`]: pixels per unit at clip w = 1, the
-    /// pixel threshold, the near plane; w unused.
-    pub lod_params: Vec4,
     pub time: f32,
     pub blend_time: f32,
-    /// Pixels, filled in by the renderer.
-    pub viewport_size: Vec2,
+    pub padding: Vec2,
     /// x: ground cell size, in model units; filled in by the renderer from
     /// the largest model's size.
     pub ground: Vec4,

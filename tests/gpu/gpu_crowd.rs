@@ -13,9 +13,9 @@ use std::path::Path;
 use glam::{Mat4, Vec3};
 use md5crowd::anim::{JointPose, SkinningTransform};
 use md5crowd::crowd::{
-    self, select_lod, BoundingSphere, CrowdLayout, DepthPyramid, Frustum, Instance, LodParams,
-    SharedPoses, SplitMix64, IMPOSTOR_AZIMUTHS, IMPOSTOR_FRAMES_PER_CLIP, IMPOSTOR_RINGS,
-    SHARED_POSE_RATE,
+    self, select_lod, BoundingSphere, CrowdLayout, CullView, DepthPyramid, Frustum, Instance,
+    LodParams, SharedPoses, SplitMix64, IMPOSTOR_AZIMUTHS, IMPOSTOR_FRAMES_PER_CLIP,
+    IMPOSTOR_RINGS, SHARED_POSE_RATE,
 };
 use md5crowd::gpu::capture::FrameCapture;
 use md5crowd::gpu::context::Validation;
@@ -99,6 +99,13 @@ fn view_projection(eye: Vec3, target: Vec3, fov_y: f32) -> Mat4 {
 fn eye_of(view_projection: Mat4) -> Vec3 {
     let eye = view_projection.inverse() * glam::Vec4::Z;
     eye.truncate() / eye.w
+}
+
+/// What the harness's camera through `view_projection` culls by, with
+/// level of detail at `lod_bias`.
+fn camera_view(view_projection: Mat4, lod_bias: Option<f32>) -> CullView {
+    let eye = eye_of(view_projection).extend(1.0);
+    CullView::new(view_projection, eye, (WIDTH, HEIGHT), lod_bias)
 }
 
 /// From high above, looking down on the whole crowd: everyone visible.
@@ -736,7 +743,8 @@ fn assert_lod_choices_match_the_cpu(
         let by_lod = renderer
             .read_visible_by_lod(&harness.ctx, harness.last_slot)
             .unwrap();
-        let params = LodParams::new(vp, HEIGHT, Some(1.0));
+        let view = camera_view(vp, Some(1.0));
+        let params = view.lod;
         for (lod, ids) in by_lod.iter().enumerate() {
             for &id in ids {
                 let model = harness.crowd[id as usize].model as usize;
@@ -753,7 +761,7 @@ fn assert_lod_choices_match_the_cpu(
                 if close_call {
                     continue;
                 }
-                let cpu = select_lod(vp, sphere, params, errors);
+                let cpu = select_lod(&view, sphere, errors);
                 assert_eq!(lod as u32, cpu, "camera {camera}: instance {id}");
                 compared += 1;
                 levels_seen.insert(lod);
@@ -839,7 +847,7 @@ fn assert_occlusion_matches_the_cpu_at(model: Model, samples: u32) {
             "camera {camera}: pyramids differ"
         );
         let visibility = renderer.read_visibility(&harness.ctx).unwrap();
-        let near = LodParams::new(vp, HEIGHT, None).near;
+        let view = camera_view(vp, None);
         for (id, margin) in harness.cpu_visible(vp) {
             if margin < 1e-2 {
                 continue; // outside the frustum, or a hair from a plane
@@ -852,7 +860,7 @@ fn assert_occlusion_matches_the_cpu_at(model: Model, samples: u32) {
                 .iter()
                 .map(|&local| {
                     let corners = crowd::instance_box(instance, local);
-                    gpu.occlusion_margin(vp, &corners, WIDTH, HEIGHT, near)
+                    gpu.occlusion_margin(&view, &corners)
                 })
                 .collect();
             if margins.iter().flatten().any(|m| m.abs() < 1e-6) {
@@ -995,7 +1003,8 @@ fn assert_animation_lod_matches_the_cpu(model: Model) {
         let visible = harness.render(vp, time);
         let poses = harness.gpu_poses();
         let mut rows = std::collections::BTreeSet::new();
-        let params = LodParams::new(vp, HEIGHT, Some(1.0));
+        let view = camera_view(vp, Some(1.0));
+        let params = view.lod;
         for &id in &visible {
             let instance = &harness.crowd[id as usize];
             let sphere = harness.sphere(id as usize);
@@ -1014,9 +1023,8 @@ fn assert_animation_lod_matches_the_cpu(model: Model) {
                 &harness.model().clips,
                 time,
                 BLEND_TIME,
-                vp,
+                &view,
                 sphere,
-                params,
                 ANIM_LOD_RADIUS,
             );
             match cpu {
@@ -1378,6 +1386,78 @@ fn frozen_culling_judges_by_the_frozen_camera_while_the_view_moves() {
             .collect()
     };
     assert_eq!(sorted(&frozen), sorted(&at_street));
+    harness.finish();
+}
+
+/// Culling by an orthographic view, as a sun's shadow cascade would: frozen
+/// at one, the cull pass keeps exactly the instances whose sphere meets its
+/// box and grades them by the view's texel size wherever they stand (a
+/// perspective's rule on its matrix would put them all at level 0: its w
+/// is 1, so every sphere would reach the near plane).
+#[test]
+fn an_orthographic_view_culls_and_grades_as_the_cpu_reference() {
+    if !common::vulkan_or_skip() {
+        return;
+    }
+    let time = 1.0;
+    let mut harness = Harness::new(400, time);
+    let errors = harness.renderer.as_ref().unwrap().model.model.parts[0]
+        .lod_errors
+        .clone();
+    assert!(errors.len() >= 3, "the shipped character has a LOD chain");
+    // Texels a unit between level 1's and level 2's: level 1 everywhere.
+    let threshold = LodParams::new(Mat4::IDENTITY, HEIGHT, Some(1.0)).threshold;
+    let pixels_per_unit = threshold / (errors[1] * errors[2]).sqrt();
+    let half_height = HEIGHT as f32 / (2.0 * pixels_per_unit);
+    let half_width = half_height * WIDTH as f32 / HEIGHT as f32;
+    // From a low sun, a box over the middle of the crowd.
+    let towards_sun = Vec3::new(0.3, -0.2, 1.0).normalize();
+    let target = Vec3::ZERO;
+    let sun = Mat4::orthographic_rh(
+        -half_width,
+        half_width,
+        -half_height,
+        half_height,
+        4000.0,
+        0.0,
+    ) * Mat4::look_at_rh(target + towards_sun * 2000.0, target, Vec3::Y);
+    let view = CullView::new(sun, -towards_sun.extend(0.0), (WIDTH, HEIGHT), Some(1.0));
+    assert_eq!(view.projection, crowd::Projection::Orthographic);
+    harness.frozen_cull = Some(sun);
+    harness.render(overview(), time);
+    let by_lod = harness
+        .renderer
+        .as_ref()
+        .unwrap()
+        .read_visible_by_lod(&harness.ctx, harness.last_slot)
+        .unwrap();
+    let mut gpu: Vec<(u32, u32)> = by_lod
+        .iter()
+        .enumerate()
+        .flat_map(|(lod, ids)| ids.iter().map(move |&id| (id, lod as u32)))
+        .collect();
+    gpu.sort_unstable();
+    let mut compared = 0;
+    for (id, margin) in harness.cpu_visible(sun) {
+        let kept = gpu.binary_search_by_key(&id, |&(i, _)| i);
+        if margin.abs() < 1e-2 {
+            continue; // a hair from a plane: either float path may round
+        }
+        assert_eq!(kept.is_ok(), margin > 0.0, "instance {id}: margin {margin}");
+        if let Ok(at) = kept {
+            let cpu = select_lod(&view, harness.sphere(id as usize), &errors);
+            assert_eq!(gpu[at].1, cpu, "instance {id}");
+            assert_eq!(cpu, 1, "the texel size picks level 1");
+        }
+        compared += 1;
+    }
+    let kept = gpu.len();
+    println!("{compared} instances compared, {kept} kept");
+    assert!(
+        kept >= 10 && kept + 40 < harness.crowd.len(),
+        "the box holds part of the crowd: {kept} of {}",
+        harness.crowd.len()
+    );
     harness.finish();
 }
 
@@ -1892,7 +1972,8 @@ fn check_impostor_choices(harness: &mut Harness, cameras: &[Mat4], time: f32) ->
             .collect();
         let sources = renderer.read_pose_sources(&harness.ctx, slot).unwrap();
         let cells = renderer.read_impostor_cells(&harness.ctx, slot).unwrap();
-        let params = LodParams::new(vp, HEIGHT, Some(1.0));
+        let view = camera_view(vp, Some(1.0));
+        let params = view.lod;
         // An instance in the band is in a level's list and the impostors'.
         let visible: BTreeSet<u32> = visible.into_iter().collect();
         for id in visible {
@@ -1912,7 +1993,7 @@ fn check_impostor_choices(harness: &mut Harness, cameras: &[Mat4], time: f32) ->
                 .table()
                 .nth(clip as usize);
             let baked = slot.filter(|&s| s != crowd::IMPOSTOR_UNBAKED);
-            let fade = crowd::impostor_fade(vp, sphere, params, layout.error());
+            let fade = crowd::impostor_fade(&view, sphere, layout.error());
             let cpu = fade > 0 && baked.is_some();
             assert_eq!(
                 drawn_as_impostors.contains(&id),
@@ -1942,7 +2023,11 @@ fn check_impostor_choices(harness: &mut Harness, cameras: &[Mat4], time: f32) ->
             let clips = &harness.model().clips;
             let slot = baked.unwrap();
             let cell = |eye: Vec3, time: f32| {
-                crowd::impostor_cell(&layout, instance, clips, (time, BLEND_TIME), eye, slot)
+                let view = CullView {
+                    eye: eye.extend(1.0),
+                    ..view
+                };
+                crowd::impostor_cell(&layout, instance, clips, (time, BLEND_TIME), &view, slot)
             };
             if cell(eye, time) != gpu {
                 // A hair from a view's or a frame's edge the two float
@@ -2005,11 +2090,7 @@ fn characters_at_the_switch(
     let model = shipped_model();
     let layout = model.impostor_layout(crowd::IMPOSTOR_MEMORY_BUDGET);
     // Pixels per unit depend on the projection alone, not where it looks.
-    let params = LodParams::new(
-        view_projection(Vec3::Z, Vec3::X, 0.8),
-        HEIGHT,
-        Some(lod_bias),
-    );
+    let params = camera_view(view_projection(Vec3::Z, Vec3::X, 0.8), Some(lod_bias)).lod;
     // uses_impostor's rule solved for the sphere's nearest point, and 5%.
     let switch = layout.error() * params.pixels_per_unit / params.threshold * 1.05;
     let distance = switch + layout.sphere.radius * 2.0;
@@ -2246,7 +2327,7 @@ fn crossing_the_switch_fades_over_frames_instead_of_popping() {
     let model = shipped_model();
     let layout = model.impostor_layout(crowd::IMPOSTOR_MEMORY_BUDGET);
     let walk = model.clips.iter().position(|c| c.name == "walk").unwrap() as u32;
-    let params = LodParams::new(view_projection(Vec3::Z, Vec3::X, 0.8), HEIGHT, Some(1.0));
+    let params = camera_view(view_projection(Vec3::Z, Vec3::X, 0.8), Some(1.0)).lod;
     // uses_impostor's rule solved for the sphere's nearest point.
     let switch = layout.error() * params.pixels_per_unit / params.threshold;
     let middle = layout.sphere.centre.z;
@@ -2283,9 +2364,10 @@ fn crossing_the_switch_fades_over_frames_instead_of_popping() {
             }
         }
         levels.push(level);
+        let view = camera_view(vp, Some(1.0));
         fades.push(
             (0..8)
-                .map(|id| crowd::impostor_fade(vp, harness.sphere(id), params, layout.error()))
+                .map(|id| crowd::impostor_fade(&view, harness.sphere(id), layout.error()))
                 .collect::<Vec<u32>>(),
         );
     }

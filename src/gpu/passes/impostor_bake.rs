@@ -123,7 +123,6 @@ impl BakeCrowd {
             let camera = ring_camera(layout, ring);
             let uniforms = FrameUniforms {
                 view_projection: camera,
-                cull_view_projection: camera,
                 ..FrameUniforms::default()
             };
             let label = format!("camera, ring {ring}");
