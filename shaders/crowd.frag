@@ -21,6 +21,7 @@ layout(location = 5) flat in uint in_skin;
 layout(location = 6) flat in float in_fade;
 
 #include "material.glsl"
+#include "shadows.glsl"
 
 layout(location = 0) out vec4 out_color;
 
@@ -40,8 +41,12 @@ void main() {
     vec3 to_eye = normalize(frame.camera_position.xyz - in_world_position);
     vec3 halfway = normalize(to_light + to_eye);
     float highlight = lambert > 0.0 ? pow(max(dot(normal, halfway), 0.0), SPECULAR_EXPONENT) : 0.0;
-    vec3 specular = specular_texel(in_uv).rgb * highlight;
-    vec3 light = frame.ambient_color.rgb + frame.light_color.rgb * lambert;
+    // Lifted along the geometric normal: the normal map's bends are
+    // finer than a shadow texel.
+    float sun = sun_visibility(in_world_position, normalize(in_normal));
+    vec3 specular = specular_texel(in_uv).rgb * highlight * sun;
+    vec3 light = frame.ambient_color.rgb + frame.light_color.rgb * lambert * sun;
+    albedo *= cascade_tint(in_world_position);
     // The attachment is sRGB: the hardware encodes this linear value.
     out_color = vec4(albedo * light + frame.light_color.rgb * specular, 1.0);
 }

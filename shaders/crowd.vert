@@ -93,7 +93,9 @@ void main() {
 
     CrowdInstance placed = instances[instance];
     vec3 world_position = place_instance(placed, skinned.position);
-    gl_Position = frame.view_projection * vec4(world_position, 1.0);
+    mat4 view_projection = draw.view == 0u ? frame.view_projection
+                                           : frame.cull_views[draw.view].view_projection;
+    gl_Position = view_projection * vec4(world_position, 1.0);
     out_normal = rotate_yaw(placed.placement.w, skinned.normal);
     out_tangent = vec4(rotate_yaw(placed.placement.w, skinned.tangent), in_tangent.w);
     out_world_position = world_position;

@@ -19,8 +19,9 @@ layout(set = 0, binding = 0) uniform Frame {
 // gpu::shader_types::GpuDrawCommandLayout). Per phase, in commands of
 // DRAW_COMMAND_WORDS: a mesh's level's at mesh * lod_count + level, a
 // model's overlay level's at first_overlay + model * lod_count + level,
-// a model's impostors' at first_impostor + model; the late phase's set
-// starts per_phase commands on. Then a dispatch per phase from
+// a model's impostors' at first_impostor + model; set n (CrowdComputeConstants::command_set: the
+// early or only phase's 0, the late phase's 1, shadow cascade c's 2 + c)
+// starts n * per_phase commands on. Then a dispatch per camera phase from
 // first_dispatch_word, DISPATCH_COMMAND_WORDS apart.
 struct DrawCommandLayout {
     uint first_overlay;
@@ -46,6 +47,8 @@ layout(push_constant) uniform CrowdComputeConstants {
     // rows (CrowdModel::first_transform).
     uint palette_rows;
     uint impostors;           // 1: cull.comp draws distant instances as impostors
+    uint view;                // which of frame.cull_views this dispatch judges by: 0 the camera
+    uint command_set;         // which set of draw commands draws.comp writes
     DrawCommandLayout draw_commands;
 } constants;
 

@@ -69,6 +69,11 @@ layout(set = 0, binding = 15) buffer ImpostorRequests {
 layout(set = 0, binding = 16) writeonly buffer ImpostorCells {
     uint impostor_cells[];
 };
+// The camera's pose sources, which a shadow cascade's cull reads (its own
+// go to PoseSources): a caster the camera drew casts in the same pose.
+layout(set = 0, binding = 17) readonly buffer CameraPoseSources {
+    uint camera_pose_sources[];
+};
 layout(set = 1, binding = 1) readonly buffer DepthPyramid {
     PYRAMID_BLOCK
 };
@@ -250,12 +255,41 @@ uint drawn_pose_source(CullView view, uint instance, InstanceAnimation animation
     return first;
 }
 
+// cull::Frustum::intersects_sphere.
+bool meets_frustum(CullView view, vec3 centre, float radius) {
+    for (uint i = 0u; i < 6u; ++i) {
+        vec4 plane = view.frustum_planes[i];
+        if (dot(plane.xyz, centre) + plane.w < -radius) {
+            return false;
+        }
+    }
+    return true;
+}
+
+// cull::shadow_pose_source: the pose a shadow caster is drawn in: the one
+// the camera drew its mesh in this frame (its early phase, or its only one,
+// has run; visible_last_frame and the camera's frustum say whom it drew),
+// or else its clip's shared pose at this moment.
+uint shadow_pose_source(uint instance, InstanceAnimation animation, CrowdModel model, vec3 centre,
+                        float radius) {
+    uint camera = camera_pose_sources[instance];
+    bool camera_drew = visible_last_frame[instance] != 0u
+        && meets_frustum(frame.cull_views[0], centre, radius);
+    if (camera_drew && camera != IMPOSTOR_POSE) {
+        return camera & ~IMPOSTOR_BAND;
+    }
+    if (model.clip_count == 0u) {
+        return SHARED_POSE | clips[animation.clip].shared_first;
+    }
+    return shared_pose(animation, model);
+}
+
 void main() {
     uint instance = gl_GlobalInvocationID.x;
     if (instance >= constants.instance_count) {
         return;
     }
-    CullView view = frame.cull;
+    CullView view = frame.cull_views[constants.view];
     // cull::instance_sphere: every clip the instance's pose can come from.
     // Without clips, clips[0] holds the bind pose's sphere.
     InstanceAnimation animation = instance_animations[instance];
@@ -276,14 +310,22 @@ void main() {
             + (instance - model.first_instance) * model.joint_count;
     }
 
-    for (uint i = 0u; i < 6u; ++i) {
-        vec4 plane = view.frustum_planes[i];
-        if (dot(plane.xyz, centre) + plane.w < -sphere.w) {
-            if (constants.phase != PHASE_EARLY) {
-                visible_last_frame[instance] = 0u;
-            }
-            return;
+    if (!meets_frustum(view, centre, sphere.w)) {
+        if (constants.phase == PHASE_ALL || constants.phase == PHASE_LATE) {
+            visible_last_frame[instance] = 0u;
         }
+        return;
+    }
+    // A shadow caster: at the level its cascade's texel size asks for, no
+    // occlusion, no impostor, no history.
+    if (constants.phase == PHASE_SHADOW) {
+        if (!per_instance) {
+            pose_sources[instance] = shadow_pose_source(instance, animation, model, centre, sphere.w);
+        }
+        uint lod = select_lod(view, centre, sphere.w, model);
+        uint slot = atomicAdd(lod_counts[placed.model * MAX_LODS + lod], 1u);
+        visible_instances[lod * constants.instance_count + model.first_instance + slot] = instance;
+        return;
     }
     bool drawn_early = visible_last_frame[instance] != 0u;
     bool draw = true;

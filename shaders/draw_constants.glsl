@@ -7,6 +7,9 @@ layout(push_constant) uniform DrawConstants {
     uint skinning_mode;  // SKINNING_LINEAR, SKINNING_DUAL_QUATERNION or SKINNING_NONE
     uint instance_count; // the stride of the visible lists' regions: level = slot / count
     uint show_lod;       // 1: tint each instance by its level of detail
+    // 0: the camera's picture (frame.view_projection); c + 1: shadow
+    // cascade c's depth (frame.cull_views[c + 1].view_projection).
+    uint view;
 } draw;
 
 #endif

@@ -5,7 +5,8 @@
 // the visible lists; then the skeleton overlay's draws, one per model and
 // level. With occlusion culling the early phase's draws cover what the
 // early cull appended, and the late phase's (a second set of commands) what
-// the late cull appended after them. One small workgroup: the commands are few.
+// the late cull appended after them; each shadow cascade has a set of its
+// own. One small workgroup: the commands are few.
 
 #include "crowd_compute.glsl"
 
@@ -37,7 +38,8 @@ void main() {
     DrawCommandLayout commands = constants.draw_commands;
     uint lods = constants.lod_count;
     bool late = constants.phase == PHASE_LATE;
-    uint first_command = late ? commands.per_phase : 0u;
+    bool shadow = constants.phase == PHASE_SHADOW;
+    uint first_command = constants.command_set * commands.per_phase;
     // The impostors' draws, one VkDrawIndirectCommand per model, its
     // instances from its first slot of the impostor list.
     for (uint model = gl_LocalInvocationID.x; model < constants.model_count; model += gl_WorkGroupSize.x) {
@@ -59,7 +61,7 @@ void main() {
         draw_words[word + (mesh ? INDEXED_FIRST_INSTANCE_WORD : FIRST_INSTANCE_WORD)] =
             lod * constants.instance_count + models[model].first_instance + before;
     }
-    if (gl_LocalInvocationID.x == 0u) {
+    if (gl_LocalInvocationID.x == 0u && !shadow) {
         // The instances this phase posed (animate.glsl's posed_instance_at);
         // CPU animation dispatches no animate pass.
         uint posed = posed_count - (late ? early_posed_count : 0u);
@@ -71,7 +73,7 @@ void main() {
     }
     // Every invocation has read the counts before the early ones are kept.
     barrier();
-    if (!late) {
+    if (!late && !shadow) {
         for (uint counter = gl_LocalInvocationID.x; counter < MAX_MODELS * MAX_LODS; counter += gl_WorkGroupSize.x) {
             early_counts[counter] = lod_counts[counter];
         }

@@ -11,6 +11,8 @@ layout(set = 0, binding = 2) uniform Frame {
     FrameUniforms frame;
 };
 
+#include "shadows.glsl"
+
 layout(location = 0) in vec3 in_world_position;
 
 layout(location = 0) out vec4 out_color;
@@ -49,7 +51,9 @@ void main() {
     float line = grid_lines(p, width * 1.5) * LINE_DARKENING * fade_patterns;
     vec3 albedo = GROUND_ALBEDO * (1.0 + checker) * (1.0 - line);
     float lambert = max(frame.light_direction.z, 0.0);
-    vec3 lit = albedo * (frame.ambient_color.rgb + frame.light_color.rgb * lambert);
+    float sun = sun_visibility(in_world_position, vec3(0.0, 0.0, 1.0));
+    albedo *= cascade_tint(in_world_position);
+    vec3 lit = albedo * (frame.ambient_color.rgb + frame.light_color.rgb * lambert * sun);
     float distance_in_cells = length(in_world_position - frame.camera_position.xyz) / cell;
     // Exponential fog: the ground darkens gradually towards the horizon
     // and is gone (under 1%) at the plane's edge.

@@ -60,9 +60,9 @@ struct CullView {
 // Twin of Rust's gpu::shader_types::FrameUniforms.
 struct FrameUniforms {
     mat4 view_projection;  // world (Z up) to Vulkan clip space, reverse Z
-    // The view cull.comp judges by (level of detail, occlusion, animation
-    // LOD, impostor cells).
-    CullView cull;
+    // The views cull.comp judges by (level of detail, occlusion, animation
+    // LOD, impostor cells): the camera's at 0, then each shadow cascade's.
+    CullView cull_views[CULL_VIEWS];
     vec4 light_direction;  // xyz: unit vector towards the light
     vec4 light_color;      // rgb, linear
     vec4 ambient_color;    // rgb, linear
@@ -76,6 +76,13 @@ struct FrameUniforms {
     // shadow_radii[m / 4][m % 4].
     vec4 ground;
     vec4 shadow_radii[MAX_MODELS / 4u];
+    // Shadow maps (shadows.glsl): per cascade, where its slice of the
+    // camera's view ends (distance in front of the eye) and the world
+    // size of one of its texels; x the cascades drawn (0: no shadow map),
+    // y 1 to tint what each cascade covers, z, w unused.
+    vec4 shadow_far;
+    vec4 shadow_texel_size;
+    uvec4 shadow_params;
 };
 
 // Twin of Rust's gpu::shader_types::CrowdInstance.

@@ -23,7 +23,8 @@
 //!    blending, local-to-model, [`skin::skin_vertices`]), the level-of-detail
 //!    chain, and the references every GPU pass is tested against.
 //! 6. [`crowd`]: crowd layout and the CPU references of the compute passes
-//!    (culling, LOD choice, occlusion, agents, crowd animation).
+//!    (culling, LOD choice, occlusion, agents, crowd animation); [`shadow`]:
+//!    the sun's shadow cascades and the shadows' CPU reference.
 //! 7. [`gpu`]: Vulkan, split by lifetime ([`gpu::model_resources`],
 //!    [`gpu::crowd_resources`], [`gpu::frame`]), one frame loop
 //!    ([`gpu::frame_loop`]), one file per pass ([`gpu::passes`]); shaders
@@ -51,6 +52,7 @@ pub mod inspect;
 pub mod material;
 pub mod md5;
 pub mod model;
+pub mod shadow;
 pub mod shared_constants;
 pub mod skin;
 pub mod synthetic;

@@ -128,6 +128,18 @@ shared_constants! {
     /// Occlusion culling's second phase, after the depth pyramid: test
     /// everything, draw what newly passed.
     PHASE_LATE: u32 = 2;
+    /// A shadow cascade's cull, after the camera's first: keep what meets
+    /// the cascade, with the pose the camera drew it in (or its clip's
+    /// shared pose), and write no visibility history.
+    PHASE_SHADOW: u32 = 3;
+
+    // ---- Views: the camera, then the sun's shadow cascades.
+
+    /// Shadow cascades at most: cull views 1 to this are theirs.
+    MAX_SHADOW_CASCADES: usize = 4;
+    /// Cull views in the frame's uniforms: the camera's (view 0), then a
+    /// shadow cascade's each.
+    CULL_VIEWS: usize = 5;
 
     // ---- Indirect commands, in 32-bit words (their Vulkan structs).
 

@@ -14,7 +14,9 @@ use serde::Serialize;
 use super::crowd_state::CrowdSpec;
 use super::headless::FIXED_STEP;
 use super::load::Cast;
-use super::render_args::{msaa_samples, AnimateKernel, CastArgs, DrawArgs, Switch, View};
+use super::render_args::{
+    msaa_samples, AnimateKernel, CastArgs, DrawArgs, ShadowsArg, Switch, View,
+};
 use super::scene::Scene;
 use super::AppError;
 use crate::gpu::capture::FrameCapture;
@@ -34,7 +36,7 @@ pub struct BenchArgs {
     #[arg(long, conflicts_with_all = [
         "model", "anims", "mesh", "instances", "frames", "rounds", "plot", "width", "height", "influences",
         "modes", "lod", "lod_influences", "compute_only", "anim_lod", "animate_kernel",
-        "occlusion", "impostors", "locomotion", "multi_draw", "view", "msaa",
+        "occlusion", "impostors", "locomotion", "multi_draw", "view", "msaa", "shadows",
     ])]
     pub suite: bool,
     /// Test hook: the suite divides every crowd size by this, whatever the
@@ -124,6 +126,9 @@ pub struct BenchArgs {
     /// says what was drawn).
     #[arg(long, value_delimiter = ',', default_value = "4", value_parser = msaa_samples)]
     pub msaa: Vec<u32>,
+    /// Sun shadows, comma-separated: map (cascaded shadow maps), blob, off.
+    #[arg(long, value_enum, value_delimiter = ',', default_value = "map")]
+    pub shadows: Vec<ShadowsArg>,
 }
 
 /// Who animates the crowd in a run.
@@ -206,6 +211,7 @@ pub struct Case {
     pub locomotion: Switch,
     pub multi_draw: Switch,
     pub view: View,
+    pub shadows: ShadowsArg,
     /// Samples per pixel asked for; the run reports what was drawn.
     #[serde(skip)]
     pub msaa: u32,
@@ -313,12 +319,14 @@ fn cases(args: &BenchArgs) -> Vec<Case> {
         locomotion: args.locomotion[0],
         multi_draw: args.multi_draw[0],
         view: args.view[0],
+        shadows: args.shadows[0],
         msaa: args.msaa[0],
         animate_kernel: args.animate_kernel[0],
     };
     let cases = vary(vec![first], &args.instances, |c, v| c.instances = v);
     let cases = vary(cases, &args.view, |c, v| c.view = v);
     let cases = vary(cases, &args.msaa, |c, v| c.msaa = v);
+    let cases = vary(cases, &args.shadows, |c, v| c.shadows = v);
     let cases = vary(cases, &args.lod, |c, v| c.lod = v);
     let cases = vary(cases, &args.lod_influences, |c, v| c.lod_influences = v);
     let cases = vary(cases, &args.occlusion, |c, v| c.occlusion = v);
@@ -372,7 +380,7 @@ fn log_run(run: &Run) {
         .map(|(p, ms)| format!("{p} {ms:.3}"))
         .collect();
     log::info!(
-        "{:>6} instances, {:<6} {}LOD {:<3} LOD influences {:<3} occlusion {:<3} impostors {:<3} anim LOD {:<3} locomotion {:<3} multi-draw {:<3} {:<8} MSAA {}x: cpu {:7.3} ms, frame {:8.3} ms, gpu [{}] ms, {} visible ({} impostors, {} both ways in the band), {:.0} triangles",
+        "{:>6} instances, {:<6} {}LOD {:<3} LOD influences {:<3} occlusion {:<3} impostors {:<3} anim LOD {:<3} locomotion {:<3} multi-draw {:<3} {:<8} shadows {:<4} MSAA {}x: cpu {:7.3} ms, frame {:8.3} ms, gpu [{}] ms, {} visible ({} impostors, {} both ways in the band), {:.0} triangles",
         run.case.instances,
         run.case.mode.name(),
         run.animate_kernel.map(|k| format!("({k}) ")).unwrap_or_default(),
@@ -384,6 +392,11 @@ fn log_run(run: &Run) {
         if run.case.locomotion == Switch::On { "on" } else { "off" },
         if run.case.multi_draw == Switch::On { "on" } else { "off" },
         if run.case.view == View::Street { "street" } else { "overview" },
+        match run.case.shadows {
+            ShadowsArg::Map => "map",
+            ShadowsArg::Blob => "blob",
+            ShadowsArg::Off => "off",
+        },
         run.msaa,
         run.cpu_ms,
         run.frame_ms,
@@ -419,7 +432,13 @@ fn measure(
         animate_kernel: case.animate_kernel.kernel(),
         locomotion: case.locomotion == Switch::On,
     };
-    let (crowd, renderer) = super::build_crowd(ctx, model, spec, (extent, case.msaa), &args.draw)?;
+    let (crowd, renderer) = super::build_crowd(
+        ctx,
+        model,
+        spec,
+        (extent, case.msaa),
+        (&args.draw, case.shadows == ShadowsArg::Map),
+    )?;
     let mut renderer = guard(ctx, renderer);
     let aspect = args.draw.aspect();
     let camera = case.view.camera(&crowd, aspect);
@@ -431,9 +450,11 @@ fn measure(
         compute_only: args.compute_only,
         anim_lod: case.anim_lod == Switch::On,
         multi_draw: case.multi_draw == Switch::On,
+        shadows: case.shadows.into(),
         ..ViewOptions::default()
     };
     let mut scene = Scene::new(Rc::clone(model), crowd, camera, view, aspect);
+    scene.sun = args.draw.towards_sun();
     samples.msaa = renderer.samples();
     samples.animate_kernel = (case.mode == Mode::Gpu).then(|| {
         renderer

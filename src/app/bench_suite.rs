@@ -12,7 +12,7 @@ use serde::Serialize;
 
 use super::bench::{self, BenchArgs, Mode, Run};
 use super::load::load_cast;
-use super::render_args::{AnimateKernel, CastArgs, DrawArgs, Influences, Switch, View};
+use super::render_args::{AnimateKernel, CastArgs, DrawArgs, Influences, ShadowsArg, Switch, View};
 use super::AppError;
 use crate::gpu::GpuError;
 use crate::synthetic;
@@ -28,7 +28,7 @@ struct SuiteCase {
     configure: fn(&mut BenchArgs),
 }
 
-const SUITE: [SuiteCase; 7] = [
+const SUITE: [SuiteCase; 8] = [
     SuiteCase {
         name: "scale",
         instances: &[1024, 16_384, 65_536, 100_000, 250_000, 1_000_000],
@@ -79,6 +79,13 @@ const SUITE: [SuiteCase; 7] = [
         instances: &[4096, 65_536],
         mixed: false,
         configure: |args| args.msaa = vec![1, 4],
+    },
+    // What shadow maps cost against blob shadows and none, the overview's.
+    SuiteCase {
+        name: "shadows",
+        instances: &[4096, 65_536],
+        mixed: false,
+        configure: |args| args.shadows = vec![ShadowsArg::Map, ShadowsArg::Blob, ShadowsArg::Off],
     },
 ];
 
@@ -150,9 +157,11 @@ pub fn run(args: &BenchArgs) -> Result<SuiteReport, AppError> {
         },
         rounds: 1,
         modes: vec![Mode::Gpu],
-        // One sample a pixel, as the figures before MSAA were taken, so
-        // they stay comparable; the msaa case measures 4.
+        // One sample a pixel and blob shadows, as the figures before MSAA
+        // and shadow maps were taken, so they stay comparable; the msaa
+        // and shadows cases measure those.
         msaa: vec![1],
+        shadows: vec![ShadowsArg::Blob],
         ..args.clone()
     };
     let shipped = Rc::new(load_cast(
@@ -317,6 +326,11 @@ fn describe(run: &Run) -> String {
     if run.msaa > 1 {
         words.push(format!("MSAA {}x", run.msaa));
     }
+    match case.shadows {
+        ShadowsArg::Map => words.push("shadow maps".into()),
+        ShadowsArg::Blob => {}
+        ShadowsArg::Off => words.push("shadows off".into()),
+    }
     words.join(", ")
 }
 
@@ -336,7 +350,8 @@ mod tests {
                 "occlusion",
                 "animate",
                 "mixed",
-                "msaa"
+                "msaa",
+                "shadows"
             ]
         );
         assert_eq!(

@@ -28,6 +28,7 @@ Window controls:
   C                     occlusion culling on / off
   P                     impostors on / off (far instances drawn as one quad)
   M                     antialiasing: MSAA at --msaa samples a pixel / off
+  H                     shadows: cascaded shadow maps / blob / off
   G                     locomotion on / off (a clip picked stops it)
   V                     freeze culling: the cull camera stays while the view moves
   R                     reset the camera (frame the crowd)
@@ -87,6 +88,10 @@ pub enum Action {
     Impostors,
     /// Between one sample a pixel and `--msaa`.
     Msaa,
+    /// Shadow maps, blob shadows, none, round again.
+    Shadows,
+    /// Tint what each shadow cascade covers.
+    CascadeColors,
     Locomotion,
     ResetCamera,
     Capture,
@@ -113,6 +118,7 @@ pub fn action_for(key: &Key) -> Option<Action> {
             "c" => Some(Action::Occlusion),
             "p" => Some(Action::Impostors),
             "m" => Some(Action::Msaa),
+            "h" => Some(Action::Shadows),
             "g" => Some(Action::Locomotion),
             "v" => Some(Action::FreezeCulling),
             "r" => Some(Action::ResetCamera),
@@ -196,6 +202,8 @@ mod tests {
             (Key::Character("P".into()), Action::Impostors, "P"),
             (Key::Character("p".into()), Action::Impostors, "P"),
             (Key::Character("m".into()), Action::Msaa, "M"),
+            (Key::Character("h".into()), Action::Shadows, "H"),
+            (Key::Character("H".into()), Action::Shadows, "H"),
             (Key::Character("v".into()), Action::FreezeCulling, "V"),
             (Key::Named(NamedKey::F1), Action::Overlay, "F1"),
         ];

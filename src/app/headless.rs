@@ -13,6 +13,7 @@ use gpu_allocator::MemoryLocation;
 use super::crowd_state::CrowdSpec;
 use super::load::Cast;
 use super::overlay::{self, Overlay, OverlayView};
+use super::render_args::ShadowsArg;
 use super::scene::Scene;
 use super::title::{self, FrameMeter};
 use super::{
@@ -54,7 +55,13 @@ pub fn run(
         width: args.draw.width,
         height: args.draw.height,
     };
-    let (crowd, renderer) = build_crowd(&ctx, &cast, spec, (extent, args.msaa), &args.draw)?;
+    let (crowd, renderer) = build_crowd(
+        &ctx,
+        &cast,
+        spec,
+        (extent, args.msaa),
+        (&args.draw, args.shadows == ShadowsArg::Map),
+    )?;
     let mut renderer = guard(&ctx, renderer);
     log_summary(&ctx, &crowd, &cast, renderer.memory());
     let readback = match &args.screenshot {
@@ -65,6 +72,7 @@ pub fn run(
     let camera = args.view.camera(&crowd, aspect);
     let view = args.view_options(ctx.wireframe, spec.locomotion);
     let mut scene = Scene::new(cast, crowd, camera, view, aspect);
+    scene.sun = args.draw.towards_sun();
 
     let rendered = render(
         &ctx,

@@ -303,7 +303,7 @@ fn build_crowd(
     cast: &Cast,
     spec: CrowdSpec,
     (extent, samples): (vk::Extent2D, u32),
-    draw: &render_args::DrawArgs,
+    (draw, shadow_maps): (&render_args::DrawArgs, bool),
 ) -> Result<(CrowdState, Renderer), AppError> {
     let desc = RendererDesc {
         extent,
@@ -312,6 +312,9 @@ fn build_crowd(
         memory_budget: draw.memory_budget(),
         animate_kernel: spec.animate_kernel,
         impostor_budget: draw.impostor_budget(),
+        // A shadow map costs memory only where one may be drawn.
+        shadow_cascades: if shadow_maps { draw.shadow_cascades } else { 0 },
+        shadow_resolution: draw.shadow_resolution,
     };
     let mut renderer = guard(ctx, Renderer::new(ctx, &cast.models, &desc)?);
     renderer.check_crowd_fits(spec.instances)?;

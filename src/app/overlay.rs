@@ -13,6 +13,7 @@ use egui::{Color32, RawInput, Stroke};
 use super::controls::Action;
 use super::scene::Scene;
 use super::title::TitleStats;
+use crate::gpu::frame_loop::Shadows;
 use crate::gpu::passes::overlay::OverlayFrame;
 use crate::gpu::renderer::Renderer;
 use crate::gpu::GpuError;
@@ -421,6 +422,24 @@ fn controls(ui: &mut egui::Ui, view: &OverlayView, actions: &mut Vec<Action>) {
                 }
             }
         });
+    ui.horizontal(|ui| {
+        let shadows = match options.shadows {
+            Shadows::Map => "shadow maps",
+            Shadows::Blob => "blob shadows",
+            Shadows::Off => "no shadows",
+        };
+        if ui.button(format!("{shadows} (H)")).clicked() {
+            actions.push(Action::Shadows);
+        }
+        let mut colors = options.shadow_cascade_colors;
+        let maps = options.shadows == Shadows::Map;
+        if ui
+            .add_enabled(maps, egui::Checkbox::new(&mut colors, "cascade colours"))
+            .changed()
+        {
+            actions.push(Action::CascadeColors);
+        }
+    });
     ui.horizontal(|ui| {
         if ui.button("frame the crowd (R)").clicked() {
             actions.push(Action::ResetCamera);

@@ -11,7 +11,12 @@ use crate::gpu::passes::animate::Kernel;
 use super::camera::OrbitCamera;
 use super::crowd_state::CrowdState;
 use crate::gpu::crowd_buffers::Animation;
-use crate::gpu::frame_loop::ViewOptions;
+use crate::gpu::frame_loop::{Shadows, ViewOptions};
+use crate::gpu::shader_types::MAX_SHADOW_CASCADES;
+use crate::shadow::sun_direction;
+use glam::Vec3;
+
+use super::camera::DEFAULT_SUN;
 use crate::skin::{InfluenceLimit, SkinningMethod};
 
 /// Crowd size when `--instances` is not given: a window shows off a crowd;
@@ -120,6 +125,11 @@ pub struct RenderArgs {
     /// says so). In the window, M switches between 1 and this.
     #[arg(long, value_name = "SAMPLES", default_value_t = 4, value_parser = msaa_samples)]
     pub msaa: u32,
+    /// Sun shadows: cascaded shadow maps (every character casts on the
+    /// ground, on the others and on itself), blob (a dark disc under each
+    /// character, on the ground) or off. In the window, H cycles them.
+    #[arg(long, value_enum, default_value_t = ShadowsArg::Map)]
+    pub shadows: ShadowsArg,
     /// One indirect call for each run of a mesh's levels of detail that
     /// share a pipeline, where the device has multiDrawIndirect; off: a
     /// call per level.
@@ -220,6 +230,17 @@ pub struct DrawArgs {
     /// makes room.
     #[arg(long, value_name = "MIB", default_value_t = IMPOSTOR_MEMORY_BUDGET >> 20)]
     pub impostor_memory_mib: u64,
+    /// Where the sun (the key light) is: azimuth in degrees counter-clockwise
+    /// from +X seen from above, and elevation above the horizon, e.g.
+    /// `--sun 37,41` (about the default).
+    #[arg(long, value_name = "AZIMUTH,ELEVATION", value_parser = sun_angles, allow_negative_numbers = true)]
+    pub sun: Option<(f32, f32)>,
+    /// Shadow-map cascades, each covering a farther slice of the view.
+    #[arg(long, value_name = "N", default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=MAX_SHADOW_CASCADES as i64))]
+    pub shadow_cascades: u32,
+    /// Texels a side of each cascade's shadow map.
+    #[arg(long, value_name = "TEXELS", default_value_t = 2048, value_parser = clap::value_parser!(u32).range(64..=16384))]
+    pub shadow_resolution: u32,
 }
 
 impl DrawArgs {
@@ -234,6 +255,46 @@ impl DrawArgs {
     /// Width over height.
     pub fn aspect(&self) -> f32 {
         self.width as f32 / self.height as f32
+    }
+
+    /// The direction towards the sun, `--sun`'s or the default key light's.
+    pub fn towards_sun(&self) -> Vec3 {
+        self.sun.map_or(DEFAULT_SUN, |(azimuth, elevation)| {
+            sun_direction(azimuth, elevation)
+        })
+    }
+}
+
+/// `--sun`: two angles in degrees, the elevation above the horizon.
+fn sun_angles(text: &str) -> Result<(f32, f32), String> {
+    let expected =
+        "expected AZIMUTH,ELEVATION in degrees, e.g. 37,41, the elevation above 0 and at most 90";
+    let (azimuth, elevation) = text.split_once(',').ok_or(expected)?;
+    let angle = |t: &str| t.trim().parse::<f32>().ok().filter(|a| a.is_finite());
+    match (angle(azimuth), angle(elevation)) {
+        (Some(azimuth), Some(elevation)) if elevation > 0.0 && elevation <= 90.0 => {
+            Ok((azimuth, elevation))
+        }
+        _ => Err(expected.into()),
+    }
+}
+
+/// `--shadows` (and one of `bench --shadows`, `"shadows"` in its JSON).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ShadowsArg {
+    Map,
+    Blob,
+    Off,
+}
+
+impl From<ShadowsArg> for Shadows {
+    fn from(arg: ShadowsArg) -> Shadows {
+        match arg {
+            ShadowsArg::Map => Shadows::Map,
+            ShadowsArg::Blob => Shadows::Blob,
+            ShadowsArg::Off => Shadows::Off,
+        }
     }
 }
 
@@ -362,6 +423,8 @@ impl RenderArgs {
             multi_draw: self.multi_draw == Switch::On,
             locomotion,
             frozen_cull: None,
+            shadows: self.shadows.into(),
+            shadow_cascade_colors: false,
         }
     }
 

@@ -5,7 +5,7 @@
 
 use std::rc::Rc;
 
-use glam::Mat4;
+use glam::{Mat4, Vec3};
 
 use super::camera::{self, OrbitCamera};
 use super::crowd_state::CrowdState;
@@ -29,6 +29,8 @@ pub struct Scene {
     /// Frozen culling: the camera the cull pass keeps judging by (see
     /// `ViewOptions::frozen_cull`).
     frozen_cull: Option<Mat4>,
+    /// The direction towards the sun, the key light.
+    pub sun: Vec3,
 }
 
 impl Scene {
@@ -48,6 +50,7 @@ impl Scene {
             time: 0.0,
             overlay: None,
             frozen_cull: None,
+            sun: camera::DEFAULT_SUN,
         }
     }
 
@@ -68,7 +71,7 @@ impl FrameSource for Scene {
     fn frame_input(&mut self, _index: u64) -> FrameInput<'_> {
         self.crowd
             .animate(&self.cast.models, self.time, self.view.skinning);
-        let uniforms = camera::scene_uniforms(&self.camera, self.aspect);
+        let uniforms = camera::scene_uniforms(&self.camera, self.aspect, self.sun);
         let view = ViewOptions {
             frozen_cull: self.frozen_cull,
             ..self.view

@@ -26,6 +26,7 @@ use super::overlay::OverlayView;
 use super::title::{self, Averages};
 use super::{AppError, RenderArgs};
 use crate::gpu::debug::MessageCounts;
+use crate::gpu::frame_loop::Shadows;
 use crate::skin::InfluenceLimit;
 use live::Live;
 
@@ -346,6 +347,18 @@ impl App<'_> {
             Action::Occlusion => live.scene.view.occlusion = !live.scene.view.occlusion,
             Action::Impostors => live.scene.view.impostors = !live.scene.view.impostors,
             Action::Msaa => live.toggle_msaa()?,
+            Action::Shadows => {
+                let view = &mut live.scene.view;
+                view.shadows = match view.shadows {
+                    Shadows::Map => Shadows::Blob,
+                    Shadows::Blob => Shadows::Off,
+                    Shadows::Off => Shadows::Map,
+                }
+            }
+            Action::CascadeColors => {
+                let view = &mut live.scene.view;
+                view.shadow_cascade_colors = !view.shadow_cascade_colors;
+            }
             Action::Locomotion => live.toggle_locomotion(self.args),
             Action::ResetCamera => live.frame_crowd(self.args),
             Action::Capture => live.capture.request_next_frame(),
@@ -378,6 +391,9 @@ impl Live {
             (!view.occlusion, ", occlusion off"),
             (!view.impostors, ", impostors off"),
             (self.renderer.samples() < self.msaa, ", MSAA off"),
+            (view.shadows == Shadows::Blob, ", blob shadows"),
+            (view.shadows == Shadows::Off, ", shadows off"),
+            (view.shadow_cascade_colors, ", cascade colours"),
             (self.scene.crowd.walks(), ", walking"),
         ];
         let crowd = &self.scene.crowd;

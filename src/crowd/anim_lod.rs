@@ -7,6 +7,7 @@
 //! 30 poses a second and costs nothing to animate. Near instances stay exact.
 
 use crate::anim::{Clip, Skeleton, SkinningTransform};
+use crate::shared_constants::IMPOSTOR_BAND;
 
 use super::{animate_instance, BoundingSphere, CullView, Instance};
 
@@ -85,6 +86,37 @@ pub fn shared_pose(
         return None;
     }
     Some(shared_pose_index(clip, instance.local_time(time)))
+}
+
+/// Where a shadow caster's skinning transforms are (cull.comp's shadow
+/// phase): a pose the camera drew it in this frame, or its clip's shared
+/// pose for the moment.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CasterPose {
+    /// The camera's pose source for it, without the impostor band's bit.
+    Camera(u32),
+    /// The index among its clip's shared poses ([`shared_pose_index`]).
+    Shared(u32),
+}
+
+/// The pose a shadow caster is drawn in: the camera's, `camera_drew` (its
+/// pose source, when the camera drew its mesh this frame), so its shadow
+/// moves with its picture; else (out of the camera's view, hidden, or an
+/// impostor there) its clip's shared pose at `time`, which needs no
+/// skinning palette row.
+pub fn caster_pose(
+    camera_drew: Option<u32>,
+    instance: &Instance,
+    clips: &[Clip],
+    time: f32,
+) -> CasterPose {
+    match (camera_drew, clips.get(instance.clip as usize)) {
+        (Some(source), _) => CasterPose::Camera(source & !IMPOSTOR_BAND),
+        (None, Some(clip)) => {
+            CasterPose::Shared(shared_pose_index(clip, instance.local_time(time)))
+        }
+        (None, None) => CasterPose::Shared(0),
+    }
 }
 
 #[cfg(test)]

@@ -17,7 +17,8 @@ pub use agents::{
     SpeedSegment, LANE_SPACING, MAX_GAITS, MAX_GAIT_SWITCHES, PROFILE_PERIOD, PROFILE_SEGMENTS,
 };
 pub use anim_lod::{
-    shared_pose, shared_pose_count, shared_pose_index, SharedPoses, SHARED_POSE_RATE,
+    caster_pose, shared_pose, shared_pose_count, shared_pose_index, CasterPose, SharedPoses,
+    SHARED_POSE_RATE,
 };
 pub use animate::{animate_crowd, animate_instance};
 pub use cull::{

@@ -14,7 +14,7 @@ use super::frame::FRAMES_IN_FLIGHT;
 use super::gpu_model;
 use super::shader_types::{
     CrowdInstance, CrowdModel, GpuAgentLane, GpuLocomotionTable, InstanceAnimation,
-    SkinningTransform, SurfaceVertex, VisibleHeader, MAX_MODELS,
+    SkinningTransform, SurfaceVertex, VisibleHeader, MAX_MODELS, MAX_SHADOW_CASCADES,
 };
 use super::{Context, GpuError};
 use crate::model::Model;
@@ -75,6 +75,12 @@ pub enum CrowdBuffer {
     AgentLanes,
     /// A [`CrowdModel`] per model: where its data and its instances are.
     Models,
+    /// Per shadow cascade, cull.comp's output for it: the counts, then a
+    /// region of ids per level of detail.
+    ShadowVisibleInstances,
+    /// Per instance a shadow cascade keeps, the pose it casts in: the one
+    /// the camera drew it in, or its clip's shared pose.
+    ShadowPoseSources,
 }
 
 /// The instances a skinning palette starts with rows for (fewer for a
@@ -99,6 +105,8 @@ pub struct CrowdBufferDesc {
     pub header_bytes: u64,
     /// One copy per frame in flight, or one in all.
     pub per_frame_slot: bool,
+    /// Copies per frame slot (or in all): one, or one per shadow cascade.
+    pub views: u32,
     /// A palette: it starts with rows for [`INITIAL_PALETTE_INSTANCES`]
     /// and grows, up to every instance's, as frames want more
     /// ([`super::crowd_resources::CrowdResources::grow_palette`]). The fit check counts it at its
@@ -134,11 +142,12 @@ impl CrowdBufferDesc {
     }
 
     pub fn copies(&self) -> u64 {
-        if self.per_frame_slot {
+        let slots = if self.per_frame_slot {
             FRAMES_IN_FLIGHT as u64
         } else {
             1
-        }
+        };
+        slots * u64::from(self.views)
     }
 
     /// Bound as a storage buffer, so also capped by maxStorageBufferRange.
@@ -160,10 +169,13 @@ pub struct CrowdShape {
     /// Levels of detail: the visible lists hold a region per level.
     pub lod_count: u32,
     pub animation: Animation,
+    /// Shadow cascades culled and drawn (0: none), each with lists of its
+    /// own. The yardsticks (CPU skinning, the bind pose) cast none.
+    pub shadow_cascades: u32,
 }
 
 impl CrowdShape {
-    pub fn of(models: &[Model], animation: Animation) -> CrowdShape {
+    pub fn of(models: &[Model], animation: Animation, shadow_cascades: u32) -> CrowdShape {
         fn largest(models: &[Model], figure: impl Fn(&Model) -> usize) -> u32 {
             models.iter().map(figure).max().unwrap_or(0) as u32
         }
@@ -176,6 +188,10 @@ impl CrowdShape {
             })
             .clamp(1, MAX_LODS as u32),
             animation,
+            shadow_cascades: match animation {
+                Animation::Gpu | Animation::Cpu => shadow_cascades.min(MAX_SHADOW_CASCADES as u32),
+                Animation::CpuSkinned | Animation::BindPose => 0,
+            },
         }
     }
 }
@@ -191,6 +207,7 @@ pub fn crowd_buffers(shape: &CrowdShape) -> Vec<CrowdBufferDesc> {
             rows_per_instance: 1,
             header_bytes: 0,
             per_frame_slot,
+            views: 1,
             palette: false,
             usage,
             location,
@@ -303,6 +320,32 @@ pub fn crowd_buffers(shape: &CrowdShape) -> Vec<CrowdBufferDesc> {
             )
         },
     ];
+    if shape.shadow_cascades > 0 {
+        buffers.extend([
+            // No impostor or posed list: casters are meshes posed by the
+            // camera or sharing a pose.
+            CrowdBufferDesc {
+                header_bytes: VISIBLE_HEADER_BYTES,
+                views: shape.shadow_cascades,
+                ..desc(
+                    CrowdBuffer::ShadowVisibleInstances,
+                    "shadow visible instances",
+                    size_of::<u32>() * shape.lod_count as usize,
+                    true,
+                    storage | Usage::TRANSFER_DST | Usage::TRANSFER_SRC,
+                    MemoryLocation::GpuOnly,
+                )
+            },
+            desc(
+                CrowdBuffer::ShadowPoseSources,
+                "shadow pose sources",
+                size_of::<u32>(),
+                true,
+                storage | Usage::TRANSFER_SRC,
+                MemoryLocation::GpuOnly,
+            ),
+        ]);
+    }
     if shape.animation == Animation::CpuSkinned {
         let vertices = shape.vertex_count as usize * size_of::<SurfaceVertex>();
         buffers.extend([
@@ -494,7 +537,30 @@ mod tests {
             vertex_count,
             lod_count: 1,
             animation,
+            shadow_cascades: 0,
         }
+    }
+
+    #[test]
+    fn shadow_cascades_count_their_lists_and_the_casters_poses() {
+        let without = CrowdShape {
+            lod_count: 4,
+            ..shape(23, 1000, Animation::Gpu)
+        };
+        let with = CrowdShape {
+            shadow_cascades: 3,
+            ..without
+        };
+        let extra = crowd_bytes(&with, 1000) - crowd_bytes(&without, 1000);
+        // Per frame slot: each cascade's counts and a region of ids per
+        // level, and one pose source per instance for all of them.
+        let per_slot = 3 * (VISIBLE_HEADER_BYTES + 4 * 4 * 1000) + 4 * 1000;
+        assert_eq!(extra, FRAMES_IN_FLIGHT as u64 * per_slot);
+        // The yardsticks cast no shadow map, whatever is asked.
+        for animation in [Animation::CpuSkinned, Animation::BindPose] {
+            assert_eq!(CrowdShape::of(&[], animation, 3).shadow_cascades, 0);
+        }
+        assert_eq!(CrowdShape::of(&[], Animation::Cpu, 9).shadow_cascades, 4);
     }
 
     #[test]

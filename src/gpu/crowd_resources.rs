@@ -16,6 +16,7 @@ use super::shader_types::{
     CrowdInstance, CrowdModel, GpuAgentLane, GpuLocomotionTable, SkinningTransform, VisibleHeader,
     MAX_MODELS,
 };
+use super::shadow_map::ShadowMap;
 use super::{Context, GpuError};
 use crate::skin::MAX_LODS;
 
@@ -53,17 +54,25 @@ pub struct CrowdSlotSets {
     /// CPU skinning: set 0 for the crowd draw, with identity transforms and
     /// every instance visible.
     pub identity_scene: Option<vk::DescriptorSet>,
+    /// Per shadow cascade, the same two sets with its visible lists and
+    /// the shadow pose sources in place of the camera's.
+    pub shadow: Vec<ViewSets>,
+}
+
+/// A shadow cascade's sets of one frame slot.
+pub struct ViewSets {
+    pub compute: vk::DescriptorSet,
+    pub scene: vk::DescriptorSet,
 }
 
 impl CrowdResources {
     /// The buffers of a crowd of `shape` standing at `placements`, filled,
-    /// and each frame slot's sets pointing at them; `shape` is the
-    /// renderer's ([`CrowdShape::of`] its model), `animate_kernel` the one
-    /// chosen for this crowd's size.
+    /// and each frame slot's sets pointing at them and at the renderer's
+    /// shadow map; `shape` is the renderer's ([`CrowdShape::of`] its
+    /// model), `animate_kernel` the one chosen for this crowd's size.
     pub fn new(
         ctx: &Context,
-        model: &ModelResources,
-        frame_slots: &[FrameSlot],
+        (model, frame_slots, shadow_map): (&ModelResources, &[FrameSlot], &ShadowMap),
         placements: &[CrowdInstance],
         agents: Option<&CrowdAgents>,
         shape: CrowdShape,
@@ -90,17 +99,22 @@ impl CrowdResources {
                 resources::upload_to_buffer(ctx, copies.desc.name, buffer, &bytes)?;
             }
         }
-        let cpu_skinned = shape.animation == Animation::CpuSkinned;
-        let pool = guard(
-            ctx,
-            create_pool(ctx, model, frame_slots.len(), cpu_skinned)?,
-        );
+        let pool = guard(ctx, create_pool(ctx, model, frame_slots.len(), &shape)?);
         let slots = frame_slots
             .iter()
             .enumerate()
             .map(|(slot, frame)| {
-                let crowd = |which| copy_of(&buffers, which, slot).expect("the crowd has it");
-                create_slot_sets(ctx, *pool, model, frame, slot, cpu_skinned, crowd)
+                let crowd = |which, view| {
+                    view_copy_of(&buffers, which, slot, view).expect("the crowd has it")
+                };
+                let sets = SlotSets {
+                    pool: *pool,
+                    model,
+                    frame,
+                    slot,
+                    shadow_map,
+                };
+                sets.create(ctx, &shape, crowd)
             })
             .collect::<Result<Vec<_>, _>>()?;
         Ok(CrowdResources {
@@ -120,9 +134,20 @@ impl CrowdResources {
         copy_of(&self.buffers, which, slot)
     }
 
+    /// Shadow cascade `cascade`'s copy of `which` (a buffer with one per
+    /// cascade) for frame slot `slot`.
+    pub fn cascade_buffer(
+        &self,
+        which: CrowdBuffer,
+        slot: usize,
+        cascade: usize,
+    ) -> Option<&Buffer> {
+        view_copy_of(&self.buffers, which, slot, cascade)
+    }
+
     pub fn buffer_mut(&mut self, which: CrowdBuffer, slot: usize) -> Option<&mut Buffer> {
         let copies = self.buffers.iter_mut().find(|b| b.desc.buffer == which)?;
-        let copy = copies.index(slot);
+        let copy = copies.index(slot, 0);
         copies.copies.get_mut(copy)
     }
 
@@ -208,13 +233,17 @@ impl CrowdResources {
             .iter_mut()
             .find(|b| b.desc.palette)
             .expect("palette_rows found it");
-        let palette = create_copy(ctx, desc, slot, rows)?;
-        // Both sets name the palette by its block in the shaders.
+        let palette = create_copy(ctx, desc, (slot, 0), rows)?;
+        // Every view's sets name the palette by its block in the shaders.
         let sets = &self.slots[slot];
-        for (set, layout) in [
-            (sets.compute, &model.compute_layout),
-            (sets.scene, &model.scene_layout),
-        ] {
+        let views = std::iter::once((sets.compute, sets.scene))
+            .chain(sets.shadow.iter().map(|view| (view.compute, view.scene)));
+        for (set, layout) in views.flat_map(|(compute, scene)| {
+            [
+                (compute, &model.compute_layout),
+                (scene, &model.scene_layout),
+            ]
+        }) {
             descriptors::write_set(
                 ctx,
                 set,
@@ -314,19 +343,21 @@ fn crowd_models(
         .collect())
 }
 
-/// Copy `slot` of `desc`'s buffer (the one copy, when not per frame slot),
-/// with room for `rows` rows.
+/// The copy of `desc`'s buffer for frame slot `slot` (the one copy, when
+/// not per frame slot) and view `view`, with room for `rows` rows.
 fn create_copy(
     ctx: &Context,
     desc: &CrowdBufferDesc,
-    slot: usize,
+    (slot, view): (usize, usize),
     rows: u32,
 ) -> Result<Buffer, GpuError> {
-    let name = if desc.per_frame_slot {
-        format!("{}, frame {slot}", desc.name)
-    } else {
-        desc.name.to_owned()
-    };
+    let mut name = desc.name.to_owned();
+    if desc.per_frame_slot {
+        name += &format!(", frame {slot}");
+    }
+    if desc.views > 1 || desc.buffer == CrowdBuffer::ShadowVisibleInstances {
+        name += &format!(", cascade {view}");
+    }
     resources::create_buffer(ctx, &name, desc.size(rows), desc.usage, desc.location)
 }
 
@@ -338,13 +369,10 @@ struct CrowdBufferCopies {
 }
 
 impl CrowdBufferCopies {
-    /// Which copy frame slot `slot` uses.
-    fn index(&self, slot: usize) -> usize {
-        if self.desc.per_frame_slot {
-            slot
-        } else {
-            0
-        }
+    /// Which copy frame slot `slot` uses for view `view`.
+    fn index(&self, slot: usize, view: usize) -> usize {
+        let slot = if self.desc.per_frame_slot { slot } else { 0 };
+        slot * self.desc.views as usize + view
     }
 }
 
@@ -356,8 +384,21 @@ impl Destroy for CrowdBufferCopies {
 
 /// `which`'s copy for frame slot `slot`, if the crowd has that buffer.
 fn copy_of(buffers: &[CrowdBufferCopies], which: CrowdBuffer, slot: usize) -> Option<&Buffer> {
+    view_copy_of(buffers, which, slot, 0)
+}
+
+/// `which`'s copy for frame slot `slot` and view `view`.
+fn view_copy_of(
+    buffers: &[CrowdBufferCopies],
+    which: CrowdBuffer,
+    slot: usize,
+    view: usize,
+) -> Option<&Buffer> {
     let copies = buffers.iter().find(|b| b.desc.buffer == which)?;
-    copies.copies.get(copies.index(slot))
+    if view >= copies.desc.views as usize {
+        return None;
+    }
+    copies.copies.get(copies.index(slot, view))
 }
 
 /// Every buffer of [`crowd_buffers`], at the rows a new crowd of
@@ -370,9 +411,10 @@ fn create_buffers(
     let mut buffers = guard(ctx, Vec::new());
     for desc in crowd_buffers(shape) {
         let mut copies = guard(ctx, Vec::new());
-        for slot in 0..desc.copies() as usize {
+        for copy in 0..desc.copies() as usize {
             let rows = desc.initial_rows(instance_count);
-            copies.push(create_copy(ctx, &desc, slot, rows)?);
+            let views = desc.views as usize;
+            copies.push(create_copy(ctx, &desc, (copy / views, copy % views), rows)?);
         }
         buffers.push(CrowdBufferCopies {
             desc,
@@ -428,6 +470,8 @@ impl Contents<'_> {
             CrowdBuffer::InstanceAnimation
             | CrowdBuffer::SkinningTransforms
             | CrowdBuffer::VisibleInstances
+            | CrowdBuffer::ShadowVisibleInstances
+            | CrowdBuffer::ShadowPoseSources
             | CrowdBuffer::PoseSources
             | CrowdBuffer::ImpostorCells
             | CrowdBuffer::CpuSkinnedVertices => None,
@@ -436,150 +480,182 @@ impl Contents<'_> {
 }
 
 /// The pool of the crowd's sets: per frame slot a compute set and a scene
-/// set, and with CPU skinning a second scene set.
+/// set, with CPU skinning a second scene set, and both again per shadow
+/// cascade.
 fn create_pool(
     ctx: &Context,
     model: &ModelResources,
     slot_count: usize,
-    cpu_skinned: bool,
+    shape: &CrowdShape,
 ) -> Result<vk::DescriptorPool, GpuError> {
     let slot_count = slot_count as u32;
+    let cpu_skinned = u32::from(shape.animation == Animation::CpuSkinned);
+    let views = 1 + shape.shadow_cascades;
     descriptors::create_pool(
         ctx,
         "crowd descriptor pool",
         &[
-            (&model.compute_layout, slot_count),
-            (
-                &model.scene_layout,
-                slot_count * if cpu_skinned { 2 } else { 1 },
-            ),
+            (&model.compute_layout, slot_count * views),
+            (&model.scene_layout, slot_count * (views + cpu_skinned)),
         ],
     )
 }
 
-/// Frame slot `slot`'s sets, from `pool` (which frees them), pointing at
-/// the slot's copies of the crowd's buffers (`crowd`).
-fn create_slot_sets<'a>(
-    ctx: &Context,
+/// What frame slot `slot`'s sets are made from: `pool` (which frees them)
+/// and the model's and slot's resources.
+struct SlotSets<'a> {
     pool: vk::DescriptorPool,
     model: &'a ModelResources,
     frame: &'a FrameSlot,
     slot: usize,
-    cpu_skinned: bool,
-    crowd: impl Fn(CrowdBuffer) -> &'a Buffer,
-) -> Result<CrowdSlotSets, GpuError> {
-    let animation_data = &model.animation;
-    let compute = descriptors::create_set(
-        ctx,
-        pool,
-        &model.compute_layout,
-        &format!("frame {slot} compute set"),
-        &[
-            ("Frame", Resource::Buffer(&frame.uniforms)),
-            (
-                "Instances",
-                Resource::Buffer(crowd(CrowdBuffer::Placements)),
-            ),
-            (
-                "InstanceAnimations",
-                Resource::Buffer(crowd(CrowdBuffer::InstanceAnimation)),
-            ),
-            ("Clips", Resource::Buffer(&animation_data.clips)),
-            (
-                "clip_poses",
-                Resource::TexelBuffer(animation_data.clip_poses.view),
-            ),
-            (
-                "ClipFrameBounds",
-                Resource::Buffer(&animation_data.frame_bounds),
-            ),
-            (
-                "skeleton",
-                Resource::TexelBuffer(animation_data.skeleton.view),
-            ),
-            (
-                "VisibleInstances",
-                Resource::Buffer(crowd(CrowdBuffer::VisibleInstances)),
-            ),
-            ("DrawCommands", Resource::Buffer(&frame.draw_commands)),
-            (
-                "Visibility",
-                Resource::Buffer(crowd(CrowdBuffer::Visibility)),
-            ),
-            (
-                "PoseSources",
-                Resource::Buffer(crowd(CrowdBuffer::PoseSources)),
-            ),
-            (
-                "SkinningTransforms",
-                Resource::Buffer(crowd(CrowdBuffer::SkinningTransforms)),
-            ),
-            (
-                "AgentLanes",
-                Resource::Buffer(crowd(CrowdBuffer::AgentLanes)),
-            ),
-            ("Models", Resource::Buffer(crowd(CrowdBuffer::Models))),
-            (
-                "ImpostorSlots",
-                Resource::Buffer(&model.impostors.slot_table),
-            ),
-            (
-                "ImpostorRequests",
-                Resource::Buffer(&model.impostors.requests),
-            ),
-            (
-                "ImpostorCells",
-                Resource::Buffer(crowd(CrowdBuffer::ImpostorCells)),
-            ),
-        ],
-    )?;
-    let scene_set = |name: &str, transforms, visible| {
+    shadow_map: &'a ShadowMap,
+}
+
+/// The buffers one view's sets point at besides the crowd's shared ones.
+struct ViewBuffers<'a> {
+    name: String,
+    visible: &'a Buffer,
+    pose_sources: &'a Buffer,
+    transforms: &'a Buffer,
+}
+
+impl<'a> SlotSets<'a> {
+    /// The slot's sets, pointing at its copies of the crowd's buffers
+    /// (`crowd(buffer, view)`).
+    fn create(
+        &self,
+        ctx: &Context,
+        shape: &CrowdShape,
+        crowd: impl Fn(CrowdBuffer, usize) -> &'a Buffer + Copy,
+    ) -> Result<CrowdSlotSets, GpuError> {
+        let slot = self.slot;
+        let camera = ViewBuffers {
+            name: format!("frame {slot}"),
+            visible: crowd(CrowdBuffer::VisibleInstances, 0),
+            pose_sources: crowd(CrowdBuffer::PoseSources, 0),
+            transforms: crowd(CrowdBuffer::SkinningTransforms, 0),
+        };
+        let compute = self.compute_set(ctx, &camera, crowd)?;
+        let scene = self.scene_set(ctx, &camera, crowd)?;
+        let identity_scene = if shape.animation == Animation::CpuSkinned {
+            let identity = ViewBuffers {
+                name: format!("frame {slot}, identity transforms"),
+                visible: crowd(CrowdBuffer::AllInstances, 0),
+                transforms: crowd(CrowdBuffer::IdentityTransforms, 0),
+                ..camera
+            };
+            Some(self.scene_set(ctx, &identity, crowd)?)
+        } else {
+            None
+        };
+        let shadow = (0..shape.shadow_cascades as usize)
+            .map(|cascade| {
+                let view = ViewBuffers {
+                    name: format!("frame {slot}, shadow cascade {cascade}"),
+                    visible: crowd(CrowdBuffer::ShadowVisibleInstances, cascade),
+                    pose_sources: crowd(CrowdBuffer::ShadowPoseSources, 0),
+                    transforms: crowd(CrowdBuffer::SkinningTransforms, 0),
+                };
+                Ok(ViewSets {
+                    compute: self.compute_set(ctx, &view, crowd)?,
+                    scene: self.scene_set(ctx, &view, crowd)?,
+                })
+            })
+            .collect::<Result<Vec<_>, GpuError>>()?;
+        Ok(CrowdSlotSets {
+            compute,
+            scene,
+            identity_scene,
+            shadow,
+        })
+    }
+
+    /// Set 0 of the compute passes for `view`.
+    fn compute_set(
+        &self,
+        ctx: &Context,
+        view: &ViewBuffers<'a>,
+        crowd: impl Fn(CrowdBuffer, usize) -> &'a Buffer,
+    ) -> Result<vk::DescriptorSet, GpuError> {
+        let (model, frame) = (self.model, self.frame);
+        let animation_data = &model.animation;
+        let shared = |which| Resource::Buffer(crowd(which, 0));
         descriptors::create_set(
             ctx,
-            pool,
-            &model.scene_layout,
-            name,
+            self.pool,
+            &model.compute_layout,
+            &format!("{} compute set", view.name),
             &[
-                ("SkinningTransforms", Resource::Buffer(transforms)),
-                (
-                    "Instances",
-                    Resource::Buffer(crowd(CrowdBuffer::Placements)),
-                ),
                 ("Frame", Resource::Buffer(&frame.uniforms)),
-                ("VisibleInstances", Resource::Buffer(visible)),
+                ("Instances", shared(CrowdBuffer::Placements)),
+                ("InstanceAnimations", shared(CrowdBuffer::InstanceAnimation)),
+                ("Clips", Resource::Buffer(&animation_data.clips)),
                 (
-                    "PoseSources",
-                    Resource::Buffer(crowd(CrowdBuffer::PoseSources)),
+                    "clip_poses",
+                    Resource::TexelBuffer(animation_data.clip_poses.view),
                 ),
                 (
-                    "SharedPoses",
-                    Resource::Buffer(&animation_data.shared_poses),
+                    "ClipFrameBounds",
+                    Resource::Buffer(&animation_data.frame_bounds),
                 ),
-                ("Models", Resource::Buffer(crowd(CrowdBuffer::Models))),
                 (
-                    "ImpostorCells",
-                    Resource::Buffer(crowd(CrowdBuffer::ImpostorCells)),
+                    "skeleton",
+                    Resource::TexelBuffer(animation_data.skeleton.view),
                 ),
+                ("VisibleInstances", Resource::Buffer(view.visible)),
+                ("DrawCommands", Resource::Buffer(&frame.draw_commands)),
+                ("Visibility", shared(CrowdBuffer::Visibility)),
+                ("PoseSources", Resource::Buffer(view.pose_sources)),
+                ("CameraPoseSources", shared(CrowdBuffer::PoseSources)),
+                ("SkinningTransforms", Resource::Buffer(view.transforms)),
+                ("AgentLanes", shared(CrowdBuffer::AgentLanes)),
+                ("Models", shared(CrowdBuffer::Models)),
+                (
+                    "ImpostorSlots",
+                    Resource::Buffer(&model.impostors.slot_table),
+                ),
+                (
+                    "ImpostorRequests",
+                    Resource::Buffer(&model.impostors.requests),
+                ),
+                ("ImpostorCells", shared(CrowdBuffer::ImpostorCells)),
             ],
         )
-    };
-    let scene = scene_set(
-        &format!("frame {slot} scene set"),
-        crowd(CrowdBuffer::SkinningTransforms),
-        crowd(CrowdBuffer::VisibleInstances),
-    )?;
-    let identity_scene = if cpu_skinned {
-        Some(scene_set(
-            &format!("frame {slot} scene set, identity transforms"),
-            crowd(CrowdBuffer::IdentityTransforms),
-            crowd(CrowdBuffer::AllInstances),
-        )?)
-    } else {
-        None
-    };
-    Ok(CrowdSlotSets {
-        compute,
-        scene,
-        identity_scene,
-    })
+    }
+
+    /// Set 0 of the draws for `view`.
+    fn scene_set(
+        &self,
+        ctx: &Context,
+        view: &ViewBuffers<'a>,
+        crowd: impl Fn(CrowdBuffer, usize) -> &'a Buffer,
+    ) -> Result<vk::DescriptorSet, GpuError> {
+        let model = self.model;
+        descriptors::create_set(
+            ctx,
+            self.pool,
+            &model.scene_layout,
+            &format!("{} scene set", view.name),
+            &[
+                ("SkinningTransforms", Resource::Buffer(view.transforms)),
+                (
+                    "Instances",
+                    Resource::Buffer(crowd(CrowdBuffer::Placements, 0)),
+                ),
+                ("Frame", Resource::Buffer(&self.frame.uniforms)),
+                ("VisibleInstances", Resource::Buffer(view.visible)),
+                ("PoseSources", Resource::Buffer(view.pose_sources)),
+                (
+                    "SharedPoses",
+                    Resource::Buffer(&model.animation.shared_poses),
+                ),
+                ("Models", Resource::Buffer(crowd(CrowdBuffer::Models, 0))),
+                (
+                    "ImpostorCells",
+                    Resource::Buffer(crowd(CrowdBuffer::ImpostorCells, 0)),
+                ),
+                ("shadow_map", self.shadow_map.texture()),
+            ],
+        )
+    }
 }

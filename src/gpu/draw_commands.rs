@@ -8,14 +8,14 @@
 //! [`DRAW_COMMAND_WORDS`] words: a `VkDrawIndexedIndirectCommand` per mesh
 //! and level (mesh-major: every model's meshes, model after model), then
 //! the skeleton overlay's `VkDrawIndirectCommand` per model and level, then
-//! the impostors' per model. After both phases, animate.comp's
-//! `VkDispatchIndirectCommand` per phase.
+//! the impostors' per model; then the same per shadow cascade. After
+//! them, animate.comp's `VkDispatchIndirectCommand` per camera phase.
 
 use super::gpu_model::GpuModel;
 use super::shader_types::{CrowdModel, GpuDrawCommandLayout, VisibleHeader};
 use crate::shared_constants::{
     DISPATCH_COMMAND_WORDS, DRAW_COMMAND_WORDS, FIRST_INSTANCE_WORD, INDEXED_FIRST_INSTANCE_WORD,
-    INSTANCE_COUNT_WORD, MAX_LODS,
+    INSTANCE_COUNT_WORD, MAX_LODS, MAX_SHADOW_CASCADES,
 };
 
 /// Bytes from one draw command to the next: the stride of multi-draws.
@@ -24,8 +24,18 @@ pub const DRAW_COMMAND_STRIDE: u32 = DRAW_COMMAND_WORDS * WORD;
 const WORD: u32 = size_of::<u32>() as u32;
 
 /// Sets of draw commands: one per phase of two-phase occlusion culling (a
-/// frame without occlusion culling uses the first).
-pub const COMMAND_SETS: usize = 2;
+/// frame without occlusion culling uses the first), then one per shadow
+/// cascade ([`shadow_command_set`]).
+pub const COMMAND_SETS: usize = CAMERA_PHASES + MAX_SHADOW_CASCADES;
+
+/// The camera's sets of draw commands, and its animate dispatches: one per
+/// phase (shadow casters are posed by the camera, or share a pose).
+const CAMERA_PHASES: usize = 2;
+
+/// The set of draw commands shadow cascade `cascade` draws with.
+pub fn shadow_command_set(cascade: usize) -> usize {
+    CAMERA_PHASES + cascade
+}
 
 /// Where each indirect command of a model set lies.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -62,7 +72,7 @@ impl DrawCommandLayout {
         self.first_impostor() + self.models
     }
 
-    /// The dispatches start after both sets of draw commands.
+    /// The dispatches start after every set of draw commands.
     fn first_dispatch_word(&self) -> u32 {
         COMMAND_SETS as u32 * self.per_set() * DRAW_COMMAND_WORDS
     }
@@ -137,7 +147,7 @@ impl DrawCommandLayout {
             set.extend(pad(&[4]));
         }
         let mut words = set.repeat(COMMAND_SETS);
-        for _ in 0..COMMAND_SETS {
+        for _ in 0..CAMERA_PHASES {
             // groupCountX, Y, Z, padded.
             words.extend([0, 1, 1, 0][..DISPATCH_COMMAND_WORDS as usize].iter());
         }
@@ -167,7 +177,7 @@ impl DrawCommandLayout {
             words[word + INSTANCE_COUNT_WORD as usize] = counts.1 - counts.0;
             words[word + first_word as usize] = first + counts.0;
         };
-        let sets = if two_phases { COMMAND_SETS } else { 1 };
+        let sets = if two_phases { CAMERA_PHASES } else { 1 };
         for set in 0..sets {
             // The first phase counts from none, the late one from where the
             // early one left (a single phase leaves its counts as the early's).

@@ -20,11 +20,12 @@ use super::renderer::{InFlight, Renderer};
 use super::resources::Buffer;
 use super::shader_types::{
     FrameUniforms, GpuCullView, InstanceAnimation, SkinningTransform, SurfaceVertex, VisibleHeader,
-    MAX_MODELS,
+    CULL_VIEWS, MAX_MODELS, MAX_SHADOW_CASCADES,
 };
 use super::swapchain::{self, Acquired, Swapchain};
 use super::{output, record, Context, GpuError};
-use crate::crowd::CullView;
+use crate::crowd::{CullView, LodParams};
+use crate::shadow::{fit_cascades, Cascade, CascadeDesc};
 use crate::skin::{SkinningMethod, MAX_LODS};
 use glam::{Mat4, Vec2, Vec4, Vec4Swizzles};
 
@@ -131,7 +132,34 @@ pub struct ViewOptions {
     /// so what it drops can be watched from outside. Occlusion is off
     /// meanwhile: the depth pyramid is the live view's.
     pub frozen_cull: Option<Mat4>,
+    /// How the sun's shadows are drawn.
+    pub shadows: Shadows,
+    /// Tint what each shadow cascade covers.
+    pub shadow_cascade_colors: bool,
 }
+
+/// How the sun's shadows are drawn.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Shadows {
+    /// Cascaded shadow maps: every character casts on the ground, on the
+    /// others and on itself (GPU or CPU animation; the renderer's
+    /// cascades, [`super::renderer::RendererDesc::shadow_cascades`]).
+    Map,
+    /// A dark disc on the ground under each character (with locomotion's
+    /// ground).
+    #[default]
+    Blob,
+    Off,
+}
+
+/// Shadow maps reach this many of the largest model's heights in front of
+/// the eye: a street's length of characters, past which they are a few
+/// pixels tall and their shadows fewer.
+pub const SHADOW_DISTANCE_IN_HEIGHTS: f32 = 60.0;
+
+/// Between uniform (0) and logarithmic (1) cascade splits: mostly
+/// logarithmic, as texels on screen shrink with the distance.
+const SHADOW_SPLIT_LAMBDA: f32 = 0.75;
 
 /// Animation level of detail shares poses among instances whose bounding
 /// sphere projects to at most this radius, in pixels: a character under
@@ -156,6 +184,8 @@ impl Default for ViewOptions {
             locomotion: false,
             impostors: true,
             frozen_cull: None,
+            shadows: Shadows::Blob,
+            shadow_cascade_colors: false,
         }
     }
 }
@@ -508,6 +538,24 @@ impl Renderer {
         }
         let anim_lod = input.view.anim_lod && input.posed.animation() == Animation::Gpu;
         let shared_pose_radius = if anim_lod { ANIM_LOD_RADIUS } else { 0.0 };
+        let mut cull_views = [GpuCullView::default(); CULL_VIEWS];
+        cull_views[0] = GpuCullView::new(&cull, shared_pose_radius);
+        let (mut shadow_far, mut shadow_texel_size) =
+            ([0.0; MAX_SHADOW_CASCADES], [0.0; MAX_SHADOW_CASCADES]);
+        let cascades = self.shadow_cascades(&scene, &input.view);
+        for (c, cascade) in cascades.iter().enumerate() {
+            cull_views[c + 1] = GpuCullView::new(
+                &cascade_view(
+                    cascade,
+                    &scene,
+                    input.view.lod_bias,
+                    self.shadow_map.resolution,
+                ),
+                0.0,
+            );
+            shadow_far[c] = cascade.far_distance;
+            shadow_texel_size[c] = cascade.texel_size;
+        }
         let model = &self.model.model;
         let mut radii = [0.0; MAX_MODELS];
         for (radius, part) in radii.iter_mut().zip(&model.parts) {
@@ -515,7 +563,7 @@ impl Renderer {
         }
         FrameUniforms {
             view_projection: scene.view_projection,
-            cull: GpuCullView::new(&cull, shared_pose_radius),
+            cull_views,
             light_direction: scene.light_direction,
             light_color: scene.light_color,
             ambient_color: scene.ambient_color,
@@ -525,7 +573,41 @@ impl Renderer {
             padding: Vec2::ZERO,
             ground: Vec4::new(model.ground_cell, 0.0, 0.0, 0.0),
             shadow_radii: bytemuck::cast(radii),
+            shadow_far,
+            shadow_texel_size,
+            shadow_params: [
+                cascades.len() as u32,
+                u32::from(input.view.shadow_cascade_colors && !cascades.is_empty()),
+                0,
+                0,
+            ],
         }
+    }
+
+    /// The shadow cascades a frame of `scene` seen with `view` draws,
+    /// fitted to the camera's view (not a frozen cull's) for the sun the
+    /// key light comes from; none without shadow maps or without a crowd
+    /// that casts them.
+    pub fn shadow_cascades(&self, scene: &SceneUniforms, view: &ViewOptions) -> Vec<Cascade> {
+        let count = self.crowd.as_ref().map_or(0, |c| c.shape.shadow_cascades);
+        if view.shadows != Shadows::Map || count == 0 || view.compute_only {
+            return Vec::new();
+        }
+        let height = self.model.model.ground_cell;
+        let near = LodParams::new(scene.view_projection, 1, None).near;
+        fit_cascades(
+            scene.view_projection,
+            near,
+            scene.light_direction.xyz(),
+            // Raised arms and props reach past the tallest model's height.
+            (0.0, 1.5 * height),
+            &CascadeDesc {
+                count,
+                resolution: self.shadow_map.resolution,
+                max_distance: SHADOW_DISTANCE_IN_HEIGHTS * height,
+                split_lambda: SHADOW_SPLIT_LAMBDA,
+            },
+        )
     }
 
     /// Writes what the CPU produced into slot `slot`'s buffers, after
@@ -630,4 +712,22 @@ impl Renderer {
         }
         Ok(())
     }
+}
+
+/// What cascade `cascade`'s cull judges by: its orthographic view, its
+/// impostors (none are drawn) seen from the sun, levels of detail by its
+/// texels at `lod_bias`.
+pub fn cascade_view(
+    cascade: &Cascade,
+    scene: &SceneUniforms,
+    lod_bias: Option<f32>,
+    resolution: u32,
+) -> CullView {
+    let towards_sun = scene.light_direction.xyz().normalize_or_zero().extend(0.0);
+    CullView::new(
+        cascade.view_projection,
+        towards_sun,
+        (resolution, resolution),
+        lod_bias,
+    )
 }

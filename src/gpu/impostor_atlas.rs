@@ -28,6 +28,7 @@ use super::passes::impostor_bake::{
 };
 use super::resources::{self, memory_barrier, Buffer, Image, ImageBarrier, ImageDesc};
 use super::shader_types::MAX_SKINS;
+use super::shadow_map::ShadowMap;
 use super::texture;
 use super::{debug, vk_error, Context, GpuError};
 use crate::anim::{Clip, Skeleton};
@@ -143,12 +144,12 @@ impl ImpostorAtlases {
     pub fn new(
         ctx: &Context,
         inputs: &BakeInputs,
-        (scene_layout, atlas_layout): (&SetLayout, &SetLayout),
+        (scene, atlas_layout): ((&SetLayout, &ShadowMap), &SetLayout),
         models: &[Model],
     ) -> Result<ImpostorAtlases, GpuError> {
         let mut atlases = guard(ctx, Vec::with_capacity(models.len()));
         for (part, model) in inputs.gpu_model.parts.iter().zip(models) {
-            let atlas = ImpostorAtlas::new(ctx, inputs, scene_layout, part, model)?;
+            let atlas = ImpostorAtlas::new(ctx, inputs, scene, part, model)?;
             let layout = atlas.layout;
             log::info!(
                 "impostors: {}: {} slot(s) of {} frames x {} views for {} clip(s), {:.1} MiB; \
@@ -355,7 +356,7 @@ impl ImpostorAtlas {
     fn new(
         ctx: &Context,
         inputs: &BakeInputs,
-        scene_layout: &SetLayout,
+        scene: (&SetLayout, &ShadowMap),
         part: &ModelPart,
         model: &Model,
     ) -> Result<ImpostorAtlas, GpuError> {
@@ -397,10 +398,7 @@ impl ImpostorAtlas {
             }
             slot_views.0.push(views);
         }
-        let bake = guard(
-            ctx,
-            BakeCrowd::new(ctx, inputs, scene_layout, (part, model))?,
-        );
+        let bake = guard(ctx, BakeCrowd::new(ctx, inputs, scene, (part, model))?);
         // Every layer readable from the start: the draw's set views them
         // all, and a slot is rendered into from this layout and back.
         resources::submit_and_wait(ctx, "impostor atlas layouts", |cmd| {

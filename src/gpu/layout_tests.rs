@@ -198,7 +198,7 @@ fn frame_uniforms() {
             &offsets!(
                 FrameUniforms,
                 view_projection,
-                cull,
+                cull_views,
                 light_direction,
                 light_color,
                 ambient_color,
@@ -207,7 +207,10 @@ fn frame_uniforms() {
                 blend_time,
                 padding,
                 ground,
-                shadow_radii
+                shadow_radii,
+                shadow_far,
+                shadow_texel_size,
+                shadow_params
             ),
         );
     }
@@ -284,6 +287,8 @@ fn animation_data() {
                 phase,
                 palette_rows,
                 impostors,
+                view,
+                command_set,
                 draw_commands
             ),
         );
@@ -427,7 +432,7 @@ fn draw_constants() {
         assert_twin(
             glsl_struct(shader, "DrawConstants"),
             size_of::<DrawConstants>(),
-            &offsets!(DrawConstants, skinning_mode, instance_count, show_lod),
+            &offsets!(DrawConstants, skinning_mode, instance_count, show_lod, view),
         );
     }
 }

@@ -44,6 +44,7 @@ pub mod resources;
 pub mod scene_pipelines;
 pub mod shader_types;
 pub mod shaders;
+pub mod shadow_map;
 pub mod swapchain;
 pub mod targets;
 pub mod texture;

@@ -23,6 +23,7 @@ use super::passes::pyramid::{self, Pyramid};
 use super::pipeline;
 use super::shader_types::{CrowdComputeConstants, DrawConstants, MAX_SKINS};
 use super::shaders::spirv;
+use super::shadow_map::ShadowMap;
 use super::texture::MapKind;
 use super::{Context, GpuError};
 use crate::model::Model;
@@ -79,6 +80,7 @@ impl ModelResources {
         ctx: &Context,
         models: &[Model],
         impostor_budget: u64,
+        shadow_map: &ShadowMap,
     ) -> Result<ModelResources, GpuError> {
         let gpu_model = guard(ctx, gpu_model::upload_models(ctx, models, impostor_budget)?);
         let animation = guard(ctx, animation_data::upload_animation_data(ctx, models)?);
@@ -96,7 +98,7 @@ impl ModelResources {
                     draw_pipeline_layout: *layouts.draw,
                     material_sets: &materials.sets,
                 },
-                (&sets.scene, &sets.impostor),
+                ((&sets.scene, shadow_map), &sets.impostor),
                 models,
             )?,
         );

@@ -10,7 +10,8 @@ use super::{debug, reflect, shaders, vk_error, Context, GpuError};
 /// The attachments every pass renders into; pipelines are built for them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TargetFormats {
-    pub color: vk::Format,
+    /// `None`: depth only (a shadow map).
+    pub color: Option<vk::Format>,
     /// A second colour attachment (location 1), written alongside:
     /// the impostor bake keeps albedo and normals in one pass.
     pub second_color: Option<vk::Format>,
@@ -31,6 +32,7 @@ pub enum Depth {
     Off,
 }
 
+#[derive(Clone, Copy)]
 pub struct ShaderStage<'a> {
     pub name: &'a str,
     pub spirv: &'a [u8],
@@ -50,11 +52,13 @@ pub fn constant_0(value: &u32) -> vk::SpecializationInfo<'_> {
         .data(bytemuck::bytes_of(value))
 }
 
+#[derive(Clone, Copy)]
 pub struct GraphicsPipelineDesc<'a> {
     pub name: &'a str,
     pub layout: vk::PipelineLayout,
     pub vertex_shader: ShaderStage<'a>,
-    pub fragment_shader: ShaderStage<'a>,
+    /// `None`: depth only, as a shadow map's casters are drawn.
+    pub fragment_shader: Option<ShaderStage<'a>>,
     pub vertex_bindings: &'a [vk::VertexInputBindingDescription],
     pub vertex_attributes: &'a [vk::VertexInputAttributeDescription],
     pub topology: vk::PrimitiveTopology,
@@ -70,7 +74,19 @@ pub struct GraphicsPipelineDesc<'a> {
     /// covers: a cut-out's outline gets the samples a mesh edge does. The
     /// alpha is then not written: the picture stays opaque.
     pub alpha_to_coverage: bool,
+    /// Depth pushed away from the viewer, by a constant and by the
+    /// surface's slope (a shadow map's casters: lit surfaces must not
+    /// shadow themselves).
+    pub depth_bias: Option<DepthBias>,
     pub formats: TargetFormats,
+}
+
+/// `vkCmdSetDepthBias`'s factors, fixed in the pipeline. With reverse Z,
+/// farther is smaller: pushing away is negative.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct DepthBias {
+    pub constant: f32,
+    pub slope: f32,
 }
 
 pub fn create_graphics_pipeline(
@@ -83,22 +99,21 @@ pub fn create_graphics_pipeline(
         ctx,
         shaders::create_shader_module(ctx, desc.vertex_shader.name, desc.vertex_shader.spirv)?,
     );
-    let fragment_module = guard(
-        ctx,
-        shaders::create_shader_module(ctx, desc.fragment_shader.name, desc.fragment_shader.spirv)?,
-    );
-    let stages = [
-        stage_info(
-            vk::ShaderStageFlags::VERTEX,
-            *vertex_module,
-            &desc.vertex_shader,
-        ),
-        stage_info(
-            vk::ShaderStageFlags::FRAGMENT,
-            *fragment_module,
-            &desc.fragment_shader,
-        ),
-    ];
+    let fragment_module = match &desc.fragment_shader {
+        Some(stage) => Some(guard(
+            ctx,
+            shaders::create_shader_module(ctx, stage.name, stage.spirv)?,
+        )),
+        None => None,
+    };
+    let mut stages = vec![stage_info(
+        vk::ShaderStageFlags::VERTEX,
+        *vertex_module,
+        &desc.vertex_shader,
+    )];
+    if let (Some(stage), Some(module)) = (&desc.fragment_shader, &fragment_module) {
+        stages.push(stage_info(vk::ShaderStageFlags::FRAGMENT, **module, stage));
+    }
     let vertex_input = vk::PipelineVertexInputStateCreateInfo::default()
         .vertex_binding_descriptions(desc.vertex_bindings)
         .vertex_attribute_descriptions(desc.vertex_attributes);
@@ -109,11 +124,17 @@ pub fn create_graphics_pipeline(
     let viewport = vk::PipelineViewportStateCreateInfo::default()
         .viewport_count(1)
         .scissor_count(1);
-    let rasterization = vk::PipelineRasterizationStateCreateInfo::default()
+    let mut rasterization = vk::PipelineRasterizationStateCreateInfo::default()
         .polygon_mode(desc.polygon_mode)
         .cull_mode(desc.cull_mode)
         .front_face(desc.front_face)
         .line_width(1.0);
+    if let Some(bias) = desc.depth_bias {
+        rasterization = rasterization
+            .depth_bias_enable(true)
+            .depth_bias_constant_factor(bias.constant)
+            .depth_bias_slope_factor(bias.slope);
+    }
     let multisample = vk::PipelineMultisampleStateCreateInfo::default()
         .rasterization_samples(desc.formats.samples)
         .alpha_to_coverage_enable(desc.alpha_to_coverage);
@@ -138,7 +159,7 @@ pub fn create_graphics_pipeline(
         .src_alpha_blend_factor(vk::BlendFactor::ZERO)
         .dst_alpha_blend_factor(vk::BlendFactor::ONE)
         .alpha_blend_op(vk::BlendOp::ADD);
-    let color_formats: Vec<vk::Format> = [Some(desc.formats.color), desc.formats.second_color]
+    let color_formats: Vec<vk::Format> = [desc.formats.color, desc.formats.second_color]
         .into_iter()
         .flatten()
         .collect();

@@ -24,7 +24,7 @@ use super::guard::Destroy;
 use super::{debug, vk_error, Context, GpuError};
 
 /// Timestamp pairs per frame; a frame has a handful of passes.
-pub const MAX_SCOPES: usize = 16;
+pub const MAX_SCOPES: usize = 32;
 
 /// What one frame measured on the GPU.
 #[derive(Clone, Debug, Default, PartialEq)]

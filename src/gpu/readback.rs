@@ -104,6 +104,46 @@ impl Renderer {
     /// The visible lists: one per level of detail, then the impostors'.
     fn read_visible_lists(&self, ctx: &Context, slot: usize) -> Result<Vec<Vec<u32>>, GpuError> {
         let buffer = self.crowd_buffer(CrowdBuffer::VisibleInstances, slot)?;
+        self.read_lists_of(ctx, buffer)
+    }
+
+    /// The instance ids shadow cascade `cascade` kept in the frame that
+    /// used `slot`, one list per level of detail.
+    pub fn read_cascade_by_lod(
+        &self,
+        ctx: &Context,
+        slot: usize,
+        cascade: usize,
+    ) -> Result<Vec<Vec<u32>>, GpuError> {
+        let buffer = self
+            .crowd
+            .as_ref()
+            .and_then(|crowd| {
+                crowd.cascade_buffer(CrowdBuffer::ShadowVisibleInstances, slot, cascade)
+            })
+            .ok_or_else(|| GpuError::FrameMismatch(format!("no shadow cascade {cascade}")))?;
+        let mut lists = self.read_lists_of(ctx, buffer)?;
+        lists.truncate(self.model.model.lod_count as usize);
+        Ok(lists)
+    }
+
+    /// Per instance a shadow cascade kept in the frame that used `slot`,
+    /// the pose it was drawn in.
+    pub fn read_shadow_pose_sources(
+        &self,
+        ctx: &Context,
+        slot: usize,
+    ) -> Result<Vec<u32>, GpuError> {
+        let buffer = self.crowd_buffer(CrowdBuffer::ShadowPoseSources, slot)?;
+        resources::read_buffer(ctx, buffer)
+    }
+
+    /// `buffer`'s lists, laid out as the visible lists are.
+    fn read_lists_of(
+        &self,
+        ctx: &Context,
+        buffer: &resources::Buffer,
+    ) -> Result<Vec<Vec<u32>>, GpuError> {
         let words: Vec<u32> = resources::read_buffer(ctx, buffer)?;
         let (header, regions) = words.split_at(size_of::<VisibleHeader>() / 4);
         let header: VisibleHeader = bytemuck::pod_read_unaligned(bytemuck::cast_slice(header));

@@ -13,19 +13,23 @@ use ash::vk;
 
 use super::crowd_buffers::{Animation, CrowdBuffer, VISIBLE_HEADER_BYTES};
 use super::crowd_resources::{CrowdResources, CrowdSlotSets};
+use super::draw_commands::shadow_command_set;
 use super::frame::FrameSlot;
 use super::frame_loop::{FrameInput, ViewOptions};
 use super::impostor_atlas::BakePlan;
 use super::model_resources::ModelResources;
 use super::passes::agents::{self, AgentStep};
-use super::passes::crowd_draw::{self, DrawOptions, Surface};
+use super::passes::crowd_draw::{self, DrawOptions, Look, Surface};
 use super::passes::overlay::OverlayFrame;
 use super::passes::{animate, cull, draws, ground, impostor_draw, pyramid, skeleton_overlay};
 use super::profiler::Profiler;
 use super::renderer::Renderer;
 use super::resources::{memory_barrier, Buffer};
 use super::scene_pipelines::ScenePipelines;
-use super::shader_types::{CrowdComputeConstants, CullPhase, DrawConstants, PALETTE_PER_INSTANCE};
+use super::shader_types::{
+    CrowdComputeConstants, CullPhase, DrawConstants, MAX_SHADOW_CASCADES, PALETTE_PER_INSTANCE,
+};
+use super::shadow_map::ShadowMap;
 use super::targets::{begin_rendering, end_rendering, Closing, Scope, Targets};
 use super::{debug, pipeline, Context, GpuError};
 
@@ -61,6 +65,33 @@ fn phase_names(phase: CullPhase) -> PhaseNames {
             impostors: "impostors late",
             scene: "scene late",
         },
+        // A cascade's names are its own (cascade_names); it poses nothing
+        // and draws no impostor.
+        CullPhase::Shadow => cascade_names(0),
+    }
+}
+
+/// Shadow cascade `cascade`'s names: its cull's, and its draws' (the
+/// scene's).
+fn cascade_names(cascade: usize) -> PhaseNames {
+    const CULLS: [&str; MAX_SHADOW_CASCADES] = [
+        "shadow cull 0",
+        "shadow cull 1",
+        "shadow cull 2",
+        "shadow cull 3",
+    ];
+    const DRAWS: [&str; MAX_SHADOW_CASCADES] = [
+        "shadow cascade 0",
+        "shadow cascade 1",
+        "shadow cascade 2",
+        "shadow cascade 3",
+    ];
+    PhaseNames {
+        cull: CULLS[cascade],
+        animate: "",
+        draw: DRAWS[cascade],
+        impostors: "",
+        scene: DRAWS[cascade],
     }
 }
 
@@ -82,7 +113,7 @@ impl Renderer {
             .crowd
             .as_ref()
             .and_then(|crowd| self.crowd_frames.agent_step(crowd, input.view.locomotion));
-        let mut frame = self.frame_recorder(ctx, cmd, slot, &input.view);
+        let mut frame = self.frame_recorder(ctx, cmd, slot, input);
         frame.open(agent_step, bakes);
         // The pipeline statistics span the scene; a query begun inside a
         // dynamic rendering scope crashes lavapipe.
@@ -99,8 +130,9 @@ impl Renderer {
         ctx: &'a Context,
         cmd: vk::CommandBuffer,
         slot: usize,
-        view: &'a ViewOptions,
+        input: &'a FrameInput,
     ) -> FrameRecorder<'a> {
+        let view = &input.view;
         let model = &self.model;
         let crowd = self.crowd.as_ref().expect("upload checked the crowd");
         let animation = crowd.shape.animation;
@@ -112,6 +144,7 @@ impl Renderer {
             _ => &[CullPhase::All],
         };
         let skinning = (animation != Animation::BindPose).then_some(view.skinning);
+        let shadow_cascades = self.shadow_cascades(&input.uniforms, view).len();
         FrameRecorder {
             ctx,
             cmd,
@@ -136,6 +169,8 @@ impl Renderer {
                 None => 1,
             },
             draw_constants: DrawConstants::new(skinning, crowd.instance_count(), view.show_lod),
+            shadow_cascades,
+            shadow_map: &self.shadow_map,
         }
     }
 
@@ -187,11 +222,15 @@ struct FrameRecorder<'a> {
     /// The levels of detail the culls put instances at.
     drawn_levels: u32,
     draw_constants: DrawConstants,
+    /// Shadow cascades culled and drawn this frame (0: no shadow map).
+    shadow_cascades: usize,
+    shadow_map: &'a ShadowMap,
 }
 
 impl FrameRecorder<'_> {
-    /// What the compute passes of `phase` are told.
-    fn constants(&self, phase: CullPhase) -> CrowdComputeConstants {
+    /// What the compute passes of `phase` are told; `view` 0 is the
+    /// camera's, c + 1 shadow cascade c's.
+    fn constants(&self, phase: CullPhase, view: usize) -> CrowdComputeConstants {
         let model = &self.model.model;
         CrowdComputeConstants {
             instance_count: self.crowd.instance_count(),
@@ -202,7 +241,12 @@ impl FrameRecorder<'_> {
                 .crowd
                 .palette_rows(self.slot)
                 .unwrap_or(PALETTE_PER_INSTANCE),
-            impostors: self.impostors.into(),
+            impostors: (self.impostors && phase != CullPhase::Shadow).into(),
+            view: view as u32,
+            command_set: match phase {
+                CullPhase::Shadow => shadow_command_set(view - 1),
+                _ => phase_commands(phase),
+            } as u32,
             draw_commands: self.model.draw_commands.gpu(),
         }
     }
@@ -225,18 +269,9 @@ impl FrameRecorder<'_> {
             }
         }
         record_reset(ctx, cmd, self.visible);
-        unsafe {
-            ctx.device.cmd_bind_descriptor_sets(
-                cmd,
-                vk::PipelineBindPoint::COMPUTE,
-                self.model.compute_pipeline_layout,
-                0,
-                &[self.sets.compute, self.targets.pyramid_set],
-                &[],
-            );
-        }
+        self.bind_compute_set(self.sets.compute);
         if let Some(step) = agent_step {
-            let constants = self.constants(self.phases[0]);
+            let constants = self.constants(self.phases[0], 0);
             record_agent_pass(ctx, cmd, self.profiler, self.model, constants, step);
         }
     }
@@ -250,7 +285,12 @@ impl FrameRecorder<'_> {
         for (index, &phase) in self.phases.iter().enumerate() {
             let names = phase_names(phase);
             let last = index + 1 == self.phases.len();
-            self.record_cull(phase, &names);
+            self.record_cull(phase, &names, 0);
+            if index == 0 {
+                // Casters are posed as the camera's first cull left them,
+                // and the first scope receives their shadows.
+                self.record_shadows();
+            }
             if last {
                 record_visible_count_readback(
                     self.ctx,
@@ -277,12 +317,12 @@ impl FrameRecorder<'_> {
     /// (cull.comp, draws.comp), then the poses of what it kept
     /// (animate.comp, GPU animation only), with the barriers before the
     /// draws read them.
-    fn record_cull(&mut self, phase: CullPhase, names: &PhaseNames) {
+    fn record_cull(&mut self, phase: CullPhase, names: &PhaseNames, view: usize) {
         use vk::{AccessFlags2 as Access, PipelineStageFlags2 as Stage};
         let (ctx, cmd) = (self.ctx, self.cmd);
         let model = self.model;
         let layout = model.compute_pipeline_layout;
-        let constants = self.constants(phase);
+        let constants = self.constants(phase, view);
         if phase == CullPhase::Late {
             // The early draws read the lists, transforms and draws the
             // late passes append to; the pyramid was just written.
@@ -327,7 +367,7 @@ impl FrameRecorder<'_> {
                 Access::INDIRECT_COMMAND_READ | Access::SHADER_STORAGE_READ | Access::TRANSFER_READ,
             ),
         );
-        if self.crowd.shape.animation == Animation::Gpu {
+        if self.crowd.shape.animation == Animation::Gpu && phase != CullPhase::Shadow {
             let scope = self.profiler.begin(ctx, cmd, names.animate);
             let commands = phase_commands(phase);
             let dispatch = (
@@ -413,7 +453,10 @@ impl FrameRecorder<'_> {
             surface,
             self.draw_constants,
             DrawOptions {
-                wireframe: self.view.wireframe,
+                look: match self.view.wireframe {
+                    true => Look::Wireframe,
+                    false => Look::Filled,
+                },
                 lod_influences: self.view.lod_influences,
                 multi_draw: self.view.multi_draw,
             },
@@ -427,6 +470,89 @@ impl FrameRecorder<'_> {
             self.record_skeleton_overlay(crowd_set);
         }
         end_rendering(ctx, cmd, self.targets, closing);
+    }
+
+    /// The sun's shadow cascades, after the camera's first cull: each
+    /// one's cull (cull.comp's shadow phase, into its own lists and draw
+    /// commands), then each one's casters, depth only, into its layer of
+    /// the shadow map. Nothing without shadow maps.
+    fn record_shadows(&mut self) {
+        if self.shadow_cascades == 0 {
+            return;
+        }
+        let (ctx, cmd, model) = (self.ctx, self.cmd, self.model);
+        for (cascade, sets) in self
+            .sets
+            .shadow
+            .iter()
+            .take(self.shadow_cascades)
+            .enumerate()
+        {
+            let names = cascade_names(cascade);
+            let _label = debug::label(ctx, cmd, names.cull);
+            let visible = self
+                .crowd
+                .cascade_buffer(CrowdBuffer::ShadowVisibleInstances, self.slot, cascade)
+                .expect("a crowd with shadow cascades has their lists");
+            record_reset(ctx, cmd, visible);
+            self.bind_compute_set(sets.compute);
+            self.record_cull(CullPhase::Shadow, &names, cascade + 1);
+        }
+        self.bind_compute_set(self.sets.compute);
+        self.shadow_map.record_begin_drawing(ctx, cmd);
+        for (cascade, sets) in self
+            .sets
+            .shadow
+            .iter()
+            .take(self.shadow_cascades)
+            .enumerate()
+        {
+            let names = cascade_names(cascade);
+            let _label = debug::label(ctx, cmd, names.draw);
+            let scope = self.profiler.begin(ctx, cmd, names.draw);
+            self.shadow_map.record_begin_cascade(ctx, cmd, cascade);
+            self.bind_scene_set(sets.scene);
+            crowd_draw::record_crowd_draw(
+                ctx,
+                cmd,
+                &self.pipelines.crowd_draw,
+                model.draw_pipeline_layout,
+                &model.model,
+                &model.material_sets,
+                Surface::BindPose {
+                    draw_commands: (self.frame.draw_commands.handle, model.draw_commands),
+                    set: shadow_command_set(cascade),
+                    drawn_levels: self.drawn_levels,
+                },
+                DrawConstants {
+                    view: cascade as u32 + 1,
+                    show_lod: 0,
+                    ..self.draw_constants
+                },
+                DrawOptions {
+                    look: Look::ShadowDepth,
+                    lod_influences: self.view.lod_influences,
+                    multi_draw: self.view.multi_draw,
+                },
+            );
+            self.shadow_map.record_end_cascade(ctx, cmd);
+            self.profiler.end(ctx, cmd, scope);
+        }
+        self.shadow_map.record_end_drawing(ctx, cmd);
+    }
+
+    /// The compute passes' set 0 (`set`) and the depth pyramid's set 1.
+    fn bind_compute_set(&self, set: vk::DescriptorSet) {
+        unsafe {
+            self.ctx.device.cmd_bind_descriptor_sets(
+                self.cmd,
+                vk::PipelineBindPoint::COMPUTE,
+                self.model.compute_pipeline_layout,
+                0,
+                &[set, self.targets.pyramid_set],
+                &[],
+            );
+        }
     }
 
     /// The impostors of the phase whose draws are `commands`.

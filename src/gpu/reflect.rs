@@ -411,6 +411,7 @@ mod tests {
             descriptor_bindings(spirv::CROWD_FRAG).unwrap(),
             [
                 descriptor(0, 2, UniformBuffer, "Frame"),
+                descriptor(0, 8, CombinedImageSampler, "shadow_map"),
                 skins(0, "diffuse_maps"),
                 skins(1, "normal_maps"),
                 skins(2, "specular_maps"),
@@ -436,6 +437,7 @@ mod tests {
                 (14, StorageBuffer, "ImpostorSlots"),
                 (15, StorageBuffer, "ImpostorRequests"),
                 (16, StorageBuffer, "ImpostorCells"),
+                (17, StorageBuffer, "CameraPoseSources"),
             ])
         );
         assert_eq!(
@@ -496,7 +498,7 @@ mod tests {
             };
             (binding, kind, COMPUTE)
         }));
-        want.extend((12..=16).map(|binding| (binding, StorageBuffer, COMPUTE)));
+        want.extend((12..=17).map(|binding| (binding, StorageBuffer, COMPUTE)));
         assert_eq!(summary, want);
     }
 
@@ -527,6 +529,7 @@ mod tests {
                 (4, StorageBuffer, "PoseSources", VERTEX),
                 (5, StorageBuffer, "SharedPoses", VERTEX),
                 (7, StorageBuffer, "ImpostorCells", VERTEX),
+                (8, CombinedImageSampler, "shadow_map", FRAGMENT),
             ]
         );
         let frame = scene[2].layout_binding();

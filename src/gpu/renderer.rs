@@ -19,7 +19,8 @@ use super::passes::animate::{self, Kernel};
 use super::passes::overlay::OverlayPass;
 use super::profiler::Profiler;
 use super::scene_pipelines::ScenePipelines;
-use super::shader_types::CrowdInstance;
+use super::shader_types::{CrowdInstance, MAX_SHADOW_CASCADES};
+use super::shadow_map::ShadowMap;
 use super::targets::{create_targets, Targets};
 use super::{Context, GpuError};
 use crate::model::Model;
@@ -40,6 +41,11 @@ pub struct RendererDesc {
     /// Samples per pixel asked for; the device's largest count up to it is
     /// drawn ([`Renderer::set_samples`]).
     pub samples: u32,
+    /// Shadow cascades every crowd keeps lists for (0: no shadow maps),
+    /// up to [`super::shader_types::MAX_SHADOW_CASCADES`].
+    pub shadow_cascades: u32,
+    /// Texels a side of each cascade's layer of the shadow map.
+    pub shadow_resolution: u32,
 }
 
 pub struct Renderer {
@@ -59,6 +65,9 @@ pub struct Renderer {
     pub targets: Targets,
     /// What draws the model into the targets.
     pub pipelines: ScenePipelines,
+    /// The sun's shadow map, a layer per cascade; the model's and crowd's
+    /// sets point at it, so it outlives them.
+    pub shadow_map: ShadowMap,
     pub(super) profiler: Profiler,
     /// The ui overlay's renderer, made by the first frame that shows it.
     pub(super) overlay: Option<OverlayPass>,
@@ -93,9 +102,19 @@ impl Renderer {
     /// gives it one once [`Renderer::check_crowd_fits`] said it fits.
     pub fn new(ctx: &Context, models: &[Model], desc: &RendererDesc) -> Result<Renderer, GpuError> {
         let samples = clamp_samples(ctx, desc.samples);
+        let shadow_cascades = desc.shadow_cascades.min(MAX_SHADOW_CASCADES as u32);
+        let shadow_map = guard(
+            ctx,
+            ShadowMap::new(ctx, shadow_cascades, desc.shadow_resolution)?,
+        );
         let parts = guard(
             ctx,
-            ModelParts::new(ctx, models, (desc.extent, samples), desc.impostor_budget)?,
+            ModelParts::new(
+                ctx,
+                models,
+                (desc.extent, samples),
+                (desc.impostor_budget, &shadow_map),
+            )?,
         );
         let profiler = Profiler::new(ctx)?;
         let ModelParts {
@@ -105,7 +124,7 @@ impl Renderer {
             pipelines,
         } = parts.keep();
         Ok(Renderer {
-            crowd_shape: CrowdShape::of(models, desc.animation),
+            crowd_shape: CrowdShape::of(models, desc.animation, desc.shadow_cascades),
             animate_kernel: desc.animate_kernel,
             impostor_budget: desc.impostor_budget,
             limits: BufferLimits::of(ctx, desc.memory_budget),
@@ -115,6 +134,7 @@ impl Renderer {
             slots,
             targets,
             pipelines,
+            shadow_map: shadow_map.keep(),
             profiler,
             overlay: None,
             frame_index: 0,
@@ -144,11 +164,15 @@ impl Renderer {
                 ctx,
                 models,
                 (self.extent(), self.targets.samples),
-                self.impostor_budget,
+                (self.impostor_budget, &self.shadow_map),
             )?,
         );
-        let shape = CrowdShape::of(models, self.crowd_shape.animation);
-        let fixed = parts.memory().total();
+        let shape = CrowdShape::of(
+            models,
+            self.crowd_shape.animation,
+            self.crowd_shape.shadow_cascades,
+        );
+        let fixed = parts.memory().total() + self.shadow_map.memory().total();
         check_crowd_fits(&shape, placements.len() as u32, &self.limits, fixed)?;
         // Frames in flight use every part about to go.
         ctx.wait_idle()?;
@@ -304,8 +328,7 @@ impl Renderer {
         );
         CrowdResources::new(
             ctx,
-            &self.model,
-            &self.slots,
+            (&self.model, &self.slots, &self.shadow_map),
             placements,
             agents,
             self.crowd_shape,
@@ -327,9 +350,9 @@ impl Renderer {
     }
 
     /// Device memory that does not grow with the crowd: the model's, the
-    /// frame slots' and the targets'.
+    /// frame slots', the targets' and the shadow map's.
     pub fn fixed_memory(&self) -> MemoryReport {
-        self.model.memory() + self.slots.memory() + self.targets.memory()
+        self.model.memory() + self.slots.memory() + self.targets.memory() + self.shadow_map.memory()
     }
 
     /// Rows of the largest frame slot's skinning palette; `None` with CPU
@@ -377,6 +400,7 @@ impl Destroy for Renderer {
         self.crowd.destroy(ctx);
         self.slots.destroy(ctx);
         self.model.destroy(ctx);
+        self.shadow_map.destroy(ctx);
     }
 }
 
@@ -395,9 +419,12 @@ impl ModelParts {
         ctx: &Context,
         models: &[Model],
         (extent, samples): (vk::Extent2D, u32),
-        impostor_budget: u64,
+        (impostor_budget, shadow_map): (u64, &ShadowMap),
     ) -> Result<ModelParts, GpuError> {
-        let model = guard(ctx, ModelResources::new(ctx, models, impostor_budget)?);
+        let model = guard(
+            ctx,
+            ModelResources::new(ctx, models, impostor_budget, shadow_map)?,
+        );
         let mut slots = guard(ctx, Vec::with_capacity(FRAMES_IN_FLIGHT));
         let draw_commands = model.draw_commands.initial_words(&model.model);
         for slot in 0..FRAMES_IN_FLIGHT {

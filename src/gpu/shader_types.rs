@@ -10,7 +10,7 @@ use glam::{Mat4, Vec2, Vec3, Vec4};
 use crate::anim::{self, JointPose};
 use crate::crowd::{self, Instance};
 use crate::shared_constants::{
-    JOINT_POSE_TEXELS, PHASE_ALL, PHASE_EARLY, PHASE_LATE, SKELETON_JOINT_TEXELS,
+    JOINT_POSE_TEXELS, PHASE_ALL, PHASE_EARLY, PHASE_LATE, PHASE_SHADOW, SKELETON_JOINT_TEXELS,
     SKINNING_DUAL_QUATERNION, SKINNING_LINEAR, SKINNING_NONE,
 };
 use crate::skin::{SkinningMethod, MAX_LODS};
@@ -63,10 +63,10 @@ impl GpuCullView {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
 pub struct FrameUniforms {
     pub view_projection: Mat4,
-    /// What cull.comp judges by: the camera's view, or the frozen
-    /// camera's ([`crate::gpu::frame_loop::ViewOptions::frozen_cull`]);
-    /// filled in by the renderer.
-    pub cull: GpuCullView,
+    /// What cull.comp judges by: the camera's view (or the frozen
+    /// camera's, [`crate::gpu::frame_loop::ViewOptions::frozen_cull`]),
+    /// then each shadow cascade's; filled in by the renderer.
+    pub cull_views: [GpuCullView; CULL_VIEWS],
     pub light_direction: Vec4,
     pub light_color: Vec4,
     pub ambient_color: Vec4,
@@ -81,11 +81,19 @@ pub struct FrameUniforms {
     /// Each model's contact shadow radius, model m's at `[m / 4][m % 4]`;
     /// filled in by the renderer from each model's size.
     pub shadow_radii: [Vec4; MAX_MODELS / 4],
+    /// Per shadow cascade, where its slice of the camera's view ends
+    /// (distance in front of the eye).
+    pub shadow_far: [f32; MAX_SHADOW_CASCADES],
+    /// Per shadow cascade, the world size of one of its texels.
+    pub shadow_texel_size: [f32; MAX_SHADOW_CASCADES],
+    /// x: the cascades drawn (0: no shadow map); y: 1 tints what each
+    /// cascade covers; z, w unused.
+    pub shadow_params: [u32; 4],
 }
 
 pub use crate::shared_constants::{
-    IMPOSTOR_BAND, IMPOSTOR_FADE_SHIFT, IMPOSTOR_POSE, MAX_MODELS, MAX_SKINS, PALETTE_PER_INSTANCE,
-    SHARED_POSE,
+    CULL_VIEWS, IMPOSTOR_BAND, IMPOSTOR_FADE_SHIFT, IMPOSTOR_POSE, MAX_MODELS, MAX_SHADOW_CASCADES,
+    MAX_SKINS, PALETTE_PER_INSTANCE, SHARED_POSE,
 };
 
 /// Twin of `CrowdModel` in shaders/crowd_compute.glsl: one model of the
@@ -285,6 +293,12 @@ pub struct CrowdComputeConstants {
     /// 1: cull.comp draws instances past the level-of-detail chain as
     /// impostors.
     pub impostors: u32,
+    /// Which of the frame's cull views the dispatch judges by: 0 the
+    /// camera, c + 1 shadow cascade c.
+    pub view: u32,
+    /// Which set of draw commands draws.comp writes
+    /// ([`super::draw_commands::DrawCommandLayout`]).
+    pub command_set: u32,
     /// Where draws.comp writes the indirect commands.
     pub draw_commands: GpuDrawCommandLayout,
 }
@@ -354,13 +368,15 @@ impl VisibleHeader {
 /// The phases of a frame with occlusion culling (`PHASE_*` in
 /// crowd_compute.glsl): draw what was visible last frame, build the depth
 /// pyramid, then test everything against it and draw what newly passed.
-/// Without occlusion culling one phase does it all.
+/// Without occlusion culling one phase does it all. A shadow cascade's
+/// cull is a phase of its own, after the camera's first.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(u32)]
 pub enum CullPhase {
     All = PHASE_ALL,
     Early = PHASE_EARLY,
     Late = PHASE_LATE,
+    Shadow = PHASE_SHADOW,
 }
 
 /// Twin of `SpeedSegment` in shaders/agents.comp ([`crowd::SpeedSegment`]).
@@ -486,6 +502,8 @@ pub struct DrawConstants {
     pub instance_count: u32,
     /// 1: tint each instance by its level of detail.
     pub show_lod: u32,
+    /// 0: the camera's picture; c + 1: shadow cascade c's depth.
+    pub view: u32,
 }
 
 impl DrawConstants {
@@ -504,6 +522,7 @@ impl DrawConstants {
             skinning_mode,
             instance_count,
             show_lod: show_lod.into(),
+            view: 0,
         }
     }
 }

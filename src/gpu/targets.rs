@@ -40,7 +40,7 @@ const CLEAR_COLOR: [f32; 4] = [0.02, 0.025, 0.035, 1.0];
 /// scene's pipelines are made for.
 pub fn target_formats(samples: u32) -> TargetFormats {
     TargetFormats {
-        color: COLOR_FORMAT,
+        color: Some(COLOR_FORMAT),
         second_color: None,
         depth: DEPTH_FORMAT,
         samples: vk::SampleCountFlags::from_raw(samples),

@@ -49,11 +49,20 @@ fn bench_reports_every_size_and_mode() {
             .keys()
             .map(String::as_str)
             .collect();
-        // The static yardstick stands unanimated: no impostors.
-        let expected: &[&str] = match mode {
-            "gpu" => &["animate", "cull", "draw", "impostors"],
-            "cpu" => &["cull", "draw", "impostors"],
-            _ => &["cull", "draw"],
+        // The static yardstick stands unanimated: no impostors, and no
+        // shadow map (the default's 3 cascades, a cull and a draw each).
+        let shadows = [
+            "shadow cascade 0",
+            "shadow cascade 1",
+            "shadow cascade 2",
+            "shadow cull 0",
+            "shadow cull 1",
+            "shadow cull 2",
+        ];
+        let expected: Vec<&str> = match mode {
+            "gpu" => [&["animate", "cull", "draw", "impostors"][..], &shadows].concat(),
+            "cpu" => [&["cull", "draw", "impostors"][..], &shadows].concat(),
+            _ => vec!["cull", "draw"],
         };
         assert_eq!(passes, expected, "{run}");
         for key in ["cpu_ms", "frame_ms", "vertices_per_s"] {
@@ -221,6 +230,10 @@ fn the_suite_runs_every_case_and_reports_it_as_markdown_and_json() {
             ("mixed".into(), 64.into()),
             ("msaa".into(), 4.into()),
             ("msaa".into(), 64.into()),
+            // So are the shadows case's three 2048x2048 cascades (48 MiB;
+            // bench_cli's --shadows test runs the three kinds).
+            ("shadows".into(), 4.into()),
+            ("shadows".into(), 64.into()),
         ],
         "{skipped:?}"
     );
@@ -378,6 +391,68 @@ fn msaa_counts_are_a_run_each_and_say_what_was_drawn() {
                 .lines()
                 .any(|line| line.contains(&format!(" MSAA {samples}x: cpu "))),
             "no run at {samples}x in\n{stderr}"
+        );
+    }
+}
+
+/// `--shadows map,blob,off`: a run for each, the JSON's "shadows" saying
+/// which; shadow maps time each cascade's cull and casters, the others
+/// none.
+#[test]
+fn shadow_kinds_are_a_run_each_and_say_which() {
+    if !common::vulkan_or_skip() {
+        return;
+    }
+    let json = common::scratch_dir("bench_shadows").join("bench.json");
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_md5crowd"))
+        .args([
+            "bench",
+            "--instances",
+            "16",
+            "--frames",
+            "2",
+            "--modes",
+            "gpu",
+        ])
+        .args([
+            "--width",
+            "96",
+            "--height",
+            "54",
+            "--shadows",
+            "map,blob,off",
+        ])
+        .args(["--shadow-cascades", "2", "--shadow-resolution", "256"])
+        .arg("--json")
+        .arg(&json)
+        .env("RUST_LOG", "info")
+        .output()
+        .expect("run md5crowd bench");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    let report: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    let runs = report["runs"].as_array().unwrap();
+    let kinds: Vec<&str> = runs
+        .iter()
+        .map(|r| r["shadows"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds, ["map", "blob", "off"], "{runs:?}");
+    for run in runs {
+        let cascades = run["gpu_ms"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .filter(|pass| pass.starts_with("shadow "))
+            .count();
+        let expected = if run["shadows"] == "map" { 4 } else { 0 };
+        assert_eq!(cascades, expected, "{run}");
+    }
+    for kind in ["map ", "blob", "off "] {
+        assert!(
+            stderr
+                .lines()
+                .any(|line| line.contains(&format!(" shadows {kind} MSAA "))),
+            "no run with shadows {kind} in\n{stderr}"
         );
     }
 }

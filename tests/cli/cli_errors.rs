@@ -112,6 +112,32 @@ fn instance_counts_are_whole_and_positive() {
 }
 
 #[test]
+fn the_sun_is_two_angles_above_the_horizon_and_shadows_a_known_kind() {
+    for sun in ["40", "a,b", "30,0", "30,-10", "30,95", "30,NaN"] {
+        let output = md5crowd_as_typed(&["--headless", "--sun", sun]);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{stderr}");
+        assert!(
+            stderr.contains(&format!("invalid value '{sun}' for '--sun <AZIMUTH,ELEVATION>': expected AZIMUTH,ELEVATION in degrees")),
+            "{stderr}"
+        );
+    }
+    for (flag, value) in [
+        ("--shadows", "maps"),
+        ("--shadow-cascades", "5"),
+        ("--shadow-resolution", "16"),
+    ] {
+        let output = md5crowd_as_typed(&["--headless", flag, value]);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{stderr}");
+        assert!(
+            stderr.contains(&format!("invalid value '{value}' for '{flag}")),
+            "{stderr}"
+        );
+    }
+}
+
+#[test]
 fn an_unknown_clip_lists_the_clips() {
     assert_bad_input(
         &md5crowd_as_typed(&["--headless", "--clip", "dance"]),

@@ -22,7 +22,8 @@ use md5crowd::gpu::context::Validation;
 use md5crowd::gpu::crowd_buffers::{crowd_bytes, Animation, CrowdShape, INITIAL_PALETTE_INSTANCES};
 use md5crowd::gpu::frame::FRAMES_IN_FLIGHT;
 use md5crowd::gpu::frame_loop::{
-    Destination, FrameInput, FrameSource, Posed, SceneUniforms, ViewOptions, ANIM_LOD_RADIUS,
+    cascade_view, Destination, FrameInput, FrameSource, Posed, SceneUniforms, Shadows, ViewOptions,
+    ANIM_LOD_RADIUS,
 };
 use md5crowd::gpu::guard::Destroy;
 use md5crowd::gpu::passes::animate::{Kernel, SHARED_JOINTS};
@@ -34,7 +35,8 @@ use md5crowd::gpu::shader_types::{
 };
 use md5crowd::gpu::{Context, ContextDesc};
 use md5crowd::model::Model;
-use md5crowd::skin::InfluenceLimit;
+use md5crowd::shadow::reference::{ground_shadow_mask, iou};
+use md5crowd::skin::{InfluenceLimit, SkinningMethod};
 
 const BLEND_TIME: f32 = 0.25;
 
@@ -155,7 +157,16 @@ struct Harness {
     /// ViewOptions::lod_bias: scales the pixels a level (or an impostor)
     /// may be off.
     lod_bias: f32,
+    /// Blob shadows (with the ground) unless a test is about shadow maps.
+    shadows: Shadows,
+    /// Towards the light: from above, so a picture shows each instance's
+    /// tint.
+    sun: Vec3,
 }
+
+/// The harness renderer's shadow cascades, small: lavapipe draws them.
+const HARNESS_CASCADES: u32 = 3;
+const HARNESS_SHADOW_RESOLUTION: u32 = 2048;
 
 /// What the harness's next frame draws.
 struct Frame<'a> {
@@ -169,6 +180,7 @@ struct Frame<'a> {
     ground: bool,
     impostors: bool,
     lod_bias: f32,
+    shadows: Shadows,
 }
 
 impl FrameSource for Frame<'_> {
@@ -186,6 +198,7 @@ impl FrameSource for Frame<'_> {
                 locomotion: self.ground,
                 impostors: self.impostors,
                 lod_bias: Some(self.lod_bias),
+                shadows: self.shadows,
                 ..ViewOptions::default()
             },
         }
@@ -238,6 +251,8 @@ impl Harness {
                 animate_kernel: kernel,
                 impostor_budget: md5crowd::crowd::IMPOSTOR_MEMORY_BUDGET,
                 samples: 1,
+                shadow_cascades: HARNESS_CASCADES,
+                shadow_resolution: HARNESS_SHADOW_RESOLUTION,
             },
         )
         .unwrap();
@@ -264,6 +279,8 @@ impl Harness {
             ground: false,
             impostors: false,
             lod_bias: 1.0,
+            shadows: Shadows::Blob,
+            sun: Vec3::new(0.3, 0.2, 0.9).normalize(),
         }
     }
 
@@ -302,18 +319,8 @@ impl Harness {
         time: f32,
         readback: Option<&resources::Buffer>,
     ) -> Vec<u32> {
+        let uniforms = self.scene_uniforms(view_projection, time);
         let renderer = self.renderer.as_mut().unwrap();
-        let uniforms = SceneUniforms {
-            view_projection,
-            frustum_planes: Frustum::from_view_projection(view_projection).planes,
-            time,
-            blend_time: BLEND_TIME,
-            // Lit from above, so a picture shows each instance's tint.
-            light_direction: Vec3::new(0.3, 0.2, 0.9).normalize().extend(0.0),
-            light_color: glam::Vec4::ONE,
-            ambient_color: glam::Vec4::splat(0.3),
-            camera_position: eye_of(view_projection).extend(1.0),
-        };
         let mut frame = Frame {
             animation: &self.animation,
             instances_version: self.instances_version,
@@ -325,6 +332,7 @@ impl Harness {
             ground: self.ground,
             impostors: self.impostors,
             lod_bias: self.lod_bias,
+            shadows: self.shadows,
         };
         // The atlases bake what this view wants first, as a headless run
         // does, so the frame shows every impostor it can.
@@ -389,6 +397,22 @@ impl Harness {
     /// The first (for single-model tests, the only) model.
     fn model(&self) -> &Model {
         &self.models[0]
+    }
+
+    /// What a frame through `view_projection` at `time` is told of its
+    /// camera, light and clock.
+    fn scene_uniforms(&self, view_projection: Mat4, time: f32) -> SceneUniforms {
+        SceneUniforms {
+            view_projection,
+            frustum_planes: Frustum::from_view_projection(view_projection).planes,
+            time,
+            blend_time: BLEND_TIME,
+            // Lit from above, so a picture shows each instance's tint.
+            light_direction: self.sun.extend(0.0),
+            light_color: glam::Vec4::ONE,
+            ambient_color: glam::Vec4::splat(0.3),
+            camera_position: eye_of(view_projection).extend(1.0),
+        }
     }
 
     /// Instance `id`'s bounding sphere in the world, as cull.comp builds it.
@@ -1461,6 +1485,251 @@ fn an_orthographic_view_culls_and_grades_as_the_cpu_reference() {
     harness.finish();
 }
 
+/// The shadow cascades' culls against the CPU reference: from a street
+/// camera under a low sun, each of the renderer's cascades keeps exactly
+/// the instances whose sphere meets its box, at the level its texel size
+/// asks for, and each caster is drawn in the pose the camera drew it in
+/// (its palette row or shared pose), or its clip's shared pose where the
+/// camera did not draw it.
+#[test]
+fn shadow_cascades_cull_and_pose_as_the_cpu_reference() {
+    if !common::vulkan_or_skip() {
+        return;
+    }
+    let time = 1.3;
+    let mut harness = Harness::new(400, time);
+    // One camera phase: what it drew is what the lists hold when the
+    // cascades read them.
+    harness.occlusion = false;
+    harness.shadows = Shadows::Map;
+    harness.sun = md5crowd::shadow::sun_direction(200.0, 25.0);
+    let street = view_projection(
+        Vec3::new(-700.0, -250.0, 60.0),
+        Vec3::new(0.0, 150.0, 40.0),
+        0.9,
+    );
+    harness.render(street, time);
+    let renderer = harness.renderer.as_ref().unwrap();
+    let (ctx, slot) = (&harness.ctx, harness.last_slot);
+    let uniforms = harness.scene_uniforms(street, time);
+    let view = ViewOptions {
+        shadows: Shadows::Map,
+        lod_bias: Some(harness.lod_bias),
+        ..ViewOptions::default()
+    };
+    let cascades = renderer.shadow_cascades(&uniforms, &view);
+    assert_eq!(cascades.len(), HARNESS_CASCADES as usize);
+    let camera_drew: BTreeSet<u32> = renderer
+        .read_visible_by_lod(ctx, slot)
+        .unwrap()
+        .concat()
+        .into_iter()
+        .collect();
+    let camera_sources = renderer.read_pose_sources(ctx, slot).unwrap();
+    let shadow_sources = renderer.read_shadow_pose_sources(ctx, slot).unwrap();
+    let errors = renderer.model.model.parts[0].lod_errors.clone();
+    let shared = SharedPoses::sample(&harness.model().skeleton, &harness.model().clips);
+    let joints = harness.model().skeleton.joint_count() as u32;
+    let (mut compared, mut posed_by_camera, mut sharing) = (0, 0, 0);
+    let mut kept_per_cascade = Vec::new();
+    for (c, cascade) in cascades.iter().enumerate() {
+        let cascade_view = cascade_view(
+            cascade,
+            &uniforms,
+            Some(harness.lod_bias),
+            HARNESS_SHADOW_RESOLUTION,
+        );
+        let mut gpu: Vec<(u32, u32)> = renderer
+            .read_cascade_by_lod(ctx, slot, c)
+            .unwrap()
+            .iter()
+            .enumerate()
+            .flat_map(|(lod, ids)| ids.iter().map(move |&id| (id, lod as u32)))
+            .collect();
+        gpu.sort_unstable();
+        kept_per_cascade.push(gpu.len());
+        for (id, margin) in harness.cpu_visible(cascade.view_projection) {
+            if margin.abs() < 1e-2 {
+                continue; // a hair from a plane: either float path may round
+            }
+            let kept = gpu.binary_search_by_key(&id, |&(i, _)| i);
+            assert_eq!(kept.is_ok(), margin > 0.0, "cascade {c}: instance {id}");
+            let Ok(at) = kept else {
+                continue;
+            };
+            let sphere = harness.sphere(id as usize);
+            assert_eq!(
+                gpu[at].1,
+                select_lod(&cascade_view, sphere, &errors),
+                "cascade {c}: instance {id}'s level"
+            );
+            let instance = &harness.crowd[id as usize];
+            let clip = &harness.model().clips[instance.clip as usize];
+            let moment = instance.local_time(time).rem_euclid(clip.duration()) * SHARED_POSE_RATE;
+            let drawn = camera_drew
+                .contains(&id)
+                .then(|| camera_sources[id as usize]);
+            let expected = match crowd::caster_pose(drawn, instance, &harness.model().clips, time) {
+                crowd::CasterPose::Camera(source) => {
+                    posed_by_camera += 1;
+                    source
+                }
+                // A hair from a pose's start the two clocks may round
+                // either way.
+                crowd::CasterPose::Shared(_) if (moment - moment.round()).abs() < 1e-3 => continue,
+                crowd::CasterPose::Shared(pose) => {
+                    sharing += 1;
+                    SHARED_POSE | (shared.clips[instance.clip as usize].0 + pose * joints)
+                }
+            };
+            assert_eq!(
+                shadow_sources[id as usize], expected,
+                "cascade {c}: instance {id}'s pose"
+            );
+            compared += 1;
+        }
+    }
+    println!(
+        "{compared} casters compared: kept per cascade {kept_per_cascade:?}, {posed_by_camera} in the camera's pose, {sharing} in a shared one"
+    );
+    assert!(
+        kept_per_cascade.iter().all(|&k| k > 0),
+        "{kept_per_cascade:?}"
+    );
+    assert!(
+        posed_by_camera > 20 && sharing > 20,
+        "{posed_by_camera} {sharing}"
+    );
+    harness.finish();
+}
+
+/// The shadow one character casts on the ground, against its CPU
+/// reference (`shadow::reference`): its skinned triangles at the frame's
+/// pose, projected along the sun onto the ground, seen by the camera. The
+/// GPU's shadow is the ground pixels the shadow map darkens by over 15%
+/// against the same frame without shadows (shadowmask.py's rule); the
+/// character's own pixels (nearer than the ground, by the depth buffer)
+/// are left out of both. It fails with the sun mirrored and with the
+/// character frozen in its bind pose.
+#[test]
+fn a_characters_shadow_on_the_ground_is_its_triangles_projected_along_the_sun() {
+    if !common::vulkan_or_skip() {
+        return;
+    }
+    let time = 0.7;
+    let model = shipped_model();
+    let walk = model.clips.iter().position(|c| c.name == "walk").unwrap() as u32;
+    let mut instance = Instance::settled(walk, 0.0);
+    instance.yaw = 0.3;
+    let mut harness = Harness::with_crowd(vec![model], vec![instance], None);
+    harness.ground = true;
+    harness.show_skeleton = false;
+    harness.occlusion = false;
+    let towards_sun = md5crowd::shadow::sun_direction(30.0, 40.0);
+    harness.sun = towards_sun;
+    // From above the shadow, which falls away from the sun.
+    let target = Vec3::new(-40.0, -22.0, 0.0);
+    let camera = view_projection(target + Vec3::new(0.0, -60.0, 150.0), target, 0.8);
+    harness.shadows = Shadows::Off;
+    let unlit = harness.render_picture(camera, time);
+    harness.shadows = Shadows::Map;
+    let lit = harness.render_picture(camera, time);
+    let renderer = harness.renderer.as_ref().unwrap();
+    let depth = renderer.read_depth(&harness.ctx).unwrap();
+    let (width, height) = (WIDTH as usize, HEIGHT as usize);
+    let inverse = camera.inverse();
+    // The character's pixels: nearer than the ground (reverse Z: greater).
+    let character: Vec<bool> = (0..width * height)
+        .map(|p| {
+            let ndc = |i: usize, n: usize| (i as f32 + 0.5) / n as f32 * 2.0 - 1.0;
+            let (x, y) = (ndc(p % width, width), ndc(p / width, height));
+            let point = |z: f32| {
+                let h = inverse * glam::Vec4::new(x, y, z, 1.0);
+                h.truncate() / h.w
+            };
+            let (near, far) = (point(1.0), point(0.5));
+            let t = near.z / (near.z - far.z);
+            let clip = camera * (near + (far - near) * t).extend(1.0);
+            depth[p] > clip.z / clip.w * 1.001
+        })
+        .collect();
+    let luminance =
+        |rgba: &[u8]| 0.2126 * rgba[0] as f32 + 0.7152 * rgba[1] as f32 + 0.0722 * rgba[2] as f32;
+    let gpu: Vec<bool> = (0..width * height)
+        .map(|p| {
+            let (a, b) = (&lit[p * 4..p * 4 + 4], &unlit[p * 4..p * 4 + 4]);
+            !character[p] && luminance(a) < 0.85 * luminance(b)
+        })
+        .collect();
+    let instance = harness.crowd[0];
+    let model = harness.model();
+    let triangles = |posed: bool| -> Vec<[Vec3; 3]> {
+        let mut transforms = vec![SkinningTransform::default(); model.skeleton.joint_count()];
+        let at = if posed { time } else { -1.0 };
+        if posed {
+            crowd::animate_instance(
+                &model.skeleton,
+                &model.clips,
+                &instance,
+                at,
+                BLEND_TIME,
+                &mut transforms,
+            );
+        } else {
+            md5crowd::anim::skinning_transforms(
+                &model.skeleton.bind_pose,
+                &model.skeleton.inverse_bind_pose,
+                &mut transforms,
+            );
+        }
+        let (sin, cos) = instance.yaw.sin_cos();
+        let place = |p: Vec3| {
+            instance.position + Vec3::new(p.x * cos - p.y * sin, p.x * sin + p.y * cos, p.z)
+        };
+        model
+            .meshes
+            .iter()
+            .flat_map(|mesh| {
+                let mut skinned =
+                    vec![md5crowd::skin::SurfaceVertex::default(); mesh.vertex_count()];
+                md5crowd::skin::skin_vertices(
+                    mesh,
+                    &transforms,
+                    SkinningMethod::Linear,
+                    &mut skinned,
+                );
+                mesh.indices
+                    .chunks_exact(3)
+                    .map(|t| [t[0], t[1], t[2]].map(|i| place(skinned[i as usize].position)))
+                    .collect::<Vec<_>>()
+            })
+            .collect()
+    };
+    let reference = |posed: bool, sun: Vec3| -> Vec<bool> {
+        let mask = ground_shadow_mask(&triangles(posed), sun, camera, WIDTH, HEIGHT);
+        mask.iter()
+            .zip(&character)
+            .map(|(&s, &c)| s && !c)
+            .collect()
+    };
+    let cpu = reference(true, towards_sun);
+    let covered = cpu.iter().filter(|&&s| s).count();
+    let darkened = gpu.iter().filter(|&&s| s).count();
+    let matched = iou(&cpu, &gpu);
+    let mirrored = iou(
+        &reference(true, towards_sun * Vec3::new(-1.0, -1.0, 1.0)),
+        &gpu,
+    );
+    let bind_pose = iou(&reference(false, towards_sun), &gpu);
+    println!(
+        "shadow: {covered} pixels on the CPU, {darkened} darkened on the GPU, IoU {matched:.3}; sun mirrored {mirrored:.3}, bind pose {bind_pose:.3}"
+    );
+    harness.finish();
+    assert!(covered >= 2000, "{covered} pixels of shadow");
+    assert!(matched >= 0.9, "IoU {matched}");
+    assert!(mirrored < 0.9 && bind_pose < 0.9, "{mirrored} {bind_pose}");
+}
+
 /// Three models of different sizes, all at 8 influences: the shipped
 /// character (23 joints, 2 meshes, 4 influences a vertex) and the
 /// many-joints subject, as tall, at 110 joints in 1 mesh and at 47 in 6
@@ -1606,7 +1875,10 @@ fn a_mixed_crowd_culls_picks_levels_and_animates_as_the_cpu_does() {
     assert_eq!(per_model, [200, 200, 200, 200], "equal shares");
     // The fit check counts every instance as the largest model's.
     let crowd = harness.renderer.as_ref().unwrap().crowd().unwrap();
-    assert_eq!(crowd.shape, CrowdShape::of(&harness.models, Animation::Gpu));
+    assert_eq!(
+        crowd.shape,
+        CrowdShape::of(&harness.models, Animation::Gpu, HARNESS_CASCADES)
+    );
     assert_eq!(crowd.shape.joint_count, 110);
     assert!(crowd.requested_bytes() <= crowd_bytes(&crowd.shape, 800));
     assert!(

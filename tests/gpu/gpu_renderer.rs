@@ -67,6 +67,8 @@ fn desc(animation: Animation) -> RendererDesc {
         animate_kernel: None,
         impostor_budget: md5crowd::crowd::IMPOSTOR_MEMORY_BUDGET,
         samples: 1,
+        shadow_cascades: 0,
+        shadow_resolution: 1,
     }
 }
 
@@ -97,7 +99,7 @@ impl Input {
             vertices: vec![
                 SurfaceVertex::default();
                 instances
-                    * CrowdShape::of(std::slice::from_ref(model), posed_as).vertex_count
+                    * CrowdShape::of(std::slice::from_ref(model), posed_as, 0).vertex_count
                         as usize
             ],
             posed_as,
@@ -240,7 +242,7 @@ fn the_fit_check_counts_what_the_crowd_allocates() {
     ] {
         for count in [1, 7, 100, beyond] {
             let renderer = build(&ctx, &model, &placements(count), &desc(animation)).unwrap();
-            let shape = CrowdShape::of(std::slice::from_ref(&model), animation);
+            let shape = CrowdShape::of(std::slice::from_ref(&model), animation, 0);
             assert_eq!(renderer.crowd().unwrap().shape, shape);
             // GPU animation's palette starts with the first rows and may
             // grow to the crowd, which the fit check counts; the CPU
@@ -401,7 +403,7 @@ fn a_new_model_is_built_around_the_same_crowd_or_refused_with_nothing_changed() 
     probe.destroy(&ctx);
     let budget = fixed
         + crowd_bytes(
-            &CrowdShape::of(std::slice::from_ref(&four), animation),
+            &CrowdShape::of(std::slice::from_ref(&four), animation, 0),
             count as u32,
         );
     let small_gpu = RendererDesc {

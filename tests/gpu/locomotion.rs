@@ -292,6 +292,8 @@ fn assert_the_agent_pass_matches_the_cpu(
             animate_kernel: None,
             impostor_budget: md5crowd::crowd::IMPOSTOR_MEMORY_BUDGET,
             samples: 1,
+            shadow_cascades: 0,
+            shadow_resolution: 1,
         },
     )
     .unwrap();

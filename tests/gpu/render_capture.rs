@@ -120,6 +120,11 @@ fn a_headless_capture_holds_labels_names_and_the_instanced_draw() {
         "scene/crowd: crowdling: textures/crowdling_body",
         "scene/crowd: crowdling: textures/crowdling_head",
         "scene/skeleton overlay",
+        // The default shadow maps: each cascade's cull and casters.
+        "shadow cull 0",
+        "shadow cull 2",
+        "shadow cascade 0/crowd: crowdling: textures/crowdling_body",
+        "shadow cascade 2",
         "ui overlay",
         "readback",
     ] {
@@ -157,9 +162,14 @@ fn a_headless_capture_holds_labels_names_and_the_instanced_draw() {
         "color target (4 samples)",
         "depth target (4 samples)",
         "picture (color resolve)",
+        "shadow map (3 cascades of 2048x2048)",
     ] {
         assert!(named("Texture", &|n| n == target), "no {target}");
     }
+    assert!(named("Buffer", &|n| n
+        .starts_with("shadow visible instances, frame ")));
+    assert!(named("ShaderBinding", &|n| n
+        .ends_with("shadow cascade 1 scene set")));
     // egui-ash-renderer's own, named by the allocator the overlay hands it.
     assert!(named("Texture", &|n| n.starts_with("ui overlay texture ")));
     assert!(named("Buffer", &|n| n.starts_with("ui overlay vertices")));
@@ -171,19 +181,21 @@ fn a_headless_capture_holds_labels_names_and_the_instanced_draw() {
         assert!(named("PipelineState", &|n| n == name), "no {name}");
     }
     assert!(named("PipelineState", &|n| n == "skeleton overlay"));
+    assert!(named("PipelineState", &|n| n.ends_with(", shadow depth")));
     assert!(named("Shader", &|n| n == "crowd.vert"));
     assert!(named("ShaderBinding", &|n| n.ends_with("scene set")));
     assert!(named("CommandBuffer", &|n| n.ends_with(" commands")));
     assert!(named("Query", &|n| n.ends_with("pass timestamps")));
 
-    // Each mesh is one instanced draw of the whole crowd, under its label.
+    // Each mesh is one instanced draw of the whole crowd, under its label,
+    // in the scene (the shadow cascades draw it too).
     let draws = contents["draws"].as_array().expect("draws");
     let crowd_draws: Vec<&Value> = draws
         .iter()
         .filter(|d| {
-            strings(&d["labels"])
-                .iter()
-                .any(|l| l.starts_with("crowd: "))
+            let labels = strings(&d["labels"]);
+            labels.iter().any(|l| l.starts_with("crowd: "))
+                && !labels.iter().any(|l| l.starts_with("shadow cascade "))
         })
         .collect();
     assert_eq!(crowd_draws.len(), 2, "{draws:?}");

@@ -244,6 +244,12 @@ fn occlusion_culling_times_both_phases_and_the_pyramid() {
         [
             "cull early",
             "animate early",
+            "shadow cull 0",
+            "shadow cull 1",
+            "shadow cull 2",
+            "shadow cascade 0",
+            "shadow cascade 1",
+            "shadow cascade 2",
             "draw early",
             "impostors early",
             "depth pyramid",

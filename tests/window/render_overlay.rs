@@ -142,7 +142,7 @@ fn clicks_on_a_models_row_set_its_share_and_its_clip() {
         "--width",
         "640",
         "--height",
-        "600",
+        "640",
     ]);
     let mut app = x.launch(&args);
     let window = app.window.clone();
@@ -169,7 +169,7 @@ fn clicks_on_a_models_row_set_its_share_and_its_clip() {
     // name, share slider (0 to 10, 6 pixels apiece), clip list.
     // many_parts_47's share dragged from 3 to about 2: the crowd is laid
     // out once, on release.
-    drag(["127", "512"], ["121", "512"]);
+    drag(["127", "533"], ["121", "533"]);
     // crowdling's clip list, then its first entry: idle.
     let mut click = |at: [&str; 2]| {
         x.xdotool(&["mousemove", "--window", &window, at[0], at[1]]);
@@ -177,8 +177,8 @@ fn clicks_on_a_models_row_set_its_share_and_its_clip() {
         x.xdotool(&["click", "1"]);
         app.wait_for_frame();
     };
-    click(["260", "491"]);
-    click(["260", "516"]);
+    click(["260", "512"]);
+    click(["260", "537"]);
     app.wait_for_log_lines(2, model_lines);
     x.xdotool(&["key", "Escape"]);
     let output = app.wait_for_exit();

@@ -166,6 +166,48 @@ fn the_m_key_switches_msaa_off_and_on_while_the_frames_go_on() {
     assert!(!views[1].contains("MSAA"), "{log}");
 }
 
+/// H cycles shadow maps, blob shadows and none, with a resize between,
+/// while the frames go on; validation (synchronization included) stays
+/// silent.
+#[test]
+fn the_h_key_cycles_shadow_maps_blob_and_off_across_a_resize() {
+    // Vulkan, Xvfb and xdotool, or skip (CI: fail).
+    let Some(x) = window_or_skip(true) else {
+        return;
+    };
+    let mut app = x.launch(&[
+        "--instances",
+        "16",
+        "--width",
+        "480",
+        "--height",
+        "270",
+        "--shadow-resolution",
+        "512",
+    ]);
+    let window = app.window.clone();
+    x.xdotool(&["windowfocus", "--sync", &window]);
+    app.wait_for_frame();
+    for presses in 1..=3 {
+        if presses == 2 {
+            x.xdotool(&["windowsize", &window, "400", "300"]);
+            app.wait_for_frame();
+        }
+        x.xdotool(&["key", "h"]);
+        app.wait_for_log_lines(presses, |line| view(line).is_some());
+        app.wait_for_frame();
+    }
+    x.xdotool(&["key", "Escape"]);
+    let output = app.wait_for_exit();
+    assert_validated(&output);
+    let log = String::from_utf8_lossy(&output.stderr);
+    let views: Vec<&str> = log.lines().filter_map(view).collect();
+    assert_eq!(views.len(), 3, "one line per key but Esc:\n{log}");
+    assert!(views[0].contains(", blob shadows"), "{log}");
+    assert!(views[1].contains(", shadows off"), "{log}");
+    assert!(!views[2].contains("shadows"), "back to shadow maps: {log}");
+}
+
 /// The line the window logs after each key, from its module's name on.
 fn view(line: &str) -> Option<&str> {
     line.split("md5crowd::app::window] ").nth(1)

@@ -101,12 +101,20 @@ impl Live {
             width: size.width.max(1),
             height: size.height.max(1),
         };
-        let (crowd, renderer) = build_crowd(&ctx, &model, spec, (extent, args.msaa), &args.draw)?;
+        let (crowd, renderer) = build_crowd(
+            &ctx,
+            &model,
+            spec,
+            (extent, args.msaa),
+            // H may switch shadow maps on.
+            (&args.draw, true),
+        )?;
         log_summary(&ctx, &crowd, &model, renderer.memory());
         let view = args.view_options(ctx.wireframe, spec.locomotion);
         // Fitted again to the swapchain's aspect before the first frame.
         let camera = args.view.camera(&crowd, 1.0);
-        let scene = Scene::new(model, crowd, camera, view, 1.0);
+        let mut scene = Scene::new(model, crowd, camera, view, 1.0);
+        scene.sun = args.draw.towards_sun();
         let max_instances = overlay::crowd_limit(&renderer);
         let renderer_samples = renderer.samples();
         let overlay = Overlay::new(args.overlay);

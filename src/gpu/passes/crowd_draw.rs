@@ -9,11 +9,14 @@ use ash::vk;
 use crate::gpu::draw_commands::{DrawCommandLayout, DRAW_COMMAND_STRIDE};
 use crate::gpu::gpu_model::{GpuModel, MeshDraw};
 use crate::gpu::guard::{guard, Destroy};
-use crate::gpu::pipeline::{self, Depth, GraphicsPipelineDesc, ShaderStage, TargetFormats};
+use crate::gpu::pipeline::{
+    self, Depth, DepthBias, GraphicsPipelineDesc, ShaderStage, TargetFormats,
+};
 use crate::gpu::shader_types::{
     CrowdModel, DrawConstants, ExtraInfluences, SkinVertex, SurfaceVertex,
 };
 use crate::gpu::shaders::spirv;
+use crate::gpu::shadow_map::SHADOW_FORMAT;
 use crate::gpu::{debug, Context, GpuError};
 use crate::skin::InfluenceLimit;
 
@@ -55,6 +58,18 @@ struct CrowdVariant {
     /// The same pipeline drawing triangle edges; only where the device has
     /// `fillModeNonSolid`.
     wireframe: Option<vk::Pipeline>,
+    /// Depth only, biased, into a shadow map layer: the casters.
+    shadow: vk::Pipeline,
+}
+
+/// Which of a variant's pipelines a draw uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Look {
+    Filled,
+    /// Triangle edges where the device can draw them, filled where not.
+    Wireframe,
+    /// Depth only into a shadow cascade.
+    ShadowDepth,
 }
 
 impl CrowdDraw {
@@ -67,19 +82,19 @@ impl CrowdDraw {
             .collect()
     }
 
-    /// The pipeline for a level skinned with `influences`, filled or (where
-    /// the device can) wireframe.
-    fn pipeline(&self, influences: u32, wireframe: bool) -> vk::Pipeline {
+    /// The pipeline for a level skinned with `influences`, drawn as `look`.
+    fn pipeline(&self, influences: u32, look: Look) -> vk::Pipeline {
         let variant = self
             .variants
             .iter()
             .find(|v| v.influences >= influences)
             .or(self.variants.last())
             .expect("a crowd draw has a pipeline");
-        variant
-            .wireframe
-            .filter(|_| wireframe)
-            .unwrap_or(variant.pipeline)
+        match look {
+            Look::Filled => variant.pipeline,
+            Look::Wireframe => variant.wireframe.unwrap_or(variant.pipeline),
+            Look::ShadowDepth => variant.shadow,
+        }
     }
 }
 
@@ -191,11 +206,11 @@ fn create_variant(
             spirv: spirv::CROWD_VERT,
             specialization: Some(&specialization),
         },
-        fragment_shader: ShaderStage {
+        fragment_shader: Some(ShaderStage {
             name: "crowd.frag",
             spirv: spirv::CROWD_FRAG,
             specialization: Some(&skins),
-        },
+        }),
         vertex_bindings: &bindings,
         vertex_attributes: &attributes,
         topology: vk::PrimitiveTopology::TRIANGLE_LIST,
@@ -207,6 +222,7 @@ fn create_variant(
         depth: Depth::TestAndWrite,
         alpha_blend: false,
         alpha_to_coverage: false,
+        depth_bias: None,
         formats,
     };
     let pipeline = guard(ctx, pipeline::create_graphics_pipeline(ctx, &desc)?);
@@ -217,14 +233,35 @@ fn create_variant(
             polygon_mode: vk::PolygonMode::LINE,
             ..desc
         };
-        Some(pipeline::create_graphics_pipeline(ctx, &wireframe)?)
+        Some(guard(
+            ctx,
+            pipeline::create_graphics_pipeline(ctx, &wireframe)?,
+        ))
     } else {
         None
     };
+    let shadow_name = format!("{name}, shadow depth");
+    let shadow = GraphicsPipelineDesc {
+        name: &shadow_name,
+        fragment_shader: None,
+        // Both faces: md5 meshes need not be closed, and a back face is
+        // the one a lit front face must not see in the map.
+        cull_mode: vk::CullModeFlags::NONE,
+        depth_bias: Some(SHADOW_DEPTH_BIAS),
+        formats: TargetFormats {
+            color: None,
+            second_color: None,
+            depth: SHADOW_FORMAT,
+            samples: vk::SampleCountFlags::TYPE_1,
+        },
+        ..desc
+    };
+    let shadow = pipeline::create_graphics_pipeline(ctx, &shadow)?;
     Ok(CrowdVariant {
         influences,
         pipeline: pipeline.keep(),
-        wireframe,
+        wireframe: wireframe.map(|w| w.keep()),
+        shadow,
     })
 }
 
@@ -232,8 +269,18 @@ impl Destroy for CrowdVariant {
     fn destroy(self, ctx: &Context) {
         self.pipeline.destroy(ctx);
         self.wireframe.destroy(ctx);
+        self.shadow.destroy(ctx);
     }
 }
+
+/// Casters' depth pushed away from the sun (reverse Z: down): a constant
+/// for flat surfaces facing it, and by slope for those it grazes. With the
+/// receivers' lift along their normal (shadows.glsl), lit surfaces stay
+/// free of acne without the shadow detaching from the feet.
+const SHADOW_DEPTH_BIAS: DepthBias = DepthBias {
+    constant: -1.0,
+    slope: -1.5,
+};
 
 impl Destroy for CrowdDraw {
     fn destroy(self, ctx: &Context) {
@@ -277,9 +324,7 @@ fn level_calls(levels: Range<u32>, multi_draw: bool) -> impl Iterator<Item = (u3
 /// either way.
 #[derive(Clone, Copy, Debug)]
 pub struct DrawOptions {
-    /// Triangle edges where the device can draw them, filled triangles
-    /// where it cannot.
-    pub wireframe: bool,
+    pub look: Look,
     /// Each level skins with the influences it keeps; off: with all of them.
     pub lod_influences: bool,
     /// One indirect call per run of levels sharing a pipeline where the
@@ -309,7 +354,7 @@ pub fn record_crowd_draw(
     options: DrawOptions,
 ) {
     let DrawOptions {
-        wireframe,
+        look,
         lod_influences,
         multi_draw,
     } = options;
@@ -360,7 +405,7 @@ pub fn record_crowd_draw(
                         true => draw.lods[(lod as usize).min(draw.lods.len() - 1)].influences,
                         false => model.limit.count() as u32,
                     };
-                    pass.pipeline(influences, wireframe)
+                    pass.pipeline(influences, look)
                 });
                 for (pipeline, levels) in level_runs(pipelines, bound) {
                     if bound.replace(pipeline) != Some(pipeline) {
@@ -384,7 +429,7 @@ pub fn record_crowd_draw(
         // `first_instance` keeps gl_InstanceIndex as in the instanced draw.
         Surface::CpuSkinned { vertices, models } => {
             // Skinned already: any variant draws them.
-            bind_pipeline(pass.pipeline(0, wireframe));
+            bind_pipeline(pass.pipeline(0, look));
             let vertex_bytes = size_of::<SurfaceVertex>() as u64;
             for (index, draw) in model.draws.iter().enumerate() {
                 let _label = debug::label(ctx, cmd, &draw.label);

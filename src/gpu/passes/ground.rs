@@ -33,7 +33,7 @@ pub fn create_ground(
         name,
         layout,
         vertex_shader,
-        fragment_shader,
+        fragment_shader: Some(fragment_shader),
         vertex_bindings: &[],
         vertex_attributes: &[],
         topology: vk::PrimitiveTopology::TRIANGLE_LIST,
@@ -43,6 +43,7 @@ pub fn create_ground(
         depth,
         alpha_blend,
         alpha_to_coverage: false,
+        depth_bias: None,
         formats,
     };
     let plane = guard(

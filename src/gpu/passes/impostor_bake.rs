@@ -29,6 +29,7 @@ use crate::gpu::pipeline::{self, Depth, GraphicsPipelineDesc, ShaderStage, Targe
 use crate::gpu::resources::{self, memory_barrier, Buffer, Image, ImageBarrier, ImageDesc};
 use crate::gpu::shader_types::{CrowdInstance, DrawConstants, FrameUniforms, VisibleHeader};
 use crate::gpu::shaders::spirv;
+use crate::gpu::shadow_map::ShadowMap;
 use crate::gpu::targets::DEPTH_FORMAT;
 use crate::gpu::{Context, GpuError};
 use crate::model::Model;
@@ -90,7 +91,7 @@ impl BakeCrowd {
     pub fn new(
         ctx: &Context,
         inputs: &BakeInputs,
-        scene_layout: &SetLayout,
+        (scene_layout, shadow_map): (&SetLayout, &ShadowMap),
         (part, model): (&ModelPart, &Model),
     ) -> Result<BakeCrowd, GpuError> {
         use vk::BufferUsageFlags as Usage;
@@ -160,6 +161,7 @@ impl BakeCrowd {
                         ("SharedPoses", Resource::Buffer(&buffers[poses])),
                         ("Models", Resource::Buffer(&buffers[poses])),
                         ("ImpostorCells", Resource::Buffer(&buffers[poses])),
+                        ("shadow_map", shadow_map.texture()),
                     ],
                 )
             })
@@ -502,11 +504,11 @@ fn bake_pipeline(
                 spirv: spirv::CROWD_VERT,
                 specialization: Some(&vertex_constants),
             },
-            fragment_shader: ShaderStage {
+            fragment_shader: Some(ShaderStage {
                 name: "impostor_bake.frag",
                 spirv: spirv::IMPOSTOR_BAKE_FRAG,
                 specialization: Some(&fragment_constants),
-            },
+            }),
             vertex_bindings: &bindings,
             vertex_attributes: &attributes,
             topology: vk::PrimitiveTopology::TRIANGLE_LIST,
@@ -516,8 +518,9 @@ fn bake_pipeline(
             depth: Depth::TestAndWrite,
             alpha_blend: false,
             alpha_to_coverage: false,
+            depth_bias: None,
             formats: TargetFormats {
-                color: ALBEDO_FORMAT,
+                color: Some(ALBEDO_FORMAT),
                 second_color: Some(NORMAL_DEPTH_FORMAT),
                 depth: DEPTH_FORMAT,
                 samples: vk::SampleCountFlags::TYPE_1,

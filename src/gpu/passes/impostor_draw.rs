@@ -48,11 +48,11 @@ pub fn create_impostor_draw(
                 spirv: spirv::IMPOSTOR_VERT,
                 specialization: None,
             },
-            fragment_shader: ShaderStage {
+            fragment_shader: Some(ShaderStage {
                 name: "impostor.frag",
                 spirv: spirv::IMPOSTOR_FRAG,
                 specialization: Some(&constants),
-            },
+            }),
             vertex_bindings: &[],
             vertex_attributes: &[],
             topology: vk::PrimitiveTopology::TRIANGLE_STRIP,
@@ -64,6 +64,7 @@ pub fn create_impostor_draw(
             alpha_blend: false,
             // impostor.frag gives its coverage as alpha.
             alpha_to_coverage: multisampled,
+            depth_bias: None,
             formats,
         },
     )?;

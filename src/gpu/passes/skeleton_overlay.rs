@@ -60,11 +60,11 @@ pub fn create_skeleton_overlay(
                 spirv: spirv::SKELETON_VERT,
                 specialization: None,
             },
-            fragment_shader: ShaderStage {
+            fragment_shader: Some(ShaderStage {
                 name: "skeleton.frag",
                 spirv: spirv::SKELETON_FRAG,
                 specialization: None,
-            },
+            }),
             vertex_bindings: &bindings,
             vertex_attributes: &attributes,
             topology: vk::PrimitiveTopology::LINE_LIST,
@@ -74,6 +74,7 @@ pub fn create_skeleton_overlay(
             depth: Depth::Off,
             alpha_blend: false,
             alpha_to_coverage: false,
+            depth_bias: None,
             formats,
         },
     )?;
