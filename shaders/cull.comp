@@ -284,6 +284,17 @@ uint shadow_pose_source(uint instance, InstanceAnimation animation, CrowdModel m
     return shared_pose(animation, model);
 }
 
+// impostor::shadow_impostor_slot: where a shadow caster's impostor is
+// baked when the camera shows it past the switch (IMPOSTOR_UNBAKED: it
+// casts as a mesh).
+uint shadow_impostor_slot(InstanceAnimation animation, CrowdModel model, vec3 centre, float radius) {
+    if (impostor_fade(frame.cull_views[0], centre, radius, model) < IMPOSTOR_FADE_SWITCH) {
+        return IMPOSTOR_UNBAKED;
+    }
+    uint clip = shows_current_clip(animation) ? animation.clip : animation.previous_clip;
+    return impostor_slots[clip];
+}
+
 void main() {
     uint instance = gl_GlobalInvocationID.x;
     if (instance >= constants.instance_count) {
@@ -316,9 +327,18 @@ void main() {
         }
         return;
     }
-    // A shadow caster: at the level its cascade's texel size asks for, no
-    // occlusion, no impostor, no history.
+    // A shadow caster, with no occlusion and no history. Past the camera's
+    // impostor switch, with its clip baked, it casts as the camera shows
+    // it: from its atlas, the cell that faces the sun; else as a mesh, at
+    // the level its cascade's texel size asks for.
     if (constants.phase == PHASE_SHADOW) {
+        uint impostor_slot = shadow_impostor_slot(animation, model, centre, sphere.w);
+        if (impostor_slot != IMPOSTOR_UNBAKED) {
+            uint cell = impostor_cell(view, placed, animation, model, impostor_slot);
+            impostor_cells[instance] = cell | (IMPOSTOR_FADE_FULL << IMPOSTOR_FADE_SHIFT);
+            impostor_instance(model, atomicAdd(impostor_counts[placed.model], 1u)) = instance;
+            return;
+        }
         if (!per_instance) {
             pose_sources[instance] = shadow_pose_source(instance, animation, model, centre, sphere.w);
         }

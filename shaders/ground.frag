@@ -23,8 +23,10 @@ const float LINE_DARKENING = 0.25;
 // The clear colour (gpu::targets::CLEAR_COLOR), linear: where the ground
 // fades to.
 const vec3 HORIZON = vec3(0.02, 0.025, 0.035);
-// Cells over which the fog takes about two thirds of the ground's colour.
-const float HAZE_CELLS = 0.2 * GROUND_CELLS;
+// Cells over which the fog takes about two thirds of the ground's colour:
+// half the plane, so the ground under a crowd seen from afar (and the
+// shadows on it) still shows, and the plane's edge is gone in the haze.
+const float HAZE_CELLS = 0.5 * GROUND_CELLS;
 
 // +1 / -1 in alternating cells, box-filtered over `width` cells.
 float filtered_checker(vec2 p, vec2 width) {

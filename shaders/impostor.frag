@@ -42,10 +42,7 @@ void main() {
     if (!impostor_keeps(gl_FragCoord.xy, in_fade)) {
         discard;
     }
-    // Row r of the atlas is frame r % FRAMES of the slot (layer) r / FRAMES.
-    vec2 cells = vec2(textureSize(normal_depth_map, 0).xy) / float(IMPOSTOR_CELL_TEXELS);
-    uvec2 cell = uvec2(in_cell.x, in_cell.y % IMPOSTOR_FRAMES_PER_CLIP);
-    vec3 uv = vec3((vec2(cell) + in_cell_uv) / cells, float(in_cell.y / IMPOSTOR_FRAMES_PER_CLIP));
+    vec3 uv = atlas_uv(in_cell, in_cell_uv, textureSize(normal_depth_map, 0).xy);
     vec4 albedo = albedo_texel(uv);
     float coverage = albedo.a;
     // The silhouette is where the texels are half covered, where the

@@ -49,4 +49,14 @@ uint impostor_frame(ClipInfo clip, float time, uint frames) {
     return uint(floor(share * float(frames - 1u) + 0.5));
 }
 
+// Where cell `cell` (its view's column, its frame's row: row r is frame
+// r % IMPOSTOR_FRAMES_PER_CLIP of the slot, the layer, r /
+// IMPOSTOR_FRAMES_PER_CLIP) has `cell_uv` (0..1 across it), in an atlas of
+// `atlas_texels`.
+vec3 atlas_uv(uvec2 cell, vec2 cell_uv, ivec2 atlas_texels) {
+    vec2 cells = vec2(atlas_texels) / float(IMPOSTOR_CELL_TEXELS);
+    uvec2 in_slot = uvec2(cell.x, cell.y % IMPOSTOR_FRAMES_PER_CLIP);
+    return vec3((vec2(in_slot) + cell_uv) / cells, float(cell.y / IMPOSTOR_FRAMES_PER_CLIP));
+}
+
 #endif

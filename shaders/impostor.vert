@@ -1,7 +1,7 @@
 #version 450
 // One impostor (src/crowd/impostor.rs): a quad over the instance's impostor
-// sphere, facing the eye, showing the atlas cell cull.comp chose for it
-// (its pose source). Drawn instanced over the impostor list, as the 4
+// sphere, facing the eye (or a shadow cascade's sun), showing the atlas
+// cell cull.comp chose for it. Drawn instanced over the impostor list, as the 4
 // corners of a triangle strip.
 
 #include "crowd_model.glsl"
@@ -41,6 +41,7 @@ layout(location = 5) flat out vec3 out_right;
 layout(location = 6) flat out vec3 out_up;
 layout(location = 7) flat out vec4 out_towards_radius;
 layout(location = 8) flat out float out_fade; // its share of the pixels
+layout(location = 9) flat out uint out_view;  // DrawConstants::view
 
 void main() {
     uint instance = visible_instances[gl_InstanceIndex];
@@ -49,7 +50,9 @@ void main() {
     uint cell = impostor_cells[instance] & ((1u << IMPOSTOR_FADE_SHIFT) - 1u);
     vec3 centre = place_instance(placed, model.impostor_sphere.xyz);
     float radius = model.impostor_sphere.w;
-    vec3 towards = normalize(frame.camera_position.xyz - centre);
+    // Towards the view's eye: the camera, or a shadow cascade's sun.
+    CullView view = frame.cull_views[draw.view];
+    vec3 towards = normalize(view.eye.xyz - centre * view.eye.w);
     // Level, as the bake's right is: from the azimuth, which stays defined
     // straight overhead.
     float azimuth = abs(towards.x) + abs(towards.y) > 0.0 ? atan(towards.y, towards.x) : 0.0;
@@ -67,7 +70,8 @@ void main() {
     vec2 corner = vec2(float(gl_VertexIndex & 1), float(gl_VertexIndex >> 1)) * 2.0 - 1.0;
     vec2 extent = corner * vec2(across, tall);
     vec3 world = centre + extent.x * right + extent.y * up;
-    gl_Position = frame.view_projection * vec4(world, 1.0);
+    mat4 view_projection = draw.view == 0u ? frame.view_projection : view.view_projection;
+    gl_Position = view_projection * vec4(world, 1.0);
     out_cell_uv = extent / radius * vec2(0.5, -0.5) + 0.5;
     out_cell = uvec2(cell % IMPOSTOR_VIEWS, cell / IMPOSTOR_VIEWS);
     out_tint = draw.show_lod != 0u ? IMPOSTOR_TINT : placed.tint;
@@ -77,4 +81,5 @@ void main() {
     out_up = up;
     out_towards_radius = vec4(towards, radius);
     out_fade = float(impostor_cells[instance] >> IMPOSTOR_FADE_SHIFT) / float(IMPOSTOR_FADE_FULL);
+    out_view = draw.view;
 }

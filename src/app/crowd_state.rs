@@ -80,6 +80,9 @@ pub struct CrowdState {
     walking: Vec<Instance>,
     /// Every pose of every model fits this box (model space).
     footprint: Bounds,
+    /// A sphere round everything the crowd may cover, standing or walking
+    /// its lanes (centre, radius): how far shadows must reach.
+    reach: (Vec3, f32),
     models: Vec<ModelInCrowd>,
     /// Every model's clip names, each once, in the order the models and
     /// their clips come: what a clip picked for everyone is one of.
@@ -215,7 +218,7 @@ impl CrowdState {
             })
             .sum();
         let first_clips = animation_data::first_clips(models);
-        CrowdState {
+        let mut state = CrowdState {
             spec,
             shares: shares.to_vec(),
             instance_animation: instances
@@ -231,11 +234,31 @@ impl CrowdState {
             walking: Vec::new(),
             locomotion,
             footprint,
+            reach: (Vec3::ZERO, 0.0),
             instances,
             models: crowd_models,
             clip_names,
             first_clips,
+        };
+        state.reach = state.reach_sphere();
+        state
+    }
+
+    /// The sphere round [`CrowdState::outline`], walking and standing
+    /// alike, with a model's height to spare for the clips' other poses.
+    fn reach_sphere(&mut self) -> (Vec3, f32) {
+        let mut bounds = Bounds::EMPTY;
+        let walking = self.spec.locomotion;
+        for locomotion in [false, true] {
+            self.spec.locomotion = locomotion;
+            for point in self.outline() {
+                bounds = bounds.union(Bounds::point(point));
+            }
         }
+        self.spec.locomotion = walking;
+        let centre = (bounds.min + bounds.max) * 0.5;
+        let spare = self.footprint.max.z - self.footprint.min.z;
+        (centre, (bounds.max - centre).length() + spare)
     }
 
     /// The name of the clip everyone plays, when they all play the same one.
@@ -493,6 +516,10 @@ impl CrowdState {
     ) -> FrameInput<'_> {
         view.locomotion = self.spec.locomotion;
         uniforms.time = self.time;
+        let (centre, radius) = self.reach;
+        let from_eye = uniforms.camera_position.truncate().distance(centre);
+        uniforms.shadow_start = from_eye - radius;
+        uniforms.shadow_distance = from_eye + radius;
         uniforms.blend_time = self.spec.blend_time;
         let skinning_transforms = &self.skinning_transforms[..];
         let posed = match (self.spec.animation, &self.cpu_skinned) {

@@ -81,6 +81,9 @@ pub enum CrowdBuffer {
     /// Per instance a shadow cascade keeps, the pose it casts in: the one
     /// the camera drew it in, or its clip's shared pose.
     ShadowPoseSources,
+    /// Per instance a shadow cascade keeps as an impostor, the atlas cell
+    /// facing the sun.
+    ShadowImpostorCells,
 }
 
 /// The instances a skinning palette starts with rows for (fewer for a
@@ -322,15 +325,15 @@ pub fn crowd_buffers(shape: &CrowdShape) -> Vec<CrowdBufferDesc> {
     ];
     if shape.shadow_cascades > 0 {
         buffers.extend([
-            // No impostor or posed list: casters are meshes posed by the
-            // camera or sharing a pose.
+            // A region per level and the impostor list; no posed list:
+            // casters are posed by the camera or share a pose.
             CrowdBufferDesc {
                 header_bytes: VISIBLE_HEADER_BYTES,
                 views: shape.shadow_cascades,
                 ..desc(
                     CrowdBuffer::ShadowVisibleInstances,
                     "shadow visible instances",
-                    size_of::<u32>() * shape.lod_count as usize,
+                    size_of::<u32>() * (shape.lod_count as usize + 1),
                     true,
                     storage | Usage::TRANSFER_DST | Usage::TRANSFER_SRC,
                     MemoryLocation::GpuOnly,
@@ -339,6 +342,14 @@ pub fn crowd_buffers(shape: &CrowdShape) -> Vec<CrowdBufferDesc> {
             desc(
                 CrowdBuffer::ShadowPoseSources,
                 "shadow pose sources",
+                size_of::<u32>(),
+                true,
+                storage | Usage::TRANSFER_SRC,
+                MemoryLocation::GpuOnly,
+            ),
+            desc(
+                CrowdBuffer::ShadowImpostorCells,
+                "shadow impostor cells",
                 size_of::<u32>(),
                 true,
                 storage | Usage::TRANSFER_SRC,
@@ -553,8 +564,9 @@ mod tests {
         };
         let extra = crowd_bytes(&with, 1000) - crowd_bytes(&without, 1000);
         // Per frame slot: each cascade's counts and a region of ids per
-        // level, and one pose source per instance for all of them.
-        let per_slot = 3 * (VISIBLE_HEADER_BYTES + 4 * 4 * 1000) + 4 * 1000;
+        // level and for its impostors, and one pose source and one
+        // impostor cell per instance for all of them.
+        let per_slot = 3 * (VISIBLE_HEADER_BYTES + 5 * 4 * 1000) + 2 * 4 * 1000;
         assert_eq!(extra, FRAMES_IN_FLIGHT as u64 * per_slot);
         // The yardsticks cast no shadow map, whatever is asked.
         for animation in [Animation::CpuSkinned, Animation::BindPose] {

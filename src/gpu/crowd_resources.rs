@@ -472,6 +472,7 @@ impl Contents<'_> {
             | CrowdBuffer::VisibleInstances
             | CrowdBuffer::ShadowVisibleInstances
             | CrowdBuffer::ShadowPoseSources
+            | CrowdBuffer::ShadowImpostorCells
             | CrowdBuffer::PoseSources
             | CrowdBuffer::ImpostorCells
             | CrowdBuffer::CpuSkinnedVertices => None,
@@ -516,6 +517,7 @@ struct ViewBuffers<'a> {
     name: String,
     visible: &'a Buffer,
     pose_sources: &'a Buffer,
+    impostor_cells: &'a Buffer,
     transforms: &'a Buffer,
 }
 
@@ -533,6 +535,7 @@ impl<'a> SlotSets<'a> {
             name: format!("frame {slot}"),
             visible: crowd(CrowdBuffer::VisibleInstances, 0),
             pose_sources: crowd(CrowdBuffer::PoseSources, 0),
+            impostor_cells: crowd(CrowdBuffer::ImpostorCells, 0),
             transforms: crowd(CrowdBuffer::SkinningTransforms, 0),
         };
         let compute = self.compute_set(ctx, &camera, crowd)?;
@@ -554,6 +557,7 @@ impl<'a> SlotSets<'a> {
                     name: format!("frame {slot}, shadow cascade {cascade}"),
                     visible: crowd(CrowdBuffer::ShadowVisibleInstances, cascade),
                     pose_sources: crowd(CrowdBuffer::ShadowPoseSources, 0),
+                    impostor_cells: crowd(CrowdBuffer::ShadowImpostorCells, 0),
                     transforms: crowd(CrowdBuffer::SkinningTransforms, 0),
                 };
                 Ok(ViewSets {
@@ -618,7 +622,7 @@ impl<'a> SlotSets<'a> {
                     "ImpostorRequests",
                     Resource::Buffer(&model.impostors.requests),
                 ),
-                ("ImpostorCells", shared(CrowdBuffer::ImpostorCells)),
+                ("ImpostorCells", Resource::Buffer(view.impostor_cells)),
             ],
         )
     }
@@ -650,10 +654,7 @@ impl<'a> SlotSets<'a> {
                     Resource::Buffer(&model.animation.shared_poses),
                 ),
                 ("Models", Resource::Buffer(crowd(CrowdBuffer::Models, 0))),
-                (
-                    "ImpostorCells",
-                    Resource::Buffer(crowd(CrowdBuffer::ImpostorCells, 0)),
-                ),
+                ("ImpostorCells", Resource::Buffer(view.impostor_cells)),
                 ("shadow_map", self.shadow_map.texture()),
             ],
         )

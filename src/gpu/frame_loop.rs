@@ -56,6 +56,12 @@ pub struct SceneUniforms {
     pub frustum_planes: [Vec4; 6],
     pub time: f32,
     pub blend_time: f32,
+    /// How far from the eye shadow maps begin and end: the near and far
+    /// sides of what casts them (the cascades' texels go there); 0 and 0:
+    /// the near plane, and [`SHADOW_DISTANCE_IN_HEIGHTS`] of the largest
+    /// model.
+    pub shadow_start: f32,
+    pub shadow_distance: f32,
 }
 
 /// What the CPU posed this frame; must match the [`Animation`] the crowd
@@ -152,9 +158,9 @@ pub enum Shadows {
     Off,
 }
 
-/// Shadow maps reach this many of the largest model's heights in front of
-/// the eye: a street's length of characters, past which they are a few
-/// pixels tall and their shadows fewer.
+/// Where the caller does not say how far shadows reach
+/// ([`SceneUniforms::shadow_distance`]), this many of the largest model's
+/// heights in front of the eye: a street's length of characters.
 pub const SHADOW_DISTANCE_IN_HEIGHTS: f32 = 60.0;
 
 /// Between uniform (0) and logarithmic (1) cascade splits: mostly
@@ -604,7 +610,12 @@ impl Renderer {
             &CascadeDesc {
                 count,
                 resolution: self.shadow_map.resolution,
-                max_distance: SHADOW_DISTANCE_IN_HEIGHTS * height,
+                start_distance: scene.shadow_start
+                    * nearest_depth_per_distance(scene.view_projection),
+                max_distance: match scene.shadow_distance > 0.0 {
+                    true => scene.shadow_distance,
+                    false => SHADOW_DISTANCE_IN_HEIGHTS * height,
+                },
                 split_lambda: SHADOW_SPLIT_LAMBDA,
             },
         )
@@ -730,4 +741,12 @@ pub fn cascade_view(
         (resolution, resolution),
         lod_bias,
     )
+}
+
+/// The least depth in front of the eye (clip w) of a point one unit from
+/// it and in view of `view_projection`: the cosine of the half diagonal of
+/// its field of view, the view's corner.
+fn nearest_depth_per_distance(view_projection: Mat4) -> f32 {
+    let tangent = |row: usize| 1.0 / view_projection.row(row).xyz().length().max(1e-6);
+    1.0 / (1.0 + tangent(0).powi(2) + tangent(1).powi(2)).sqrt()
 }

@@ -108,8 +108,8 @@ impl Renderer {
     }
 
     /// The instance ids shadow cascade `cascade` kept in the frame that
-    /// used `slot`, one list per level of detail.
-    pub fn read_cascade_by_lod(
+    /// used `slot`: one list per level of detail, then its impostors'.
+    pub fn read_cascade_lists(
         &self,
         ctx: &Context,
         slot: usize,
@@ -122,9 +122,18 @@ impl Renderer {
                 crowd.cascade_buffer(CrowdBuffer::ShadowVisibleInstances, slot, cascade)
             })
             .ok_or_else(|| GpuError::FrameMismatch(format!("no shadow cascade {cascade}")))?;
-        let mut lists = self.read_lists_of(ctx, buffer)?;
-        lists.truncate(self.model.model.lod_count as usize);
-        Ok(lists)
+        self.read_lists_of(ctx, buffer)
+    }
+
+    /// Per instance a shadow cascade kept as an impostor in the frame that
+    /// used `slot`, the atlas cell it cast from.
+    pub fn read_shadow_impostor_cells(
+        &self,
+        ctx: &Context,
+        slot: usize,
+    ) -> Result<Vec<u32>, GpuError> {
+        let buffer = self.crowd_buffer(CrowdBuffer::ShadowImpostorCells, slot)?;
+        resources::read_buffer(ctx, buffer)
     }
 
     /// Per instance a shadow cascade kept in the frame that used `slot`,

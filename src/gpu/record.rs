@@ -20,6 +20,7 @@ use super::impostor_atlas::BakePlan;
 use super::model_resources::ModelResources;
 use super::passes::agents::{self, AgentStep};
 use super::passes::crowd_draw::{self, DrawOptions, Look, Surface};
+use super::passes::impostor_draw::ImpostorLook;
 use super::passes::overlay::OverlayFrame;
 use super::passes::{animate, cull, draws, ground, impostor_draw, pyramid, skeleton_overlay};
 use super::profiler::Profiler;
@@ -241,7 +242,7 @@ impl FrameRecorder<'_> {
                 .crowd
                 .palette_rows(self.slot)
                 .unwrap_or(PALETTE_PER_INSTANCE),
-            impostors: (self.impostors && phase != CullPhase::Shadow).into(),
+            impostors: self.impostors.into(),
             view: view as u32,
             command_set: match phase {
                 CullPhase::Shadow => shadow_command_set(view - 1),
@@ -463,7 +464,12 @@ impl FrameRecorder<'_> {
         );
         self.profiler.end(ctx, cmd, draw);
         if self.impostors {
-            self.record_impostors(commands, names);
+            let constants = self.draw_constants;
+            self.record_impostors(
+                commands,
+                Some(names.impostors),
+                (constants, ImpostorLook::Picture),
+            );
         }
         let animated = crowd.shape.animation != Animation::BindPose;
         if last && self.view.show_skeleton && animated {
@@ -512,6 +518,11 @@ impl FrameRecorder<'_> {
             let scope = self.profiler.begin(ctx, cmd, names.draw);
             self.shadow_map.record_begin_cascade(ctx, cmd, cascade);
             self.bind_scene_set(sets.scene);
+            let constants = DrawConstants {
+                view: cascade as u32 + 1,
+                show_lod: 0,
+                ..self.draw_constants
+            };
             crowd_draw::record_crowd_draw(
                 ctx,
                 cmd,
@@ -524,17 +535,17 @@ impl FrameRecorder<'_> {
                     set: shadow_command_set(cascade),
                     drawn_levels: self.drawn_levels,
                 },
-                DrawConstants {
-                    view: cascade as u32 + 1,
-                    show_lod: 0,
-                    ..self.draw_constants
-                },
+                constants,
                 DrawOptions {
                     look: Look::ShadowDepth,
                     lod_influences: self.view.lod_influences,
                     multi_draw: self.view.multi_draw,
                 },
             );
+            if self.impostors {
+                let commands = shadow_command_set(cascade);
+                self.record_impostors(commands, None, (constants, ImpostorLook::ShadowDepth));
+            }
             self.shadow_map.record_end_cascade(ctx, cmd);
             self.profiler.end(ctx, cmd, scope);
         }
@@ -555,11 +566,19 @@ impl FrameRecorder<'_> {
         }
     }
 
-    /// The impostors of the phase whose draws are `commands`.
-    fn record_impostors(&mut self, commands: usize, names: &PhaseNames) {
+    /// The impostors of the phase whose draws are `commands`, in the
+    /// profiler's scope `scope` (none: the caller's).
+    fn record_impostors(
+        &mut self,
+        commands: usize,
+        scope: Option<&'static str>,
+        (constants, look): (DrawConstants, ImpostorLook),
+    ) {
         let (ctx, cmd, model) = (self.ctx, self.cmd, self.model);
-        let scope = self.profiler.begin(ctx, cmd, names.impostors);
-        let _label = debug::label(ctx, cmd, names.impostors);
+        let scope = scope.map(|name| {
+            let timed = self.profiler.begin(ctx, cmd, name);
+            (timed, debug::label(ctx, cmd, name))
+        });
         let offsets: Vec<u64> = (0..model.model.parts.len())
             .map(|m| model.draw_commands.impostor(commands, m))
             .collect();
@@ -570,9 +589,11 @@ impl FrameRecorder<'_> {
             &model.model,
             &model.impostors.sets,
             (self.frame.draw_commands.handle, &offsets),
-            self.draw_constants,
+            (constants, look),
         );
-        self.profiler.end(ctx, cmd, scope);
+        if let Some((timed, _label)) = scope {
+            self.profiler.end(ctx, cmd, timed);
+        }
     }
 
     /// Every phase's skeletons, over the crowd drawn with `crowd_set`.

@@ -54,6 +54,10 @@ pub struct CascadeDesc {
     pub count: u32,
     /// Texels along a side of each cascade's shadow map.
     pub resolution: u32,
+    /// Distance in front of the eye where shadows begin (the near plane
+    /// when nearer): nothing nearer casts or receives, so the cascades'
+    /// texels go where the casters are.
+    pub start_distance: f32,
     /// Distance in front of the eye where shadows end.
     pub max_distance: f32,
     /// 0 splits uniformly, 1 logarithmically (the practical split scheme).
@@ -96,7 +100,16 @@ pub fn fit_cascades(
     let (low, high) = (f64::from(scene_height.0), f64::from(scene_height.1));
     let camera = camera_view_projection.as_dmat4();
     let determinant = camera.determinant();
-    let finite = [near, max_distance, split_lambda, low, high, determinant];
+    let start = f64::from(desc.start_distance);
+    let finite = [
+        near,
+        start,
+        max_distance,
+        split_lambda,
+        low,
+        high,
+        determinant,
+    ];
     if !finite.iter().all(|value| value.is_finite())
         || near <= 0.0
         || max_distance <= near
@@ -129,7 +142,9 @@ pub fn fit_cascades(
         resolution: desc.resolution.max(2).into(),
     };
     let count = desc.count.clamp(1, MAX_CASCADES);
-    split_distances(near, max_distance, count, split_lambda)
+    // From the near plane at the nearest, and short of the end.
+    let start = start.max(near).min(max_distance * 0.999);
+    split_distances(start, max_distance, count, split_lambda)
         .windows(2)
         .map(|slice| fitting.cascade(slice[0], slice[1]))
         .collect::<Option<Vec<_>>>()
@@ -279,6 +294,7 @@ mod tests {
         let desc = CascadeDesc {
             count,
             resolution,
+            start_distance: 0.0,
             max_distance,
             split_lambda,
         };
@@ -410,6 +426,32 @@ mod tests {
                     assert!(change <= 1e-4 * before.texel_size);
                 }
             }
+        }
+    }
+
+    #[test]
+    fn a_later_start_gives_the_first_cascade_finer_texels() {
+        for camera in cameras() {
+            let from_near = fit_counted(3, camera, sun_direction(30.0, 45.0), 4000.0, 0.75);
+            let desc = CascadeDesc {
+                count: 3,
+                resolution: RESOLUTION,
+                start_distance: 2000.0,
+                max_distance: 4000.0,
+                split_lambda: 0.75,
+            };
+            let from_far = fit_cascades(
+                camera.0,
+                camera.1,
+                sun_direction(30.0, 45.0),
+                (0.0, 90.0),
+                &desc,
+            );
+            assert_eq!(from_far[0].near_distance, 2000.0);
+            assert_eq!(from_far[2].far_distance, 4000.0);
+            // The whole range is in the last cascade of the fit from near;
+            // three cascades share it now.
+            assert!(from_far[0].texel_size < 0.7 * from_near[2].texel_size);
         }
     }
 

@@ -412,6 +412,7 @@ impl Harness {
             light_color: glam::Vec4::ONE,
             ambient_color: glam::Vec4::splat(0.3),
             camera_position: eye_of(view_projection).extend(1.0),
+            ..SceneUniforms::default()
         }
     }
 
@@ -1493,6 +1494,18 @@ fn an_orthographic_view_culls_and_grades_as_the_cpu_reference() {
 /// camera did not draw it.
 #[test]
 fn shadow_cascades_cull_and_pose_as_the_cpu_reference() {
+    assert_shadow_cascades_match_the_cpu(false);
+}
+
+/// With impostors, a caster the camera shows past the switch (its clip
+/// baked) casts from its atlas: in its cascade's impostor list, from the
+/// cell facing the sun at its frame, not as a mesh.
+#[test]
+fn impostors_cast_from_the_cell_facing_the_sun() {
+    assert_shadow_cascades_match_the_cpu(true);
+}
+
+fn assert_shadow_cascades_match_the_cpu(impostors: bool) {
     if !common::vulkan_or_skip() {
         return;
     }
@@ -1501,6 +1514,7 @@ fn shadow_cascades_cull_and_pose_as_the_cpu_reference() {
     // One camera phase: what it drew is what the lists hold when the
     // cascades read them.
     harness.occlusion = false;
+    harness.impostors = impostors;
     harness.shadows = Shadows::Map;
     harness.sun = md5crowd::shadow::sun_direction(200.0, 25.0);
     let street = view_projection(
@@ -1527,10 +1541,15 @@ fn shadow_cascades_cull_and_pose_as_the_cpu_reference() {
         .collect();
     let camera_sources = renderer.read_pose_sources(ctx, slot).unwrap();
     let shadow_sources = renderer.read_shadow_pose_sources(ctx, slot).unwrap();
+    let shadow_cells = renderer.read_shadow_impostor_cells(ctx, slot).unwrap();
     let errors = renderer.model.model.parts[0].lod_errors.clone();
-    let shared = SharedPoses::sample(&harness.model().skeleton, &harness.model().clips);
-    let joints = harness.model().skeleton.joint_count() as u32;
-    let (mut compared, mut posed_by_camera, mut sharing) = (0, 0, 0);
+    let layout = renderer.model.model.parts[0].impostor;
+    let slots: Vec<u32> = renderer.model.impostors.atlases[0].slots.table().collect();
+    let camera = camera_view(street, Some(harness.lod_bias));
+    let model = harness.model();
+    let shared = SharedPoses::sample(&model.skeleton, &model.clips);
+    let joints = model.skeleton.joint_count() as u32;
+    let (mut compared, mut posed_by_camera, mut sharing, mut from_atlas) = (0, 0, 0, 0);
     let mut kept_per_cascade = Vec::new();
     for (c, cascade) in cascades.iter().enumerate() {
         let cascade_view = cascade_view(
@@ -1539,37 +1558,98 @@ fn shadow_cascades_cull_and_pose_as_the_cpu_reference() {
             Some(harness.lod_bias),
             HARNESS_SHADOW_RESOLUTION,
         );
-        let mut gpu: Vec<(u32, u32)> = renderer
-            .read_cascade_by_lod(ctx, slot, c)
-            .unwrap()
+        let lists = renderer.read_cascade_lists(ctx, slot, c).unwrap();
+        let (levels, impostor_list) = lists.split_at(lists.len() - 1);
+        let mut gpu: Vec<(u32, u32)> = levels
             .iter()
             .enumerate()
             .flat_map(|(lod, ids)| ids.iter().map(move |&id| (id, lod as u32)))
             .collect();
         gpu.sort_unstable();
-        kept_per_cascade.push(gpu.len());
+        let as_impostors: BTreeSet<u32> = impostor_list[0].iter().copied().collect();
+        kept_per_cascade.push(gpu.len() + as_impostors.len());
         for (id, margin) in harness.cpu_visible(cascade.view_projection) {
             if margin.abs() < 1e-2 {
                 continue; // a hair from a plane: either float path may round
             }
-            let kept = gpu.binary_search_by_key(&id, |&(i, _)| i);
-            assert_eq!(kept.is_ok(), margin > 0.0, "cascade {c}: instance {id}");
-            let Ok(at) = kept else {
+            let instance = &harness.crowd[id as usize];
+            let sphere = harness.sphere(id as usize);
+            let fade = crowd::impostor_fade(&camera, sphere, layout.error());
+            let (clip, _) = crowd::dominant_clip(instance, time, BLEND_TIME);
+            let baked = slots
+                .get(clip as usize)
+                .copied()
+                .filter(|&s| s != crowd::IMPOSTOR_UNBAKED);
+            let past_switch = impostors && fade >= crowd::FADE_SWITCH;
+            if impostors && fade.abs_diff(crowd::FADE_SWITCH) <= 1 {
+                continue; // at the switch: either float path may round
+            }
+            let kept_as_mesh = gpu.binary_search_by_key(&id, |&(i, _)| i);
+            if let (true, Some(slot)) = (past_switch, baked) {
+                assert_eq!(
+                    as_impostors.contains(&id),
+                    margin > 0.0,
+                    "cascade {c}: impostor {id}"
+                );
+                assert!(
+                    kept_as_mesh.is_err(),
+                    "cascade {c}: impostor {id} as a mesh too"
+                );
+                if margin > 0.0 {
+                    let cell = |view: &CullView| {
+                        crowd::impostor_cell(
+                            &layout,
+                            instance,
+                            &model.clips,
+                            (time, BLEND_TIME),
+                            view,
+                            slot,
+                        )
+                    };
+                    let gpu_cell = shadow_cells[id as usize] & IMPOSTOR_CELLS;
+                    // A hair from a view's or a frame's edge either float
+                    // path may round: a nudge of the sun must reach it.
+                    let nudged = [-1e-3f32, 1e-3].iter().any(|angle| {
+                        let turn = glam::Mat3::from_rotation_z(*angle)
+                            * glam::Mat3::from_rotation_x(*angle);
+                        let eye = (turn * cascade_view.eye.truncate()).extend(0.0);
+                        cell(&CullView {
+                            eye,
+                            ..cascade_view
+                        }) == gpu_cell
+                    });
+                    assert!(
+                        cell(&cascade_view) == gpu_cell || nudged,
+                        "cascade {c}: impostor {id}'s cell"
+                    );
+                    from_atlas += 1;
+                    compared += 1;
+                }
+                continue;
+            }
+            assert!(
+                !as_impostors.contains(&id),
+                "cascade {c}: mesh {id} as an impostor"
+            );
+            assert_eq!(
+                kept_as_mesh.is_ok(),
+                margin > 0.0,
+                "cascade {c}: instance {id}"
+            );
+            let Ok(at) = kept_as_mesh else {
                 continue;
             };
-            let sphere = harness.sphere(id as usize);
             assert_eq!(
                 gpu[at].1,
                 select_lod(&cascade_view, sphere, &errors),
                 "cascade {c}: instance {id}'s level"
             );
-            let instance = &harness.crowd[id as usize];
-            let clip = &harness.model().clips[instance.clip as usize];
+            let clip = &model.clips[instance.clip as usize];
             let moment = instance.local_time(time).rem_euclid(clip.duration()) * SHARED_POSE_RATE;
             let drawn = camera_drew
                 .contains(&id)
                 .then(|| camera_sources[id as usize]);
-            let expected = match crowd::caster_pose(drawn, instance, &harness.model().clips, time) {
+            let expected = match crowd::caster_pose(drawn, instance, &model.clips, time) {
                 crowd::CasterPose::Camera(source) => {
                     posed_by_camera += 1;
                     source
@@ -1590,7 +1670,7 @@ fn shadow_cascades_cull_and_pose_as_the_cpu_reference() {
         }
     }
     println!(
-        "{compared} casters compared: kept per cascade {kept_per_cascade:?}, {posed_by_camera} in the camera's pose, {sharing} in a shared one"
+        "{compared} casters compared: kept per cascade {kept_per_cascade:?}, {posed_by_camera} in the camera's pose, {sharing} in a shared one, {from_atlas} from an atlas"
     );
     assert!(
         kept_per_cascade.iter().all(|&k| k > 0),
@@ -1600,6 +1680,7 @@ fn shadow_cascades_cull_and_pose_as_the_cpu_reference() {
         posed_by_camera > 20 && sharing > 20,
         "{posed_by_camera} {sharing}"
     );
+    assert_eq!(from_atlas > 100, impostors, "{from_atlas} from an atlas");
     harness.finish();
 }
 

@@ -248,12 +248,7 @@ fn create_variant(
         // the one a lit front face must not see in the map.
         cull_mode: vk::CullModeFlags::NONE,
         depth_bias: Some(SHADOW_DEPTH_BIAS),
-        formats: TargetFormats {
-            color: None,
-            second_color: None,
-            depth: SHADOW_FORMAT,
-            samples: vk::SampleCountFlags::TYPE_1,
-        },
+        formats: SHADOW_TARGET,
         ..desc
     };
     let shadow = pipeline::create_graphics_pipeline(ctx, &shadow)?;
@@ -277,9 +272,17 @@ impl Destroy for CrowdVariant {
 /// for flat surfaces facing it, and by slope for those it grazes. With the
 /// receivers' lift along their normal (shadows.glsl), lit surfaces stay
 /// free of acne without the shadow detaching from the feet.
-const SHADOW_DEPTH_BIAS: DepthBias = DepthBias {
+pub const SHADOW_DEPTH_BIAS: DepthBias = DepthBias {
     constant: -1.0,
     slope: -1.5,
+};
+
+/// A shadow map layer: depth only, one sample.
+pub const SHADOW_TARGET: TargetFormats = TargetFormats {
+    color: None,
+    second_color: None,
+    depth: SHADOW_FORMAT,
+    samples: vk::SampleCountFlags::TYPE_1,
 };
 
 impl Destroy for CrowdDraw {

@@ -6,7 +6,8 @@
 use ash::vk;
 
 use crate::gpu::gpu_model::GpuModel;
-use crate::gpu::guard::Destroy;
+use crate::gpu::guard::{guard, Destroy};
+use crate::gpu::passes::crowd_draw::{self, SHADOW_DEPTH_BIAS};
 use crate::gpu::pipeline::{self, Depth, GraphicsPipelineDesc, ShaderStage, TargetFormats};
 use crate::gpu::shader_types::DrawConstants;
 use crate::gpu::shaders::spirv;
@@ -14,6 +15,8 @@ use crate::gpu::{debug, Context, GpuError};
 
 pub struct ImpostorDraw {
     pipeline: vk::Pipeline,
+    /// Depth only, into a shadow cascade (impostor_shadow.frag).
+    shadow: vk::Pipeline,
     /// The pipeline's layout (owned by the model's resources).
     layout: vk::PipelineLayout,
 }
@@ -38,42 +41,70 @@ pub fn create_impostor_draw(
     let constants = vk::SpecializationInfo::default()
         .map_entries(&entries)
         .data(bytemuck::cast_slice(&values));
-    let pipeline = pipeline::create_graphics_pipeline(
+    let desc = GraphicsPipelineDesc {
+        name: "impostor draw",
+        layout,
+        vertex_shader: ShaderStage {
+            name: "impostor.vert",
+            spirv: spirv::IMPOSTOR_VERT,
+            specialization: None,
+        },
+        fragment_shader: Some(ShaderStage {
+            name: "impostor.frag",
+            spirv: spirv::IMPOSTOR_FRAG,
+            specialization: Some(&constants),
+        }),
+        vertex_bindings: &[],
+        vertex_attributes: &[],
+        topology: vk::PrimitiveTopology::TRIANGLE_STRIP,
+        polygon_mode: vk::PolygonMode::FILL,
+        // A quad faces the eye either way round.
+        cull_mode: vk::CullModeFlags::NONE,
+        front_face: vk::FrontFace::CLOCKWISE,
+        depth: Depth::TestAndWrite,
+        alpha_blend: false,
+        // impostor.frag gives its coverage as alpha.
+        alpha_to_coverage: multisampled,
+        depth_bias: None,
+        formats,
+    };
+    let pipeline = guard(ctx, pipeline::create_graphics_pipeline(ctx, &desc)?);
+    let skins = pipeline::constant_0(&skin_count);
+    let shadow = pipeline::create_graphics_pipeline(
         ctx,
         &GraphicsPipelineDesc {
-            name: "impostor draw",
-            layout,
-            vertex_shader: ShaderStage {
-                name: "impostor.vert",
-                spirv: spirv::IMPOSTOR_VERT,
-                specialization: None,
-            },
+            name: "impostor draw, shadow depth",
             fragment_shader: Some(ShaderStage {
-                name: "impostor.frag",
-                spirv: spirv::IMPOSTOR_FRAG,
-                specialization: Some(&constants),
+                name: "impostor_shadow.frag",
+                spirv: spirv::IMPOSTOR_SHADOW_FRAG,
+                specialization: Some(&skins),
             }),
-            vertex_bindings: &[],
-            vertex_attributes: &[],
-            topology: vk::PrimitiveTopology::TRIANGLE_STRIP,
-            polygon_mode: vk::PolygonMode::FILL,
-            // A quad faces the eye either way round.
-            cull_mode: vk::CullModeFlags::NONE,
-            front_face: vk::FrontFace::CLOCKWISE,
-            depth: Depth::TestAndWrite,
-            alpha_blend: false,
-            // impostor.frag gives its coverage as alpha.
-            alpha_to_coverage: multisampled,
-            depth_bias: None,
-            formats,
+            alpha_to_coverage: false,
+            depth_bias: Some(SHADOW_DEPTH_BIAS),
+            formats: crowd_draw::SHADOW_TARGET,
+            ..desc
         },
     )?;
-    Ok(ImpostorDraw { pipeline, layout })
+    Ok(ImpostorDraw {
+        pipeline: pipeline.keep(),
+        shadow,
+        layout,
+    })
+}
+
+/// Which of the pass's pipelines a draw uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ImpostorLook {
+    /// Lit into the picture.
+    Picture,
+    /// Depth only into a shadow cascade.
+    ShadowDepth,
 }
 
 impl Destroy for ImpostorDraw {
     fn destroy(self, ctx: &Context) {
         self.pipeline.destroy(ctx);
+        self.shadow.destroy(ctx);
     }
 }
 
@@ -88,11 +119,15 @@ pub fn record_impostor_draw(
     model: &GpuModel,
     atlas_sets: &[vk::DescriptorSet],
     commands: (vk::Buffer, &[u64]),
-    constants: DrawConstants,
+    (constants, look): (DrawConstants, ImpostorLook),
 ) {
     let (device, layout) = (&ctx.device, pass.layout);
+    let pipeline = match look {
+        ImpostorLook::Picture => pass.pipeline,
+        ImpostorLook::ShadowDepth => pass.shadow,
+    };
     unsafe {
-        device.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::GRAPHICS, pass.pipeline);
+        device.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::GRAPHICS, pipeline);
         device.cmd_push_constants(
             cmd,
             layout,
