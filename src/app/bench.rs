@@ -451,6 +451,7 @@ fn measure(
         anim_lod: case.anim_lod == Switch::On,
         multi_draw: case.multi_draw == Switch::On,
         shadows: case.shadows.into(),
+        ground: true,
         ..ViewOptions::default()
     };
     let mut scene = Scene::new(Rc::clone(model), crowd, camera, view, aspect);

@@ -80,9 +80,9 @@ pub struct CrowdState {
     walking: Vec<Instance>,
     /// Every pose of every model fits this box (model space).
     footprint: Bounds,
-    /// A sphere round everything the crowd may cover, standing or walking
-    /// its lanes (centre, radius): how far shadows must reach.
-    reach: (Vec3, f32),
+    /// A sphere (centre, radius) round everything the crowd may cover,
+    /// standing and walking its lanes: how far shadows must reach.
+    reach: [(Vec3, f32); 2],
     models: Vec<ModelInCrowd>,
     /// Every model's clip names, each once, in the order the models and
     /// their clips come: what a clip picked for everyone is one of.
@@ -234,30 +234,31 @@ impl CrowdState {
             walking: Vec::new(),
             locomotion,
             footprint,
-            reach: (Vec3::ZERO, 0.0),
+            reach: [(Vec3::ZERO, 0.0); 2],
             instances,
             models: crowd_models,
             clip_names,
             first_clips,
         };
-        state.reach = state.reach_sphere();
+        let walking = state.spec.locomotion;
+        for locomotion in [false, true] {
+            state.spec.locomotion = locomotion;
+            state.reach[usize::from(locomotion)] = state.reach_sphere();
+        }
+        state.spec.locomotion = walking;
         state
     }
 
-    /// The sphere round [`CrowdState::outline`], walking and standing
-    /// alike, with a model's height to spare for the clips' other poses.
-    fn reach_sphere(&mut self) -> (Vec3, f32) {
-        let mut bounds = Bounds::EMPTY;
-        let walking = self.spec.locomotion;
-        for locomotion in [false, true] {
-            self.spec.locomotion = locomotion;
-            for point in self.outline() {
-                bounds = bounds.union(Bounds::point(point));
-            }
-        }
-        self.spec.locomotion = walking;
+    /// The sphere round [`CrowdState::outline`], with the tallest model's
+    /// height to spare for the clips' other poses (its bind pose's: the
+    /// same whichever clips are loaded).
+    fn reach_sphere(&self) -> (Vec3, f32) {
+        let bounds = self.outline().fold(Bounds::EMPTY, |bounds, point| {
+            bounds.union(Bounds::point(point))
+        });
         let centre = (bounds.min + bounds.max) * 0.5;
-        let spare = self.footprint.max.z - self.footprint.min.z;
+        let height = |m: &ModelInCrowd| m.bind_pose_bounds.max.z - m.bind_pose_bounds.min.z;
+        let spare = self.models.iter().map(height).fold(0.0, f32::max);
         (centre, (bounds.max - centre).length() + spare)
     }
 
@@ -516,7 +517,7 @@ impl CrowdState {
     ) -> FrameInput<'_> {
         view.locomotion = self.spec.locomotion;
         uniforms.time = self.time;
-        let (centre, radius) = self.reach;
+        let (centre, radius) = self.reach[usize::from(self.walks())];
         let from_eye = uniforms.camera_position.truncate().distance(centre);
         uniforms.shadow_start = from_eye - radius;
         uniforms.shadow_distance = from_eye + radius;

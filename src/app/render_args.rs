@@ -130,6 +130,10 @@ pub struct RenderArgs {
     /// character, on the ground) or off. In the window, H cycles them.
     #[arg(long, value_enum, default_value_t = ShadowsArg::Map)]
     pub shadows: ShadowsArg,
+    /// The ground the crowd stands on, where shadows fall; off: a standing
+    /// crowd in the void (a walking one always has it).
+    #[arg(long, value_enum, default_value_t = Switch::On)]
+    pub ground: Switch,
     /// One indirect call for each run of a mesh's levels of detail that
     /// share a pipeline, where the device has multiDrawIndirect; off: a
     /// call per level.
@@ -422,6 +426,7 @@ impl RenderArgs {
             anim_lod: self.anim_lod == Switch::On,
             multi_draw: self.multi_draw == Switch::On,
             locomotion,
+            ground: self.ground == Switch::On,
             frozen_cull: None,
             shadows: self.shadows.into(),
             shadow_cascade_colors: false,

@@ -126,9 +126,11 @@ pub struct ViewOptions {
     /// call per level. The same draws either way.
     pub multi_draw: bool,
     /// The crowd walks its lanes (the agent pass places and times every
-    /// instance) over a ground with contact shadows; off: the grid, standing
-    /// in the void.
+    /// instance) over the ground; off: it stands where the grid put it.
     pub locomotion: bool,
+    /// The ground under the crowd, walking or not; off, a standing crowd
+    /// is drawn in the void.
+    pub ground: bool,
     /// Past the level-of-detail chain, instances whose impostor atlas
     /// resolves them are drawn as impostors (GPU or CPU animation, level
     /// of detail on).
@@ -151,10 +153,9 @@ pub enum Shadows {
     /// others and on itself (GPU or CPU animation; the renderer's
     /// cascades, [`super::renderer::RendererDesc::shadow_cascades`]).
     Map,
-    /// A dark disc on the ground under each character (with locomotion's
-    /// ground).
-    #[default]
+    /// A dark disc on the ground under each character.
     Blob,
+    #[default]
     Off,
 }
 
@@ -188,9 +189,10 @@ impl Default for ViewOptions {
             anim_lod: true,
             multi_draw: true,
             locomotion: false,
+            ground: false,
             impostors: true,
             frozen_cull: None,
-            shadows: Shadows::Blob,
+            shadows: Shadows::Off,
             shadow_cascade_colors: false,
         }
     }

@@ -15,7 +15,7 @@ use super::crowd_buffers::{Animation, CrowdBuffer, VISIBLE_HEADER_BYTES};
 use super::crowd_resources::{CrowdResources, CrowdSlotSets};
 use super::draw_commands::shadow_command_set;
 use super::frame::FrameSlot;
-use super::frame_loop::{FrameInput, ViewOptions};
+use super::frame_loop::{FrameInput, Shadows, ViewOptions};
 use super::impostor_atlas::BakePlan;
 use super::model_resources::ModelResources;
 use super::passes::agents::{self, AgentStep};
@@ -426,7 +426,7 @@ impl FrameRecorder<'_> {
         };
         // The first scope to open also clears the targets: the ground's
         // when the crowd stands on one, else the draw's.
-        let draws_ground = index == 0 && self.view.locomotion;
+        let draws_ground = index == 0 && (self.view.locomotion || self.view.ground);
         let first = self
             .profiler
             .begin(ctx, cmd, if draws_ground { "ground" } else { names.draw });
@@ -438,7 +438,8 @@ impl FrameRecorder<'_> {
         pipeline::set_viewport(ctx, cmd, self.targets.extent());
         self.bind_scene_set(crowd_set);
         let draw = if draws_ground {
-            ground::record_ground(ctx, cmd, &self.pipelines.ground, crowd.instance_count());
+            let blobs = (self.view.shadows == Shadows::Blob).then_some(crowd.instance_count());
+            ground::record_ground(ctx, cmd, &self.pipelines.ground, blobs);
             self.profiler.end(ctx, cmd, first);
             self.profiler.begin(ctx, cmd, names.draw)
         } else {

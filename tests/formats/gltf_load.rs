@@ -524,6 +524,8 @@ fn the_same_character_as_gltf_and_as_md5_renders_alike() {
             time,
             "--locomotion",
             "off",
+            "--ground",
+            "off",
             "--lod",
             "off",
         ];
@@ -990,7 +992,16 @@ fn optimized_foxes_render_as_the_shipped_fox() {
         return;
     }
     let dir = common::scratch_dir("gltf_optimized");
-    let crowd = ["--instances", "16", "--time", "1", "--locomotion", "off"];
+    let crowd = [
+        "--instances",
+        "16",
+        "--time",
+        "1",
+        "--locomotion",
+        "off",
+        "--ground",
+        "off",
+    ];
     let picture = |name: &str, path: &std::path::Path| {
         let args: Vec<&str> = std::iter::once(common::arg(path)).chain(crowd).collect();
         common::render_sized(&dir, name, (640, 480), &args).0

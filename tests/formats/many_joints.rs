@@ -133,8 +133,11 @@ fn the_subject_renders_with_8_influences_and_dual_quaternions() {
     let output = md5crowd_validated(&[
         dir.to_str().unwrap(),
         "--headless",
-        // The grid: covered pixels count the characters, not a ground.
+        // The grid in the void: covered pixels count the characters, not
+        // a ground.
         "--locomotion",
+        "off",
+        "--ground",
         "off",
         "--instances",
         "16",

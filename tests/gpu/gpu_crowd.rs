@@ -157,7 +157,7 @@ struct Harness {
     /// ViewOptions::lod_bias: scales the pixels a level (or an impostor)
     /// may be off.
     lod_bias: f32,
-    /// Blob shadows (with the ground) unless a test is about shadow maps.
+    /// None unless a test is about shadows (either kind draws the ground).
     shadows: Shadows,
     /// Towards the light: from above, so a picture shows each instance's
     /// tint.
@@ -279,7 +279,7 @@ impl Harness {
             ground: false,
             impostors: false,
             lod_bias: 1.0,
-            shadows: Shadows::Blob,
+            shadows: Shadows::Off,
             sun: Vec3::new(0.3, 0.2, 0.9).normalize(),
         }
     }
@@ -684,6 +684,9 @@ fn a_crowd_too_big_for_device_memory_is_refused_with_what_fits() {
             "64",
             "--height",
             "36",
+            // Three 2048x2048 cascades alone would be over the budget.
+            "--shadow-resolution",
+            "256",
         ])
     };
     let refused = args("5000");
@@ -2110,6 +2113,7 @@ fn each_model_casts_a_contact_shadow_of_its_own_size() {
     let mut harness = Harness::with_kernel(vec![shipped_model(), giant], 2, time, None);
     harness.show_skeleton = false;
     harness.ground = true;
+    harness.shadows = Shadows::Blob;
     // Side by side along X, left and right in the picture, tinted so that
     // no part of them is grey; or, for the bare ground, far out of view.
     let mut picture = |offset: f32| {

@@ -35,7 +35,8 @@ fn args<'a>(files: &'a [String], extra: &[&'a str]) -> Vec<&'a str> {
     files
         .iter()
         .map(String::as_str)
-        .chain(["--locomotion", "off"])
+        // The crowd alone: its pixels are what differs from the void.
+        .chain(["--locomotion", "off", "--ground", "off"])
         .chain(extra.iter().copied())
         .collect()
 }
@@ -263,11 +264,23 @@ fn wireframe_draws_the_edges_only() {
     // One sample a pixel: with more, a line grazing a pixel tints it, and
     // every pixel of a small dense mesh is grazed (render_msaa draws the
     // wireframe at every count).
-    let filled = render(&dir, "filled", &["--locomotion", "off", "--msaa", "1"]);
+    let filled = render(
+        &dir,
+        "filled",
+        &["--locomotion", "off", "--ground", "off", "--msaa", "1"],
+    );
     let edges = render(
         &dir,
         "edges",
-        &["--locomotion", "off", "--wireframe", "--msaa", "1"],
+        &[
+            "--locomotion",
+            "off",
+            "--ground",
+            "off",
+            "--wireframe",
+            "--msaa",
+            "1",
+        ],
     );
     let (filled, edges) = (covered_pixels(&filled), covered_pixels(&edges));
     assert!(

@@ -64,6 +64,8 @@ fn render_with(dir: &Path, name: &str, mesh: &[String; 2], textures: &Path) -> (
         "0.4",
         "--locomotion",
         "off",
+        "--ground",
+        "off",
         "--textures",
         textures.as_str(),
     ];

@@ -140,6 +140,7 @@ fn every_frame_reports_its_passes_and_statistics() {
                         "shadow cascade 0",
                         "shadow cascade 1",
                         "shadow cascade 2",
+                        "ground",
                         "draw",
                         "skeleton"
                     ],
@@ -147,8 +148,10 @@ fn every_frame_reports_its_passes_and_statistics() {
                 );
                 assert!(line.passes.iter().all(|&(_, ms)| ms >= 0.0), "{line:?}");
                 let sum: f64 = line.passes.iter().map(|(_, ms)| ms).sum();
-                // Printed to 3 decimals each.
-                assert!((sum - gpu_ms).abs() < 0.003, "{line:?}");
+                // Printed to 3 decimals each, the total too: each off by
+                // at most half of the last.
+                let rounding = 0.0005 * (line.passes.len() + 1) as f64;
+                assert!((sum - gpu_ms).abs() <= rounding + 1e-9, "{line:?}");
             }
             (None, None) => {}
             (expected, _) => panic!("timestamps {expected:?} but {line:?}"),

@@ -84,17 +84,20 @@ impl Destroy for Ground {
     }
 }
 
-/// Records the plane, then one shadow per instance, inside a rendering
-/// scope whose set 0 (the scene set: frame uniforms, placements) is bound.
-pub fn record_ground(ctx: &Context, cmd: vk::CommandBuffer, pass: &Ground, instance_count: u32) {
+/// Records the plane, then with blob shadows one per instance of the
+/// crowd of `blobs`, inside a rendering scope whose set 0 (the scene set:
+/// frame uniforms, placements) is bound.
+pub fn record_ground(ctx: &Context, cmd: vk::CommandBuffer, pass: &Ground, blobs: Option<u32>) {
     let _label = debug::label(ctx, cmd, "ground");
     unsafe {
         ctx.device
             .cmd_bind_pipeline(cmd, vk::PipelineBindPoint::GRAPHICS, pass.plane);
         ctx.device.cmd_draw(cmd, QUAD_VERTICES, 1, 0, 0);
-        ctx.device
-            .cmd_bind_pipeline(cmd, vk::PipelineBindPoint::GRAPHICS, pass.shadows);
-        ctx.device
-            .cmd_draw(cmd, QUAD_VERTICES, instance_count, 0, 0);
+        if let Some(instance_count) = blobs {
+            ctx.device
+                .cmd_bind_pipeline(cmd, vk::PipelineBindPoint::GRAPHICS, pass.shadows);
+            ctx.device
+                .cmd_draw(cmd, QUAD_VERTICES, instance_count, 0, 0);
+        }
     }
 }
