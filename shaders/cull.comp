@@ -10,8 +10,12 @@
 // instance's skinning transforms are (its pose source): a shared pose, or
 // with GPU animation a row of the skinning palette it hands out, one more
 // atomic, writing the instance at that row of the posed list, which the
-// animate pass runs over. draws.comp turns the counts into indirect draws. CPU references:
-// src/crowd/cull.rs, src/crowd/occlusion.rs, src/crowd/anim_lod.rs.
+// animate pass runs over. draws.comp turns the counts into indirect draws.
+// Each dispatch judges by one view (frame.cull_views[constants.view]): the
+// camera's, or in the shadow phase a sun cascade's, which keeps casters
+// into its own lists with the pose the camera drew them in (docs/shadows.md).
+// CPU references: src/crowd/cull.rs, src/crowd/occlusion.rs,
+// src/crowd/anim_lod.rs, src/crowd/impostor.rs.
 
 #include "crowd_compute.glsl"
 #include "impostor.glsl"

@@ -13,7 +13,6 @@ use gpu_allocator::MemoryLocation;
 use super::crowd_state::CrowdSpec;
 use super::load::Cast;
 use super::overlay::{self, Overlay, OverlayView};
-use super::render_args::ShadowsArg;
 use super::scene::Scene;
 use super::title::{self, FrameMeter};
 use super::{
@@ -21,7 +20,7 @@ use super::{
 };
 use crate::gpu::capture::FrameCapture;
 use crate::gpu::debug::MessageCounts;
-use crate::gpu::frame_loop::{Destination, VisibleCounts};
+use crate::gpu::frame_loop::{Destination, Shadows, VisibleCounts};
 use crate::gpu::guard::guard;
 use crate::gpu::renderer::Renderer;
 use crate::gpu::resources::{self, Buffer};
@@ -55,12 +54,13 @@ pub fn run(
         width: args.draw.width,
         height: args.draw.height,
     };
+    let view = args.view_options(&ctx, spec.locomotion);
     let (crowd, renderer) = build_crowd(
         &ctx,
         &cast,
         spec,
         (extent, args.msaa),
-        (&args.draw, args.shadows == ShadowsArg::Map),
+        (&args.draw, view.shadows == Shadows::Map),
     )?;
     let mut renderer = guard(&ctx, renderer);
     log_summary(&ctx, &crowd, &cast, renderer.memory());
@@ -70,7 +70,6 @@ pub fn run(
     };
     let aspect = args.draw.aspect();
     let camera = args.view.camera(&crowd, aspect);
-    let view = args.view_options(ctx.wireframe, spec.locomotion);
     let mut scene = Scene::new(cast, crowd, camera, view, aspect);
     scene.sun = args.draw.towards_sun();
 

@@ -13,7 +13,9 @@ use super::crowd_state::CrowdState;
 use crate::gpu::crowd_buffers::Animation;
 use crate::gpu::frame_loop::{Shadows, ViewOptions};
 use crate::gpu::shader_types::MAX_SHADOW_CASCADES;
+use crate::gpu::Context;
 use crate::shadow::sun_direction;
+use ash::vk;
 use glam::Vec3;
 
 use super::camera::DEFAULT_SUN;
@@ -128,8 +130,10 @@ pub struct RenderArgs {
     /// Sun shadows: cascaded shadow maps (every character casts on the
     /// ground, on the others and on itself), blob (a dark disc under each
     /// character, on the ground) or off. In the window, H cycles them.
-    #[arg(long, value_enum, default_value_t = ShadowsArg::Map)]
-    pub shadows: ShadowsArg,
+    /// [default: map; blob on a CPU driver such as lavapipe, where the
+    /// maps' texels are filled on the CPU and double the frame]
+    #[arg(long, value_enum)]
+    pub shadows: Option<ShadowsArg>,
     /// The ground the crowd stands on, where shadows fall; off: a standing
     /// crowd in the void (a walking one always has it).
     #[arg(long, value_enum, default_value_t = Switch::On)]
@@ -409,10 +413,34 @@ impl RenderArgs {
         (self.lod == Switch::On).then_some(self.draw.lod_bias)
     }
 
-    /// What the frame loop draws, as the flags ask; wireframe only where
-    /// the device can (`Context::wireframe`), and locomotion as the crowd
-    /// has it (`CrowdSpec::locomotion`: off when a clip is picked).
-    pub fn view_options(&self, wireframe_supported: bool, locomotion: bool) -> ViewOptions {
+    /// `--shadows`, or where it is not given the device's default: shadow
+    /// maps, but blob shadows on a CPU driver (said in the log).
+    pub fn shadows(&self, ctx: &Context) -> ShadowsArg {
+        if let Some(shadows) = self.shadows {
+            return shadows;
+        }
+        let device_type = unsafe {
+            ctx.instance
+                .get_physical_device_properties(ctx.physical_device)
+                .device_type
+        };
+        if device_type == vk::PhysicalDeviceType::CPU {
+            log::info!(
+                "shadows: blob, {} being a CPU driver (--shadows map draws shadow maps, at about twice the frame time)",
+                ctx.device_name
+            );
+            ShadowsArg::Blob
+        } else {
+            ShadowsArg::Map
+        }
+    }
+
+    /// What the frame loop draws on `ctx`'s device, as the flags ask;
+    /// wireframe only where the device can (`Context::wireframe`), shadows
+    /// as [`RenderArgs::shadows`] says, and locomotion as the crowd has it
+    /// (`CrowdSpec::locomotion`: off when a clip is picked).
+    pub fn view_options(&self, ctx: &Context, locomotion: bool) -> ViewOptions {
+        let wireframe_supported = ctx.wireframe;
         ViewOptions {
             skinning: self.skinning.into(),
             show_skeleton: self.skeleton,
@@ -428,7 +456,7 @@ impl RenderArgs {
             locomotion,
             ground: self.ground == Switch::On,
             frozen_cull: None,
-            shadows: self.shadows.into(),
+            shadows: self.shadows(ctx).into(),
             shadow_cascade_colors: false,
         }
     }

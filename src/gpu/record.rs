@@ -488,13 +488,8 @@ impl FrameRecorder<'_> {
             return;
         }
         let (ctx, cmd, model) = (self.ctx, self.cmd, self.model);
-        for (cascade, sets) in self
-            .sets
-            .shadow
-            .iter()
-            .take(self.shadow_cascades)
-            .enumerate()
-        {
+        let cascades = &self.sets.shadow[..self.shadow_cascades];
+        for (cascade, sets) in cascades.iter().enumerate() {
             let names = cascade_names(cascade);
             let _label = debug::label(ctx, cmd, names.cull);
             let visible = self
@@ -507,13 +502,7 @@ impl FrameRecorder<'_> {
         }
         self.bind_compute_set(self.sets.compute);
         self.shadow_map.record_begin_drawing(ctx, cmd);
-        for (cascade, sets) in self
-            .sets
-            .shadow
-            .iter()
-            .take(self.shadow_cascades)
-            .enumerate()
-        {
+        for (cascade, sets) in cascades.iter().enumerate() {
             let names = cascade_names(cascade);
             let _label = debug::label(ctx, cmd, names.draw);
             let scope = self.profiler.begin(ctx, cmd, names.draw);

@@ -421,8 +421,8 @@ pub struct ImageBarrier {
 }
 
 impl ImageBarrier {
-    /// A barrier over every mip and layer of a single-mip, single-layer
-    /// `image` (a render target's, a resolve's).
+    /// A barrier over every layer of a single-mip `image` (a render
+    /// target's, a resolve's, the shadow map's cascades).
     pub fn whole(
         image: &Image,
         src: (vk::PipelineStageFlags2, vk::AccessFlags2),
@@ -432,7 +432,7 @@ impl ImageBarrier {
     ) -> ImageBarrier {
         ImageBarrier {
             image: image.handle,
-            range: subresource_range(image.format, 0, 1),
+            range: layer_range(image.format, 0, 1, 0..vk::REMAINING_ARRAY_LAYERS),
             src,
             dst,
             old_layout,

@@ -81,7 +81,7 @@ impl ShadowMap {
             resources::image_barrier(
                 ctx,
                 cmd,
-                &whole_map(
+                &ImageBarrier::whole(
                     &image,
                     (Stage::NONE, Access::NONE),
                     READ_STAGES,
@@ -110,7 +110,7 @@ impl ShadowMap {
     /// Before the cascades are drawn: last frame's reads done, the old
     /// depth discarded.
     pub fn record_begin_drawing(&self, ctx: &Context, cmd: vk::CommandBuffer) {
-        let barrier = whole_map(
+        let barrier = ImageBarrier::whole(
             &self.image,
             READ_STAGES,
             (
@@ -155,7 +155,7 @@ impl ShadowMap {
 
     /// After the cascades are drawn: readable by the receiving passes.
     pub fn record_end_drawing(&self, ctx: &Context, cmd: vk::CommandBuffer) {
-        let barrier = whole_map(
+        let barrier = ImageBarrier::whole(
             &self.image,
             (
                 Stage::LATE_FRAGMENT_TESTS,
@@ -174,24 +174,6 @@ use vk::{AccessFlags2 as Access, PipelineStageFlags2 as Stage};
 const READ_LAYOUT: vk::ImageLayout = vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL;
 const READ_STAGES: (vk::PipelineStageFlags2, vk::AccessFlags2) =
     (Stage::FRAGMENT_SHADER, Access::SHADER_SAMPLED_READ);
-
-/// A barrier over every layer of the map.
-fn whole_map(
-    image: &Image,
-    src: (vk::PipelineStageFlags2, vk::AccessFlags2),
-    dst: (vk::PipelineStageFlags2, vk::AccessFlags2),
-    old_layout: vk::ImageLayout,
-    new_layout: vk::ImageLayout,
-) -> ImageBarrier {
-    ImageBarrier {
-        image: image.handle,
-        range: resources::layer_range(SHADOW_FORMAT, 0, 1, 0..vk::REMAINING_ARRAY_LAYERS),
-        src,
-        dst,
-        old_layout,
-        new_layout,
-    }
-}
 
 struct SamplerHandle(vk::Sampler);
 

@@ -56,6 +56,8 @@ fn capture_headless(dir: &Path) -> PathBuf {
         .args(["--frames", "3", "--capture-frame", "2"])
         // One culling phase and one draw per mesh, as checked below.
         .args(["--occlusion", "off", "--lod", "off", "--locomotion", "off"])
+        // A CPU driver draws blob shadows unless asked.
+        .args(["--shadows", "map"])
         .args([
             "--instances",
             &instances,

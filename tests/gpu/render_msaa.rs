@@ -47,6 +47,9 @@ fn every_sample_count_draws_everything_with_the_validation_layer_silent() {
             "--skeleton",
             "--wireframe",
             "--overlay",
+            // Shadow maps too (a CPU driver's default is blob shadows).
+            "--shadows",
+            "map",
             "--msaa",
             asked,
         ];

@@ -105,6 +105,9 @@ fn every_frame_reports_its_passes_and_statistics() {
         "off",
         "--lod",
         "off",
+        // Shadow maps, which a CPU driver draws only when asked.
+        "--shadows",
+        "map",
         "--print-timings",
         "--screenshot",
         png.to_str().unwrap(),

@@ -184,6 +184,8 @@ fn the_h_key_cycles_shadow_maps_blob_and_off_across_a_resize() {
         "270",
         "--shadow-resolution",
         "512",
+        "--shadows",
+        "map",
     ]);
     let window = app.window.clone();
     x.xdotool(&["windowfocus", "--sync", &window]);

@@ -110,7 +110,7 @@ impl Live {
             (&args.draw, true),
         )?;
         log_summary(&ctx, &crowd, &model, renderer.memory());
-        let view = args.view_options(ctx.wireframe, spec.locomotion);
+        let view = args.view_options(&ctx, spec.locomotion);
         // Fitted again to the swapchain's aspect before the first frame.
         let camera = args.view.camera(&crowd, 1.0);
         let mut scene = Scene::new(model, crowd, camera, view, 1.0);
