@@ -2,6 +2,8 @@
 //! window changes (out of date or suboptimal), and never created for a
 //! zero-sized (minimised) window.
 
+use std::time::Duration;
+
 use ash::{khr, vk};
 
 use super::frame::FRAMES_IN_FLIGHT;
@@ -27,9 +29,18 @@ pub enum Acquired {
         index: u32,
         suboptimal: bool,
     },
-    /// The surface changed under us: recreate and skip this frame.
+    /// The surface changed under us, or the presentation engine kept every
+    /// image past [`ACQUIRE_TIMEOUT`]: recreate and skip this frame.
     OutOfDate,
 }
+
+/// How long an acquire may wait for the presentation engine to give an
+/// image back. The slot's fence is waited on first, so only presentation
+/// itself can hold every image, for a few refreshes at most; a wait this long
+/// means a window system that stopped answering (once, under Xvfb, after a
+/// burst of resizes to one pixel high). Bounded, the event loop goes on
+/// handling input and the swapchain is rebuilt instead of the app hanging.
+pub const ACQUIRE_TIMEOUT: Duration = Duration::from_secs(2);
 
 /// The size a swapchain for this surface must have; zero while the window is
 /// minimised (then no swapchain can exist and the caller waits for events).
@@ -203,7 +214,7 @@ pub fn acquire(swapchain: &Swapchain, slot: usize) -> Result<Acquired, GpuError>
     let result = unsafe {
         swapchain.loader.acquire_next_image(
             swapchain.handle,
-            u64::MAX,
+            ACQUIRE_TIMEOUT.as_nanos() as u64,
             swapchain.image_available[slot],
             vk::Fence::null(),
         )
@@ -211,6 +222,14 @@ pub fn acquire(swapchain: &Swapchain, slot: usize) -> Result<Acquired, GpuError>
     match result {
         Ok((index, suboptimal)) => Ok(Acquired::Image { index, suboptimal }),
         Err(vk::Result::ERROR_OUT_OF_DATE_KHR) => Ok(Acquired::OutOfDate),
+        // Neither signals the semaphore, so the skipped frame waits on nothing.
+        Err(vk::Result::TIMEOUT | vk::Result::NOT_READY) => {
+            log::warn!(
+                "the window system gave no swapchain image back within {ACQUIRE_TIMEOUT:?}: \
+                 skipping the frame and recreating the swapchain"
+            );
+            Ok(Acquired::OutOfDate)
+        }
         Err(result) => Err(GpuError::Vulkan {
             call: "vkAcquireNextImageKHR",
             result,

@@ -278,6 +278,33 @@ impl RunningApp {
         }
     }
 
+    /// Every thread's stack, from gdb attached to the running app; or why
+    /// there are none.
+    fn stacks(&self) -> String {
+        let pid = self.child.lock().unwrap().id().to_string();
+        let gdb = Command::new("timeout")
+            .args([
+                "60",
+                "gdb",
+                "-p",
+                &pid,
+                "-batch",
+                "-ex",
+                "thread apply all bt",
+            ])
+            .stdin(Stdio::null())
+            .output();
+        match gdb {
+            Ok(out) if out.status.success() => String::from_utf8_lossy(&out.stdout).into_owned(),
+            Ok(out) => format!(
+                "gdb -p {pid} failed ({}): {}",
+                out.status,
+                String::from_utf8_lossy(&out.stderr)
+            ),
+            Err(e) => format!("gdb not run ({e}): install gdb for the app's threads"),
+        }
+    }
+
     fn exited(&self) -> Option<ExitStatus> {
         self.child
             .lock()
@@ -337,6 +364,8 @@ impl Soak<'_> {
     /// inputs sent in the 3 s before the first problem in the log (or the
     /// last 40), the log, and a file with every input and the log.
     fn fail(&mut self, why: &str) -> ! {
+        // Where a hung app is stuck, read before it is killed.
+        let stacks = self.app.stacks();
         // Whatever the app managed to log before it is killed.
         let _ = self.app.child.lock().unwrap().kill();
         let _ = self.app.wait_exit(Duration::from_secs(5));
@@ -345,7 +374,10 @@ impl Soak<'_> {
         let record = scratch_dir(&format!("soak_{}_{}", self.name, self.seed)).join("soak.txt");
         let saved = std::fs::write(
             &record,
-            format!("seed {}\ninputs:\n{all}\nmd5crowd's log:\n{log}", self.seed),
+            format!(
+                "seed {}\ninputs:\n{all}\nmd5crowd's log:\n{log}\nmd5crowd's threads:\n{stacks}",
+                self.seed
+            ),
         )
         .map_or_else(
             |e| format!("not saved: {e}"),
@@ -374,12 +406,14 @@ impl Soak<'_> {
         panic!(
             "soak {}: {why}\nseed {} (MD5CROWD_SOAK_SEED={} repeats the input)\n\
              {which}, {} of {}:\n{shown_text}md5crowd's log (seconds since it started):\n\
-             {log}\nevery input and the log: {saved}",
+             {log}\nmd5crowd's threads when it was stopped:\n{}\n\
+             every input, the log and the threads: {saved}",
             self.name,
             self.seed,
             self.seed,
             shown.len(),
             self.inputs.len(),
+            main_thread(&stacks),
         );
     }
 
@@ -727,4 +761,14 @@ fn find_window(soak: &mut Soak) -> String {
         Some(window) => window.trim().to_owned(),
         None => soak.fail("xdotool search found no window"),
     }
+}
+
+/// The stack of gdb's thread 1 (the event loop, where a hang shows), from
+/// `thread apply all bt`; all of it when there is no such thread.
+fn main_thread(stacks: &str) -> &str {
+    let Some(start) = stacks.find("\nThread 1 ") else {
+        return stacks;
+    };
+    let rest = &stacks[start + 1..];
+    rest.find("\n\nThread ").map_or(rest, |end| &rest[..end])
 }
