@@ -24,7 +24,7 @@ use super::shader_types::{
 };
 use super::swapchain::{self, Acquired, Swapchain};
 use super::{output, record, Context, GpuError};
-use crate::crowd::{CullView, LodParams};
+use crate::crowd::{CullView, Frustum, LodParams};
 use crate::shadow::{fit_cascades, Cascade, CascadeDesc};
 use crate::skin::{SkinningMethod, MAX_LODS};
 use glam::{Mat4, Vec2, Vec4, Vec4Swizzles};
@@ -727,8 +727,9 @@ impl Renderer {
     }
 }
 
-/// What cascade `cascade`'s cull judges by: its orthographic view, its
-/// impostors (none are drawn) seen from the sun, levels of detail by its
+/// What cascade `cascade`'s cull judges by: its orthographic view, the
+/// casters whose shadows can land in its slice (its caster volume, inside
+/// its box), its impostors seen from the sun, levels of detail by its
 /// texels at `lod_bias`.
 pub fn cascade_view(
     cascade: &Cascade,
@@ -737,12 +738,16 @@ pub fn cascade_view(
     resolution: u32,
 ) -> CullView {
     let towards_sun = scene.light_direction.xyz().normalize_or_zero().extend(0.0);
-    CullView::new(
+    let mut view = CullView::new(
         cascade.view_projection,
         towards_sun,
         (resolution, resolution),
         lod_bias,
-    )
+    );
+    view.frustum = Frustum {
+        planes: cascade.caster_volume,
+    };
+    view
 }
 
 /// The least depth in front of the eye (clip w) of a point one unit from

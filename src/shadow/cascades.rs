@@ -7,7 +7,7 @@
 //! snapped translation has to survive the rounding to keep the texel grid
 //! still.
 
-use glam::{DMat4, DVec3, DVec4, Mat4, Vec3};
+use glam::{DMat4, DVec3, DVec4, Mat4, Vec3, Vec4};
 
 /// The most cascades [`fit_cascades`] makes.
 pub const MAX_CASCADES: u32 = 4;
@@ -20,6 +20,11 @@ const MIN_SUN_SINE: f64 = 0.05;
 /// corners carry rounding noise that would otherwise change the texel size,
 /// and with it the grid, by a hair from frame to frame.
 const RADIUS_STEP_BITS: f64 = 7.0;
+
+/// Texels round a receiver that its shadow lookup reads (a normal offset of
+/// 1.5 texels, 3x3 comparisons, half a texel of rounding), each far enough
+/// from the slice to be missed by a caster volume without this margin.
+const LOOKUP_REACH_TEXELS: f64 = 3.0;
 
 /// The direction towards the sun (unit) from azimuth (degrees,
 /// counter-clockwise from +X seen from above) and elevation (degrees above
@@ -76,6 +81,15 @@ pub struct Cascade {
     pub far_distance: f32,
     /// World units a shadow-map texel spans.
     pub texel_size: f32,
+    /// Six planes (inward unit normal, distance) round every point from
+    /// which a caster can shadow the slice: the slice's own planes, those
+    /// facing away from the sun pushed out by the farthest a shadow
+    /// reaches, all grown by the texels a receiver's lookup spans. Culling
+    /// a cascade's casters by them rather than by its box keeps each caster
+    /// out of the cascades its shadow cannot land in: the boxes round
+    /// neighbouring slices overlap, and by them every caster in the
+    /// overview was drawn into all three.
+    pub caster_volume: [Vec4; 6],
 }
 
 /// Fits `desc.count` cascades to the camera frustum (`camera_view_projection`,
@@ -131,6 +145,7 @@ pub fn fit_cascades(
     // snapping in the matrix's light space.
     let right = (-towards_sun).cross(up_hint).normalize();
     let fitting = Fitting {
+        camera,
         inverse_camera: camera.inverse(),
         near,
         towards_sun,
@@ -208,6 +223,7 @@ fn bounding_sphere(corners: &[DVec3; 8]) -> (DVec3, f64) {
 
 /// What every cascade of one call is fitted with.
 struct Fitting {
+    camera: DMat4,
     inverse_camera: DMat4,
     near: f64,
     towards_sun: DVec3,
@@ -256,11 +272,39 @@ impl Fitting {
         let mut projection =
             DMat4::orthographic_rh(-radius, radius, -radius, radius, depth_span, 0.0);
         projection.y_axis.y = -projection.y_axis.y;
+        let margin = LOOKUP_REACH_TEXELS * texel_size;
         Some(Cascade {
             view_projection: (projection * view).as_mat4(),
             near_distance: from as f32,
             far_distance: to as f32,
             texel_size: texel_size as f32,
+            caster_volume: self.caster_volume(from, to, caster_reach, margin),
+        })
+    }
+
+    /// Where a caster must be to shadow a point of the slice `from..to`: a
+    /// point q of the slice is shadowed from q + t * towards_sun, t from 0
+    /// to `reach`. A slice plane n.x + d >= 0 whose normal faces the sun
+    /// (n.s >= 0) bounds those points as it bounds q; one facing away lets
+    /// them go `reach * -n.s` past it. The volume is convex (the slice swept
+    /// along the sun), and its six planes hold it, with room to spare along
+    /// the sweep's silhouette edges: conservative.
+    fn caster_volume(&self, from: f64, to: f64, reach: f64, margin: f64) -> [Vec4; 6] {
+        let row = |i| self.camera.row(i);
+        // Clip w is the distance in front of the eye.
+        let planes = [
+            row(3) + row(0),
+            row(3) - row(0),
+            row(3) + row(1),
+            row(3) - row(1),
+            row(3) - DVec4::new(0.0, 0.0, 0.0, from),
+            DVec4::new(0.0, 0.0, 0.0, to) - row(3),
+        ];
+        planes.map(|plane| {
+            let plane = plane / plane.truncate().length();
+            let facing = plane.truncate().dot(self.towards_sun);
+            let slack = margin + reach * (-facing).max(0.0);
+            (plane + DVec4::new(0.0, 0.0, 0.0, slack)).as_vec4()
         })
     }
 }
@@ -489,6 +533,112 @@ mod tests {
             let on_sun_ray = ground + sun.as_dvec3() * (90.0 / f64::from(sun.z));
             assert!(inside(project(first.view_projection, on_sun_ray)));
         }
+    }
+
+    /// How far inside every plane of `planes` `point` is (negative: out).
+    fn depth_inside(planes: &[Vec4; 6], point: DVec3) -> f64 {
+        let point = point.as_vec3();
+        let each = planes
+            .iter()
+            .map(|p| f64::from(p.truncate().dot(point) + p.w));
+        each.fold(f64::INFINITY, f64::min)
+    }
+
+    /// Points of the slice `from..to` (distances in front of the eye) on a
+    /// grid over its screen and depth, each with its distance.
+    fn slice_points(camera: Camera, from: f64, to: f64) -> Vec<(DVec3, f64)> {
+        let inverse = camera.0.as_dmat4().inverse();
+        let near = f64::from(camera.1);
+        let steps = 24;
+        let grid = (0..=steps).map(move |i| f64::from(i) / f64::from(steps) * 2.0 - 1.0);
+        let mut points = Vec::new();
+        for x in grid.clone() {
+            for y in grid.clone() {
+                for k in 0..=8 {
+                    let distance = from + (to - from) * f64::from(k) / 8.0;
+                    let world = inverse * DVec4::new(x, y, near / distance, 1.0);
+                    points.push((world.truncate() / world.w, distance));
+                }
+            }
+        }
+        points
+    }
+
+    #[test]
+    fn caster_volumes_hold_every_caster_that_shadows_their_slice() {
+        let (lowest, highest) = (0.0, 90.0);
+        let mut checked = 0;
+        for (camera, sun) in cameras()
+            .into_iter()
+            .flat_map(|camera| suns().map(|sun| (camera, sun)))
+        {
+            let sun = sun.as_dvec3();
+            let sine = sun.z.max(MIN_SUN_SINE);
+            for cascade in fit(camera, sun.as_vec3(), 4000.0, 0.85) {
+                let (from, to) = (cascade.near_distance.into(), cascade.far_distance.into());
+                let receivers = slice_points(camera, from, to);
+                let receivers = receivers
+                    .iter()
+                    .filter(|(q, _)| (lowest..=highest).contains(&q.z));
+                for (receiver, _) in receivers {
+                    // Every point from the receiver towards the sun up to
+                    // the highest caster.
+                    let reach = (highest - receiver.z) / sine;
+                    for step in 0..=6 {
+                        let caster = *receiver + sun * reach * f64::from(step) / 6.0;
+                        let inside = depth_inside(&cascade.caster_volume, caster);
+                        assert!(
+                            inside >= -1e-3 * to,
+                            "{caster} shadows {receiver} in {from}..{to} (sun {sun}) but is \
+                             {inside} outside"
+                        );
+                        checked += 1;
+                    }
+                }
+            }
+        }
+        assert!(checked > 100_000, "{checked}");
+    }
+
+    #[test]
+    fn a_caster_goes_to_the_cascades_its_shadow_reaches_not_to_every_box() {
+        // The overview's shape: a camera high above the crowd, looking down
+        // across it, the shadows starting where the crowd does.
+        let camera = camera(Vec3::new(0.0, 0.0, 2000.0), 0.0, -35.0, 1.0);
+        let desc = CascadeDesc {
+            count: 3,
+            resolution: RESOLUTION,
+            start_distance: 2200.0,
+            max_distance: 9000.0,
+            split_lambda: 0.75,
+        };
+        let sun = sun_direction(30.0, 40.0);
+        let cascades = fit_cascades(camera.0, camera.1, sun, (0.0, 90.0), &desc);
+        // Casters 90 tall standing on the ground across the shadow range:
+        // spheres of radius 45 round their middles.
+        let view = camera.0.as_dmat4();
+        let (mut in_volumes, mut in_boxes, mut casters) = (0, 0, 0);
+        for (x, y) in (-80..=80).flat_map(|x| (-80..=80).map(move |y| (x, y))) {
+            let centre = DVec3::new(f64::from(x) * 100.0, f64::from(y) * 100.0, 45.0);
+            let clip = view * centre.extend(1.0);
+            let on_screen = clip.x.abs() <= clip.w && clip.y.abs() <= clip.w;
+            if !(on_screen && (2200.0..=9000.0).contains(&clip.w)) {
+                continue;
+            }
+            casters += 1;
+            for cascade in &cascades {
+                in_volumes += usize::from(depth_inside(&cascade.caster_volume, centre) >= -45.0);
+                in_boxes += usize::from(inside(project(cascade.view_projection, centre)));
+            }
+        }
+        let (per_volume, per_box) = (
+            in_volumes as f64 / f64::from(casters),
+            in_boxes as f64 / f64::from(casters),
+        );
+        println!("{casters} casters: {per_volume:.2} caster volumes, {per_box:.2} boxes each");
+        assert!(casters > 500);
+        assert!((1.0..1.3).contains(&per_volume), "{per_volume}");
+        assert!(per_box > 2.0, "{per_box}");
     }
 
     #[test]

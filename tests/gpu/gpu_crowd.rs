@@ -424,8 +424,9 @@ impl Harness {
         crowd::instance_sphere(&self.crowd[id], &spheres, fallback)
     }
 
-    fn cpu_visible(&self, view_projection: Mat4) -> Vec<(u32, f32)> {
-        let frustum = Frustum::from_view_projection(view_projection);
+    /// Every instance with how far inside `frustum`'s worst plane its
+    /// sphere reaches (negative: outside).
+    fn cpu_visible(&self, frustum: &Frustum) -> Vec<(u32, f32)> {
         (0..self.crowd.len())
             .map(|id| {
                 let sphere = self.sphere(id);
@@ -613,7 +614,7 @@ fn culling_never_drops_an_instance_the_frustum_meets() {
         let fov = 0.3 + random.unit() * 1.2;
         let vp = view_projection(eye, target, fov);
         let gpu: std::collections::BTreeSet<u32> = harness.render(vp, time).into_iter().collect();
-        let cpu = harness.cpu_visible(vp);
+        let cpu = harness.cpu_visible(&Frustum::from_view_projection(vp));
         for &(id, margin) in &cpu {
             // Clear cases must agree exactly; within a hair of a plane the
             // two float paths may round either way.
@@ -876,7 +877,7 @@ fn assert_occlusion_matches_the_cpu_at(model: Model, samples: u32) {
         );
         let visibility = renderer.read_visibility(&harness.ctx).unwrap();
         let view = camera_view(vp, None);
-        for (id, margin) in harness.cpu_visible(vp) {
+        for (id, margin) in harness.cpu_visible(&Frustum::from_view_projection(vp)) {
             if margin < 1e-2 {
                 continue; // outside the frustum, or a hair from a plane
             }
@@ -1466,7 +1467,7 @@ fn an_orthographic_view_culls_and_grades_as_the_cpu_reference() {
         .collect();
     gpu.sort_unstable();
     let mut compared = 0;
-    for (id, margin) in harness.cpu_visible(sun) {
+    for (id, margin) in harness.cpu_visible(&Frustum::from_view_projection(sun)) {
         let kept = gpu.binary_search_by_key(&id, |&(i, _)| i);
         if margin.abs() < 1e-2 {
             continue; // a hair from a plane: either float path may round
@@ -1571,7 +1572,7 @@ fn assert_shadow_cascades_match_the_cpu(impostors: bool) {
         gpu.sort_unstable();
         let as_impostors: BTreeSet<u32> = impostor_list[0].iter().copied().collect();
         kept_per_cascade.push(gpu.len() + as_impostors.len());
-        for (id, margin) in harness.cpu_visible(cascade.view_projection) {
+        for (id, margin) in harness.cpu_visible(&cascade_view.frustum) {
             if margin.abs() < 1e-2 {
                 continue; // a hair from a plane: either float path may round
             }
@@ -1998,7 +1999,7 @@ fn a_mixed_crowd_culls_picks_levels_and_animates_as_the_cpu_does() {
         );
         let vp = view_projection(eye, Vec3::ZERO, 0.3 + random.unit() * 1.2);
         let gpu: std::collections::BTreeSet<u32> = harness.render(vp, time).into_iter().collect();
-        for (id, margin) in harness.cpu_visible(vp) {
+        for (id, margin) in harness.cpu_visible(&Frustum::from_view_projection(vp)) {
             if margin > 1e-2 {
                 assert!(gpu.contains(&id), "camera {camera}: instance {id} dropped");
             } else if margin < -1e-2 {
