@@ -13,7 +13,8 @@
 // animate pass runs over. draws.comp turns the counts into indirect draws.
 // Each dispatch judges by one view (frame.cull_views[constants.view]): the
 // camera's, or in the shadow phase a sun cascade's, which keeps casters
-// into its own lists with the pose the camera drew them in (docs/shadows.md).
+// into its own lists in the poses the camera's first cull gave them
+// (docs/shadows.md).
 // CPU references: src/crowd/cull.rs, src/crowd/occlusion.rs,
 // src/crowd/anim_lod.rs, src/crowd/impostor.rs.
 
@@ -233,12 +234,12 @@ uint shared_pose(InstanceAnimation animation, CrowdModel model) {
         | (clip.shared_first + shared_pose_index(clip, clip_time) * model.joint_count);
 }
 
-// GPU animation: where the transforms of an instance this phase draws are.
-// A model without clips stands in its bind pose, its one shared pose; a
+// GPU animation: where the transforms of an instance this phase draws (or
+// a shadow cascade will cast) are. A model without clips stands in its bind pose, its one shared pose; a
 // distant instance not crossfading shows its clip's shared pose (animation
 // level of detail); any other gets the next rows of the skinning palette,
-// one per joint of its model, so the palette grows with what is drawn, not
-// with the crowd. Past the palette's rows it shows the shared pose after
+// one per joint of its model, so the palette grows with what is drawn and
+// casts, not with the crowd. Past the palette's rows it shows the shared pose after
 // all, and the count it leaves tells the CPU how many rows the frame wanted.
 uint drawn_pose_source(CullView view, uint instance, InstanceAnimation animation,
                        CrowdModel model, vec3 centre, float radius) {
@@ -270,24 +271,6 @@ bool meets_frustum(CullView view, vec3 centre, float radius) {
     return true;
 }
 
-// cull::shadow_pose_source: the pose a shadow caster is drawn in: the one
-// the camera drew its mesh in this frame (its early phase, or its only one,
-// has run; visible_last_frame and the camera's frustum say whom it drew),
-// or else its clip's shared pose at this moment.
-uint shadow_pose_source(uint instance, InstanceAnimation animation, CrowdModel model, vec3 centre,
-                        float radius) {
-    uint camera = camera_pose_sources[instance];
-    bool camera_drew = visible_last_frame[instance] != 0u
-        && meets_frustum(frame.cull_views[0], centre, radius);
-    if (camera_drew && camera != IMPOSTOR_POSE) {
-        return camera & ~IMPOSTOR_BAND;
-    }
-    if (model.clip_count == 0u) {
-        return SHARED_POSE | clips[animation.clip].shared_first;
-    }
-    return shared_pose(animation, model);
-}
-
 // impostor::shadow_impostor_slot: where a shadow caster's impostor is
 // baked when the camera shows it past the switch (IMPOSTOR_UNBAKED: it
 // casts as a mesh).
@@ -297,6 +280,18 @@ uint shadow_impostor_slot(InstanceAnimation animation, CrowdModel model, vec3 ce
     }
     uint clip = shows_current_clip(animation) ? animation.clip : animation.previous_clip;
     return impostor_slots[clip];
+}
+
+// Whether a shadow cascade will keep the instance as a mesh caster this
+// frame, which then needs a pose from the camera's cull whether the camera
+// draws it or not (crowd::caster_pose): the tests the cascades' own culls
+// make, on the same views.
+bool casts_as_mesh(InstanceAnimation animation, CrowdModel model, vec3 centre, float radius) {
+    bool kept = false;
+    for (uint c = 0u; c < frame.shadow_params.x && !kept; ++c) {
+        kept = meets_frustum(frame.cull_views[c + 1u], centre, radius);
+    }
+    return kept && shadow_impostor_slot(animation, model, centre, radius) == IMPOSTOR_UNBAKED;
 }
 
 void main() {
@@ -325,9 +320,19 @@ void main() {
             + (instance - model.first_instance) * model.joint_count;
     }
 
+    // The camera's first (or only) phase poses every mesh caster of the
+    // frame's cascades: those it draws as it draws them, the others as it
+    // would have (a palette row, or its clip's shared pose far away), so a
+    // shadow has its character's exact pose whether the camera shows it, hides
+    // it or looks away; occlusion culling changes no shadow.
+    bool poses_casters = !per_instance
+        && (constants.phase == PHASE_ALL || constants.phase == PHASE_EARLY);
     if (!meets_frustum(view, centre, sphere.w)) {
         if (constants.phase == PHASE_ALL || constants.phase == PHASE_LATE) {
             visible_last_frame[instance] = 0u;
+        }
+        if (poses_casters && casts_as_mesh(animation, model, centre, sphere.w)) {
+            pose_sources[instance] = drawn_pose_source(view, instance, animation, model, centre, sphere.w);
         }
         return;
     }
@@ -344,7 +349,8 @@ void main() {
             return;
         }
         if (!per_instance) {
-            pose_sources[instance] = shadow_pose_source(instance, animation, model, centre, sphere.w);
+            // Posed by the camera's first cull (casts_as_mesh).
+            pose_sources[instance] = camera_pose_sources[instance] & ~IMPOSTOR_BAND;
         }
         uint lod = select_lod(view, centre, sphere.w, model);
         uint slot = atomicAdd(lod_counts[placed.model * MAX_LODS + lod], 1u);
@@ -427,6 +433,9 @@ void main() {
         } else {
             atomicAdd(band_counts[placed.model], 1u);
         }
+    }
+    if (!as_mesh && !as_impostor && poses_casters && casts_as_mesh(animation, model, centre, sphere.w)) {
+        pose_sources[instance] = drawn_pose_source(view, instance, animation, model, centre, sphere.w);
     }
     if (as_mesh) {
         uint band = as_impostor ? IMPOSTOR_BAND : 0u;

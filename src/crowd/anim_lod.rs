@@ -88,34 +88,48 @@ pub fn shared_pose(
     Some(shared_pose_index(clip, instance.local_time(time)))
 }
 
-/// Where a shadow caster's skinning transforms are (cull.comp's shadow
-/// phase): a pose the camera drew it in this frame, or its clip's shared
-/// pose for the moment.
+/// Where a shadow caster's skinning transforms are. cull.comp's camera
+/// phase that runs first poses every mesh caster of the frame's cascades,
+/// drawn or not, and the cascades read its pose sources.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CasterPose {
-    /// The camera's pose source for it, without the impostor band's bit.
+    /// Drawn by the camera: its pose source there, without the impostor
+    /// band's bit.
     Camera(u32),
-    /// The index among its clip's shared poses ([`shared_pose_index`]).
+    /// Not drawn: the index among its clip's shared poses
+    /// ([`shared_pose_index`]) where the camera's animation level of detail
+    /// would have shared it (a model without clips: its bind pose, 0).
     Shared(u32),
+    /// Not drawn: palette rows of its own, animated with the camera's.
+    Own,
 }
 
-/// The pose a shadow caster is drawn in: the camera's, `camera_drew` (its
-/// pose source, when the camera drew its mesh this frame), so its shadow
-/// moves with its picture; else (out of the camera's view, hidden, or an
-/// impostor there) its clip's shared pose at `time`, which needs no
-/// skinning palette row.
+/// The pose a shadow caster is drawn in: the camera's (`camera_drew`, its
+/// pose source when the camera drew its mesh this frame); else the one the
+/// camera would have drawn it in (out of view, hidden by occlusion, or
+/// waiting in the late phase): [`shared_pose`] through `camera` with
+/// `max_radius`, or rows of its own. Either way its shadow has its
+/// picture's pose, and occlusion culling changes no shadow.
 pub fn caster_pose(
     camera_drew: Option<u32>,
     instance: &Instance,
     clips: &[Clip],
-    time: f32,
+    (time, blend_time): (f32, f32),
+    camera: &CullView,
+    sphere: BoundingSphere,
+    max_radius: f32,
 ) -> CasterPose {
-    match (camera_drew, clips.get(instance.clip as usize)) {
-        (Some(source), _) => CasterPose::Camera(source & !IMPOSTOR_BAND),
-        (None, Some(clip)) => {
-            CasterPose::Shared(shared_pose_index(clip, instance.local_time(time)))
-        }
-        (None, None) => CasterPose::Shared(0),
+    if let Some(source) = camera_drew {
+        return CasterPose::Camera(source & !IMPOSTOR_BAND);
+    }
+    if clips.is_empty() {
+        return CasterPose::Shared(0);
+    }
+    match shared_pose(
+        instance, clips, time, blend_time, camera, sphere, max_radius,
+    ) {
+        Some(pose) => CasterPose::Shared(pose),
+        None => CasterPose::Own,
     }
 }
 
@@ -182,6 +196,37 @@ mod tests {
         );
         let off = shared_pose(&instance, &clips, 1.0, 0.25, &view, at(1000.0), 0.0);
         assert_eq!(off, None, "animation LOD off");
+    }
+
+    #[test]
+    fn a_caster_takes_the_cameras_pose_or_the_one_it_would_have_drawn() {
+        let clips = [clip(25, true), clip(25, true)];
+        let view = Mat4::look_at_rh(Vec3::new(-10.0, 0.0, 0.0), Vec3::ZERO, Vec3::Z);
+        let mut projection = Mat4::perspective_infinite_reverse_rh(1.0, 1.0, 0.1);
+        projection.y_axis.y = -projection.y_axis.y;
+        let vp = projection * view;
+        let camera = CullView::new(vp, vp.inverse() * Vec4::Z, (720, 720), Some(1.0));
+        let at = |x: f32| BoundingSphere {
+            centre: Vec3::new(x, 0.0, 0.0),
+            radius: 1.0,
+        };
+        let instance = Instance::settled(1, 0.25);
+        let pose = |drawn, clips: &[Clip], x| {
+            caster_pose(drawn, &instance, clips, (1.0, 0.25), &camera, at(x), 16.0)
+        };
+        assert_eq!(
+            pose(Some(40 | IMPOSTOR_BAND), &clips, 1000.0),
+            CasterPose::Camera(40),
+            "drawn: the camera's source, whatever the distance"
+        );
+        assert_eq!(pose(None, &clips, 0.0), CasterPose::Own, "near");
+        assert_eq!(
+            pose(None, &clips, -30.0),
+            CasterPose::Own,
+            "behind the camera"
+        );
+        assert_eq!(pose(None, &clips, 1000.0), CasterPose::Shared(7), "far");
+        assert_eq!(pose(None, &[], 0.0), CasterPose::Shared(0), "no clips");
     }
 
     #[test]

@@ -46,8 +46,8 @@ pub enum CrowdBuffer {
     /// switch, or by the agent pass every frame while locomotion is on.
     InstanceAnimation,
     /// A quaternion and a translation per joint: with GPU animation a
-    /// palette, a row (transform) per joint of each drawn instance that is
-    /// posed on its own (see [`INITIAL_PALETTE_INSTANCES`]); with CPU
+    /// palette, a row (transform) per joint of each drawn (or shadow-casting)
+    /// instance that is posed on its own (see [`INITIAL_PALETTE_INSTANCES`]); with CPU
     /// animation every instance's, instance-major.
     SkinningTransforms,
     /// cull.comp's output: the counts, then the ids of the visible

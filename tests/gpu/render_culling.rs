@@ -94,9 +94,8 @@ fn occlusion_culling_changes_no_pixel() {
     // Several frames: the early phase then draws what the frames before
     // found visible, and the late phase what newly shows.
     for (view, frames) in [("street", "3"), ("overview", "2")] {
-        // Blob shadows: a caster the camera hides casts a shadow map in
-        // its clip's shared pose (docs/shadows.md), so occlusion culling
-        // would move shadow-map pixels by up to 1/60 s of animation.
+        // Shadow maps: a caster the camera hides casts in the pose it
+        // would have been drawn in, so its shadow does not move either.
         let common = [
             "--view",
             view,
@@ -105,7 +104,7 @@ fn occlusion_culling_changes_no_pixel() {
             "--instances",
             "1024",
             "--shadows",
-            "blob",
+            "map",
         ];
         let args = |occlusion| [&common[..], &["--occlusion", occlusion]].concat();
         let on = crowd(&dir, &format!("{view}_on"), &args("on"));
