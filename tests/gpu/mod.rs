@@ -1,6 +1,6 @@
 //! The GPU passes against their CPU references, the renderer's lifetimes,
 //! and headless renders under the validation layer (culling, LOD,
-//! impostors, ground, materials, profiling, RenderDoc captures).
+//! impostors, ground, materials, profiling, shadows, RenderDoc captures).
 
 mod gpu_crowd;
 mod gpu_renderer;
@@ -13,3 +13,4 @@ mod render_impostors;
 mod render_materials;
 mod render_msaa;
 mod render_profiling;
+mod render_shadows;
