@@ -165,18 +165,28 @@ mod tests {
         assert_eq!(shared_pose_index(&clip(1, true), 3.0), 0);
     }
 
-    #[test]
-    fn only_small_settled_instances_share() {
-        let clips = [clip(25, true), clip(25, true)];
+    /// A camera 10 units behind the origin on -X, looking along +X, 720
+    /// pixels square.
+    fn camera() -> CullView {
         let view = Mat4::look_at_rh(Vec3::new(-10.0, 0.0, 0.0), Vec3::ZERO, Vec3::Z);
         let mut projection = Mat4::perspective_infinite_reverse_rh(1.0, 1.0, 0.1);
         projection.y_axis.y = -projection.y_axis.y;
         let vp = projection * view;
-        let view = CullView::new(vp, vp.inverse() * Vec4::Z, (720, 720), Some(1.0));
-        let at = |x: f32| BoundingSphere {
+        CullView::new(vp, vp.inverse() * Vec4::Z, (720, 720), Some(1.0))
+    }
+
+    /// A unit sphere at `x` on the X axis.
+    fn at(x: f32) -> BoundingSphere {
+        BoundingSphere {
             centre: Vec3::new(x, 0.0, 0.0),
             radius: 1.0,
-        };
+        }
+    }
+
+    #[test]
+    fn only_small_settled_instances_share() {
+        let clips = [clip(25, true), clip(25, true)];
+        let view = camera();
         let instance = Instance::settled(1, 0.25);
         let choose = |instance: &Instance, sphere| {
             shared_pose(instance, &clips, 1.0, 0.25, &view, sphere, 16.0)
@@ -201,15 +211,7 @@ mod tests {
     #[test]
     fn a_caster_takes_the_cameras_pose_or_the_one_it_would_have_drawn() {
         let clips = [clip(25, true), clip(25, true)];
-        let view = Mat4::look_at_rh(Vec3::new(-10.0, 0.0, 0.0), Vec3::ZERO, Vec3::Z);
-        let mut projection = Mat4::perspective_infinite_reverse_rh(1.0, 1.0, 0.1);
-        projection.y_axis.y = -projection.y_axis.y;
-        let vp = projection * view;
-        let camera = CullView::new(vp, vp.inverse() * Vec4::Z, (720, 720), Some(1.0));
-        let at = |x: f32| BoundingSphere {
-            centre: Vec3::new(x, 0.0, 0.0),
-            radius: 1.0,
-        };
+        let camera = camera();
         let instance = Instance::settled(1, 0.25);
         let pose = |drawn, clips: &[Clip], x| {
             caster_pose(drawn, &instance, clips, (1.0, 0.25), &camera, at(x), 16.0)

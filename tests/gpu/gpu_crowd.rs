@@ -511,16 +511,7 @@ fn assert_animation_matches_the_cpu(harness: &Harness, visible: &[u32], time: f3
     let mut worst = 0.0f32;
     for &id in visible {
         let instance = &harness.crowd[id as usize];
-        let model = harness.model_of(id as usize);
-        let mut cpu = vec![SkinningTransform::default(); model.skeleton.joint_count()];
-        crowd::animate_instance(
-            &model.skeleton,
-            &model.clips,
-            instance,
-            time,
-            BLEND_TIME,
-            &mut cpu,
-        );
+        let cpu = cpu_transforms(harness.model_of(id as usize), instance, time);
         let difference = pose_difference(gpu.own(id), &cpu);
         worst = worst.max(difference);
         assert!(
@@ -529,6 +520,20 @@ fn assert_animation_matches_the_cpu(harness: &Harness, visible: &[u32], time: f3
         );
     }
     worst
+}
+
+/// `crowd::animate_instance`'s transforms for `instance` at `time`.
+fn cpu_transforms(model: &Model, instance: &Instance, time: f32) -> Vec<SkinningTransform> {
+    let mut transforms = vec![SkinningTransform::default(); model.skeleton.joint_count()];
+    crowd::animate_instance(
+        &model.skeleton,
+        &model.clips,
+        instance,
+        time,
+        BLEND_TIME,
+        &mut transforms,
+    );
+    transforms
 }
 
 /// The largest difference between two instances' skinning transforms: in
@@ -1692,16 +1697,8 @@ fn assert_shadow_cascades_match_the_cpu(impostors: bool) {
                 crowd::CasterPose::Own => {
                     let row = shadow_sources[id as usize];
                     assert_eq!(row & SHARED_POSE, 0, "cascade {c}: caster {id} has rows");
-                    let mut cpu = vec![SkinningTransform::default(); joints as usize];
-                    crowd::animate_instance(
-                        &model.skeleton,
-                        &model.clips,
-                        instance,
-                        time,
-                        BLEND_TIME,
-                        &mut cpu,
-                    );
                     let gpu_pose = &palette[row as usize..][..joints as usize];
+                    let cpu = cpu_transforms(model, instance, time);
                     let difference = pose_difference(gpu_pose, &cpu);
                     assert!(
                         difference < 1e-4,
