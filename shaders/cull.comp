@@ -235,12 +235,13 @@ uint shared_pose(InstanceAnimation animation, CrowdModel model) {
 }
 
 // GPU animation: where the transforms of an instance this phase draws (or
-// a shadow cascade will cast) are. A model without clips stands in its bind pose, its one shared pose; a
-// distant instance not crossfading shows its clip's shared pose (animation
-// level of detail); any other gets the next rows of the skinning palette,
-// one per joint of its model, so the palette grows with what is drawn and
-// casts, not with the crowd. Past the palette's rows it shows the shared pose after
-// all, and the count it leaves tells the CPU how many rows the frame wanted.
+// a shadow cascade will cast) are. A model without clips stands in its
+// bind pose, its one shared pose; a distant instance not crossfading shows
+// its clip's shared pose (animation level of detail); any other gets the
+// next rows of the skinning palette, one per joint of its model, so the
+// palette grows with what is drawn and casts, not with the crowd. Past the
+// palette's rows it shows the shared pose after all, and the count it
+// leaves tells the CPU how many rows the frame wanted.
 uint drawn_pose_source(CullView view, uint instance, InstanceAnimation animation,
                        CrowdModel model, vec3 centre, float radius) {
     if (model.clip_count == 0u) {
@@ -323,8 +324,8 @@ void main() {
     // The camera's first (or only) phase poses every mesh caster of the
     // frame's cascades: those it draws as it draws them, the others as it
     // would have (a palette row, or its clip's shared pose far away), so a
-    // shadow has its character's exact pose whether the camera shows it, hides
-    // it or looks away; occlusion culling changes no shadow.
+    // shadow has its character's exact pose whether the camera shows it,
+    // hides it or looks away; occlusion culling changes no shadow.
     bool poses_casters = !per_instance
         && (constants.phase == PHASE_ALL || constants.phase == PHASE_EARLY);
     if (!meets_frustum(view, centre, sphere.w)) {

@@ -36,10 +36,10 @@ pub enum Acquired {
 
 /// How long an acquire may wait for the presentation engine to give an
 /// image back. The slot's fence is waited on first, so only presentation
-/// itself can hold every image, for a few refreshes at most; a wait this long
-/// means a window system that stopped answering (once, under Xvfb, after a
-/// burst of resizes to one pixel high). Bounded, the event loop goes on
-/// handling input and the swapchain is rebuilt instead of the app hanging.
+/// itself can hold every image, for a few refreshes at most; a wait this
+/// long means a window system that stopped answering. Bounded, the event
+/// loop goes on handling input and the swapchain is rebuilt instead of the
+/// app hanging in the acquire.
 pub const ACQUIRE_TIMEOUT: Duration = Duration::from_secs(2);
 
 /// The size a swapchain for this surface must have; zero while the window is
