@@ -148,8 +148,12 @@ pub fn upload_models(
         parts.push(part);
     }
     let memory = materials.memory();
+    let filtering = match ctx.max_anisotropy {
+        Some(anisotropy) => format!("filtered with up to {anisotropy}x anisotropy"),
+        None => "filtered trilinearly (no anisotropy: a CPU driver or a device without it)".into(),
+    };
     log::info!(
-        "textures: {} images, {:.2} MiB of device memory, {} of them block-compressed",
+        "textures: {} images, {:.2} MiB of device memory, {} of them block-compressed, {filtering}",
         memory.images,
         memory.bytes as f64 / f64::from(1 << 20),
         memory.block_compressed

@@ -267,9 +267,12 @@ fn texture_memory(log: &str) -> (f64, u32) {
         .find(|l| l.contains("textures: ") && l.contains("block-compressed"))
         .unwrap_or_else(|| panic!("no texture memory line:\n{log}"));
     let words: Vec<&str> = line.split_whitespace().collect();
-    // "... 2.67 MiB of device memory, 6 of them block-compressed"
+    // "... 2.67 MiB of device memory, 6 of them block-compressed, filtered ..."
     let word_before = |word: &str, back: usize| {
-        let at = words.iter().position(|w| *w == word).unwrap();
+        let at = words
+            .iter()
+            .position(|w| w.trim_end_matches(',') == word)
+            .unwrap();
         words[at - back]
     };
     (

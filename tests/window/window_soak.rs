@@ -612,38 +612,11 @@ impl Soak<'_> {
     }
 }
 
-/// The soak, run once more with the same input when the app hung inside
-/// lavapipe's vkQueuePresentKHR (gdb's stack of the event loop says so):
-/// CI saw that about one run in three, each time with lavapipe's raster
-/// threads busy in their compiled code, and it never came back when the
-/// same seed ran alone. Any other failure, or a second hang, fails.
 fn soak(name: &str, model_args: &[String], input_time: Duration) {
-    let seed = seed();
-    let first = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        soak_once(name, model_args, input_time, seed)
-    }));
-    let Err(panic) = first else {
-        return;
-    };
-    let message = panic
-        .downcast_ref::<String>()
-        .cloned()
-        .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
-        .unwrap_or_default();
-    if !(message.contains("hang?") && message.contains("queue_present")) {
-        std::panic::resume_unwind(panic);
-    }
-    println!(
-        "soak {name}: the app hung in vkQueuePresentKHR, lavapipe drawing (above); the same \
-         input once more"
-    );
-    soak_once(name, model_args, input_time, seed);
-}
-
-fn soak_once(name: &str, model_args: &[String], input_time: Duration, seed: u64) {
     let Some(x) = window_or_skip(true) else {
         return;
     };
+    let seed = seed();
     println!(
         "soak {name}: seed {seed} (MD5CROWD_SOAK_SEED={seed} repeats it), {:.0} s of input \
          on {}",
