@@ -1,9 +1,9 @@
 //! Impostors as a user sees them: 4096 shipped characters at 1920x1080,
 //! drawn with impostors and without, at the default 4 samples a pixel.
-//! From above, where nearly every character is past the switch, at most 2%
-//! of the pixels differ by more than 10% (1.82% on lavapipe; issue 48 asks
-//! for 1.5%, issue 39 allowed 3% at one sample a pixel); in the street,
-//! where most are near and drawn as meshes, at most 0.5%. The pictures stay in the test's folder
+//! From above, where nearly every character is past the switch, at most
+//! 1.5% of the pixels differ by more than 10%, as issue 48 asks (1.455% on
+//! lavapipe, whose materials are filtered without anisotropy); in the
+//! street, where most are near and drawn as meshes, at most 0.5%. The pictures stay in the test's folder
 //! (target/tmp/render_tests/impostors_on_off) to be looked at.
 
 use crate::common;
@@ -39,7 +39,7 @@ fn impostors_look_like_the_meshes_from_above_and_in_the_street() {
         return;
     }
     let dir = scratch_dir("impostors_on_off");
-    for (view, limit) in [("overview", 0.02), ("street", 0.005)] {
+    for (view, limit) in [("overview", 0.015), ("street", 0.005)] {
         let on = crowd(&dir, view, "on");
         let off = crowd(&dir, view, "off");
         let pixels = f64::from(on.width() * on.height());
