@@ -131,7 +131,7 @@ pub struct RenderArgs {
     /// ground, on the others and on itself), blob (a dark disc under each
     /// character, on the ground) or off. In the window, H cycles them.
     /// [default: map; blob on a CPU driver such as lavapipe, where the
-    /// maps' texels are filled on the CPU: 1.1 to 1.6 times the frame]
+    /// maps' texels are filled on the CPU: 1.2 to 2.1 times the frame]
     #[arg(long, value_enum)]
     pub shadows: Option<ShadowsArg>,
     /// The ground the crowd stands on, where shadows fall; off: a standing
@@ -426,7 +426,7 @@ impl RenderArgs {
         };
         if device_type == vk::PhysicalDeviceType::CPU {
             log::info!(
-                "shadows: blob, {} being a CPU driver (--shadows map draws shadow maps, at 1.1 to 1.6 times the frame time)",
+                "shadows: blob, {} being a CPU driver (--shadows map draws shadow maps, at 1.2 to 2.1 times the frame time)",
                 ctx.device_name
             );
             ShadowsArg::Blob
