@@ -624,8 +624,8 @@ fn check_device(
 /// the device filters anisotropically, none on a CPU driver. llvmpipe's
 /// anisotropic filter is an elliptical weighted average that reads every
 /// texel under the pixel's footprint, however long the ellipse
-/// (`maxSamplerAnisotropy` does not bound it), and at 4x MSAA it filters
-/// per sample: the 4096 overview's 4x frame took 660 ms with it, 210 ms
+/// (`maxSamplerAnisotropy` does not bound it), and it costs most at 4x
+/// MSAA: the 4096 overview's 4x frame took 660 ms with it, 210 ms
 /// without, and where a window one pixel high stretches the footprints
 /// one frame did not end within minutes.
 fn material_anisotropy(

@@ -3,8 +3,9 @@
 //! From above, where nearly every character is past the switch, at most
 //! 1.5% of the pixels differ by more than 10%, as issue 48 asks (1.455% on
 //! lavapipe, whose materials are filtered without anisotropy); in the
-//! street, where most are near and drawn as meshes, at most 0.5%. The pictures stay in the test's folder
-//! (target/tmp/render_tests/impostors_on_off) to be looked at.
+//! street, where most are near and drawn as meshes, at most 0.5%. The
+//! pictures stay in the test's folder (target/tmp/render_tests/impostors_on_off)
+//! to be looked at.
 
 use crate::common;
 
