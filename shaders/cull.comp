@@ -405,9 +405,8 @@ void main() {
     } else {
         visible_last_frame[instance] = 1u;
     }
-    // The early and late phases draw disjoint sets, so each drawn instance
-    // takes one palette row a frame, and neither phase overwrites the pose
-    // source of an instance the other drew.
+    // The early and late phases draw disjoint sets, and neither phase
+    // overwrites the pose source of an instance the other drew.
     // An impostor needs no skinning transforms: its pose source is its
     // atlas cell, and it takes no palette row.
     // Faded at all, it wants its clip baked; until it is, it stays a
@@ -441,7 +440,16 @@ void main() {
     if (as_mesh) {
         uint band = as_impostor ? IMPOSTOR_BAND : 0u;
         if (!per_instance) {
-            pose_sources[instance] = drawn_pose_source(view, instance, animation, model, centre, sphere.w) | band;
+            // A caster in view that the early phase did not draw was posed
+            // by it for the cascades (the same test on the same inputs):
+            // drawn now, it keeps that pose, so an instance takes at most
+            // one pose a frame and the posed list never outgrows the crowd.
+            bool posed_early = constants.phase == PHASE_LATE && !drawn_early
+                && casts_as_mesh(animation, model, centre, sphere.w);
+            uint source = posed_early
+                ? pose_sources[instance]
+                : drawn_pose_source(view, instance, animation, model, centre, sphere.w);
+            pose_sources[instance] = source | band;
         } else {
             pose_sources[instance] |= band;
         }

@@ -472,10 +472,11 @@ fn measure(
         // The slot's fence was waited for inside: the frame it held is done.
         let done = Instant::now();
         let timed = index >= warmup;
-        let baking = case.impostors && !renderer.impostors_settled();
+        // Until a frame is exact: impostors baked, the palette grown.
+        let unsettled = !renderer.settled();
         if !timed
             && index + 1 == warmup
-            && baking
+            && unsettled
             && warmup < WARMUP_FRAMES + IMPOSTOR_WARMUP_FRAMES
         {
             warmup += 1;

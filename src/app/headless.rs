@@ -28,10 +28,11 @@ use crate::gpu::{Context, ContextDesc};
 
 /// Animation time between headless frames: a 60 Hz display's.
 pub const FIXED_STEP: f32 = 1.0 / 60.0;
-/// Frames a headless run may draw, at its first frame's time, for the
-/// impostor atlases to bake what the crowd wants before the frames it
-/// keeps: a picture shows the crowd as it stands once baked.
-const IMPOSTOR_WARMUP_FRAMES: u32 = 600;
+/// Frames a headless run may draw, at its first frame's time, before the
+/// frames it keeps, for those to be exact ([`Renderer::settle`]): the
+/// impostor atlases bake what the crowd wants, and a palette that started
+/// short of the crowd grows to what the view poses.
+const WARMUP_FRAMES: u32 = 600;
 
 pub fn run(
     args: &RenderArgs,
@@ -107,7 +108,7 @@ fn render(
 ) -> Result<(), AppError> {
     let count = args.frames.unwrap_or(1);
     scene.time = args.time - (count - 1) as f32 * FIXED_STEP;
-    bake_impostors(ctx, renderer, scene)?;
+    warm_up(ctx, renderer, scene)?;
     let mut overlay = args.overlay.then(|| Overlay::new(true));
     let mut meter = FrameMeter::new(Instant::now());
     let mut averages = None;
@@ -173,22 +174,20 @@ fn render(
     Ok(())
 }
 
-/// Draws frames at `scene`'s time until the impostor atlases hold what the
-/// crowd wants, and logs how many it took; their measurements are
-/// dropped. Nothing to wait for without impostors.
-fn bake_impostors(
-    ctx: &Context,
-    renderer: &mut Renderer,
-    scene: &mut Scene,
-) -> Result<(), AppError> {
-    if !scene.view.impostors || scene.view.lod_bias.is_none() {
+/// Draws frames at `scene`'s time until one is exact, and logs how many it
+/// took; their measurements are dropped. None where every frame is exact
+/// from the first: no impostors to bake, and a skinning palette that holds
+/// every instance's rows.
+fn warm_up(ctx: &Context, renderer: &mut Renderer, scene: &mut Scene) -> Result<(), AppError> {
+    let bakes = scene.view.impostors && scene.view.lod_bias.is_some();
+    if !bakes && !renderer.palette_may_run_short() {
         return Ok(());
     }
     let started = Instant::now();
-    let frames = renderer.bake_impostors(ctx, scene, IMPOSTOR_WARMUP_FRAMES)?;
+    let frames = renderer.settle(ctx, scene, WARMUP_FRAMES)?;
     log_first_frame(&scene.cast, renderer);
     log::info!(
-        "impostors: {frames} warm-up frame(s), {:.2} s, before the first kept frame",
+        "warm-up: {frames} frame(s), {:.2} s, before the first kept frame (impostors baked, palette grown)",
         started.elapsed().as_secs_f64()
     );
     Ok(())

@@ -25,6 +25,7 @@ use ash::vk;
 
 use crate::gltf::GltfError;
 use crate::gpu::context::Validation;
+use crate::gpu::crowd_buffers::PALETTE_START_BYTES;
 use crate::gpu::debug::MessageCounts;
 use crate::gpu::guard::guard;
 use crate::gpu::memory::MemoryReport;
@@ -315,6 +316,7 @@ fn build_crowd(
         // A shadow map costs memory only where one may be drawn.
         shadow_cascades: if shadow_maps { draw.shadow_cascades } else { 0 },
         shadow_resolution: draw.shadow_resolution,
+        palette_start_bytes: PALETTE_START_BYTES,
     };
     let mut renderer = guard(ctx, Renderer::new(ctx, &cast.models, &desc)?);
     renderer.check_crowd_fits(spec.instances)?;

@@ -47,7 +47,7 @@ pub enum CrowdBuffer {
     InstanceAnimation,
     /// A quaternion and a translation per joint: with GPU animation a
     /// palette, a row (transform) per joint of each drawn (or shadow-casting)
-    /// instance that is posed on its own (see [`INITIAL_PALETTE_INSTANCES`]); with CPU
+    /// instance that is posed on its own (see [`PALETTE_START_BYTES`]); with CPU
     /// animation every instance's, instance-major.
     SkinningTransforms,
     /// cull.comp's output: the counts, then the ids of the visible
@@ -86,13 +86,16 @@ pub enum CrowdBuffer {
     ShadowImpostorCells,
 }
 
-/// The instances a skinning palette starts with rows for (fewer for a
-/// smaller crowd): about what one view can hold of instances posed on their
-/// own. With animation level of detail those project to more than 16 pixels
-/// of radius, and some 1100 discs of that size cover a 1280x720 image;
-/// crowds up to this size allocate what they always did, and 23 joints take
-/// 736 KiB a frame slot where 16384 instances would take 11.5 MiB.
-pub const INITIAL_PALETTE_INSTANCES: u32 = 1024;
+/// Device memory a frame slot's skinning palette may start with. Within
+/// it a palette holds every instance's rows from the first frame, so no
+/// frame can run out of rows: which instances would lose theirs depends on
+/// the order of cull.comp's atomics, and the picture would differ from run
+/// to run. 23-joint characters fit 91,000 instances in it, 110-joint ones
+/// 19,000. A larger crowd starts with this much and grows as frames want
+/// more ([`super::crowd_resources::CrowdResources::grow_palette`]); its
+/// headless frames are drawn again until none runs short
+/// ([`super::renderer::Renderer::settle`]).
+pub const PALETTE_START_BYTES: u64 = 64 << 20;
 
 /// One buffer whose size is proportional to the instance count: rows of
 /// each instance, or for a palette, of each instance at most.
@@ -110,8 +113,8 @@ pub struct CrowdBufferDesc {
     pub per_frame_slot: bool,
     /// Copies per frame slot (or in all): one, or one per shadow cascade.
     pub views: u32,
-    /// A palette: it starts with rows for [`INITIAL_PALETTE_INSTANCES`]
-    /// and grows, up to every instance's, as frames want more
+    /// A palette: it starts with rows for every instance, or
+    /// [`PALETTE_START_BYTES`]' worth, and grows, up to every instance's, as frames want more
     /// ([`super::crowd_resources::CrowdResources::grow_palette`]). The fit check counts it at its
     /// largest.
     pub palette: bool,
@@ -135,12 +138,15 @@ impl CrowdBufferDesc {
         instances.saturating_mul(self.rows_per_instance)
     }
 
-    /// The rows a new crowd of `instances` allocates.
-    pub fn initial_rows(&self, instances: u32) -> u32 {
+    /// The rows a new crowd of `instances` allocates; a palette holds
+    /// every instance's within `palette_start_bytes` a copy.
+    pub fn initial_rows(&self, instances: u32, palette_start_bytes: u64) -> u32 {
+        let rows = self.rows_for(instances);
         if self.palette {
-            self.rows_for(instances.min(INITIAL_PALETTE_INSTANCES))
+            let affordable = palette_start_bytes / self.row_bytes().max(1);
+            rows.min(u32::try_from(affordable).unwrap_or(u32::MAX))
         } else {
-            self.rows_for(instances)
+            rows
         }
     }
 
@@ -173,7 +179,9 @@ pub struct CrowdShape {
     pub lod_count: u32,
     pub animation: Animation,
     /// Shadow cascades culled and drawn (0: none), each with lists of its
-    /// own. The yardsticks (CPU skinning, the bind pose) cast none.
+    /// own. The bind pose casts as the other modes do, so that bench's
+    /// static baseline draws the same shadows; CPU skinning, which draws
+    /// every instance itself, casts none.
     pub shadow_cascades: u32,
 }
 
@@ -192,8 +200,10 @@ impl CrowdShape {
             .clamp(1, MAX_LODS as u32),
             animation,
             shadow_cascades: match animation {
-                Animation::Gpu | Animation::Cpu => shadow_cascades.min(MAX_SHADOW_CASCADES as u32),
-                Animation::CpuSkinned | Animation::BindPose => 0,
+                Animation::Gpu | Animation::Cpu | Animation::BindPose => {
+                    shadow_cascades.min(MAX_SHADOW_CASCADES as u32)
+                }
+                Animation::CpuSkinned => 0,
             },
         }
     }
@@ -628,7 +638,7 @@ mod tests {
     }
 
     #[test]
-    fn only_gpu_animation_has_a_palette_which_starts_with_the_first_rows() {
+    fn only_gpu_animation_has_a_palette_which_starts_with_every_instance_it_affords() {
         let palettes = |animation| -> Vec<CrowdBufferDesc> {
             crowd_buffers(&shape(23, 100, animation))
                 .into_iter()
@@ -642,9 +652,12 @@ mod tests {
             panic!("one palette");
         };
         assert_eq!(palette.buffer, CrowdBuffer::SkinningTransforms);
-        // A row per joint of the instances it starts with.
-        assert_eq!(palette.initial_rows(300), 300 * 23);
-        assert_eq!(palette.initial_rows(5000), INITIAL_PALETTE_INSTANCES * 23);
+        // A row per joint of every instance, within its start's bytes.
+        let row = size_of::<SkinningTransform>() as u64;
+        assert_eq!(palette.initial_rows(5000, PALETTE_START_BYTES), 5000 * 23);
+        assert_eq!(palette.initial_rows(300, 1000 * 23 * row), 300 * 23);
+        assert_eq!(palette.initial_rows(5000, 1000 * 23 * row), 1000 * 23);
+        assert_eq!(palette.initial_rows(5000, 0), 0, "a row is kept by size()");
         // The fit check counts it at a row per instance.
         let gpu = shape(23, 100, Animation::Gpu);
         let cpu = shape(23, 100, Animation::Cpu);

@@ -16,6 +16,12 @@ pub struct CrowdFrameState {
     /// `RETURN_HOME`).
     pub placements_moved: bool,
     pub slots: [SlotState; FRAMES_IN_FLIGHT],
+    /// The most skinning palette rows a done frame wanted, and the first
+    /// frame, by index, that wanted that many: every slot grows to it
+    /// before its next frame.
+    pub palette_wanted: Option<(u64, u32)>,
+    /// The latest done frame, by index, and whether its palette ran short.
+    pub last_done: Option<(u64, bool)>,
 }
 
 /// Per frame slot, what its crowd buffers hold.
@@ -27,13 +33,26 @@ pub struct SlotState {
     pub instances_version: Option<u64>,
     /// The agent pass wrote the walking models' instance animation here.
     pub walkers_moved: bool,
-    /// The last frame in the slot, by index, and the skinning palette rows
-    /// it wanted: read back when it is done, applied before the slot's
-    /// next frame is recorded.
-    pub palette_wanted: Option<(u64, u32)>,
 }
 
 impl CrowdFrameState {
+    /// Notes what done frame `index` wanted of a palette of `rows` rows
+    /// (`None`: CPU animation, a row per instance, never short).
+    pub fn note_palette(&mut self, index: u64, wanted: u32, rows: Option<u32>) {
+        if self.palette_wanted.is_none_or(|(_, most)| wanted > most) {
+            self.palette_wanted = Some((index, wanted));
+        }
+        let short = rows.is_some_and(|rows| wanted > rows);
+        if self.last_done.is_none_or(|(last, _)| index > last) {
+            self.last_done = Some((index, short));
+        }
+    }
+
+    /// Whether the latest done frame's palette ran short.
+    pub fn last_done_ran_short(&self) -> bool {
+        self.last_done.is_some_and(|(_, short)| short)
+    }
+
     /// What the agent pass does to `crowd` in a frame with locomotion
     /// `on`, if anything: walk, or once after locomotion went off, put
     /// everyone back; none without agents. Notes where that leaves the

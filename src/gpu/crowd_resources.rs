@@ -77,6 +77,7 @@ impl CrowdResources {
         agents: Option<&CrowdAgents>,
         shape: CrowdShape,
         animate_kernel: Kernel,
+        palette_start_bytes: u64,
     ) -> Result<CrowdResources, GpuError> {
         if let Some(agents) = agents.filter(|a| a.lanes.len() != placements.len()) {
             return Err(GpuError::FrameMismatch(format!(
@@ -86,7 +87,10 @@ impl CrowdResources {
             )));
         }
         let models = crowd_models(model, placements)?;
-        let buffers = guard(ctx, create_buffers(ctx, &shape, placements.len() as u32)?);
+        let buffers = guard(
+            ctx,
+            create_buffers(ctx, &shape, placements.len() as u32, palette_start_bytes)?,
+        );
         let contents = Contents {
             placements,
             models: &models,
@@ -407,12 +411,13 @@ fn create_buffers(
     ctx: &Context,
     shape: &CrowdShape,
     instance_count: u32,
+    palette_start_bytes: u64,
 ) -> Result<Vec<CrowdBufferCopies>, GpuError> {
     let mut buffers = guard(ctx, Vec::new());
     for desc in crowd_buffers(shape) {
         let mut copies = guard(ctx, Vec::new());
         for copy in 0..desc.copies() as usize {
-            let rows = desc.initial_rows(instance_count);
+            let rows = desc.initial_rows(instance_count, palette_start_bytes);
             let views = desc.views as usize;
             copies.push(create_copy(ctx, &desc, (copy / views, copy % views), rows)?);
         }

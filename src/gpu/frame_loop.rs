@@ -425,29 +425,6 @@ impl Renderer {
         Ok(report)
     }
 
-    /// Draws offscreen frames of `source` until the impostor atlases hold
-    /// what it wants ([`Renderer::impostors_settled`]), `limit` at most,
-    /// and waits for them; returns how many it drew. Their measurements
-    /// are dropped: headless runs and tests keep the frames after.
-    pub fn bake_impostors(
-        &mut self,
-        ctx: &Context,
-        source: &mut dyn FrameSource,
-        limit: u32,
-    ) -> Result<u32, GpuError> {
-        let mut frames = 0;
-        loop {
-            let mut no_capture = FrameCapture::new(None);
-            self.draw_frame(ctx, Destination::Offscreen, None, &mut no_capture, source)?;
-            frames += 1;
-            if self.impostors_settled() || frames == limit {
-                break;
-            }
-        }
-        self.finish(ctx)?;
-        Ok(frames)
-    }
-
     /// Waits for the GPU and returns what the frames still in flight
     /// measured, oldest first: the end of a run.
     pub fn finish(&mut self, ctx: &Context) -> Result<Vec<MeasuredFrame>, GpuError> {
@@ -480,7 +457,7 @@ impl Renderer {
 
     /// The measurements of the frame that last used `slot`, whose fence
     /// has signalled; each is returned once. The skinning palette rows it
-    /// wanted are kept for the slot's next frame ([`Renderer::grow_palette`]).
+    /// wanted are kept for every slot's next frame ([`Renderer::grow_palette`]).
     fn collect(
         &mut self,
         ctx: &Context,
@@ -496,9 +473,10 @@ impl Renderer {
         let requests = self.slots[slot].impostor_requests.read();
         let words: Vec<u32> = bytemuck::pod_collect_to_vec(requests);
         self.model.impostors.note_requests(&words, last.index);
-        if let Some(header) = header.filter(|_| self.crowd.is_some()) {
-            self.crowd_frames.slots[slot].palette_wanted =
-                Some((last.index, header.palette_rows_wanted));
+        if let (Some(header), Some(crowd)) = (header, &self.crowd) {
+            let rows = crowd.palette_rows(slot);
+            self.crowd_frames
+                .note_palette(last.index, header.palette_rows_wanted, rows);
         }
         let visible = header.map(VisibleCounts::from);
         let measured = self.profiler.take(ctx, slot)?.map(|gpu| MeasuredFrame {

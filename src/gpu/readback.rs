@@ -101,6 +101,20 @@ impl Renderer {
         Ok(bytemuck::pod_read_unaligned(bytemuck::cast_slice(header)))
     }
 
+    /// The instances frame slot `slot`'s culls handed palette rows to (the
+    /// posed list, which animate.comp runs over), in the order they took
+    /// them.
+    pub fn read_posed_instances(&self, ctx: &Context, slot: usize) -> Result<Vec<u32>, GpuError> {
+        let buffer = self.crowd_buffer(CrowdBuffer::VisibleInstances, slot)?;
+        let words: Vec<u32> = resources::read_buffer(ctx, buffer)?;
+        let (header, regions) = words.split_at(size_of::<VisibleHeader>() / 4);
+        let header: VisibleHeader = bytemuck::pod_read_unaligned(bytemuck::cast_slice(header));
+        let stride = self.crowd.as_ref().map_or(0, |c| c.instance_count()) as usize;
+        let start = ((self.model.model.lod_count as usize + 1) * stride).min(regions.len());
+        let end = (start + header.posed_count as usize).min(regions.len());
+        Ok(regions[start..end].to_vec())
+    }
+
     /// The visible lists: one per level of detail, then the impostors'.
     fn read_visible_lists(&self, ctx: &Context, slot: usize) -> Result<Vec<Vec<u32>>, GpuError> {
         let buffer = self.crowd_buffer(CrowdBuffer::VisibleInstances, slot)?;

@@ -8,10 +8,12 @@ use std::time::{Duration, Instant};
 
 use ash::vk;
 
+use super::capture::FrameCapture;
 use super::crowd_buffers::{check_crowd_fits, Animation, BufferLimits, CrowdBuffer, CrowdShape};
 use super::crowd_frame_state::CrowdFrameState;
 use super::crowd_resources::{CrowdAgents, CrowdResources};
 use super::frame::{FrameSlot, FRAMES_IN_FLIGHT};
+use super::frame_loop::{Destination, FrameSource};
 use super::guard::{guard, Destroy};
 use super::memory::{DeviceMemory, MemoryReport};
 use super::model_resources::ModelResources;
@@ -46,6 +48,9 @@ pub struct RendererDesc {
     pub shadow_cascades: u32,
     /// Texels a side of each cascade's layer of the shadow map.
     pub shadow_resolution: u32,
+    /// Device memory a frame slot's skinning palette starts with, at most
+    /// ([`super::crowd_buffers::PALETTE_START_BYTES`] unless a test plays a palette that grows).
+    pub palette_start_bytes: u64,
 }
 
 pub struct Renderer {
@@ -57,6 +62,8 @@ pub struct Renderer {
     animate_kernel: Option<Kernel>,
     /// [`RendererDesc::impostor_budget`], for models loaded again.
     impostor_budget: u64,
+    /// [`RendererDesc::palette_start_bytes`], for every crowd.
+    palette_start_bytes: u64,
     /// `None` until [`Renderer::set_crowd`].
     pub(super) crowd: Option<CrowdResources>,
     /// What the frame loop remembers of the crowd; reset with it.
@@ -127,6 +134,7 @@ impl Renderer {
             crowd_shape: CrowdShape::of(models, desc.animation, desc.shadow_cascades),
             animate_kernel: desc.animate_kernel,
             impostor_budget: desc.impostor_budget,
+            palette_start_bytes: desc.palette_start_bytes,
             limits: BufferLimits::of(ctx, desc.memory_budget),
             model,
             crowd: None,
@@ -296,6 +304,9 @@ impl Renderer {
         for frame in self.in_flight.iter_mut().flatten() {
             frame.counted = false;
         }
+        // The new crowd may want clips the old one did not: settled only
+        // once its own frames have drawn impostors without baking.
+        self.frames_without_bakes = 0;
         match self.build_crowd(ctx, placements, agents) {
             Ok(crowd) => {
                 self.crowd = Some(crowd);
@@ -333,6 +344,7 @@ impl Renderer {
             agents,
             self.crowd_shape,
             animate_kernel,
+            self.palette_start_bytes,
         )
     }
 
@@ -364,30 +376,78 @@ impl Renderer {
             .max()
     }
 
-    /// Grows slot `slot`'s skinning palette when the last frame in the slot
-    /// wanted more rows than it had: that frame showed the instances past
-    /// its rows in their shared pose, the slot's next frames give them
-    /// their own. Call while the slot is idle, before recording into it.
+    /// Whether a frame's skinning palette can run short: it started with
+    /// fewer rows than the crowd's instances take
+    /// ([`super::crowd_buffers::PALETTE_START_BYTES`]) and has not grown to them.
+    pub fn palette_may_run_short(&self) -> bool {
+        self.crowd.as_ref().is_some_and(|crowd| {
+            (0..self.slots.len())
+                .filter_map(|slot| crowd.palette_rows(slot))
+                .any(|rows| rows < crowd.transform_count())
+        })
+    }
+
+    /// Grows slot `slot`'s skinning palette to the most rows a done frame
+    /// of the crowd wanted, when it has fewer: that frame showed the
+    /// instances past its rows in their shared pose, and every slot's next
+    /// frames give them their own. Call while the slot is idle, before
+    /// recording into it.
     pub(super) fn grow_palette(&mut self, ctx: &Context, slot: usize) -> Result<(), GpuError> {
         let Some(crowd) = self.crowd.as_mut() else {
             return Ok(());
         };
-        let Some((index, wanted)) = self.crowd_frames.slots[slot].palette_wanted else {
+        let Some((index, wanted)) = self.crowd_frames.palette_wanted else {
             return Ok(());
         };
-        // Kept until it grew: a failure is tried again next time.
-        let grown = crowd.grow_palette(ctx, &self.model, slot, wanted)?;
-        self.crowd_frames.slots[slot].palette_wanted = None;
-        if let Some(rows) = grown {
+        // A failure is tried again before the slot's next frame.
+        if let Some(rows) = crowd.grow_palette(ctx, &self.model, slot, wanted)? {
             let bytes = crowd
                 .buffer(CrowdBuffer::SkinningTransforms, slot)
                 .map_or(0, |b| b.size);
             log::info!(
-                "skinning palette, frame {index}: grew to {rows} rows ({:.1} MiB) for {wanted} wanted",
+                "skinning palette, slot {slot}: grew to {rows} rows ({:.1} MiB) for the {wanted} frame {index} wanted",
                 bytes as f64 / f64::from(1 << 20)
             );
         }
         Ok(())
+    }
+
+    /// Whether the last frame drawn was exact: the impostor atlases held
+    /// what it wanted ([`Renderer::impostors_settled`]) and, once done, its
+    /// skinning palette held a row for every instance it posed (one that
+    /// ran short showed the rest in shared poses, chosen by the order of
+    /// the GPU's atomics). Only a crowd whose palette starts short of
+    /// every instance's rows can run short.
+    pub fn settled(&self) -> bool {
+        self.impostors_settled() && !self.crowd_frames.last_done_ran_short()
+    }
+
+    /// Draws offscreen frames of `source` until one is exact
+    /// ([`Renderer::settled`]), `limit` at most, and waits for them;
+    /// returns how many it drew. Their measurements are dropped: headless
+    /// runs, bench and tests keep the frames after, which are then exact
+    /// from the first.
+    pub fn settle(
+        &mut self,
+        ctx: &Context,
+        source: &mut dyn FrameSource,
+        limit: u32,
+    ) -> Result<u32, GpuError> {
+        let mut frames = 0;
+        loop {
+            let mut no_capture = FrameCapture::new(None);
+            self.draw_frame(ctx, Destination::Offscreen, None, &mut no_capture, source)?;
+            frames += 1;
+            // Whether the palette ran short is known once the frame is done.
+            if self.impostors_settled() {
+                self.finish(ctx)?;
+            }
+            if self.settled() || frames == limit {
+                break;
+            }
+        }
+        self.finish(ctx)?;
+        Ok(frames)
     }
 }
 

@@ -19,7 +19,7 @@ use md5crowd::crowd::{
 };
 use md5crowd::gpu::capture::FrameCapture;
 use md5crowd::gpu::context::Validation;
-use md5crowd::gpu::crowd_buffers::{crowd_bytes, Animation, CrowdShape, INITIAL_PALETTE_INSTANCES};
+use md5crowd::gpu::crowd_buffers::{crowd_bytes, Animation, CrowdShape, PALETTE_START_BYTES};
 use md5crowd::gpu::frame::FRAMES_IN_FLIGHT;
 use md5crowd::gpu::frame_loop::{
     cascade_view, Destination, FrameInput, FrameSource, Posed, SceneUniforms, Shadows, ViewOptions,
@@ -165,6 +165,10 @@ struct Harness {
 }
 
 /// The harness renderer's shadow cascades, small: lavapipe draws them.
+/// The instances [`Harness::with_growing_palette`]'s skinning palette
+/// starts with rows for, where a crowd within
+/// [`PALETTE_START_BYTES`] starts with every instance's.
+const GROWING_PALETTE_INSTANCES: u32 = 1024;
 const HARNESS_CASCADES: u32 = 3;
 const HARNESS_SHADOW_RESOLUTION: u32 = 2048;
 
@@ -229,6 +233,27 @@ impl Harness {
     /// `crowd` of `models` (sorted by model), animated by `kernel` (`None`:
     /// the device's).
     fn with_crowd(models: Vec<Model>, crowd: Vec<Instance>, kernel: Option<Kernel>) -> Harness {
+        Harness::with_palette_start(models, crowd, kernel, PALETTE_START_BYTES)
+    }
+
+    /// A crowd of the shipped character whose skinning palette starts with
+    /// rows for [`GROWING_PALETTE_INSTANCES`] only, to watch it grow.
+    fn with_growing_palette(instances: usize, time: f32) -> Harness {
+        let models = vec![shipped_model()];
+        let crowd = crowd_at(&models, instances, time);
+        let row_bytes = models[0].skeleton.joint_count() * size_of::<SkinningTransform>();
+        let start = u64::from(GROWING_PALETTE_INSTANCES) * row_bytes as u64;
+        Harness::with_palette_start(models, crowd, None, start)
+    }
+
+    /// [`Harness::with_crowd`], its skinning palette starting with
+    /// `palette_start_bytes` a frame slot at most.
+    fn with_palette_start(
+        models: Vec<Model>,
+        crowd: Vec<Instance>,
+        kernel: Option<Kernel>,
+        palette_start_bytes: u64,
+    ) -> Harness {
         // Validation messages go to the log: show them when a test fails.
         let _ = env_logger::builder().is_test(true).try_init();
         let ctx = Context::new(&ContextDesc {
@@ -253,6 +278,7 @@ impl Harness {
                 samples: 1,
                 shadow_cascades: HARNESS_CASCADES,
                 shadow_resolution: HARNESS_SHADOW_RESOLUTION,
+                palette_start_bytes,
             },
         )
         .unwrap();
@@ -337,7 +363,7 @@ impl Harness {
         // The atlases bake what this view wants first, as a headless run
         // does, so the frame shows every impostor it can.
         if frame.impostors {
-            let warmup = renderer.bake_impostors(&self.ctx, &mut frame, 200).unwrap();
+            let warmup = renderer.settle(&self.ctx, &mut frame, 200).unwrap();
             assert!(warmup < 200, "the impostor bakes never settle");
         }
         renderer
@@ -1107,13 +1133,14 @@ fn the_palette_grows_until_every_drawn_instance_has_its_own_row() {
         return;
     }
     let (time, count) = (1.1, 3000);
-    let mut harness = Harness::new(count, time);
+    let mut harness = Harness::with_growing_palette(count, time);
     let shared = SharedPoses::sample(&harness.model().skeleton, &harness.model().clips);
     let far_above = view_projection(Vec3::new(-5000.0, 0.0, 8500.0), Vec3::ZERO, 1.0);
-    // The first frame in each slot wants a row per instance (animation LOD
-    // is off) and has INITIAL_PALETTE_INSTANCES: the rest show the shared pose
-    // animation LOD would have picked.
-    for frame in 0..FRAMES_IN_FLIGHT {
+    // The first frame wants a row per instance (animation LOD is off) and
+    // has GROWING_PALETTE_INSTANCES: the rest show the shared pose animation
+    // LOD would have picked, and the renderer knows the frame was not exact.
+    {
+        let frame = 0;
         let visible = harness.render(far_above, time);
         assert_eq!(visible.len(), count, "everyone in view");
         let poses = harness.gpu_poses();
@@ -1124,7 +1151,7 @@ fn the_palette_grows_until_every_drawn_instance_has_its_own_row() {
             .collect();
         assert_eq!(
             overflow.len(),
-            count - INITIAL_PALETTE_INSTANCES as usize,
+            count - GROWING_PALETTE_INSTANCES as usize,
             "frame {frame}"
         );
         for &id in &overflow {
@@ -1133,9 +1160,10 @@ fn the_palette_grows_until_every_drawn_instance_has_its_own_row() {
             }
         }
     }
-    // Each slot grew to the whole crowd (the power of two above it is
+    assert!(!harness.renderer.as_ref().unwrap().settled(), "ran short");
+    // Every slot grew to the whole crowd (the power of two above it is
     // more) before its next frame: everyone has a row of their own.
-    for frame in FRAMES_IN_FLIGHT..2 * FRAMES_IN_FLIGHT {
+    for frame in 1..=2 * FRAMES_IN_FLIGHT {
         let visible = harness.render(far_above, time);
         let poses = harness.gpu_poses();
         let rows: std::collections::BTreeSet<usize> =
@@ -1143,6 +1171,10 @@ fn the_palette_grows_until_every_drawn_instance_has_its_own_row() {
         assert_eq!(rows.len(), count, "frame {frame}: distinct rows");
         let worst = assert_animation_matches_the_cpu(&harness, &visible, time);
         println!("frame {frame}: largest GPU/CPU difference {worst:e}");
+        assert!(
+            harness.renderer.as_ref().unwrap().settled(),
+            "frame {frame}"
+        );
     }
     let crowd = harness.renderer.as_ref().unwrap().crowd().unwrap();
     // A row per joint of every instance.
@@ -1168,7 +1200,7 @@ fn the_palette_grows_with_what_a_view_draws_not_with_the_crowd() {
         return;
     }
     let (time, count) = (0.7, 4096);
-    let mut harness = Harness::new(count, time);
+    let mut harness = Harness::with_growing_palette(count, time);
     // Two phases, each drawing what the other does not: an instance takes
     // one row a frame, or the palette would grow past the power of two
     // above what is seen.
@@ -1189,7 +1221,7 @@ fn the_palette_grows_with_what_a_view_draws_not_with_the_crowd() {
         }
     }
     assert!(
-        seen > INITIAL_PALETTE_INSTANCES as usize && seen.next_power_of_two() < count,
+        seen > GROWING_PALETTE_INSTANCES as usize && seen.next_power_of_two() < count,
         "the corner is more than the first rows and less than half the crowd: {seen}"
     );
     let crowd = harness.renderer.as_ref().unwrap().crowd().unwrap();
@@ -1513,6 +1545,64 @@ fn shadow_cascades_cull_and_pose_as_the_cpu_reference() {
 #[test]
 fn impostors_cast_from_the_cell_facing_the_sun() {
     assert_shadow_cascades_match_the_cpu(true);
+}
+
+/// With occlusion culling and shadow maps, the early phase poses the
+/// casters in view that it does not draw, and on the first frame (nothing
+/// was visible before) the late phase draws most of them: each keeps the
+/// pose the early phase gave it. An instance takes one pose a frame, so
+/// the posed list holds it once and the palette rows wanted are its
+/// joints, once.
+#[test]
+fn an_instance_takes_one_pose_a_frame_with_occlusion_and_shadow_maps() {
+    if !common::vulkan_or_skip() {
+        return;
+    }
+    let time = 1.3;
+    let mut harness = Harness::new(400, time);
+    harness.occlusion = true;
+    harness.shadows = Shadows::Map;
+    harness.sun = md5crowd::shadow::sun_direction(200.0, 25.0);
+    let street = view_projection(
+        Vec3::new(-700.0, -250.0, 60.0),
+        Vec3::new(0.0, 150.0, 40.0),
+        0.9,
+    );
+    let joints = harness.model().skeleton.joint_count() as u32;
+    for frame in 0..=FRAMES_IN_FLIGHT {
+        let visible = harness.render(street, time);
+        harness.ctx.wait_idle().unwrap();
+        let renderer = harness.renderer.as_ref().unwrap();
+        let (ctx, slot) = (&harness.ctx, harness.last_slot);
+        let header = renderer.read_visible_header(ctx, slot).unwrap();
+        let posed = renderer.read_posed_instances(ctx, slot).unwrap();
+        let distinct: BTreeSet<u32> = posed.iter().copied().collect();
+        println!(
+            "frame {frame}: {} drawn, {} posed ({} early)",
+            visible.len(),
+            posed.len(),
+            header.early_posed_count
+        );
+        assert_eq!(distinct.len(), posed.len(), "frame {frame}: posed twice");
+        assert_eq!(
+            header.palette_rows_wanted,
+            posed.len() as u32 * joints,
+            "frame {frame}"
+        );
+        // Animation level of detail is off: everyone drawn has rows.
+        assert!(
+            visible.iter().all(|id| distinct.contains(id)),
+            "frame {frame}"
+        );
+        if frame == 0 {
+            assert!(
+                header.early_posed_count > 0
+                    && visible.len() > header.early_posed_count as usize / 2,
+                "the early phase posed casters the late phase drew"
+            );
+        }
+    }
+    harness.finish();
 }
 
 fn assert_shadow_cascades_match_the_cpu(impostors: bool) {

@@ -11,7 +11,7 @@ use crate::common;
 use ash::vk;
 use md5crowd::gpu::capture::FrameCapture;
 use md5crowd::gpu::context::Validation;
-use md5crowd::gpu::crowd_buffers::{crowd_bytes, Animation, CrowdShape, INITIAL_PALETTE_INSTANCES};
+use md5crowd::gpu::crowd_buffers::{crowd_bytes, Animation, CrowdShape, PALETTE_START_BYTES};
 use md5crowd::gpu::frame::FRAMES_IN_FLIGHT;
 use md5crowd::gpu::frame_loop::{
     Destination, FrameInput, FrameSource, Posed, SceneUniforms, ViewOptions,
@@ -56,6 +56,21 @@ fn placements(count: usize) -> Vec<CrowdInstance> {
         .collect()
 }
 
+/// The instances a palette that grows starts with rows for
+/// ([`growing_palette`]), where a crowd within [`PALETTE_START_BYTES`]
+/// starts with every instance's.
+const GROWING_PALETTE_INSTANCES: u32 = 1024;
+
+/// [`desc`], with a skinning palette of `model`'s that starts with rows for
+/// [`GROWING_PALETTE_INSTANCES`].
+fn growing_palette(animation: Animation, model: &Model) -> RendererDesc {
+    let row_bytes = model.skeleton.joint_count() * size_of::<SkinningTransform>();
+    RendererDesc {
+        palette_start_bytes: u64::from(GROWING_PALETTE_INSTANCES) * row_bytes as u64,
+        ..desc(animation)
+    }
+}
+
 fn desc(animation: Animation) -> RendererDesc {
     RendererDesc {
         extent: vk::Extent2D {
@@ -69,6 +84,7 @@ fn desc(animation: Animation) -> RendererDesc {
         samples: 1,
         shadow_cascades: 0,
         shadow_resolution: 1,
+        palette_start_bytes: PALETTE_START_BYTES,
     }
 }
 
@@ -233,7 +249,7 @@ fn the_fit_check_counts_what_the_crowd_allocates() {
     let ctx = validated_context();
     let model = model(InfluenceLimit::Eight);
     let row_bytes = (model.skeleton.joint_count() * size_of::<SkinningTransform>()) as u64;
-    let beyond = INITIAL_PALETTE_INSTANCES as usize + 300;
+    let beyond = GROWING_PALETTE_INSTANCES as usize + 300;
     for animation in [
         Animation::Gpu,
         Animation::Cpu,
@@ -241,24 +257,31 @@ fn the_fit_check_counts_what_the_crowd_allocates() {
         Animation::BindPose,
     ] {
         for count in [1, 7, 100, beyond] {
-            let renderer = build(&ctx, &model, &placements(count), &desc(animation)).unwrap();
             let shape = CrowdShape::of(std::slice::from_ref(&model), animation, 0);
-            assert_eq!(renderer.crowd().unwrap().shape, shape);
-            // GPU animation's palette starts with the first rows and may
-            // grow to the crowd, which the fit check counts; the CPU
-            // uploads every instance's transforms.
-            let palette_short = match animation {
-                Animation::Gpu if count > INITIAL_PALETTE_INSTANCES as usize => {
-                    FRAMES_IN_FLIGHT as u64 * 300 * row_bytes
-                }
-                _ => 0,
-            };
-            assert_eq!(
-                renderer.crowd().unwrap().requested_bytes(),
-                crowd_bytes(&shape, count as u32) - palette_short,
-                "{animation:?} x {count}"
-            );
-            renderer.destroy(&ctx);
+            // A palette starts with every instance's rows within its
+            // start's bytes; one that starts short may grow to the crowd,
+            // which the fit check counts. The CPU uploads every
+            // instance's transforms.
+            for (desc, short) in [
+                (desc(animation), 0),
+                (
+                    growing_palette(animation, &model),
+                    count.saturating_sub(GROWING_PALETTE_INSTANCES as usize),
+                ),
+            ] {
+                let renderer = build(&ctx, &model, &placements(count), &desc).unwrap();
+                assert_eq!(renderer.crowd().unwrap().shape, shape);
+                let palette_short = match animation {
+                    Animation::Gpu => FRAMES_IN_FLIGHT as u64 * short as u64 * row_bytes,
+                    _ => 0,
+                };
+                assert_eq!(
+                    renderer.crowd().unwrap().requested_bytes(),
+                    crowd_bytes(&shape, count as u32) - palette_short,
+                    "{animation:?} x {count}, palette short of {short}"
+                );
+                renderer.destroy(&ctx);
+            }
         }
     }
     assert_eq!(validation_after(ctx), (0, 0));
@@ -273,8 +296,9 @@ fn a_failed_palette_growth_keeps_the_slot_drawing_and_leaks_nothing() {
     let model = model(InfluenceLimit::Four);
     // Everyone is in view of the default uniforms, and drawn in one phase:
     // each slot's first frame wants more rows than the palette starts with.
-    let count = INITIAL_PALETTE_INSTANCES as usize + 100;
-    let mut renderer = build(&ctx, &model, &placements(count), &desc(Animation::Gpu)).unwrap();
+    let count = GROWING_PALETTE_INSTANCES as usize + 100;
+    let desc = growing_palette(Animation::Gpu, &model);
+    let mut renderer = build(&ctx, &model, &placements(count), &desc).unwrap();
     let mut input = Input::new(&model, count, Animation::Gpu);
     input.view.occlusion = false;
     for _ in 0..FRAMES_IN_FLIGHT {
@@ -290,7 +314,7 @@ fn a_failed_palette_growth_keeps_the_slot_drawing_and_leaks_nothing() {
                 assert_eq!(failed, step);
                 assert_eq!(
                     rows(&renderer, 0),
-                    Some(INITIAL_PALETTE_INSTANCES * joints),
+                    Some(GROWING_PALETTE_INSTANCES * joints),
                     "as it was"
                 );
             }

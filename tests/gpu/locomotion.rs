@@ -21,7 +21,7 @@ use md5crowd::crowd::{
 use md5crowd::gpu::animation_data::first_clips;
 use md5crowd::gpu::capture::FrameCapture;
 use md5crowd::gpu::context::Validation;
-use md5crowd::gpu::crowd_buffers::Animation;
+use md5crowd::gpu::crowd_buffers::{Animation, PALETTE_START_BYTES};
 use md5crowd::gpu::crowd_resources::CrowdAgents;
 use md5crowd::gpu::frame_loop::{
     Destination, FrameInput, FrameSource, Posed, SceneUniforms, ViewOptions,
@@ -294,6 +294,7 @@ fn assert_the_agent_pass_matches_the_cpu(
             samples: 1,
             shadow_cascades: 0,
             shadow_resolution: 1,
+            palette_start_bytes: PALETTE_START_BYTES,
         },
     )
     .unwrap();
