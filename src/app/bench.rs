@@ -441,7 +441,7 @@ fn measure(
     )?;
     let mut renderer = guard(ctx, renderer);
     let aspect = args.draw.aspect();
-    let camera = case.view.camera(&crowd, aspect);
+    let camera = case.view.camera(args.draw.camera, &crowd, aspect);
     let view = ViewOptions {
         lod_bias: (case.lod == Switch::On).then_some(args.draw.lod_bias),
         lod_influences: case.lod_influences == Switch::On,

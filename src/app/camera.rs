@@ -1,4 +1,8 @@
-//! An orbit camera in the Z-up world, and the frame's lighting.
+//! An orbit camera in the Z-up world, the shot that sets it from the
+//! command line, and the frame's lighting.
+
+use std::fmt;
+use std::str::FromStr;
 
 use glam::{Mat4, Vec3, Vec4};
 
@@ -15,7 +19,94 @@ pub struct OrbitCamera {
     /// Radians above the horizon.
     pub pitch: f32,
     pub distance: f32,
-    pub fov_y: f32,
+    /// Vertical field of view, degrees: what a shot prints and reads back
+    /// exactly.
+    pub fov_y_degrees: f32,
+    /// The eye a shot put exactly, until the camera moves; the angles and
+    /// distance above give it back only to a rounding.
+    shot_eye: Option<Vec3>,
+}
+
+/// The field of view the start views have, degrees.
+const DEFAULT_FOV_DEGREES: f32 = 40.0;
+
+/// A camera as `--camera EYE_X,EYE_Y,EZ:TARGET_X,TARGET_Y,TARGET_Z[:FOV]`
+/// gives it, in the crowd's units: the eye, the point it looks at (the
+/// world's +Z up) and the vertical field of view in degrees. The log prints
+/// the camera a run used in that form, and given back it makes the same
+/// picture: every number is written as the shortest text that reads back
+/// to the same `f32`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Shot {
+    pub eye: Vec3,
+    pub target: Vec3,
+    pub fov_y_degrees: f32,
+}
+
+impl fmt::Display for Shot {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (e, t) = (self.eye, self.target);
+        write!(
+            f,
+            "{},{},{}:{},{},{}:{}",
+            e.x, e.y, e.z, t.x, t.y, t.z, self.fov_y_degrees
+        )
+    }
+}
+
+impl FromStr for Shot {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Shot, String> {
+        const FORM: &str = "EYE_X,EYE_Y,EYE_Z:TARGET_X,TARGET_Y,TARGET_Z[:FOV_DEGREES]";
+        let parts: Vec<&str> = text.split(':').collect();
+        if !(2..=3).contains(&parts.len()) {
+            return Err(format!("expected {FORM}, got {text:?}"));
+        }
+        let number = |what: &str, word: &str| -> Result<f32, String> {
+            match word.trim().parse::<f32>() {
+                Ok(value) if value.is_finite() => Ok(value),
+                _ => Err(format!(
+                    "{what}: expected a finite number, got {word:?} ({FORM})"
+                )),
+            }
+        };
+        let point = |what: &str, part: &str| -> Result<Vec3, String> {
+            let words: Vec<&str> = part.split(',').collect();
+            let [x, y, z] = words[..] else {
+                return Err(format!(
+                    "{what}: expected three numbers X,Y,Z, got {part:?} ({FORM})"
+                ));
+            };
+            Ok(Vec3::new(
+                number(what, x)?,
+                number(what, y)?,
+                number(what, z)?,
+            ))
+        };
+        let shot = Shot {
+            eye: point("the eye", parts[0])?,
+            target: point("the target", parts[1])?,
+            fov_y_degrees: match parts.get(2) {
+                Some(fov) => number("the field of view", fov)?,
+                None => DEFAULT_FOV_DEGREES,
+            },
+        };
+        if !(shot.fov_y_degrees > 0.0 && shot.fov_y_degrees < 180.0) {
+            return Err(format!(
+                "the field of view: expected degrees between 0 and 180, got {}",
+                shot.fov_y_degrees
+            ));
+        }
+        let offset = shot.eye - shot.target;
+        if offset.truncate().length() <= 1e-6 * offset.length().max(f32::MIN_POSITIVE) {
+            return Err(format!(
+                "the eye {} must not be the target {} nor straight above or below it (+Z is up)",
+                shot.eye, shot.target
+            ));
+        }
+        Ok(shot)
+    }
 }
 
 impl OrbitCamera {
@@ -32,7 +123,8 @@ impl OrbitCamera {
             yaw: 0.0,
             pitch: if crowd { 28f32 } else { 8f32 }.to_radians(),
             distance: 1.0,
-            fov_y: 40f32.to_radians(),
+            fov_y_degrees: DEFAULT_FOV_DEGREES,
+            shot_eye: None,
         };
         camera.fit(points, aspect);
         camera
@@ -57,15 +149,38 @@ impl OrbitCamera {
             min.z + 0.9 * height,
         );
         let target = Vec3::new(min.x, max.y - 0.2 * across, min.z + 0.5 * height);
-        let offset = eye - target;
-        let distance = offset.length();
-        OrbitCamera {
+        OrbitCamera::from_shot(Shot {
+            eye,
             target,
+            fov_y_degrees: DEFAULT_FOV_DEGREES,
+        })
+    }
+
+    /// The camera at `shot`'s eye, orbiting its target.
+    pub fn from_shot(shot: Shot) -> OrbitCamera {
+        let offset = shot.eye - shot.target;
+        let distance = offset.length().max(1e-6);
+        OrbitCamera {
+            target: shot.target,
             yaw: offset.y.atan2(offset.x),
-            pitch: (offset.z / distance).asin(),
+            pitch: (offset.z / distance).clamp(-1.0, 1.0).asin(),
             distance,
-            fov_y: 40f32.to_radians(),
+            fov_y_degrees: shot.fov_y_degrees,
+            shot_eye: Some(shot.eye),
         }
+    }
+
+    /// Where the camera is, as `--camera` takes it.
+    pub fn shot(&self) -> Shot {
+        Shot {
+            eye: self.eye(),
+            target: self.target,
+            fov_y_degrees: self.fov_y_degrees,
+        }
+    }
+
+    fn fov_y(&self) -> f32 {
+        self.fov_y_degrees.to_radians()
     }
 
     /// Keeps the view direction and moves the eye to where `points` just
@@ -80,12 +195,13 @@ impl OrbitCamera {
     /// across that axis. The axis that needs the eye further back decides;
     /// then each axis is centred on the points' projections.
     pub fn fit(&mut self, points: impl IntoIterator<Item = Vec3>, aspect: f32) {
+        self.shot_eye = None;
         let (right, up, forward) = self.axes();
         let view: Vec<Vec3> = points
             .into_iter()
             .map(|p| Vec3::new(right.dot(p), up.dot(p), forward.dot(p)))
             .collect();
-        let tan_y = (self.fov_y / 2.0).tan() * FRAME_FILL;
+        let tan_y = (self.fov_y() / 2.0).tan() * FRAME_FILL;
         let deepest_eye = |axis: fn(Vec3) -> f32, tan: f32| {
             let low = view
                 .iter()
@@ -118,18 +234,23 @@ impl OrbitCamera {
     }
 
     pub fn eye(&self) -> Vec3 {
+        if let Some(eye) = self.shot_eye {
+            return eye;
+        }
         let (sin_yaw, cos_yaw) = self.yaw.sin_cos();
         let (sin_pitch, cos_pitch) = self.pitch.sin_cos();
         self.target + self.distance * Vec3::new(cos_pitch * cos_yaw, cos_pitch * sin_yaw, sin_pitch)
     }
 
     pub fn orbit(&mut self, yaw: f32, pitch: f32) {
+        self.shot_eye = None;
         self.yaw += yaw;
         // Short of the poles, where "up" and the view direction would meet.
         self.pitch = (self.pitch + pitch).clamp(-1.5, 1.5);
     }
 
     pub fn zoom(&mut self, factor: f32) {
+        self.shot_eye = None;
         self.distance = (self.distance * factor).max(1e-2);
     }
 
@@ -137,7 +258,8 @@ impl OrbitCamera {
     /// cursor at the target's depth stays under it.
     pub fn pan(&mut self, dx: f32, dy: f32, viewport_height: f32) {
         let (right, up, _) = self.axes();
-        let units_per_pixel = 2.0 * self.distance * (self.fov_y / 2.0).tan() / viewport_height;
+        let units_per_pixel = 2.0 * self.distance * (self.fov_y() / 2.0).tan() / viewport_height;
+        self.shot_eye = None;
         self.target += (up * dy - right * dx) * units_per_pixel;
     }
 
@@ -145,6 +267,7 @@ impl OrbitCamera {
     /// in view axes, in multiples of the orbit distance.
     pub fn fly(&mut self, direction: Vec3) {
         let (right, up, forward) = self.axes();
+        self.shot_eye = None;
         self.target +=
             (right * direction.x + up * direction.y + forward * direction.z) * self.distance;
     }
@@ -152,9 +275,11 @@ impl OrbitCamera {
     /// World to Vulkan clip space: right-handed view with +Z up, reverse-Z
     /// infinite perspective (depth 1 at the near plane, 0 at infinity).
     pub fn view_projection(&self, aspect: f32) -> Mat4 {
-        let view = Mat4::look_at_rh(self.eye(), self.target, Vec3::Z);
-        let near = self.distance * 0.01;
-        let mut projection = Mat4::perspective_infinite_reverse_rh(self.fov_y, aspect, near);
+        let eye = self.eye();
+        let view = Mat4::look_at_rh(eye, self.target, Vec3::Z);
+        // From the eye and target alone, as a shot gives them back.
+        let near = eye.distance(self.target) * 0.01;
+        let mut projection = Mat4::perspective_infinite_reverse_rh(self.fov_y(), aspect, near);
         // glam follows the GL convention of +Y up in clip space; Vulkan's
         // clip space has +Y down. Flipping here (rather than with a negative
         // viewport height) keeps the viewport plain. The picture stays
@@ -279,6 +404,55 @@ mod tests {
         assert_eq!((camera.yaw, camera.pitch), (yaw, pitch));
         let (x, y) = ndc_extent(&camera, &cube, 1.0);
         assert!(x.max(y) > FRAME_FILL - 1e-3 && x.max(y) <= FRAME_FILL + 1e-4);
+    }
+
+    #[test]
+    fn a_shot_reads_back_to_the_same_camera() {
+        let shot: Shot = "120.5,-3e2,64:0,0,36.25:55".parse().unwrap();
+        assert_eq!(shot.eye, Vec3::new(120.5, -300.0, 64.0));
+        assert_eq!(shot.target, Vec3::new(0.0, 0.0, 36.25));
+        assert_eq!(shot.fov_y_degrees, 55.0);
+        let default_fov: Shot = "1,2,3:4,5,6".parse().unwrap();
+        assert_eq!(default_fov.fov_y_degrees, DEFAULT_FOV_DEGREES);
+        // The street view's eye is computed, not typed: printed and read
+        // back it is the very camera, matrix for matrix.
+        let points = corners(
+            Vec3::new(-731.3, -402.7, 0.0),
+            Vec3::new(655.1, 380.9, 71.3),
+        );
+        let street = OrbitCamera::street(points.iter().copied());
+        let mut orbited = OrbitCamera::framing(points, 1.7, true);
+        orbited.orbit(0.31, -0.07);
+        orbited.zoom(0.83);
+        for camera in [street, orbited] {
+            let printed = camera.shot().to_string();
+            let again = OrbitCamera::from_shot(printed.parse().unwrap());
+            assert_eq!(again.shot(), camera.shot(), "{printed}");
+            assert_eq!(
+                again.view_projection(1.7),
+                camera.view_projection(1.7),
+                "{printed}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_bad_shot_says_what_was_expected() {
+        for (text, expected) in [
+            ("1,2,3", "expected EYE_X"),
+            ("1,2:4,5,6", "the eye: expected three numbers"),
+            ("1,2,3:4,x,6", "the target: expected a finite number"),
+            ("1,2,3:4,5,6:0", "between 0 and 180"),
+            (
+                "1,2,3:4,5,6:inf",
+                "the field of view: expected a finite number",
+            ),
+            ("1,2,3:1,2,3", "must not be the target"),
+            ("0,0,10:0,0,0", "straight above or below"),
+        ] {
+            let error = text.parse::<Shot>().unwrap_err();
+            assert!(error.contains(expected), "{text}: {error}");
+        }
     }
 
     #[test]

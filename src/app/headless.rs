@@ -70,7 +70,7 @@ pub fn run(
         None => None,
     };
     let aspect = args.draw.aspect();
-    let camera = args.view.camera(&crowd, aspect);
+    let camera = args.view.camera(args.draw.camera, &crowd, aspect);
     let mut scene = Scene::new(cast, crowd, camera, view, aspect);
     scene.sun = args.draw.towards_sun();
 

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use crate::crowd::IMPOSTOR_MEMORY_BUDGET;
 use crate::gpu::passes::animate::Kernel;
 
-use super::camera::OrbitCamera;
+use super::camera::{OrbitCamera, Shot};
 use super::crowd_state::CrowdState;
 use crate::gpu::crowd_buffers::Animation;
 use crate::gpu::frame_loop::{Shadows, ViewOptions};
@@ -215,6 +215,17 @@ pub struct CastArgs {
 /// render command's and the benchmark's.
 #[derive(clap::Args, Clone, Debug)]
 pub struct DrawArgs {
+    /// The camera, in the crowd's units: eye, the point it looks at (+Z
+    /// is up) and the vertical field of view in degrees (40 unless given),
+    /// instead of --view's. The log prints the camera every run used in
+    /// this form (and the crowd's extent), to give back or to set up the
+    /// same shot in another renderer. In the window it is where the camera
+    /// starts.
+    #[arg(
+        long,
+        value_name = "EYE_X,EYE_Y,EYE_Z:TARGET_X,TARGET_Y,TARGET_Z[:FOV]"
+    )]
+    pub camera: Option<Shot>,
     #[arg(long, default_value_t = 1280, value_parser = clap::value_parser!(u32).range(1..=16384))]
     pub width: u32,
     #[arg(long, default_value_t = 720, value_parser = clap::value_parser!(u32).range(1..=16384))]
@@ -500,13 +511,25 @@ pub enum View {
 }
 
 impl View {
-    pub fn camera(self, crowd: &CrowdState, aspect: f32) -> OrbitCamera {
-        match self {
-            View::Overview => {
+    /// The camera a run starts with: `shot` where `--camera` gives one,
+    /// else this view fitted to the crowd at `aspect`. The log says which,
+    /// in `--camera` form, beside the crowd's extent.
+    pub fn camera(self, shot: Option<Shot>, crowd: &CrowdState, aspect: f32) -> OrbitCamera {
+        let camera = match (shot, self) {
+            (Some(shot), _) => OrbitCamera::from_shot(shot),
+            (None, View::Overview) => {
                 OrbitCamera::framing(crowd.outline(), aspect, crowd.instances.len() > 1)
             }
-            View::Street => OrbitCamera::street(crowd.outline()),
-        }
+            (None, View::Street) => OrbitCamera::street(crowd.outline()),
+        };
+        let (min, max) = crowd
+            .outline()
+            .fold((Vec3::MAX, Vec3::MIN), |(lo, hi), p| (lo.min(p), hi.max(p)));
+        log::info!(
+            "camera: --camera {} (the crowd spans {min} to {max})",
+            camera.shot()
+        );
+        camera
     }
 }
 

@@ -458,7 +458,9 @@ impl Live {
 
     /// The start view (`--view`), fitted to the crowd.
     fn frame_crowd(&mut self, args: &RenderArgs) {
-        self.scene.camera = args.view.camera(&self.scene.crowd, self.aspect());
+        self.scene.camera = args
+            .view
+            .camera(args.draw.camera, &self.scene.crowd, self.aspect());
     }
 
     /// Every [`title::REFRESH`]: the averages since the last refresh.

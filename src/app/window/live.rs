@@ -112,7 +112,7 @@ impl Live {
         log_summary(&ctx, &crowd, &model, renderer.memory());
         let view = args.view_options(&ctx, spec.locomotion);
         // Fitted again to the swapchain's aspect before the first frame.
-        let camera = args.view.camera(&crowd, 1.0);
+        let camera = args.view.camera(args.draw.camera, &crowd, 1.0);
         let mut scene = Scene::new(model, crowd, camera, view, 1.0);
         scene.sun = args.draw.towards_sun();
         let max_instances = overlay::crowd_limit(&renderer);
