@@ -20,6 +20,7 @@ pub mod crowd_frame_state;
 pub mod crowd_resources;
 pub mod debug;
 mod descriptors;
+mod device_choice;
 pub mod draw_commands;
 pub mod driver;
 pub mod frame;
