@@ -18,7 +18,7 @@ use ash::vk;
 use gpu_allocator::MemoryLocation;
 
 use super::descriptors::{self, Resource};
-use super::guard::{guard, Destroy};
+use super::guard::{guard, Destroy, Guard};
 use super::model_resources::ModelResources;
 use super::passes::depth_resolve;
 use super::pipeline::TargetFormats;
@@ -140,31 +140,7 @@ pub(super) fn create_targets(
         let depth = image("depth target", DEPTH_FORMAT, read_depth, 1)?;
         (color, depth, None)
     };
-    let levels = pyramid_levels(extent.width, extent.height);
-    let texels = levels.last().map_or(0, |l| l.offset + l.width * l.height);
-    let mut table = vec![0u32; LEVEL_TABLE_BYTES / size_of::<u32>()];
-    for (row, level) in table.chunks_exact_mut(4).zip(&levels) {
-        row.copy_from_slice(&[level.width, level.height, level.offset, 0]);
-    }
-    let pyramid = guard(
-        ctx,
-        resources::create_buffer(
-            ctx,
-            &format!("depth pyramid {}x{}", extent.width, extent.height),
-            (LEVEL_TABLE_BYTES + texels as usize * size_of::<f32>()) as u64,
-            // A transfer source for the tests that read it back.
-            vk::BufferUsageFlags::STORAGE_BUFFER
-                | vk::BufferUsageFlags::TRANSFER_DST
-                | vk::BufferUsageFlags::TRANSFER_SRC,
-            MemoryLocation::GpuOnly,
-        )?,
-    );
-    resources::upload_to_buffer(
-        ctx,
-        "depth pyramid levels",
-        &pyramid,
-        bytemuck::cast_slice(&table),
-    )?;
+    let (pyramid, levels) = create_pyramid(ctx, extent)?;
     let computed = multisampled && !min_resolve;
     let pool = guard(
         ctx,
@@ -239,6 +215,40 @@ pub(super) fn create_targets(
         pool: pool.keep(),
         pyramid_set,
     })
+}
+
+/// The depth pyramid of targets of `extent`, its table of levels uploaded
+/// (pyramid.comp writes the texels), and those levels.
+fn create_pyramid(
+    ctx: &Context,
+    extent: vk::Extent2D,
+) -> Result<(Guard<'_, Buffer>, Vec<PyramidLevel>), GpuError> {
+    let levels = pyramid_levels(extent.width, extent.height);
+    let texels = levels.last().map_or(0, |l| l.offset + l.width * l.height);
+    let mut table = vec![0u32; LEVEL_TABLE_BYTES / size_of::<u32>()];
+    for (row, level) in table.chunks_exact_mut(4).zip(&levels) {
+        row.copy_from_slice(&[level.width, level.height, level.offset, 0]);
+    }
+    let pyramid = guard(
+        ctx,
+        resources::create_buffer(
+            ctx,
+            &format!("depth pyramid {}x{}", extent.width, extent.height),
+            (LEVEL_TABLE_BYTES + texels as usize * size_of::<f32>()) as u64,
+            // A transfer source for the tests that read it back.
+            vk::BufferUsageFlags::STORAGE_BUFFER
+                | vk::BufferUsageFlags::TRANSFER_DST
+                | vk::BufferUsageFlags::TRANSFER_SRC,
+            MemoryLocation::GpuOnly,
+        )?,
+    );
+    resources::upload_to_buffer(
+        ctx,
+        "depth pyramid levels",
+        &pyramid,
+        bytemuck::cast_slice(&table),
+    )?;
+    Ok((pyramid, levels))
 }
 
 impl Targets {

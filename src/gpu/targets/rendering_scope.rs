@@ -42,76 +42,14 @@ pub(in crate::gpu) fn begin_rendering(
 ) {
     use vk::{AccessFlags2 as Access, ImageLayout as Layout, PipelineStageFlags2 as Stage};
     let (color, depth) = (&targets.color, &targets.depth);
-    let depth_stages = Stage::EARLY_FRAGMENT_TESTS | Stage::LATE_FRAGMENT_TESTS;
-    let depth_access =
-        Access::DEPTH_STENCIL_ATTACHMENT_READ | Access::DEPTH_STENCIL_ATTACHMENT_WRITE;
-    let color_write = (
+    // Resolves run in the colour output stage, as colour attachment
+    // accesses, depth resolves too.
+    let resolve_write = (
         Stage::COLOR_ATTACHMENT_OUTPUT,
         Access::COLOR_ATTACHMENT_WRITE,
     );
-    // Resolves run in the colour output stage, as colour attachment
-    // accesses, depth resolves too.
-    let resolve_write = color_write;
     let barrier = ImageBarrier::whole;
-    let mut barriers = match scope {
-        // The previous frame (same images) last wrote them as attachments
-        // and read the picture with a copy or blit.
-        Scope::First => vec![
-            barrier(
-                color,
-                (
-                    Stage::COLOR_ATTACHMENT_OUTPUT | Stage::ALL_TRANSFER,
-                    Access::COLOR_ATTACHMENT_WRITE,
-                ),
-                color_write,
-                Layout::UNDEFINED,
-                Layout::COLOR_ATTACHMENT_OPTIMAL,
-            ),
-            barrier(
-                depth,
-                (
-                    depth_stages | Stage::COMPUTE_SHADER | Stage::ALL_TRANSFER,
-                    Access::DEPTH_STENCIL_ATTACHMENT_WRITE,
-                ),
-                (depth_stages, depth_access),
-                Layout::UNDEFINED,
-                Layout::DEPTH_ATTACHMENT_OPTIMAL,
-            ),
-        ],
-        Scope::Continued => vec![
-            barrier(
-                color,
-                color_write,
-                (
-                    Stage::COLOR_ATTACHMENT_OUTPUT,
-                    Access::COLOR_ATTACHMENT_READ | Access::COLOR_ATTACHMENT_WRITE,
-                ),
-                Layout::COLOR_ATTACHMENT_OPTIMAL,
-                Layout::COLOR_ATTACHMENT_OPTIMAL,
-            ),
-            match targets.min_resolve() {
-                // The last scope wrote the depth and resolved it.
-                Some(_) => barrier(
-                    depth,
-                    (
-                        depth_stages | Stage::COLOR_ATTACHMENT_OUTPUT,
-                        Access::DEPTH_STENCIL_ATTACHMENT_WRITE,
-                    ),
-                    (depth_stages, depth_access),
-                    Layout::DEPTH_ATTACHMENT_OPTIMAL,
-                    Layout::DEPTH_ATTACHMENT_OPTIMAL,
-                ),
-                // pyramid.comp or depth_resolve.comp read it.
-                None => barrier(
-                    depth,
-                    (Stage::COMPUTE_SHADER, Access::SHADER_SAMPLED_READ),
-                    (depth_stages, depth_access),
-                    Layout::SHADER_READ_ONLY_OPTIMAL,
-                    Layout::DEPTH_ATTACHMENT_OPTIMAL,
-                ),
-            },
-        ],
-    };
+    let mut barriers = opening_barriers(targets, scope);
     let load = match scope {
         Scope::First => vk::AttachmentLoadOp::CLEAR,
         Scope::Continued => vk::AttachmentLoadOp::LOAD,
@@ -187,6 +125,81 @@ pub(in crate::gpu) fn begin_rendering(
         .color_attachments(&color_attachments)
         .depth_attachment(&depth_attachment);
     unsafe { ctx.dynamic_rendering.cmd_begin_rendering(cmd, &info) };
+}
+
+/// The barriers that make the colour and depth targets attachments for a
+/// scope: after the previous frame for the first, after the depth pyramid
+/// for one that goes on.
+fn opening_barriers(targets: &Targets, scope: Scope) -> Vec<ImageBarrier> {
+    use vk::{AccessFlags2 as Access, ImageLayout as Layout, PipelineStageFlags2 as Stage};
+    let (color, depth) = (&targets.color, &targets.depth);
+    let depth_stages = Stage::EARLY_FRAGMENT_TESTS | Stage::LATE_FRAGMENT_TESTS;
+    let depth_access =
+        Access::DEPTH_STENCIL_ATTACHMENT_READ | Access::DEPTH_STENCIL_ATTACHMENT_WRITE;
+    let color_write = (
+        Stage::COLOR_ATTACHMENT_OUTPUT,
+        Access::COLOR_ATTACHMENT_WRITE,
+    );
+    let barrier = ImageBarrier::whole;
+    match scope {
+        // The previous frame (same images) last wrote them as attachments
+        // and read the picture with a copy or blit.
+        Scope::First => vec![
+            barrier(
+                color,
+                (
+                    Stage::COLOR_ATTACHMENT_OUTPUT | Stage::ALL_TRANSFER,
+                    Access::COLOR_ATTACHMENT_WRITE,
+                ),
+                color_write,
+                Layout::UNDEFINED,
+                Layout::COLOR_ATTACHMENT_OPTIMAL,
+            ),
+            barrier(
+                depth,
+                (
+                    depth_stages | Stage::COMPUTE_SHADER | Stage::ALL_TRANSFER,
+                    Access::DEPTH_STENCIL_ATTACHMENT_WRITE,
+                ),
+                (depth_stages, depth_access),
+                Layout::UNDEFINED,
+                Layout::DEPTH_ATTACHMENT_OPTIMAL,
+            ),
+        ],
+        Scope::Continued => vec![
+            barrier(
+                color,
+                color_write,
+                (
+                    Stage::COLOR_ATTACHMENT_OUTPUT,
+                    Access::COLOR_ATTACHMENT_READ | Access::COLOR_ATTACHMENT_WRITE,
+                ),
+                Layout::COLOR_ATTACHMENT_OPTIMAL,
+                Layout::COLOR_ATTACHMENT_OPTIMAL,
+            ),
+            match targets.min_resolve() {
+                // The last scope wrote the depth and resolved it.
+                Some(_) => barrier(
+                    depth,
+                    (
+                        depth_stages | Stage::COLOR_ATTACHMENT_OUTPUT,
+                        Access::DEPTH_STENCIL_ATTACHMENT_WRITE,
+                    ),
+                    (depth_stages, depth_access),
+                    Layout::DEPTH_ATTACHMENT_OPTIMAL,
+                    Layout::DEPTH_ATTACHMENT_OPTIMAL,
+                ),
+                // pyramid.comp or depth_resolve.comp read it.
+                None => barrier(
+                    depth,
+                    (Stage::COMPUTE_SHADER, Access::SHADER_SAMPLED_READ),
+                    (depth_stages, depth_access),
+                    Layout::SHADER_READ_ONLY_OPTIMAL,
+                    Layout::DEPTH_ATTACHMENT_OPTIMAL,
+                ),
+            },
+        ],
+    }
 }
 
 /// Closes a rendering scope. Before the pyramid, the farthest depth
