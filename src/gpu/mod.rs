@@ -18,6 +18,7 @@ pub mod context;
 pub mod crowd_buffers;
 pub mod crowd_frame_state;
 pub mod crowd_resources;
+mod crowd_sets;
 pub mod debug;
 mod descriptors;
 mod device_choice;
