@@ -287,6 +287,16 @@ fn slider_acting_once<T: egui::emath::Numeric>(
 
 /// Every switch of the window, each sending the action its key sends.
 fn controls(ui: &mut egui::Ui, view: &OverlayView, actions: &mut Vec<Action>) {
+    skinning_buttons(ui, view, actions);
+    switches(ui, view, actions);
+    sliders(ui, view, actions);
+    clip_menu(ui, view, actions);
+    shadow_buttons(ui, view, actions);
+    camera_buttons(ui, view, actions);
+}
+
+/// How the crowd is skinned: the method, and the joints per vertex.
+fn skinning_buttons(ui: &mut egui::Ui, view: &OverlayView, actions: &mut Vec<Action>) {
     let scene = view.scene;
     let options = &scene.view;
     ui.horizontal(|ui| {
@@ -319,6 +329,12 @@ fn controls(ui: &mut egui::Ui, view: &OverlayView, actions: &mut Vec<Action>) {
             }
         }
     });
+}
+
+/// The on / off switches, a checkbox each.
+fn switches(ui: &mut egui::Ui, view: &OverlayView, actions: &mut Vec<Action>) {
+    let scene = view.scene;
+    let options = &scene.view;
     let mut toggle = |ui: &mut egui::Ui, on: bool, text: &str, action: Action| {
         let mut value = on;
         if ui.checkbox(&mut value, text).changed() {
@@ -380,6 +396,11 @@ fn controls(ui: &mut egui::Ui, view: &OverlayView, actions: &mut Vec<Action>) {
         "freeze culling (V)",
         Action::FreezeCulling,
     );
+}
+
+/// Level of detail, time and clip blending, each a slider.
+fn sliders(ui: &mut egui::Ui, view: &OverlayView, actions: &mut Vec<Action>) {
+    let scene = view.scene;
     let float_slider = |ui: &mut egui::Ui, value: f32, range, text: &str| {
         let mut edited = value;
         let changed = ui
@@ -397,6 +418,11 @@ fn controls(ui: &mut egui::Ui, view: &OverlayView, actions: &mut Vec<Action>) {
     if let Some(seconds) = float_slider(ui, blend_time, 0.0..=2.0, "blend time (s)") {
         actions.push(Action::BlendTime(seconds));
     }
+}
+
+/// The clip the whole crowd plays, or the seeded mix.
+fn clip_menu(ui: &mut egui::Ui, view: &OverlayView, actions: &mut Vec<Action>) {
+    let scene = view.scene;
     let clips = &scene.crowd.clip_names;
     let playing = scene.crowd.spec.clip;
     let selected = playing
@@ -422,6 +448,11 @@ fn controls(ui: &mut egui::Ui, view: &OverlayView, actions: &mut Vec<Action>) {
                 }
             }
         });
+}
+
+/// The kind of shadows, and whether what each cascade covers is tinted.
+fn shadow_buttons(ui: &mut egui::Ui, view: &OverlayView, actions: &mut Vec<Action>) {
+    let options = &view.scene.view;
     ui.horizontal(|ui| {
         let shadows = match options.shadows {
             Shadows::Map => "shadow maps",
@@ -440,6 +471,10 @@ fn controls(ui: &mut egui::Ui, view: &OverlayView, actions: &mut Vec<Action>) {
             actions.push(Action::CascadeColors);
         }
     });
+}
+
+/// Framing the crowd and capturing a frame.
+fn camera_buttons(ui: &mut egui::Ui, view: &OverlayView, actions: &mut Vec<Action>) {
     ui.horizontal(|ui| {
         if ui.button("frame the crowd (R)").clicked() {
             actions.push(Action::ResetCamera);

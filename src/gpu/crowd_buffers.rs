@@ -212,20 +212,6 @@ impl CrowdShape {
 /// Every buffer a crowd of `shape` allocates.
 pub fn crowd_buffers(shape: &CrowdShape) -> Vec<CrowdBufferDesc> {
     use vk::BufferUsageFlags as Usage;
-    let desc = |buffer, name, bytes_per_instance: usize, per_frame_slot, usage, location| {
-        CrowdBufferDesc {
-            buffer,
-            name,
-            bytes_per_instance: bytes_per_instance as u64,
-            rows_per_instance: 1,
-            header_bytes: 0,
-            per_frame_slot,
-            views: 1,
-            palette: false,
-            usage,
-            location,
-        }
-    };
     let storage = Usage::STORAGE_BUFFER;
     let transforms = shape.joint_count as usize * size_of::<SkinningTransform>();
     let cpu_animated = matches!(shape.animation, Animation::Cpu | Animation::CpuSkinned);
@@ -334,72 +320,112 @@ pub fn crowd_buffers(shape: &CrowdShape) -> Vec<CrowdBufferDesc> {
         },
     ];
     if shape.shadow_cascades > 0 {
-        buffers.extend([
-            // A region per level and the impostor list; no posed list:
-            // casters are posed by the camera or share a pose.
-            CrowdBufferDesc {
-                header_bytes: VISIBLE_HEADER_BYTES,
-                views: shape.shadow_cascades,
-                ..desc(
-                    CrowdBuffer::ShadowVisibleInstances,
-                    "shadow visible instances",
-                    size_of::<u32>() * (shape.lod_count as usize + 1),
-                    true,
-                    storage | Usage::TRANSFER_DST | Usage::TRANSFER_SRC,
-                    MemoryLocation::GpuOnly,
-                )
-            },
-            desc(
-                CrowdBuffer::ShadowPoseSources,
-                "shadow pose sources",
-                size_of::<u32>(),
-                true,
-                storage | Usage::TRANSFER_SRC,
-                MemoryLocation::GpuOnly,
-            ),
-            desc(
-                CrowdBuffer::ShadowImpostorCells,
-                "shadow impostor cells",
-                size_of::<u32>(),
-                true,
-                storage | Usage::TRANSFER_SRC,
-                MemoryLocation::GpuOnly,
-            ),
-        ]);
+        buffers.extend(shadow_buffers(shape));
     }
     if shape.animation == Animation::CpuSkinned {
-        let vertices = shape.vertex_count as usize * size_of::<SurfaceVertex>();
-        buffers.extend([
-            desc(
-                CrowdBuffer::IdentityTransforms,
-                "identity skinning transforms",
-                transforms,
+        buffers.extend(cpu_skinned_buffers(shape, transforms));
+    }
+    buffers
+}
+
+/// The shadow cascades' own buffers, after the camera's.
+fn shadow_buffers(shape: &CrowdShape) -> [CrowdBufferDesc; 3] {
+    use vk::BufferUsageFlags as Usage;
+    let storage = Usage::STORAGE_BUFFER;
+    [
+        // A region per level and the impostor list; no posed list:
+        // casters are posed by the camera or share a pose.
+        CrowdBufferDesc {
+            header_bytes: VISIBLE_HEADER_BYTES,
+            views: shape.shadow_cascades,
+            ..desc(
+                CrowdBuffer::ShadowVisibleInstances,
+                "shadow visible instances",
+                size_of::<u32>() * (shape.lod_count as usize + 1),
+                true,
+                storage | Usage::TRANSFER_DST | Usage::TRANSFER_SRC,
+                MemoryLocation::GpuOnly,
+            )
+        },
+        desc(
+            CrowdBuffer::ShadowPoseSources,
+            "shadow pose sources",
+            size_of::<u32>(),
+            true,
+            storage | Usage::TRANSFER_SRC,
+            MemoryLocation::GpuOnly,
+        ),
+        desc(
+            CrowdBuffer::ShadowImpostorCells,
+            "shadow impostor cells",
+            size_of::<u32>(),
+            true,
+            storage | Usage::TRANSFER_SRC,
+            MemoryLocation::GpuOnly,
+        ),
+    ]
+}
+
+/// What CPU skinning adds: the identity transforms and the list of every
+/// instance its draw reads, and the skinned vertices; `transforms` is the
+/// bytes of one instance's skinning transforms.
+fn cpu_skinned_buffers(shape: &CrowdShape, transforms: usize) -> [CrowdBufferDesc; 3] {
+    use vk::BufferUsageFlags as Usage;
+    let storage = Usage::STORAGE_BUFFER;
+    let vertices = shape.vertex_count as usize * size_of::<SurfaceVertex>();
+    [
+        desc(
+            CrowdBuffer::IdentityTransforms,
+            "identity skinning transforms",
+            transforms,
+            false,
+            storage | Usage::TRANSFER_DST,
+            MemoryLocation::GpuOnly,
+        ),
+        CrowdBufferDesc {
+            header_bytes: VISIBLE_HEADER_BYTES,
+            ..desc(
+                CrowdBuffer::AllInstances,
+                "visible instances (all)",
+                size_of::<u32>(),
                 false,
                 storage | Usage::TRANSFER_DST,
                 MemoryLocation::GpuOnly,
-            ),
-            CrowdBufferDesc {
-                header_bytes: VISIBLE_HEADER_BYTES,
-                ..desc(
-                    CrowdBuffer::AllInstances,
-                    "visible instances (all)",
-                    size_of::<u32>(),
-                    false,
-                    storage | Usage::TRANSFER_DST,
-                    MemoryLocation::GpuOnly,
-                )
-            },
-            desc(
-                CrowdBuffer::CpuSkinnedVertices,
-                "vertices: CPU-skinned",
-                vertices,
-                true,
-                Usage::VERTEX_BUFFER,
-                MemoryLocation::CpuToGpu,
-            ),
-        ]);
+            )
+        },
+        desc(
+            CrowdBuffer::CpuSkinnedVertices,
+            "vertices: CPU-skinned",
+            vertices,
+            true,
+            Usage::VERTEX_BUFFER,
+            MemoryLocation::CpuToGpu,
+        ),
+    ]
+}
+
+/// One of [`crowd_buffers`]: a row of `bytes_per_instance` per instance, no
+/// header, one view, no palette.
+fn desc(
+    buffer: CrowdBuffer,
+    name: &'static str,
+    bytes_per_instance: usize,
+    per_frame_slot: bool,
+    usage: vk::BufferUsageFlags,
+    location: MemoryLocation,
+) -> CrowdBufferDesc {
+    CrowdBufferDesc {
+        buffer,
+        name,
+        bytes_per_instance: bytes_per_instance as u64,
+        rows_per_instance: 1,
+        header_bytes: 0,
+        per_frame_slot,
+        views: 1,
+        palette: false,
+        usage,
+        location,
     }
-    buffers
 }
 
 /// What the visible lists start with: counts, and the palette rows wanted.

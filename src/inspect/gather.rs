@@ -1,175 +1,27 @@
-//! `md5crowd inspect`: what is in a set of md5 files, as text or JSON.
+//! Reports gathered: from md5 and glTF files, read and converted as
+//! `Model::load` would, and from a game folder's declarations.
 
-use std::collections::BTreeMap;
-use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-
-use serde::Serialize;
 
 use glam::Vec3;
 
-use crate::anim::{close_loop, ground_motion, Clip, GroundMotion, GroundMotionSource, Skeleton};
+use super::{
+    AnimReport, BodyPartReport, DeclarationReport, FileReport, InspectError, LodReport, MeshReport,
+    SubmeshReport,
+};
+use crate::anim::{close_loop, ground_motion, Clip, GroundMotion, Skeleton};
 use crate::bounds::Bounds;
 use crate::crowd::{ImpostorLayout, IMPOSTOR_MEMORY_BUDGET};
 use crate::decl::{DeclKind, Declared};
 use crate::game::Game;
 use crate::gltf::{is_gltf_extension, GltfError};
-use crate::md5::{self, Md5Anim, Md5Error, Md5Mesh};
+use crate::md5::{self, Md5Anim, Md5Mesh};
 use crate::model::{
     bind_pose_bounds, build_mesh_levels, choose_level_influences, clip_from_md5,
     impostor_layout_of, skeleton_from_md5, skinned_mesh_from_md5, LoadOptions, Model,
 };
 use crate::skin::{BodyParts, InfluenceLimit, SkinnedMesh};
 use crate::vfs::GameFile;
-
-#[derive(Clone, Debug, Serialize)]
-#[serde(tag = "kind", rename_all = "lowercase")]
-pub enum FileReport {
-    Mesh(MeshReport),
-    Anim(AnimReport),
-    /// A game folder's model or entityDef declaration that draws an md5
-    /// character (`inspect --game`).
-    Declaration(DeclarationReport),
-}
-
-/// What a declaration draws, as `md5crowd --game DIR NAME` would load it.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct DeclarationReport {
-    pub name: String,
-    /// "model" or "entityDef".
-    pub declared_as: &'static str,
-    /// The mesh's path in the game.
-    pub mesh: String,
-    /// Clip name to the file it plays (the first the declaration names).
-    pub anims: BTreeMap<String, String>,
-    pub skin: Option<String>,
-    pub offset: [f32; 3],
-    /// Where it is declared: the archive (or folder) and the path in it.
-    pub source: String,
-    pub line: u32,
-    /// The impostor atlas of its clips the game holds, with one skin.
-    pub impostor: ImpostorReport,
-}
-
-#[derive(Clone, Debug, Serialize)]
-pub struct MeshReport {
-    pub file: String,
-    /// "md5" or "gltf".
-    pub format: &'static str,
-    pub joints: usize,
-    pub meshes: Vec<SubmeshReport>,
-    pub verts: usize,
-    pub tris: usize,
-    pub weights: usize,
-    /// Most distinct joints moving one vertex.
-    pub max_influences: usize,
-    /// Vertices that 4 (the default) or 8 influences truncate.
-    pub over4: usize,
-    pub over8: usize,
-    /// Largest weight that 4 influences drop.
-    pub max_dropped_weight: f32,
-    /// The levels of detail `Model::load` builds, LOD 0 first, over all
-    /// meshes (see [`summed_lods`]).
-    pub lods: Vec<LodReport>,
-    /// Per level, the most joints per vertex any mesh's level skins with
-    /// (`skin::lod_influences`), chosen over the poses of the anims named
-    /// in the same call (none: the bind pose, where one is exact).
-    pub lod_influences: Vec<usize>,
-    /// How many anims those poses came from (the first mesh named gets
-    /// the anims that fit it; any other, none).
-    pub lod_anims: usize,
-    /// The body parts occlusion culling boxes apart (`skin::BodyParts`),
-    /// the trunk first.
-    pub body_parts: Vec<BodyPartReport>,
-    /// The impostor atlas `Model::load` makes of the mesh with the anims
-    /// of `lod_anims`, drawn with its own materials (one skin).
-    pub impostor: ImpostorReport,
-}
-
-/// What an impostor atlas holds (`crowd::ImpostorLayout`), the model drawn
-/// alone (its atlas takes the whole `crowd::IMPOSTOR_MEMORY_BUDGET`).
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
-pub struct ImpostorReport {
-    /// View directions: a column of cells each.
-    pub views: u32,
-    /// Rows of cells: the frames of every slot.
-    pub frames: u32,
-    /// Frames of each clip baked, whatever the number of clips.
-    pub frames_per_clip: u32,
-    /// Clips the atlas holds at once, each baked when the crowd first
-    /// wants it: at most the model's clips.
-    pub slots: u32,
-    /// Device memory, every mip level, slot and skin counted.
-    pub bytes: u64,
-}
-
-impl From<ImpostorLayout> for ImpostorReport {
-    fn from(layout: ImpostorLayout) -> ImpostorReport {
-        ImpostorReport {
-            views: layout.views(),
-            frames: layout.frames(),
-            frames_per_clip: layout.frames_per_clip,
-            slots: layout.slots,
-            bytes: layout.bytes(),
-        }
-    }
-}
-
-/// One body part: the joints whose vertices it boxes, parents first.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct BodyPartReport {
-    pub joints: Vec<String>,
-}
-
-/// One level of detail of a whole model.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
-pub struct LodReport {
-    /// Triangles of every mesh at this level.
-    pub tris: usize,
-    /// The largest of the meshes' errors at this level, in model units.
-    pub error: f32,
-}
-
-#[derive(Clone, Debug, Serialize)]
-pub struct SubmeshReport {
-    pub shader: String,
-    pub verts: usize,
-    pub tris: usize,
-    pub weights: usize,
-    /// Why this mesh's LOD chain stops short of its coarsest target
-    /// (`skin::ShortChain`); null when it does not.
-    pub lod_note: Option<String>,
-}
-
-#[derive(Clone, Debug, Serialize)]
-pub struct AnimReport {
-    pub file: String,
-    /// The clip's name: an md5anim's file stem, a glTF animation's own.
-    pub name: String,
-    /// "md5" or "gltf".
-    pub format: &'static str,
-    pub joints: usize,
-    pub frames: usize,
-    pub frame_rate: f32,
-    /// Seconds as played: a loop written without its closing frame plays
-    /// one frame longer than `frames` says (`anim::close_loop`).
-    pub duration: f32,
-    pub animated_components: u32,
-    /// Whether the clip loops or plays once, by `anim::loops_by_rule` (the
-    /// renderer's `--loop` / `--once` can say otherwise).
-    pub loops: bool,
-    /// Against the first mesh named in the same call: joint names that differ
-    /// (bound by index, as the loader does).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub name_mismatches: Option<Vec<String>>,
-    /// Model units per second that the clip carries the character over the
-    /// ground, by its root motion or its feet (`anim::ground_motion`).
-    pub ground_speed: f32,
-    /// Direction of travel times `ground_speed`, in the md5's model space.
-    pub ground_velocity: [f32; 3],
-    #[serde(skip)]
-    pub ground_source: GroundMotionSource,
-}
 
 /// Reads every file (kind by extension: `.md5anim` is an anim, anything else
 /// a mesh) and checks each anim against the first mesh given. Stops at the
@@ -233,15 +85,6 @@ pub fn inspect_files(paths: &[PathBuf]) -> Result<Vec<FileReport>, InspectError>
         }
     }
     Ok(reports)
-}
-
-/// Why `inspect` could not read a file.
-#[derive(Debug, thiserror::Error)]
-pub enum InspectError {
-    #[error(transparent)]
-    Md5(#[from] Md5Error),
-    #[error(transparent)]
-    Gltf(#[from] GltfError),
 }
 
 /// A glTF file as the md5 objects report it: the model `Model::load_gltf`
@@ -469,69 +312,6 @@ fn anim_report(
     }
 }
 
-/// `ground speed: 50.2 units/s along (1.00, 0.00, 0.00), from the feet`.
-fn ground_speed_text(report: &AnimReport) -> String {
-    let how = match report.ground_source {
-        GroundMotionSource::Still => return "ground speed: 0 (on the spot)".to_owned(),
-        GroundMotionSource::Feet => "from the feet",
-        GroundMotionSource::RootMotion => "root motion (md5crowd plays the clip in place)",
-    };
-    let [x, y, z] = report.ground_velocity.map(|v| v / report.ground_speed);
-    format!(
-        "ground speed: {:.1} units/s along ({x:.2}, {y:.2}, {z:.2}), {how}",
-        report.ground_speed
-    )
-}
-
-/// `5920 tris, 2970 (err 0.19), ..., 52 (err 15.37)`; error in model units.
-fn lod_chain_text(lods: &[LodReport]) -> String {
-    let mut text = String::new();
-    for (k, lod) in lods.iter().enumerate() {
-        if k == 0 {
-            write!(text, "{} tris", lod.tris).unwrap();
-        } else {
-            write!(text, ", {} (err {:.2})", lod.tris, lod.error).unwrap();
-        }
-    }
-    text
-}
-
-/// `4 4 4 4 2 2 1 1 (over the poses of 4 anims)`.
-fn lod_influences_text(report: &MeshReport) -> String {
-    let counts: Vec<String> = report.lod_influences.iter().map(usize::to_string).collect();
-    let over = match report.lod_anims {
-        0 => "no anims named: the bind pose, where one is exact".to_owned(),
-        1 => "over the poses of 1 anim".to_owned(),
-        n => format!("over the poses of {n} anims"),
-    };
-    format!("{} ({over})", counts.join(" "))
-}
-
-/// `impostor atlas: 48 views x 48 frames, 24.0 MiB`.
-fn impostor_text(impostor: &ImpostorReport) -> String {
-    format!(
-        "impostor atlas: {} views x {} frames a clip, {} clip(s) at once, {:.1} MiB",
-        impostor.views,
-        impostor.frames_per_clip,
-        impostor.slots,
-        impostor.bytes as f64 / f64::from(1 << 20)
-    )
-}
-
-/// Each part as its first joint and how many more: `neck (+1)`.
-fn body_parts_text(report: &MeshReport) -> String {
-    let parts: Vec<String> = report
-        .body_parts
-        .iter()
-        .map(|part| match part.joints.as_slice() {
-            [] => "(no joints)".to_owned(),
-            [only] => only.clone(),
-            [first, rest @ ..] => format!("{first} (+{})", rest.len()),
-        })
-        .collect();
-    format!("{}: {}", parts.len(), parts.join(", "))
-}
-
 /// Every declaration of `game` that draws an md5 character, in the order
 /// read, or (`names` not empty) those named, in that order. An unknown
 /// name is an error naming the closest declared ones.
@@ -581,112 +361,4 @@ pub fn inspect_declarations(game: &Game, names: &[String]) -> Result<Vec<FileRep
                 .ok_or_else(|| format!("{name}: draws no md5 character"))
         })
         .collect()
-}
-
-pub fn to_json(reports: &[FileReport]) -> String {
-    serde_json::to_string_pretty(reports).expect("reports serialize")
-}
-
-pub fn to_text(reports: &[FileReport]) -> String {
-    let mut out = String::new();
-    for report in reports {
-        match report {
-            FileReport::Mesh(m) => {
-                let kind = if m.format == "gltf" {
-                    "glTF"
-                } else {
-                    "md5mesh"
-                };
-                writeln!(out, "{} ({kind})", m.file).unwrap();
-                writeln!(out, "  joints: {}", m.joints).unwrap();
-                for (i, s) in m.meshes.iter().enumerate() {
-                    writeln!(
-                        out,
-                        "  mesh {i}: shader \"{}\": {} verts, {} tris, {} weights",
-                        s.shader, s.verts, s.tris, s.weights
-                    )
-                    .unwrap();
-                    if let Some(note) = &s.lod_note {
-                        writeln!(out, "    short LOD chain: {note}").unwrap();
-                    }
-                }
-                writeln!(
-                    out,
-                    "  total: {} verts, {} tris, {} weights",
-                    m.verts, m.tris, m.weights
-                )
-                .unwrap();
-                writeln!(
-                    out,
-                    "  influences: at most {} per vertex; {} vertices over 4, {} over 8; largest weight dropped at 4: {:.4}",
-                    m.max_influences, m.over4, m.over8, m.max_dropped_weight
-                )
-                .unwrap();
-                writeln!(out, "  LODs: {}", lod_chain_text(&m.lods)).unwrap();
-                writeln!(out, "  influences per level: {}", lod_influences_text(m)).unwrap();
-                writeln!(
-                    out,
-                    "  body parts (occlusion boxes): {}",
-                    body_parts_text(m)
-                )
-                .unwrap();
-                writeln!(out, "  {}", impostor_text(&m.impostor)).unwrap();
-            }
-            FileReport::Anim(a) => {
-                match a.format {
-                    "gltf" => writeln!(out, "{}: animation \"{}\"", a.file, a.name).unwrap(),
-                    _ => writeln!(out, "{} (md5anim)", a.file).unwrap(),
-                }
-                writeln!(
-                    out,
-                    "  joints: {}, frames: {} at {} fps ({:.3} s, {}), animated components: {}",
-                    a.joints,
-                    a.frames,
-                    a.frame_rate,
-                    a.duration,
-                    if a.loops { "loops" } else { "plays once" },
-                    a.animated_components
-                )
-                .unwrap();
-                writeln!(out, "  {}", ground_speed_text(a)).unwrap();
-                match &a.name_mismatches {
-                    Some(m) if m.is_empty() => {
-                        writeln!(out, "  fits the mesh: joint names and parents match").unwrap()
-                    }
-                    Some(m) => {
-                        writeln!(
-                            out,
-                            "  fits the mesh by index; {} joint names differ:",
-                            m.len()
-                        )
-                        .unwrap();
-                        for line in m {
-                            writeln!(out, "    {line}").unwrap();
-                        }
-                    }
-                    None => {}
-                }
-            }
-            FileReport::Declaration(d) => {
-                writeln!(
-                    out,
-                    "{} ({}, {}:{})",
-                    d.name, d.declared_as, d.source, d.line
-                )
-                .unwrap();
-                writeln!(out, "  mesh: {}", d.mesh).unwrap();
-                let clips: Vec<&str> = d.anims.keys().map(String::as_str).collect();
-                writeln!(out, "  clips: {}: {}", clips.len(), clips.join(", ")).unwrap();
-                if let Some(skin) = &d.skin {
-                    writeln!(out, "  skin: {skin}").unwrap();
-                }
-                if d.offset != [0.0; 3] {
-                    let [x, y, z] = d.offset;
-                    writeln!(out, "  offset: ({x} {y} {z})").unwrap();
-                }
-                writeln!(out, "  {}", impostor_text(&d.impostor)).unwrap();
-            }
-        }
-    }
-    out
 }
