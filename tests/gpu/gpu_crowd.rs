@@ -1547,6 +1547,43 @@ fn impostors_cast_from_the_cell_facing_the_sun() {
     assert_shadow_cascades_match_the_cpu(true);
 }
 
+/// The first frame a crowd draws is exact: drawn again 10 times at the
+/// same time, the picture does not change by a byte. 2,000 characters in
+/// view, each posed on its own (animation level of detail off), want more
+/// palette rows than a palette of 1,024 instances held, so
+/// the first frame once showed some of them in shared poses chosen by the
+/// order of the GPU's atomics.
+#[test]
+fn the_first_frame_is_the_frame_after_ten_more() {
+    if !common::vulkan_or_skip() {
+        return;
+    }
+    let time = 0.9;
+    let mut harness = Harness::new(2000, time);
+    harness.occlusion = true;
+    // Everyone drawn or casting takes rows of their own.
+    harness.anim_lod = false;
+    harness.shadows = Shadows::Map;
+    let far_above = view_projection(Vec3::new(-1400.0, 0.0, 2600.0), Vec3::ZERO, 1.0);
+    let first = harness.render_picture(far_above, time);
+    let mut last = Vec::new();
+    for _ in 0..10 {
+        last = harness.render_picture(far_above, time);
+    }
+    let differing = first
+        .chunks_exact(4)
+        .zip(last.chunks_exact(4))
+        .filter(|(a, b)| a != b)
+        .count();
+    assert_eq!(
+        differing, 0,
+        "pixels of the first frame that differ from the 11th"
+    );
+    let renderer = harness.renderer.as_ref().unwrap();
+    assert!(!renderer.palette_may_run_short() && renderer.settled());
+    harness.finish();
+}
+
 /// With occlusion culling and shadow maps, the early phase poses the
 /// casters in view that it does not draw, and on the first frame (nothing
 /// was visible before) the late phase draws most of them: each keeps the

@@ -7,6 +7,7 @@ mod gpu_renderer;
 mod locomotion;
 mod render_capture;
 mod render_culling;
+mod render_determinism;
 mod render_ground;
 mod render_headless;
 mod render_impostors;
