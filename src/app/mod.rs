@@ -1,6 +1,7 @@
 //! Rendering a model: loading, the CPU-side crowd and camera, and the two
 //! ways frames leave the GPU (a window, or PNG files when headless).
 
+mod arg_values;
 pub mod bench;
 mod bench_plot;
 mod bench_suite;

@@ -26,6 +26,7 @@ pub mod draw_commands;
 pub mod driver;
 pub mod frame;
 pub mod frame_loop;
+mod frame_uniforms;
 pub mod gpu_model;
 pub mod guard;
 pub mod impostor_atlas;
@@ -50,6 +51,7 @@ pub mod shadow_map;
 pub mod swapchain;
 pub mod targets;
 pub mod texture;
+mod view_options;
 
 pub use context::{Context, ContextDesc, MultisampleSupport};
 

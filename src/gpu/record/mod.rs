@@ -11,28 +11,31 @@
 
 use ash::vk;
 
-use super::crowd_buffers::{Animation, CrowdBuffer, VISIBLE_HEADER_BYTES};
+use super::crowd_buffers::{Animation, CrowdBuffer};
 use super::crowd_resources::{CrowdResources, CrowdSlotSets};
 use super::draw_commands::shadow_command_set;
 use super::frame::FrameSlot;
 use super::frame_loop::{FrameInput, Shadows, ViewOptions};
 use super::impostor_atlas::BakePlan;
 use super::model_resources::ModelResources;
-use super::passes::agents::{self, AgentStep};
+use super::passes::agents::AgentStep;
 use super::passes::crowd_draw::{self, DrawOptions, Look, Surface};
 use super::passes::impostor_draw::ImpostorLook;
 use super::passes::overlay::OverlayFrame;
-use super::passes::{animate, cull, draws, ground, impostor_draw, pyramid, skeleton_overlay};
+use super::passes::{ground, impostor_draw, pyramid, skeleton_overlay};
 use super::profiler::Profiler;
 use super::renderer::Renderer;
-use super::resources::{memory_barrier, Buffer};
+use super::resources::Buffer;
 use super::scene_pipelines::ScenePipelines;
-use super::shader_types::{
-    CrowdComputeConstants, CullPhase, DrawConstants, MAX_SHADOW_CASCADES, PALETTE_PER_INSTANCE,
-};
+use super::shader_types::{CrowdComputeConstants, CullPhase, DrawConstants, PALETTE_PER_INSTANCE};
 use super::shadow_map::ShadowMap;
 use super::targets::{begin_rendering, end_rendering, Closing, Scope, Targets};
 use super::{debug, pipeline, Context, GpuError};
+use compute::{record_agent_pass, record_reset, record_visible_count_readback};
+use shadows::cascade_names;
+
+mod compute;
+mod shadows;
 
 /// The profiler's and RenderDoc's names for a phase's passes.
 struct PhaseNames {
@@ -69,30 +72,6 @@ fn phase_names(phase: CullPhase) -> PhaseNames {
         // A cascade's names are its own (cascade_names); it poses nothing
         // and draws no impostor.
         CullPhase::Shadow => cascade_names(0),
-    }
-}
-
-/// Shadow cascade `cascade`'s names: its cull's, and its draws' (the
-/// scene's).
-fn cascade_names(cascade: usize) -> PhaseNames {
-    const CULLS: [&str; MAX_SHADOW_CASCADES] = [
-        "shadow cull 0",
-        "shadow cull 1",
-        "shadow cull 2",
-        "shadow cull 3",
-    ];
-    const DRAWS: [&str; MAX_SHADOW_CASCADES] = [
-        "shadow cascade 0",
-        "shadow cascade 1",
-        "shadow cascade 2",
-        "shadow cascade 3",
-    ];
-    PhaseNames {
-        cull: CULLS[cascade],
-        animate: "",
-        draw: DRAWS[cascade],
-        impostors: "",
-        scene: DRAWS[cascade],
     }
 }
 
@@ -314,86 +293,6 @@ impl FrameRecorder<'_> {
         }
     }
 
-    /// `phase`'s compute work: the cull and the draws it writes
-    /// (cull.comp, draws.comp), then the poses of what it kept
-    /// (animate.comp, GPU animation only), with the barriers before the
-    /// draws read them.
-    fn record_cull(&mut self, phase: CullPhase, names: &PhaseNames, view: usize) {
-        use vk::{AccessFlags2 as Access, PipelineStageFlags2 as Stage};
-        let (ctx, cmd) = (self.ctx, self.cmd);
-        let model = self.model;
-        let layout = model.compute_pipeline_layout;
-        let constants = self.constants(phase, view);
-        if phase == CullPhase::Late {
-            // The early draws read the lists, transforms and draws the
-            // late passes append to; the pyramid was just written.
-            memory_barrier(
-                ctx,
-                cmd,
-                (
-                    Stage::DRAW_INDIRECT | Stage::VERTEX_SHADER | Stage::COMPUTE_SHADER,
-                    Access::SHADER_STORAGE_WRITE,
-                ),
-                (
-                    Stage::COMPUTE_SHADER,
-                    Access::SHADER_STORAGE_READ | Access::SHADER_STORAGE_WRITE,
-                ),
-            );
-        }
-        let scope = self.profiler.begin(ctx, cmd, names.cull);
-        cull::record_cull(ctx, cmd, &model.cull, layout, constants);
-        // The counts and lists are read by draws.comp, animate.comp,
-        // the vertex shaders and the readback copy.
-        memory_barrier(
-            ctx,
-            cmd,
-            (Stage::COMPUTE_SHADER, Access::SHADER_STORAGE_WRITE),
-            (
-                Stage::COMPUTE_SHADER | Stage::VERTEX_SHADER | Stage::COPY,
-                Access::SHADER_STORAGE_READ | Access::TRANSFER_READ,
-            ),
-        );
-        let kernel = self.crowd.animate_kernel;
-        draws::record_draws(ctx, cmd, &model.draws, kernel, layout, constants);
-        self.profiler.end(ctx, cmd, scope);
-        // Last frame's indirect reads of this slot's draws were waited
-        // for by its fence; this frame's wait for draws.comp (which also
-        // keeps the early counts).
-        memory_barrier(
-            ctx,
-            cmd,
-            (Stage::COMPUTE_SHADER, Access::SHADER_STORAGE_WRITE),
-            (
-                Stage::DRAW_INDIRECT | Stage::COMPUTE_SHADER | Stage::VERTEX_SHADER | Stage::COPY,
-                Access::INDIRECT_COMMAND_READ | Access::SHADER_STORAGE_READ | Access::TRANSFER_READ,
-            ),
-        );
-        if self.crowd.shape.animation == Animation::Gpu && phase != CullPhase::Shadow {
-            let scope = self.profiler.begin(ctx, cmd, names.animate);
-            let commands = phase_commands(phase);
-            let dispatch = (
-                self.frame.draw_commands.handle,
-                model.draw_commands.dispatch(commands),
-            );
-            animate::record_animate(
-                ctx,
-                cmd,
-                &model.animate,
-                kernel,
-                layout,
-                constants,
-                dispatch,
-            );
-            self.profiler.end(ctx, cmd, scope);
-            memory_barrier(
-                ctx,
-                cmd,
-                (Stage::COMPUTE_SHADER, Access::SHADER_STORAGE_WRITE),
-                (Stage::VERTEX_SHADER, Access::SHADER_STORAGE_READ),
-            );
-        }
-    }
-
     /// `phase`'s rendering scope, the `index`-th: the ground (first scope,
     /// with locomotion), the crowd's meshes, its impostors, and after the
     /// last cull the skeleton overlay on top.
@@ -477,69 +376,6 @@ impl FrameRecorder<'_> {
             self.record_skeleton_overlay(crowd_set);
         }
         end_rendering(ctx, cmd, self.targets, closing);
-    }
-
-    /// The sun's shadow cascades, after the camera's first cull: each
-    /// one's cull (cull.comp's shadow phase, into its own lists and draw
-    /// commands), then each one's casters, depth only, into its layer of
-    /// the shadow map. Nothing without shadow maps.
-    fn record_shadows(&mut self) {
-        if self.shadow_cascades == 0 {
-            return;
-        }
-        let (ctx, cmd, model) = (self.ctx, self.cmd, self.model);
-        let cascades = &self.sets.shadow[..self.shadow_cascades];
-        for (cascade, sets) in cascades.iter().enumerate() {
-            let names = cascade_names(cascade);
-            let _label = debug::label(ctx, cmd, names.cull);
-            let visible = self
-                .crowd
-                .cascade_buffer(CrowdBuffer::ShadowVisibleInstances, self.slot, cascade)
-                .expect("a crowd with shadow cascades has their lists");
-            record_reset(ctx, cmd, visible);
-            self.bind_compute_set(sets.compute);
-            self.record_cull(CullPhase::Shadow, &names, cascade + 1);
-        }
-        self.bind_compute_set(self.sets.compute);
-        self.shadow_map.record_begin_drawing(ctx, cmd);
-        for (cascade, sets) in cascades.iter().enumerate() {
-            let names = cascade_names(cascade);
-            let _label = debug::label(ctx, cmd, names.draw);
-            let scope = self.profiler.begin(ctx, cmd, names.draw);
-            self.shadow_map.record_begin_cascade(ctx, cmd, cascade);
-            self.bind_scene_set(sets.scene);
-            let constants = DrawConstants {
-                view: cascade as u32 + 1,
-                show_lod: 0,
-                ..self.draw_constants
-            };
-            crowd_draw::record_crowd_draw(
-                ctx,
-                cmd,
-                &self.pipelines.crowd_draw,
-                model.draw_pipeline_layout,
-                &model.model,
-                &model.material_sets,
-                Surface::BindPose {
-                    draw_commands: (self.frame.draw_commands.handle, model.draw_commands),
-                    set: shadow_command_set(cascade),
-                    drawn_levels: self.drawn_levels,
-                },
-                constants,
-                DrawOptions {
-                    look: Look::ShadowDepth,
-                    lod_influences: self.view.lod_influences,
-                    multi_draw: self.view.multi_draw,
-                },
-            );
-            if self.impostors {
-                let commands = shadow_command_set(cascade);
-                self.record_impostors(commands, None, (constants, ImpostorLook::ShadowDepth));
-            }
-            self.shadow_map.record_end_cascade(ctx, cmd);
-            self.profiler.end(ctx, cmd, scope);
-        }
-        self.shadow_map.record_end_drawing(ctx, cmd);
     }
 
     /// The compute passes' set 0 (`set`) and the depth pyramid's set 1.
@@ -652,90 +488,4 @@ pub(super) fn draws_impostors(view: &ViewOptions, animation: Animation) -> bool 
 
 fn phase_commands(phase: CullPhase) -> usize {
     usize::from(phase == CullPhase::Late)
-}
-
-/// The agent pass, between the barriers it needs: the placements are one
-/// buffer for every frame in flight, so the last frame's reads (culling,
-/// vertex shaders) and writes come before this frame's writes, and these
-/// before this frame's reads.
-fn record_agent_pass(
-    ctx: &Context,
-    cmd: vk::CommandBuffer,
-    profiler: &mut Profiler,
-    model: &ModelResources,
-    constants: CrowdComputeConstants,
-    step: AgentStep,
-) {
-    use vk::{AccessFlags2 as Access, PipelineStageFlags2 as Stage};
-    let readers = Stage::COMPUTE_SHADER | Stage::VERTEX_SHADER;
-    memory_barrier(
-        ctx,
-        cmd,
-        (readers, Access::SHADER_STORAGE_WRITE),
-        (
-            Stage::COMPUTE_SHADER,
-            Access::SHADER_STORAGE_READ | Access::SHADER_STORAGE_WRITE,
-        ),
-    );
-    let scope = profiler.begin(ctx, cmd, "agents");
-    let layout = model.compute_pipeline_layout;
-    agents::record_agents(ctx, cmd, &model.agents, layout, constants, step);
-    profiler.end(ctx, cmd, scope);
-    memory_barrier(
-        ctx,
-        cmd,
-        (Stage::COMPUTE_SHADER, Access::SHADER_STORAGE_WRITE),
-        (readers, Access::SHADER_STORAGE_READ),
-    );
-}
-
-/// Zeroes the visible lists' header, the counts of every level and the
-/// palette rows wanted: what cull.comp accumulates into with atomics.
-fn record_reset(ctx: &Context, cmd: vk::CommandBuffer, visible: &Buffer) {
-    use vk::{AccessFlags2 as Access, PipelineStageFlags2 as Stage};
-    let _label = debug::label(ctx, cmd, "reset counts");
-    unsafe {
-        ctx.device
-            .cmd_fill_buffer(cmd, visible.handle, 0, VISIBLE_HEADER_BYTES, 0);
-    }
-    // Also orders this frame's culls after the last frame's late cull,
-    // which wrote the visibility they read.
-    memory_barrier(
-        ctx,
-        cmd,
-        (
-            Stage::CLEAR | Stage::COPY | Stage::COMPUTE_SHADER,
-            Access::TRANSFER_WRITE | Access::SHADER_STORAGE_WRITE,
-        ),
-        (
-            Stage::COMPUTE_SHADER,
-            Access::SHADER_STORAGE_READ | Access::SHADER_STORAGE_WRITE,
-        ),
-    );
-}
-
-/// Copies out what the culls counted, for the CPU to read once the frame
-/// is done: the visible lists' header (the per-level counts and the palette
-/// rows wanted), and the clips wanted as impostors.
-fn record_visible_count_readback(
-    ctx: &Context,
-    cmd: vk::CommandBuffer,
-    (visible, readback): (&Buffer, &Buffer),
-    (requests, requests_readback): (&Buffer, &Buffer),
-) {
-    use vk::{AccessFlags2 as Access, PipelineStageFlags2 as Stage};
-    let header = vk::BufferCopy::default().size(VISIBLE_HEADER_BYTES);
-    let wanted = vk::BufferCopy::default().size(requests.size);
-    unsafe {
-        ctx.device
-            .cmd_copy_buffer(cmd, visible.handle, readback.handle, &[header]);
-        ctx.device
-            .cmd_copy_buffer(cmd, requests.handle, requests_readback.handle, &[wanted]);
-    }
-    memory_barrier(
-        ctx,
-        cmd,
-        (Stage::COPY, Access::TRANSFER_WRITE),
-        (Stage::HOST, Access::HOST_READ),
-    );
 }
