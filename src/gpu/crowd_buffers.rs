@@ -606,8 +606,14 @@ mod tests {
         assert_eq!(extra, FRAMES_IN_FLIGHT as u64 * per_slot);
         // CPU skinning casts no shadow map, whatever is asked; the bind
         // pose casts as the animated modes do (bench's static baseline).
-        assert_eq!(CrowdShape::of(&[], Animation::CpuSkinned, 3).shadow_cascades, 0);
-        assert_eq!(CrowdShape::of(&[], Animation::BindPose, 3).shadow_cascades, 3);
+        assert_eq!(
+            CrowdShape::of(&[], Animation::CpuSkinned, 3).shadow_cascades,
+            0
+        );
+        assert_eq!(
+            CrowdShape::of(&[], Animation::BindPose, 3).shadow_cascades,
+            3
+        );
         assert_eq!(CrowdShape::of(&[], Animation::Cpu, 9).shadow_cascades, 4);
     }
 
