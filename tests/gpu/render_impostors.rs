@@ -25,11 +25,6 @@ fn crowd(dir: &std::path::Path, view: &str, impostors: &str) -> image::RgbaImage
         // The grid, as render_culling's pictures.
         "--locomotion",
         "off",
-        // The skinning palette starts with rows for 1024 posed instances
-        // and grows to what a frame wanted: until then, which of the near
-        // ones fall back to a shared pose varies from run to run.
-        "--frames",
-        "3",
     ];
     render_sized(dir, &name, (1920, 1080), &args).0
 }
