@@ -13,6 +13,7 @@ mod clip;
 mod distance_curve;
 mod ground_speed;
 mod joint_pose;
+mod layers;
 mod local_to_model;
 mod looping;
 mod sampling;
@@ -26,6 +27,7 @@ pub use ground_speed::{
     ROOT_MOTION_FRACTION, STILL_FRACTION, SUPPORT_TOLERANCE,
 };
 pub use joint_pose::JointPose;
+pub use layers::{apply_layer, apply_layers, JointMask, Layer, LayerMode};
 pub use local_to_model::local_to_model;
 pub use looping::{
     close_loop, closing_step_ratio, loops_by_rule, LoopOverrides, CLOSING_STEP_MARGIN,
