@@ -4,8 +4,8 @@
 //! from ([`DeclSource`]).
 //!
 //! Three declaration types are read, wherever they appear:
-//! - `model NAME { ... }` (in `def/*.def`): a mesh, named clips, an offset
-//!   and a skin (`model.rs` lists the statements);
+//! - `model NAME { ... }` (in `def/*.def`): a mesh, named clips, an offset,
+//!   a skin and channels (`model.rs` lists the statements);
 //! - `entityDef NAME { "key" "value" ... }` (in `def/*.def`, where a
 //!   declaration with no type is one): of its keys, "model" (a model
 //!   declaration's name, or an .md5mesh path) and "skin" matter here;
@@ -127,7 +127,7 @@ pub struct Skin {
 }
 
 /// What a name gives to draw: an md5 mesh, its clips in the order
-/// declared, an offset and a skin.
+/// declared, an offset, a skin and channels.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ResolvedModel {
     /// The declarations followed, from the name asked for to the model
