@@ -7,8 +7,9 @@
 
 use std::path::Path;
 
-use crate::decl::{DeclSet, DeclSource, ResolvedModel};
-use crate::model::{Character, ClipFile, SkinChoice, DEFAULT_SKIN};
+use crate::anim::{ChannelSpec, JointReach, JointTerm, TermEffect};
+use crate::decl::{DeclSet, DeclSource, DeclaredChannel, ResolvedModel};
+use crate::model::{Character, CharacterChannel, ClipFile, SkinChoice, DEFAULT_SKIN};
 use crate::vfs::Vfs;
 
 /// A game folder and its declarations, read once.
@@ -55,10 +56,10 @@ impl Game {
         (Game { vfs, decls }, warnings)
     }
 
-    /// The character that the model or entityDef `name` draws. A clip
-    /// whose file the game lacks is left out with a warning (games ship
-    /// declarations for clips their demos do not hold); a missing mesh is
-    /// an error naming the declaration.
+    /// The character that the model or entityDef `name` draws, with its
+    /// model's channels. A clip whose file the game lacks is left out with
+    /// a warning (games ship declarations for clips their demos do not
+    /// hold); a missing mesh is an error naming the declaration.
     pub fn character(&self, name: &str) -> Result<Character, String> {
         let resolved = self.decls.resolve_model(name).map_err(|e| e.to_string())?;
         self.files_of(&resolved)
@@ -90,12 +91,22 @@ impl Game {
                 ),
             }
         }
+        let channels = resolved
+            .channels
+            .iter()
+            .filter_map(|declared| {
+                character_channel(declared)
+                    .map_err(|warning| log::warn!("{warning}"))
+                    .ok()
+            })
+            .collect();
         Ok(Character {
             name: name.clone(),
             mesh,
             clips,
             offset: resolved.offset,
             skin: resolved.skin.clone(),
+            channels,
         })
     }
 
@@ -123,5 +134,87 @@ impl Game {
                 })
             }
         }
+    }
+}
+
+/// A model declaration's channel as the runtime takes it, or the warning
+/// to give when it makes none (a joint written as a quoted name with a
+/// space: the declaration syntax takes it, a channel does not).
+fn character_channel(declared: &DeclaredChannel) -> Result<CharacterChannel, String> {
+    let written_at = format!("model '{}' ({})", declared.model, declared.origin);
+    let terms = declared
+        .channel
+        .joints
+        .iter()
+        .map(|joint| JointTerm {
+            name: joint.name.clone(),
+            reach: if joint.subtree {
+                JointReach::Subtree
+            } else {
+                JointReach::Joint
+            },
+            effect: if joint.removed {
+                TermEffect::Remove
+            } else {
+                TermEffect::Add
+            },
+        })
+        .collect();
+    match ChannelSpec::new(declared.channel.name.clone(), terms) {
+        Ok(spec) => Ok(CharacterChannel { spec, written_at }),
+        Err(error) => Err(format!("{written_at}: {error}; the channel is left out")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::decl::{ChannelDecl, ChannelJoint, Origin};
+
+    fn declared(joints: &[(&str, bool, bool)]) -> DeclaredChannel {
+        DeclaredChannel {
+            model: "monster_demon_imp".into(),
+            origin: Origin {
+                source: "def/imp.def".into(),
+                line: 16,
+            },
+            channel: ChannelDecl {
+                name: "legs".into(),
+                joints: joints
+                    .iter()
+                    .map(|&(name, subtree, removed)| ChannelJoint {
+                        name: name.into(),
+                        subtree,
+                        removed,
+                    })
+                    .collect(),
+            },
+        }
+    }
+
+    #[test]
+    fn declared_channels_become_specs_with_where_they_were_written() {
+        let channel = character_channel(&declared(&[
+            ("origin", false, false),
+            ("Hips", true, false),
+            ("Waist", true, true),
+            ("SPINNER", false, true),
+        ]))
+        .unwrap();
+        assert_eq!(
+            channel.spec.to_string(),
+            "legs=origin *Hips -*Waist -SPINNER"
+        );
+        assert_eq!(
+            channel.written_at,
+            "model 'monster_demon_imp' (def/imp.def:16)"
+        );
+        // A quoted joint name may hold a space; a channel's may not.
+        assert_eq!(
+            character_channel(&declared(&[("left hip", false, false)])).unwrap_err(),
+            "model 'monster_demon_imp' (def/imp.def:16): channel 'legs=left hip': expected a \
+             joint name: a word not starting with '-' or '*', found 'left hip'; the channel is \
+             left out"
+        );
     }
 }

@@ -9,6 +9,7 @@
 //! `crate::model`, as ozz-animation keeps its offline conversion apart from
 //! the runtime.
 
+mod channels;
 mod clip;
 mod distance_curve;
 mod ground_speed;
@@ -20,6 +21,10 @@ mod sampling;
 mod skeleton;
 mod skinning_transform;
 
+pub use channels::{
+    ChannelSpec, ChannelSpecError, ChannelWarning, Channels, JointReach, JointTerm, TermEffect,
+    MAX_CHANNELS, WHOLE_BODY, WHOLE_BODY_NAME,
+};
 pub use clip::Clip;
 pub use distance_curve::{distance_curve, DistanceCurve, DISTANCE_CURVE_SAMPLES};
 pub use ground_speed::{

@@ -219,6 +219,7 @@ impl GameFolders {
                         .collect(),
                     offset: Vec3::ZERO,
                     skin: None,
+                    channels: Vec::new(),
                 }
             }
         };
@@ -318,6 +319,7 @@ fn declared(
             clips: Vec::new(),
             offset: Vec3::ZERO,
             skin: None,
+            channels: Vec::new(),
         },
         _ => game
             .character(&text)

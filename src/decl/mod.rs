@@ -4,8 +4,8 @@
 //! from ([`DeclSource`]).
 //!
 //! Three declaration types are read, wherever they appear:
-//! - `model NAME { ... }` (in `def/*.def`): a mesh, named clips, an offset
-//!   and a skin (`model.rs` lists the statements);
+//! - `model NAME { ... }` (in `def/*.def`): a mesh, named clips, an offset,
+//!   a skin and channels (`model.rs` lists the statements);
 //! - `entityDef NAME { "key" "value" ... }` (in `def/*.def`, where a
 //!   declaration with no type is one): of its keys, "model" (a model
 //!   declaration's name, or an .md5mesh path) and "skin" matter here;
@@ -39,7 +39,7 @@ use std::fmt;
 use glam::Vec3;
 
 pub use entity::Keys;
-pub use model::{AnimDecl, ModelContents};
+pub use model::{AnimDecl, ChannelDecl, ChannelJoint, DeclaredChannel, ModelContents};
 pub use skin::{Remap, SkinBody};
 
 /// One declaration file's text.
@@ -127,7 +127,7 @@ pub struct Skin {
 }
 
 /// What a name gives to draw: an md5 mesh, its clips in the order
-/// declared, an offset and a skin.
+/// declared, an offset, a skin and channels.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ResolvedModel {
     /// The declarations followed, from the name asked for to the model
@@ -141,6 +141,9 @@ pub struct ResolvedModel {
     pub offset: Vec3,
     /// The entityDef's "skin" if it has one, else the model's `skin`.
     pub skin: Option<String>,
+    /// The model's channels, in the order first declared (none for an
+    /// entityDef whose "model" is an .md5mesh).
+    pub channels: Vec<DeclaredChannel>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -271,6 +274,7 @@ impl DeclSet {
                 anims: Vec::new(),
                 offset: Vec3::ZERO,
                 skin: skin.map(str::to_owned),
+                channels: Vec::new(),
             })
         } else {
             Err(ResolveError::NotMd5 {
@@ -338,5 +342,6 @@ fn resolve_model_decl(
         anims: contents.anims.clone(),
         offset: contents.offset,
         skin: skin.map(str::to_owned).or_else(|| contents.skin.clone()),
+        channels: contents.channels.clone(),
     })
 }

@@ -1,23 +1,34 @@
 //! `model NAME { ... }`: the game's model declarations
 //! (`idDeclModelDef::Parse`), naming a character's mesh, its clips, an
-//! offset and a skin.
+//! offset, a skin and its channels.
 //!
 //! Statements, in order: `mesh PATH`, `anim NAME FILE [, FILE ...] [{ ... }]`
 //! (the block of frame commands and flags is skipped), `offset ( x y z )`,
-//! `skin NAME`, `channel NAME ( joints )` (skipped), `inherit NAME` (the
-//! parent's mesh, clips, offset and skin replace everything so far; later
-//! statements add to them or override them), `remove NAME` (drops the
-//! inherited clips named NAME, or whose name is NAME and digits: `remove
-//! pain` drops `pain1` and `pain2`, the game's random variants). A clip
-//! declared again after `inherit` replaces the inherited one in place; one
-//! declared twice in the model itself too, with a warning (the game
-//! rejects such a model). Any other word is an error, and the model is
-//! skipped, as the game defaults it.
+//! `skin NAME`, `channel NAME ( JOINTS )` (a named set of joints that plays
+//! its own clip: `*joint` is the joint and all below it, a bare name the
+//! joint alone, and `-` before either takes it out of the set built so
+//! far; `( )` is empty), `inherit NAME` (the parent's mesh, clips, offset,
+//! skin and channels replace everything so far; later statements add to
+//! them or override them), `remove NAME` (drops the inherited clips named
+//! NAME, or whose name is NAME and digits: `remove pain` drops `pain1` and
+//! `pain2`, the game's random variants). A clip or channel declared again
+//! after `inherit` replaces the inherited one in place; one declared twice
+//! in the model itself too, with a warning (the game rejects a model that
+//! declares a clip twice).
+//! Any other word is an error, and the model is skipped, as the game
+//! defaults it.
+//!
+//! Which joints a channel's names are is known only with the mesh's
+//! skeleton: `anim::Channels` resolves them, and names no joint has are
+//! warnings there. Unlike the game, which knows five channels (`torso`,
+//! `legs`, `head`, `eyelids`, and `all`, the whole body), any name but
+//! `all` is taken.
 
 use glam::Vec3;
 
 use super::cursor::{unexpected, BodyError, Cursor};
-use super::lexer::Token;
+use super::lexer::{Token, TokenKind};
+use super::Origin;
 
 /// A clip as a model declaration names it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -41,6 +52,36 @@ impl AnimDecl {
     }
 }
 
+/// `channel NAME ( JOINTS )`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ChannelDecl {
+    pub name: String,
+    pub joints: Vec<ChannelJoint>,
+}
+
+/// One word of a channel's joint list: `Waist`, `*Waist`, `-Waist`,
+/// `-*Waist` (the game's lexer reads `-` and `*` as tokens of their own,
+/// so `- * Waist` is the same).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ChannelJoint {
+    pub name: String,
+    /// `*`: the joint and all its descendants.
+    pub subtree: bool,
+    /// `-`: out of the set built so far.
+    pub removed: bool,
+}
+
+/// A channel of a resolved model and where it was written: inherited
+/// channels were written in a parent.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DeclaredChannel {
+    /// The model declaration whose body holds the `channel` line.
+    pub model: String,
+    /// The `channel` line.
+    pub origin: Origin,
+    pub channel: ChannelDecl,
+}
+
 /// One statement of a model's body, with its line for warnings.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Statement {
@@ -56,6 +97,7 @@ pub enum StatementKind {
     Remove(String),
     Offset(Vec3),
     Skin(String),
+    Channel(ChannelDecl),
 }
 
 /// The statements of a model's body (its tokens between the braces);
@@ -86,14 +128,7 @@ pub fn parse_model(body: &[Token], end_line: u32) -> Result<Vec<Statement>, Body
                 cursor.expect_punctuation(')', "offset ( x y z")?;
                 StatementKind::Offset(Vec3::from_array(offset))
             }
-            "channel" => {
-                cursor.expect("a channel name")?;
-                cursor.expect_punctuation('(', "the channel's name")?;
-                while !cursor.eat(')') {
-                    cursor.expect("')' closing the channel's joints")?;
-                }
-                continue;
-            }
+            "channel" => StatementKind::Channel(parse_channel(&mut cursor)?),
             _ => {
                 return Err(unexpected(
                     keyword,
@@ -132,6 +167,35 @@ fn parse_anim(cursor: &mut Cursor) -> Result<AnimDecl, BodyError> {
     Ok(anim)
 }
 
+/// After `channel`: the name, then the joints between parentheses.
+fn parse_channel(cursor: &mut Cursor) -> Result<ChannelDecl, BodyError> {
+    let name = cursor.expect("a channel name")?;
+    if name.kind == TokenKind::Punctuation || name.text.eq_ignore_ascii_case("all") {
+        // `all` is the whole body: the joints no channel claims.
+        return Err(unexpected(name, "a channel name other than 'all'"));
+    }
+    cursor.expect_punctuation('(', "the channel's name")?;
+    let mut channel = ChannelDecl {
+        name: name.text.clone(),
+        joints: Vec::new(),
+    };
+    while !cursor.eat(')') {
+        let removed = cursor.eat('-');
+        let subtree = cursor.eat('*');
+        let what = "a joint name, '*' or '-' in the channel's joints, or ')' closing them";
+        let joint = cursor.expect(what)?;
+        if joint.kind == TokenKind::Punctuation {
+            return Err(unexpected(joint, what));
+        }
+        channel.joints.push(ChannelJoint {
+            name: joint.text.clone(),
+            subtree,
+            removed,
+        });
+    }
+    Ok(channel)
+}
+
 /// A model with its inherits applied: what it names.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ModelContents {
@@ -139,12 +203,23 @@ pub struct ModelContents {
     pub anims: Vec<AnimDecl>,
     pub offset: Vec3,
     pub skin: Option<String>,
+    /// In the order first declared: a channel declared again keeps its
+    /// place (the game keeps each channel in a slot of its own).
+    pub channels: Vec<DeclaredChannel>,
 }
 
-/// Applies `statements` in order. `parent(name)` gives an inherited
-/// model's contents, or the warning to give instead (an unknown name, a
-/// cycle); warnings are (line, message).
+/// The model declaration whose statements [`apply`] applies.
+pub struct Declaring<'a> {
+    pub name: &'a str,
+    /// Its [`super::DeclSource::origin`].
+    pub source: &'a str,
+}
+
+/// Applies `statements` of `model` in order. `parent(name)` gives an
+/// inherited model's contents, or the warning to give instead (an unknown
+/// name, a cycle); warnings are (line, message).
 pub fn apply(
+    model: &Declaring,
     statements: &[Statement],
     mut parent: impl FnMut(&str) -> Result<ModelContents, String>,
 ) -> (ModelContents, Vec<(u32, String)>) {
@@ -152,6 +227,8 @@ pub fn apply(
     let mut warnings = Vec::new();
     // The clips before this index came from the parent.
     let mut inherited = 0;
+    // And the channels before this one.
+    let mut inherited_channels = 0;
     for statement in statements {
         let line = statement.line;
         match &statement.what {
@@ -159,6 +236,7 @@ pub fn apply(
                 Ok(copy) => {
                     contents = copy;
                     inherited = contents.anims.len();
+                    inherited_channels = contents.channels.len();
                 }
                 Err(warning) => warnings.push((line, warning)),
             },
@@ -180,6 +258,35 @@ pub fn apply(
                         contents.anims[i] = anim.clone();
                     }
                     None => contents.anims.push(anim.clone()),
+                }
+            }
+            StatementKind::Channel(channel) => {
+                let declared = DeclaredChannel {
+                    model: model.name.to_owned(),
+                    origin: Origin {
+                        source: model.source.to_owned(),
+                        line,
+                    },
+                    channel: channel.clone(),
+                };
+                let name = &channel.name;
+                let channels = &mut contents.channels;
+                match channels
+                    .iter()
+                    .position(|c| c.channel.name.eq_ignore_ascii_case(name))
+                {
+                    Some(i) => {
+                        if i >= inherited_channels {
+                            warnings.push((
+                                line,
+                                format!(
+                                    "channel '{name}' is declared twice; the later one is used"
+                                ),
+                            ));
+                        }
+                        channels[i] = declared;
+                    }
+                    None => channels.push(declared),
                 }
             }
             StatementKind::Remove(name) => {
@@ -204,6 +311,19 @@ pub fn apply(
 mod tests {
     use super::*;
     use crate::decl::lexer::tokenize;
+
+    const IMP: Declaring = Declaring {
+        name: "monster_demon_imp",
+        source: "def/monster_demon_imp.def",
+    };
+    const PARENT: Declaring = Declaring {
+        name: "parent",
+        source: "def/parent.def",
+    };
+    const CHILD: Declaring = Declaring {
+        name: "child",
+        source: "def/child.def",
+    };
 
     fn statements(text: &str) -> Result<Vec<Statement>, BodyError> {
         let (tokens, warnings) = tokenize(text);
@@ -232,7 +352,7 @@ mod tests {
 	}
 "#;
         let parsed = statements(body).unwrap();
-        let (contents, warnings) = apply(&parsed, |_| unreachable!());
+        let (contents, warnings) = apply(&IMP, &parsed, |_| unreachable!());
         assert!(warnings.is_empty());
         assert_eq!(
             contents.mesh.as_deref(),
@@ -253,6 +373,163 @@ mod tests {
             "models/md5/monsters/imp/walk1.md5anim"
         );
         assert_eq!(parsed[0].line, 2);
+        let channels: Vec<(&str, Vec<String>, u32)> = contents
+            .channels
+            .iter()
+            .map(|c| (c.channel.name.as_str(), joints(&c.channel), c.origin.line))
+            .collect();
+        assert_eq!(
+            channels,
+            [
+                ("torso", vec!["*Waist".to_owned()], 3),
+                (
+                    "legs",
+                    ["origin", "Body", "Body2", "*Hips", "-*Waist", "SPINNER"]
+                        .map(str::to_owned)
+                        .into(),
+                    4
+                ),
+            ]
+        );
+        assert_eq!(contents.channels[0].model, "monster_demon_imp");
+        assert_eq!(
+            contents.channels[1].origin.to_string(),
+            "def/monster_demon_imp.def:4"
+        );
+    }
+
+    /// A channel's joints written back as the file writes them.
+    fn joints(channel: &ChannelDecl) -> Vec<String> {
+        channel
+            .joints
+            .iter()
+            .map(|j| {
+                let minus = if j.removed { "-" } else { "" };
+                let star = if j.subtree { "*" } else { "" };
+                format!("{minus}{star}{}", j.name)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn channel_joints_as_the_lexer_splits_them() {
+        let parsed = statements(
+            "channel head ( ) // empty
+             channel eyelids ( Leyelid\tReyelid \"quoted name\" 2 )
+             channel torso ( - * Waist *Chest - Neck )",
+        )
+        .unwrap();
+        let channels: Vec<(&str, Vec<String>)> = parsed
+            .iter()
+            .map(|s| match &s.what {
+                StatementKind::Channel(c) => (c.name.as_str(), joints(c)),
+                other => panic!("{other:?}"),
+            })
+            .collect();
+        assert_eq!(
+            channels,
+            [
+                ("head", vec![]),
+                (
+                    "eyelids",
+                    ["Leyelid", "Reyelid", "quoted name", "2"]
+                        .map(str::to_owned)
+                        .into()
+                ),
+                (
+                    "torso",
+                    ["-*Waist", "*Chest", "-Neck"].map(str::to_owned).into()
+                ),
+            ]
+        );
+        let error = |text| statements(text).unwrap_err();
+        assert_eq!(
+            error("mesh a.md5mesh\nchannel all ( *origin )"),
+            BodyError {
+                line: 2,
+                message: "expected a channel name other than 'all', found 'all'".into()
+            }
+        );
+        assert_eq!(
+            error("channel ( Waist )").message,
+            "expected a channel name other than 'all', found '('"
+        );
+        assert_eq!(
+            error("channel torso *Waist").message,
+            "expected '(' after the channel's name, found '*'"
+        );
+        let joint = "a joint name, '*' or '-' in the channel's joints, or ')' closing them";
+        assert_eq!(
+            error("channel torso (\n Waist,\n Chest )"),
+            BodyError {
+                line: 2,
+                message: format!("expected {joint}, found ','")
+            }
+        );
+        assert_eq!(
+            error("channel torso ( *Waist - )").message,
+            format!("expected {joint}, found ')'")
+        );
+        assert_eq!(
+            error("channel torso ( *Waist\n").message,
+            format!("the declaration ends where {joint} was expected")
+        );
+    }
+
+    #[test]
+    fn inherited_channels_are_replaced_in_place_and_new_ones_appended() {
+        let parent = statements(
+            "mesh parent.md5mesh
+             channel torso ( *Waist )
+             channel legs ( *origin -*Waist )",
+        )
+        .unwrap();
+        let (parent, warnings) = apply(&PARENT, &parent, |_| unreachable!());
+        assert!(warnings.is_empty());
+        let child = statements(
+            "channel lost ( Lost )
+             inherit parent
+             channel eyelids ( Leyelid Reyelid )
+             channel TORSO ( *Chest )
+             channel eyelids ( Leyelid )",
+        )
+        .unwrap();
+        let (contents, warnings) = apply(&CHILD, &child, |_| Ok(parent.clone()));
+        let channels: Vec<(&str, Vec<String>, String)> = contents
+            .channels
+            .iter()
+            .map(|c| {
+                let at = format!("{} {}", c.model, c.origin);
+                (c.channel.name.as_str(), joints(&c.channel), at)
+            })
+            .collect();
+        assert_eq!(
+            channels,
+            [
+                (
+                    "TORSO",
+                    vec!["*Chest".to_owned()],
+                    "child def/child.def:4".to_owned()
+                ),
+                (
+                    "legs",
+                    vec!["*origin".to_owned(), "-*Waist".to_owned()],
+                    "parent def/parent.def:3".to_owned()
+                ),
+                (
+                    "eyelids",
+                    vec!["Leyelid".to_owned()],
+                    "child def/child.def:5".to_owned()
+                ),
+            ]
+        );
+        assert_eq!(
+            warnings,
+            [(
+                5,
+                "channel 'eyelids' is declared twice; the later one is used".to_owned()
+            )]
+        );
     }
 
     #[test]
@@ -289,7 +566,7 @@ mod tests {
              anim walk walk.md5anim",
         )
         .unwrap();
-        let (parent, _) = apply(&parent, |_| unreachable!());
+        let (parent, _) = apply(&PARENT, &parent, |_| unreachable!());
         let child = statements(
             "skin lost anim lost lost.md5anim
              inherit parent
@@ -300,7 +577,7 @@ mod tests {
              remove nothing",
         )
         .unwrap();
-        let (contents, warnings) = apply(&child, |name| {
+        let (contents, warnings) = apply(&CHILD, &child, |name| {
             assert_eq!(name, "parent");
             Ok(parent.clone())
         });
@@ -327,7 +604,7 @@ mod tests {
                 (7, "no inherited anim 'nothing' to remove".to_owned()),
             ]
         );
-        let (_, warnings) = apply(&child, |_| Err("no such parent".into()));
+        let (_, warnings) = apply(&CHILD, &child, |_| Err("no such parent".into()));
         assert_eq!(warnings[0], (2, "no such parent".to_owned()));
     }
 }

@@ -127,7 +127,12 @@ impl Reading {
         let models = &self.models;
         let apply_model =
             |i: usize, parent: &mut dyn FnMut(&str) -> Result<ModelContents, String>| {
-                model::apply(&models[i].1, parent)
+                let (decl, statements) = &models[i];
+                let declaring = model::Declaring {
+                    name: &decl.name,
+                    source: &decl.origin.source,
+                };
+                model::apply(&declaring, statements, parent)
             };
         let (contents, model_warnings) =
             inherit::resolve_all(DeclKind::Model, models.len(), &find_model, &apply_model);

@@ -3,6 +3,7 @@
 //! rest of the program uses (the conversions are in `convert`); nothing
 //! downstream sees the file format, and `anim` and `skin` do not import it.
 
+mod channels;
 mod convert;
 mod from_gltf;
 mod materials;
@@ -12,6 +13,7 @@ use std::path::{Path, PathBuf};
 
 use glam::Vec3;
 
+pub use channels::CharacterChannel;
 pub use convert::{
     clip_from_md5, offset_clip, offset_md5_mesh, skeleton_from_md5, skinned_mesh_from_md5,
 };
@@ -130,6 +132,10 @@ pub struct Character {
     /// The skin the declaration draws the character with, drawn unless
     /// `--skin` or `--skins` says.
     pub skin: Option<String>,
+    /// The declaration's channels, inherited ones included, in the order
+    /// first declared: resolved against the skeleton once it is loaded
+    /// ([`Model::resolve_channels`]).
+    pub channels: Vec<CharacterChannel>,
 }
 
 /// An `.md5anim` to load and the name its clip plays under.

@@ -318,6 +318,87 @@ entityDef char_marine_base {
 }
 
 #[test]
+fn channels_carry_through_inherit_and_a_child_replaces_one_in_place() {
+    let parents = r#"
+/*
+	the zombies share their channels
+*/
+model monster_zombie_base {
+	mesh						models/md5/monsters/zombies/zombie.md5mesh
+	channel torso				( *Waist )
+	channel legs				( *origin -*Waist )		// everything else
+	anim idle					models/md5/monsters/zombies/idle.md5anim
+}
+"#;
+    let children = r#"
+model monster_zombie_fat {
+	inherit						monster_zombie_base
+	mesh						models/md5/monsters/zombies/fat.md5mesh
+	channel eyelids				( Leyelid Reyelid )
+	channel torso				( *Chest - Neck )
+	channel eyelids				( )
+}
+
+entityDef monster_zombie_fat {
+	"model"						"monster_zombie_fat"
+}
+"#;
+    let game = DeclSet::parse([
+        DeclSource::new("pak000.pk4/def/zombie_fat.def", children),
+        DeclSource::new("pak000.pk4/def/zombie_base.def", parents),
+    ]);
+    assert_eq!(
+        game.warnings(),
+        [
+            "pak000.pk4/def/zombie_fat.def:7: model 'monster_zombie_fat' channel 'eyelids' is \
+		  declared twice; the later one is used"
+        ]
+    );
+    let fat = game.resolve_model("monster_zombie_fat").unwrap();
+    let channels: Vec<(&str, String, usize)> = fat
+        .channels
+        .iter()
+        .map(|c| {
+            let at = format!("{} {}", c.model, c.origin);
+            (c.channel.name.as_str(), at, c.channel.joints.len())
+        })
+        .collect();
+    assert_eq!(
+        channels,
+        [
+            (
+                "torso",
+                "monster_zombie_fat pak000.pk4/def/zombie_fat.def:6".to_owned(),
+                2
+            ),
+            (
+                "legs",
+                "monster_zombie_base pak000.pk4/def/zombie_base.def:8".to_owned(),
+                2
+            ),
+            (
+                "eyelids",
+                "monster_zombie_fat pak000.pk4/def/zombie_fat.def:7".to_owned(),
+                0
+            ),
+        ]
+    );
+    let torso = &fat.channels[0].channel.joints;
+    assert!(torso[0].subtree && !torso[0].removed && torso[0].name == "Chest");
+    assert!(!torso[1].subtree && torso[1].removed && torso[1].name == "Neck");
+    // The imp's channels, through its entityDef.
+    let imp = imp_game().resolve_model("monster_demon_imp").unwrap();
+    let names: Vec<&str> = imp
+        .channels
+        .iter()
+        .map(|c| c.channel.name.as_str())
+        .collect();
+    assert_eq!(names, ["torso", "legs"]);
+    assert_eq!(imp.channels[1].origin.line, 16);
+    assert_eq!(imp.channels[1].channel.joints.len(), 6);
+}
+
+#[test]
 fn inherit_cycles_are_warnings_not_hangs() {
     let text = r#"
 model loop_a {

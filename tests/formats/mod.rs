@@ -4,6 +4,7 @@
 //! they read by drawing it.
 
 mod assets;
+mod channels;
 mod clip_playback;
 mod dds;
 mod decl;
