@@ -140,7 +140,7 @@ impl Game {
 /// A model declaration's channel as the runtime takes it, or the warning
 /// to give when it makes none (a joint written as a quoted name with a
 /// space: the declaration syntax takes it, a channel does not).
-fn character_channel(declared: &DeclaredChannel) -> Result<CharacterChannel, String> {
+pub(crate) fn character_channel(declared: &DeclaredChannel) -> Result<CharacterChannel, String> {
     let written_at = format!("model '{}' ({})", declared.model, declared.origin);
     let terms = declared
         .channel

@@ -282,6 +282,7 @@ impl GameFolders {
         };
         if gltf {
             let model = Model::load_gltf(&character.mesh, &options)?;
+            model.resolve_channels(&character.channels);
             let clip_names: Vec<&str> = model.clips.iter().map(|c| c.name.as_str()).collect();
             options
                 .loop_overrides
@@ -289,11 +290,11 @@ impl GameFolders {
                 .map_err(AppError::Arguments)?;
             return Ok(model);
         }
-        Ok(Model::load_with(
-            &character.mesh,
-            &character.clips,
-            &options,
-        )?)
+        let model = Model::load_with(&character.mesh, &character.clips, &options)?;
+        // A declaration's channel that names a joint the mesh lacks is
+        // worth a warning now, with its line, whatever the crowd plays.
+        model.resolve_channels(&character.channels);
+        Ok(model)
     }
 }
 

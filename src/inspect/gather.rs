@@ -339,6 +339,12 @@ pub fn inspect_declarations(game: &Game, names: &[String]) -> Result<Vec<FileRep
             mesh: model.mesh,
             skin: model.skin,
             offset: model.offset.to_array(),
+            channels: model
+                .channels
+                .iter()
+                .filter_map(|declared| crate::game::character_channel(declared).ok())
+                .map(|channel| channel.spec.to_string())
+                .collect(),
             source: declared.origin.source.clone(),
             line: declared.origin.line,
             impostor: ImpostorLayout::new(clips, 1, posed, IMPOSTOR_MEMORY_BUDGET).into(),

@@ -41,6 +41,9 @@ pub struct DeclarationReport {
     pub anims: BTreeMap<String, String>,
     pub skin: Option<String>,
     pub offset: [f32; 3],
+    /// Its `channel` lines after inheritance, in the form `--channel`
+    /// takes (`torso=*Waist`).
+    pub channels: Vec<String>,
     /// Where it is declared: the archive (or folder) and the path in it.
     pub source: String,
     pub line: u32,

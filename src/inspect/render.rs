@@ -107,6 +107,9 @@ pub fn to_text(reports: &[FileReport]) -> String {
                     let [x, y, z] = d.offset;
                     writeln!(out, "  offset: ({x} {y} {z})").unwrap();
                 }
+                if !d.channels.is_empty() {
+                    writeln!(out, "  channels: {}", d.channels.join(", ")).unwrap();
+                }
                 writeln!(out, "  {}", impostor_text(&d.impostor)).unwrap();
             }
         }

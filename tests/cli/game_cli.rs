@@ -34,6 +34,8 @@ entityDef npc_base {
 model char_crowdling {
 	mesh			models/md5/chars/crowdling/crowdling.md5mesh
 	offset			( 0 0 12 )
+	channel torso	( *spine_1 )
+	channel legs	( *origin -*spine_1 Lefteyelid )	// no such joint: a warning
 	anim stroll		models/md5/chars/crowdling/walk.md5anim {
 		frame 3		sound_body snd_footstep
 	}
@@ -133,7 +135,12 @@ fn inspect_lists_the_declarations_that_draw_characters() {
     assert_eq!(entity["offset"], serde_json::json!([0.0, 0.0, 12.0]));
     let source = entity["source"].as_str().unwrap();
     assert!(source.ends_with("pak000.pk4/def/crowdling.def"), "{source}");
-    assert_eq!(entity["line"], 19);
+    assert_eq!(entity["line"], 21);
+    // Its model's channel lines, as --channel takes them.
+    assert_eq!(
+        entity["channels"],
+        serde_json::json!(["torso=*spine_1", "legs=*origin -*spine_1 Lefteyelid"])
+    );
     // The two clips the game holds, a slot of 12 frames each, and one
     // skin: 2 layers of 1536 x 384 texels and their mips, 4 bytes each, 2
     // images.
@@ -153,6 +160,10 @@ fn inspect_lists_the_declarations_that_draw_characters() {
     assert!(text.starts_with("npc_crowdling (entityDef, "), "{text}");
     assert!(text.contains("  clips: 3: gone, rest, stroll"), "{text}");
     assert!(text.contains("  skin: skins/crowdling/red"), "{text}");
+    assert!(
+        text.contains("  channels: torso=*spine_1, legs=*origin -*spine_1 Lefteyelid\n"),
+        "{text}"
+    );
     assert!(
         text.contains(
             "  impostor atlas: 48 views x 12 frames a clip, 2 clip(s) at once, 12.0 MiB\n"
@@ -342,6 +353,14 @@ fn a_declared_character_renders_with_its_skin_and_skins_vary_a_crowd() {
     let (declared, log) = render_game(&base, &dir, "declared", &one);
     assert!(
         log.contains("clip(s) (stroll, rest)") && log.contains("missing.md5anim is not in"),
+        "{log}"
+    );
+    // A channel's joint the mesh lacks: a warning naming the declaration
+    // and its line.
+    assert!(
+        log.contains("model 'char_crowdling' (")
+            && log
+                .contains("def/crowdling.def:13): channel 'legs': no joint is named 'Lefteyelid'"),
         "{log}"
     );
     let (red, green) = red_and_green(&declared);
