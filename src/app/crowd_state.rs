@@ -593,6 +593,7 @@ mod tests {
             part_bounds: Vec::new(),
             skins: vec![crate::model::SkinChoice::default_skin()],
             materials: crate::model::ModelMaterials::default(),
+            channels: crate::anim::Channels::whole_body(1),
         }
     }
 

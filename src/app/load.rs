@@ -223,6 +223,10 @@ impl GameFolders {
                 }
             }
         };
+        // The command line's after the declaration's: one of the same name
+        // replaces it.
+        let mut character = character;
+        character.channels.extend(load.channels.iter().cloned());
         let skin_names: Vec<String> = match (&load.skin, character.skin.as_ref()) {
             _ if !load.skins.is_empty() => load.skins.clone(),
             (Some(skin), _) => vec![skin.clone()],
@@ -281,8 +285,8 @@ impl GameFolders {
             unwelded: load.weld == Switch::Off,
         };
         if gltf {
-            let model = Model::load_gltf(&character.mesh, &options)?;
-            model.resolve_channels(&character.channels);
+            let mut model = Model::load_gltf(&character.mesh, &options)?;
+            model.channels = model.resolve_channels(&character.channels).0;
             let clip_names: Vec<&str> = model.clips.iter().map(|c| c.name.as_str()).collect();
             options
                 .loop_overrides
@@ -290,10 +294,10 @@ impl GameFolders {
                 .map_err(AppError::Arguments)?;
             return Ok(model);
         }
-        let model = Model::load_with(&character.mesh, &character.clips, &options)?;
-        // A declaration's channel that names a joint the mesh lacks is
-        // worth a warning now, with its line, whatever the crowd plays.
-        model.resolve_channels(&character.channels);
+        let mut model = Model::load_with(&character.mesh, &character.clips, &options)?;
+        // A joint a channel names that the mesh lacks is a warning, with
+        // the declaration's line or the --channel it came from.
+        model.channels = model.resolve_channels(&character.channels).0;
         Ok(model)
     }
 }

@@ -293,6 +293,20 @@ fn log_summary(ctx: &Context, crowd: &CrowdState, cast: &Cast, memory: MemoryRep
             crowd.model_instances(index),
             cast.load_seconds[index],
         );
+        let channels = &model.channels;
+        let channel_joints: Vec<String> = (1..channels.names().len())
+            .map(|c| {
+                let joints = channels.mask(c as u8).iter().filter(|&&j| j).count();
+                format!("{} ({joints} joints)", channels.names()[c])
+            })
+            .collect();
+        if !channel_joints.is_empty() {
+            log::info!(
+                "model {}: channels {}",
+                index + 1,
+                channel_joints.join(", ")
+            );
+        }
     }
 }
 

@@ -12,6 +12,7 @@ use crate::gpu::crowd_buffers::Animation;
 use crate::gpu::frame_loop::ViewOptions;
 use crate::gpu::shader_types::MAX_SHADOW_CASCADES;
 use crate::gpu::Context;
+use crate::model::CharacterChannel;
 use crate::shadow::sun_direction;
 use ash::vk;
 use glam::Vec3;
@@ -302,6 +303,16 @@ fn sun_angles(text: &str) -> Result<(f32, f32), String> {
 /// How the model is loaded, for drawing and for the benchmark alike.
 #[derive(clap::Args, Clone, Debug, PartialEq)]
 pub struct LoadArgs {
+    /// A channel, a named set of joints that a layer can play a clip on:
+    /// NAME=JOINTS, `*joint` the joint and its descendants, a bare name the
+    /// joint alone, `-` before either takes them out (`--channel
+    /// torso='*Spine'`, `--channel legs='*origin -*Waist'`), as Doom 3's
+    /// `channel` lines; a joint belongs to the last channel that claims it.
+    /// Repeatable; after a declaration's own channels, replacing one of the
+    /// same name. A joint name the mesh lacks is a warning. Every model of
+    /// the crowd gets them.
+    #[arg(long = "channel", value_name = "NAME=JOINTS", value_parser = CharacterChannel::from_command_line)]
+    pub channels: Vec<CharacterChannel>,
     /// Clips that loop, by name, comma-separated, whatever the rule says.
     /// The rule: a name with loop or cycle loops; one named for dying,
     /// pain, attacking, firing, jumping, reloading, a gesture or a

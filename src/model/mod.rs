@@ -24,7 +24,7 @@ pub use materials::ModelMaterials;
 pub use skin_choice::{SkinChoice, DEFAULT_SKIN};
 
 use crate::anim::{
-    close_loop, distance_curve, ground_motion, remove_root_motion, Clip, DistanceCurve,
+    close_loop, distance_curve, ground_motion, remove_root_motion, Channels, Clip, DistanceCurve,
     GroundMotion, GroundMotionSource, LoopOverrides, Skeleton,
 };
 use crate::bounds::Bounds;
@@ -64,6 +64,10 @@ pub struct Model {
     /// everyone's unless instances are given others): each remaps the
     /// meshes' materials.
     pub skins: Vec<SkinChoice>,
+    /// Which channel plays each joint (a declaration's `channel` lines and
+    /// `--channel`, [`Model::resolve_channels`]); one whole body until the
+    /// loader resolves them.
+    pub channels: Channels,
     /// Each mesh's material under each skin, its images read.
     pub materials: ModelMaterials,
 }
@@ -398,12 +402,13 @@ impl Model {
         let materials = materials(&meshes, &skins);
         Model {
             mesh_file: mesh_file.name(),
-            skeleton,
             meshes,
             clips,
             ground_motion: ground_motions,
             distance_curves,
             part_bounds,
+            channels: Channels::whole_body(skeleton.joint_count()),
+            skeleton,
             skins,
             materials,
         }

@@ -112,6 +112,54 @@ fn instance_counts_are_whole_and_positive() {
 }
 
 #[test]
+fn a_camera_is_an_eye_a_target_and_a_field_of_view() {
+    for (camera, expected) in [
+        (
+            "1,2,3",
+            "expected EYE_X,EYE_Y,EYE_Z:TARGET_X,TARGET_Y,TARGET_Z[:FOV_DEGREES]",
+        ),
+        ("1,2:0,0,0", "the eye: expected three numbers"),
+        (
+            "1,2,3:0,0,0:190",
+            "the field of view: expected degrees between 0 and 180",
+        ),
+        ("0,0,9:0,0,0", "straight above or below"),
+    ] {
+        let output = md5crowd_as_typed(&["--headless", "--camera", camera]);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{stderr}");
+        assert!(
+            stderr.contains(&format!("invalid value '{camera}' for '--camera <"))
+                && stderr.contains(expected),
+            "{stderr}"
+        );
+    }
+}
+
+#[test]
+fn a_channel_is_a_name_and_joints() {
+    for (channel, expected) in [
+        ("torso", "expected"),
+        ("=*spine_1", "expected"),
+        (
+            "legs=*origin -",
+            "expected a joint name after the last '-' or '*'",
+        ),
+        ("all=*origin", "all"),
+    ] {
+        let output = md5crowd_as_typed(&["--headless", "--channel", channel]);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{stderr}");
+        assert!(
+            stderr.contains(&format!(
+                "invalid value '{channel}' for '--channel <NAME=JOINTS>'"
+            )) && stderr.contains(expected),
+            "{stderr}"
+        );
+    }
+}
+
+#[test]
 fn the_sun_is_two_angles_above_the_horizon_and_shadows_a_known_kind() {
     for sun in ["40", "a,b", "30,0", "30,-10", "30,95", "30,NaN"] {
         let output = md5crowd_as_typed(&["--headless", "--sun", sun]);

@@ -129,3 +129,44 @@ fn invisible_options_change_at_most_five_pixels_in_ten_thousand() {
         );
     }
 }
+
+/// `--camera` round-trips: the camera a run logs (here the street view's),
+/// given back, makes the same PNG; and it is the camera that run prints.
+#[test]
+fn the_camera_a_run_logs_makes_the_same_picture() {
+    if !vulkan_or_skip() {
+        return;
+    }
+    let dir = scratch_dir("determinism_camera");
+    let options = ["--instances", "256"];
+    let street_view = street(&dir, "street", (480, 270), &options);
+    let logged = |log: &str| -> String {
+        let line = log
+            .lines()
+            .find(|line| line.contains("camera: --camera "))
+            .unwrap_or_else(|| panic!("no camera line in\n{log}"));
+        let after = line.split("camera: --camera ").nth(1).unwrap();
+        after.split_whitespace().next().unwrap().to_owned()
+    };
+    let camera = logged(&street_view.log);
+    let given = street(
+        &dir,
+        "given",
+        (480, 270),
+        &[&options[..], &["--camera", &camera]].concat(),
+    );
+    assert_eq!(
+        logged(&given.log),
+        camera,
+        "the camera given is the camera logged"
+    );
+    assert!(
+        given.png == street_view.png,
+        "--camera {camera} draws another picture"
+    );
+    assert!(
+        street_view.log.contains("(the crowd spans "),
+        "the crowd's extent beside it:\n{}",
+        street_view.log
+    );
+}

@@ -317,3 +317,36 @@ fn the_demo_without_a_display_renders_md5crowd_png() {
     assert_eq!(image.dimensions(), (320, 180));
     assert!(covered_pixels(&image) > 0, "the crowd is in the picture");
 }
+
+/// `--channel` works on a character given by files: the start-up log says
+/// each channel's joints, and a joint the mesh lacks is a warning naming
+/// the option.
+#[test]
+fn channels_given_on_the_command_line_resolve_on_the_skeleton() {
+    if !common::vulkan_or_skip() {
+        return;
+    }
+    let dir = common::scratch_dir("channels_cli");
+    let (_, log) = common::render_with_log(
+        &dir,
+        "channels",
+        &[
+            "--channel",
+            "torso=*spine_1",
+            "--channel",
+            "legs=*origin -*spine_1 nosuch",
+        ],
+    );
+    // The crowdling: spine_1 and its 12 descendants; origin, pelvis and
+    // the legs' 8 joints.
+    assert!(
+        log.contains("model 1: channels torso (13 joints), legs (10 joints)"),
+        "{log}"
+    );
+    assert!(
+        log.contains(
+            "--channel legs=*origin -*spine_1 nosuch: channel 'legs': no joint is named 'nosuch'"
+        ),
+        "{log}"
+    );
+}
