@@ -3,7 +3,8 @@
 // cull pass gave a palette row this phase (dispatched indirectly, for those
 // only: the instances showing a shared pose take no lane),
 // walking the instance's joints in order: sample its clip (and, while it
-// fades in, the fade's starting clips) at their local times, blend, run the
+// fades in, the fade's starting clips, and the clips of its layers) at their
+// local times, blend, run the
 // joint hierarchy, and write joint quaternion + translation skinning
 // transforms for crowd.vert. Lanes of a SIMD CPU driver are instances, so
 // every lane reads and computes alike, with no barrier. The same jobs, in
@@ -39,15 +40,17 @@ void main() {
 
     // A CPU driver runs what a branch guards, masked, for every lane of the
     // group whether it takes the branch or not, and blending in a fade's
-    // start samples two more clips: inside the walk below it would cost
-    // every instance at every joint. A loop, though, runs as long as its
-    // longest lane needs. So a fading lane first parks the fade's starting
-    // pose of every joint in the joint's own row, in a loop that is empty
-    // for the other lanes, and the walk blends with one load.
-    bool fading = sampling.weight < 1.0;
-    uint fade_joints = fading ? joint_count : 0u;
-    for (uint joint = 0u; joint < fade_joints; ++joint) {
-        store_pose(first + joint, fade_start(sampling, joint));
+    // start or laying layers over the clip samples more clips: inside the
+    // walk below it would cost every instance at every joint. A loop,
+    // though, runs as long as its longest lane needs. So a fading or
+    // layered lane first parks every joint's local pose in the joint's own
+    // row, in a loop that is empty for the other lanes, and the walk reads
+    // it with one load.
+    bool parked = sampling.weight < 1.0 || plays_layers(posed.instance);
+    uint parked_joints = parked ? joint_count : 0u;
+    for (uint joint = 0u; joint < parked_joints; ++joint) {
+        JointPose local = layered_pose(posed.instance, posed.model, joint, local_pose(sampling, joint));
+        store_pose(first + joint, local);
     }
 
     // Sampling, blending, local-to-model and the skinning transform in one
@@ -57,10 +60,7 @@ void main() {
     // the array park their model pose in their own row for their children,
     // and become skinning transforms in a second walk.
     for (uint joint = 0u; joint < joint_count; ++joint) {
-        JointPose local = sample_joint(sampling.current, joint);
-        if (fading) {
-            local = blend_pose(stored_pose(first + joint), local, sampling.weight);
-        }
+        JointPose local = parked ? stored_pose(first + joint) : sample_joint(sampling.current, joint);
         JointPose inverse_bind = skeleton_joint(posed.model, joint);
         int parent = parent_of(inverse_bind);
         JointPose model = parent >= 0 ? pose_then(model_pose(first, uint(parent)), local) : local;

@@ -47,6 +47,13 @@ layout(set = 0, binding = 8) buffer SkinningTransforms {
     SkinningTransform skinning_transforms[];
 };
 
+// The joints each layer channel of each model reaches, a bit per joint
+// (anim::Channels::layer_masks): model m's channel c is the
+// (joint_count + 31) / 32 words from its first_layer_mask + c times that.
+layout(set = 0, binding = 19) readonly buffer LayerMasks {
+    uint layer_masks[];
+};
+
 // An instance cull.comp handed palette rows to: which, its first row, and
 // its model.
 struct PosedInstance {
@@ -130,6 +137,59 @@ JointPose local_pose(InstanceSampling sampling, uint joint) {
     JointPose local = sample_joint(sampling.current, joint);
     if (sampling.weight < 1.0) {
         local = blend_pose(fade_start(sampling, joint), local, sampling.weight);
+    }
+    return local;
+}
+
+// One clip of a layer at the joint: its local pose or, for an additive
+// layer, that pose's difference from the clip's first frame
+// (anim::additive_difference).
+JointPose layer_clip_pose(uint clip_index, float time, bool additive, uint joint_count, uint joint) {
+    ClipInfo clip = clips[clip_index];
+    JointPose pose = sample_joint(frame_pair(clip, time, joint_count), joint);
+    if (additive) {
+        JointPose first = clip_pose(clip.first_pose + joint);
+        vec4 first_inverse = vec4(-first.rotation.xyz, first.rotation.w);
+        pose = JointPose(normalize(quat_mul(first_inverse, pose.rotation)),
+                         vec4(pose.translation.xyz - first.translation.xyz, 0.0));
+    }
+    return pose;
+}
+
+// crowd::animate_instance's layers over `local`, the joint's base pose:
+// each layer whose channel holds the joint, sampled at its own time (and
+// blended from its previous clip while it fades), overrides the pose
+// beneath by its weight or adds its difference scaled by it
+// (anim::apply_layer).
+JointPose layered_pose(uint instance, CrowdModel model, uint joint, JointPose local) {
+    uint mask_words = (model.joint_count + 31u) / 32u;
+    for (uint l = 0u; l < MAX_LAYERS; ++l) {
+        InstanceLayer layer = instance_layers[instance * MAX_LAYERS + l];
+        if (layer.weight <= 0.0) {
+            continue;
+        }
+        uint channel = layer.channel_and_mode & ~LAYER_ADDITIVE;
+        uint word = layer_masks[model.first_layer_mask + channel * mask_words + joint / 32u];
+        if ((word & (1u << (joint % 32u))) == 0u) {
+            continue;
+        }
+        bool additive = (layer.channel_and_mode & LAYER_ADDITIVE) != 0u;
+        JointPose over = layer_clip_pose(layer.clip, frame.time * layer.rate + layer.phase,
+                                         additive, model.joint_count, joint);
+        float fade = layer_crossfade_weight(layer, frame.time, frame.blend_time);
+        if (fade < 1.0) {
+            JointPose from = layer_clip_pose(layer.previous_clip,
+                                             frame.time * layer.rate + layer.previous_phase,
+                                             additive, model.joint_count, joint);
+            over = blend_pose(from, over, fade);
+        }
+        if (additive) {
+            vec4 scaled = nlerp_shortest(vec4(0.0, 0.0, 0.0, 1.0), over.rotation, layer.weight);
+            local = JointPose(normalize(quat_mul(local.rotation, scaled)),
+                              vec4(local.translation.xyz + over.translation.xyz * layer.weight, 0.0));
+        } else {
+            local = blend_pose(local, over, layer.weight);
+        }
     }
     return local;
 }

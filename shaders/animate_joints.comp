@@ -33,6 +33,7 @@ void main() {
     uint first = posed.first;
     uint joint_count = posed.model.joint_count;
     InstanceSampling sampling = instance_sampling(instance_animations[posed.instance], joint_count);
+    bool layered = plays_layers(posed.instance);
     uint lane = gl_LocalInvocationID.x;
     if (lane == 0u) {
         deepest = 0u;
@@ -60,6 +61,9 @@ void main() {
             uint joint = lane + k * JOINT_LANES;
             if (joint < joint_count && depth[k] == level) {
                 JointPose local = local_pose(sampling, joint);
+                if (layered) {
+                    local = layered_pose(posed.instance, posed.model, joint, local);
+                }
                 int parent = parent_of(inverse_bind[k]);
                 JointPose model = parent >= 0 ? pose_then(model_poses[parent], local) : local;
                 model_poses[joint] = model;

@@ -52,6 +52,29 @@ struct InstanceAnimation {
     uint padding[3];
 };
 
+// Twin of Rust's gpu::shader_types::GpuInstanceLayer (crowd::LayerTrack):
+// a clip laid over an instance's base clip on one of its model's channels.
+// Its local time is time * rate + phase; while it fades in, blended from
+// previous_clip's by its crossfade weight. Weight 0: no layer.
+struct InstanceLayer {
+    uint clip;
+    uint previous_clip;    // == clip when the layer never switched
+    uint channel_and_mode; // the channel (0: the whole body), | LAYER_ADDITIVE
+    float blend_start;
+    float phase;
+    float previous_phase;
+    float weight;
+    float rate;
+};
+
+// crowd::LayerTrack::blend_weight.
+float layer_crossfade_weight(InstanceLayer layer, float time, float blend_time) {
+    if (layer.clip == layer.previous_clip || blend_time <= 0.0) {
+        return 1.0;
+    }
+    return clamp((time - layer.blend_start) / blend_time, 0.0, 1.0);
+}
+
 // JointPose::then: `parent` applied after `child`.
 JointPose pose_then(JointPose parent, JointPose child) {
     return JointPose(normalize(quat_mul(parent.rotation, child.rotation)),

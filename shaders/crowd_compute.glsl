@@ -56,6 +56,24 @@ layout(set = 0, binding = 13) readonly buffer Models {
     CrowdModel models[];
 };
 
+// Per instance, MAX_LAYERS layers over its base clip, in order
+// (crowd::InstanceLayers; weight 0 past the ones it plays).
+layout(set = 0, binding = 18) readonly buffer InstanceLayers {
+    InstanceLayer instance_layers[];
+};
+
+// Whether the instance plays a layer over its base clip: its pose is then
+// its own (no shared pose has its layers) and stays within its model's
+// layered radius (CrowdModel::impostor_half_size.w) rather than its clips'
+// bounds.
+bool plays_layers(uint instance) {
+    bool layered = false;
+    for (uint l = 0u; l < MAX_LAYERS; ++l) {
+        layered = layered || instance_layers[instance * MAX_LAYERS + l].weight > 0.0;
+    }
+    return layered;
+}
+
 // The instance skinning palette rows were handed out to, n-th: the posed
 // list follows the levels' regions of the visible lists and the impostor
 // list. Macros, as they read the block.

@@ -18,7 +18,7 @@ struct CrowdModel {
     uint draw_count;
     uint first_transform;  // CPU animation: its instances' transforms, instance-major, start here
     uint first_clip;       // its clips' first entry in clips[]
-    uint padding;
+    uint first_layer_mask; // its layer channels' masks in LayerMasks (animate.glsl)
     // The error of each of its levels of detail, in model units: level l
     // is lod_errors[l / 4][l % 4]. Level 0's is 0.
     vec4 lod_errors[2];
@@ -26,7 +26,9 @@ struct CrowdModel {
     // xyz centre, w radius; w 0: it has no atlas.
     vec4 impostor_sphere;
     // xyz: half the size of the box the sphere is around
-    // (ImpostorLayout::half_size), which a quad must cover.
+    // (ImpostorLayout::half_size), which a quad must cover. w: the radius
+    // round its origin that any pose its layers can mix stays in
+    // (skin::layered_radius).
     vec4 impostor_half_size;
 };
 

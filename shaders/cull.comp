@@ -237,7 +237,8 @@ uint shared_pose(InstanceAnimation animation, CrowdModel model) {
 // GPU animation: where the transforms of an instance this phase draws (or
 // a shadow cascade will cast) are. A model without clips stands in its
 // bind pose, its one shared pose; a distant instance not crossfading shows
-// its clip's shared pose (animation level of detail); any other gets the
+// its clip's shared pose (animation level of detail), unless it plays
+// layers, which no shared pose has; any other gets the
 // next rows of the skinning palette, one per joint of its model, so the
 // palette grows with what is drawn and casts, not with the crowd. Past the
 // palette's rows it shows the shared pose after all, and the count it
@@ -247,7 +248,7 @@ uint drawn_pose_source(CullView view, uint instance, InstanceAnimation animation
     if (model.clip_count == 0u) {
         return SHARED_POSE | clips[animation.clip].shared_first;
     }
-    if (view.lod_params.w > 0.0
+    if (view.lod_params.w > 0.0 && !plays_layers(instance)
         && crossfade_weight(animation, frame.time, frame.blend_time) >= 1.0
         && nearest_w(view, centre, radius) > 0.0
         && radius * view.lod_params.x <= view.lod_params.w * cull_w(view, centre)) {
@@ -305,13 +306,18 @@ void main() {
     // Without clips, clips[0] holds the bind pose's sphere.
     InstanceAnimation animation = instance_animations[instance];
     bool switched = animation.previous_clip != animation.clip;
+    CrowdInstance placed = instances[instance];
+    CrowdModel model = models[placed.model];
+    // Layers mix clips joint by joint: such a pose stays within the
+    // model's layered radius round its origin, not within a clip's bounds.
+    bool layered = plays_layers(instance);
     vec4 sphere = clips[animation.clip].bounding_sphere;
-    if (switched) {
+    if (layered) {
+        sphere = vec4(0.0, 0.0, 0.0, model.impostor_half_size.w);
+    } else if (switched) {
         sphere = sphere_union(sphere, clips[animation.previous_clip].bounding_sphere);
         sphere = sphere_union(sphere, clips[animation.older_clip].bounding_sphere);
     }
-    CrowdInstance placed = instances[instance];
-    CrowdModel model = models[placed.model];
     vec3 centre = place_instance(placed, sphere.xyz);
     // CPU animation poses every instance at its own rows, and CPU skinning
     // draws every instance, culled or not.
@@ -365,9 +371,10 @@ void main() {
     } else if (constants.phase == PHASE_LATE) {
         // cull::instance_bounds: settled on its clip, per body part the
         // boxes of the frames it is between at its own time and at its
-        // shared pose's; switched, the whole swing of every clip of the fade.
+        // shared pose's; switched, the whole swing of every clip of the fade;
+        // layered, the box round its layered radius.
         ClipInfo clip = clips[animation.clip];
-        bool by_parts = !switched && clip.frame_count > 0u;
+        bool by_parts = !switched && !layered && clip.frame_count > 0u;
         uint a = 0u;
         uint b = 0u;
         if (by_parts) {
@@ -378,7 +385,10 @@ void main() {
         }
         vec3 whole_min = clip.bounds_min.xyz;
         vec3 whole_max = clip.bounds_max.xyz;
-        if (switched) {
+        if (layered) {
+            whole_min = -sphere.www;
+            whole_max = sphere.www;
+        } else if (switched) {
             whole_min = min(whole_min, min(clips[animation.previous_clip].bounds_min.xyz,
                                            clips[animation.older_clip].bounds_min.xyz));
             whole_max = max(whole_max, max(clips[animation.previous_clip].bounds_max.xyz,

@@ -101,6 +101,15 @@ shared_constants! {
     /// rate.
     SHARED_POSE_RATE: f32 = 30.0;
 
+    // ---- Layers: clips laid over an instance's base clip.
+
+    /// Layers an instance plays over its base clip at most
+    /// (`crowd::LayerTrack`).
+    MAX_LAYERS: usize = 3;
+    /// A layer's `mask_and_mode` with this bit adds its clip's difference
+    /// from its first frame; without, it overrides its channel's joints.
+    LAYER_ADDITIVE: u32 = 0x8000_0000;
+
     // ---- Texel records: what the animate kernels fetch per joint.
 
     /// Texels (4 floats each) of a clip frame's joint pose in `clip_poses`:

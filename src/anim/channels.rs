@@ -18,7 +18,7 @@
 use std::collections::HashMap;
 use std::fmt;
 
-use super::Skeleton;
+use super::{JointMask, Skeleton};
 
 /// The channel of every joint no other channel claims.
 pub const WHOLE_BODY: u8 = 0;
@@ -397,13 +397,27 @@ impl Channels {
     /// [`Channels::mask`] as bits, as a shader reads it: joint `j` is bit
     /// `j % 32` of word `j / 32`; the last word's unused bits are 0.
     pub fn mask_words(&self, channel: u8) -> Vec<u32> {
-        let mut words = vec![0u32; self.joint_count().div_ceil(32)];
+        self.channel_mask(channel).words
+    }
+
+    /// The joints a layer can play on, by the layer's channel index: 0 the
+    /// whole body (every joint, where [`Channels::mask`] of
+    /// [`WHOLE_BODY`] holds only those no channel claims), then each
+    /// channel's own.
+    pub fn layer_masks(&self) -> Vec<JointMask> {
+        std::iter::once(JointMask::all(self.joint_count()))
+            .chain((1..self.names.len()).map(|channel| self.channel_mask(channel as u8)))
+            .collect()
+    }
+
+    fn channel_mask(&self, channel: u8) -> JointMask {
+        let mut mask = JointMask::none(self.joint_count());
         for (joint, &owner) in self.joint_channel.iter().enumerate() {
             if owner == channel {
-                words[joint / 32] |= 1 << (joint % 32);
+                mask.insert(joint);
             }
         }
-        words
+        mask
     }
 }
 

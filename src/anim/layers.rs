@@ -21,9 +21,9 @@ pub enum LayerMode {
     /// blended in by its weight, as Doom 3's channels do.
     Override,
     /// The layer's difference from its reference pose (its clip's first
-    /// frame) is added on top, scaled by its weight: rotation
-    /// `beneath * reference⁻¹ * pose`, translation `beneath + pose -
-    /// reference`.
+    /// frame, [`additive_difference`]) is added on top, scaled by its
+    /// weight: rotation `beneath * reference⁻¹ * pose`, translation
+    /// `beneath + pose - reference`.
     Additive,
 }
 
@@ -68,15 +68,25 @@ impl JointMask {
 /// (crossfades already blended in), how much of it to apply and where.
 #[derive(Clone, Copy, Debug)]
 pub struct Layer<'a> {
-    /// Local poses, one per joint.
+    /// One per joint: local poses for an override layer; for an additive
+    /// one, each its difference from the clip's first frame
+    /// ([`additive_difference`]), so that a crossfade between two additive
+    /// clips blends their differences.
     pub pose: &'a [JointPose],
-    /// The additive layer's reference: its clip's first frame (unused by
-    /// an override layer).
-    pub reference: &'a [JointPose],
     /// 0 leaves the pose beneath as it is, 1 applies the layer fully.
     pub weight: f32,
     pub mode: LayerMode,
     pub mask: &'a JointMask,
+}
+
+/// What an additive layer adds at one joint: `pose` relative to
+/// `reference`, rotation `reference⁻¹ * pose` and translation `pose -
+/// reference`.
+pub fn additive_difference(pose: JointPose, reference: JointPose) -> JointPose {
+    JointPose::new(
+        (reference.rotation.inverse() * pose.rotation).normalize(),
+        pose.translation - reference.translation,
+    )
 }
 
 /// Lays `layers` over `pose` (local poses, one per joint), in order.
@@ -104,12 +114,10 @@ pub fn apply_layer(pose: &mut [JointPose], layer: &Layer) {
                 beneath.translation.lerp(over.translation, weight),
             ),
             LayerMode::Additive => {
-                let reference = layer.reference[joint];
-                let delta = reference.rotation.inverse() * over.rotation;
-                let scaled = nlerp_shortest(Quat::IDENTITY, delta, weight);
+                let scaled = nlerp_shortest(Quat::IDENTITY, over.rotation, weight);
                 JointPose::new(
                     (beneath.rotation * scaled).normalize(),
-                    beneath.translation + (over.translation - reference.translation) * weight,
+                    beneath.translation + over.translation * weight,
                 )
             }
         };
@@ -152,7 +160,6 @@ mod tests {
         mask.insert(2);
         let half = Layer {
             pose: &over,
-            reference: &over,
             weight: 0.5,
             mode: LayerMode::Override,
             mask: &mask,
@@ -186,9 +193,9 @@ mod tests {
         let reference = pose(0.2, 5.0);
         let clip = pose(0.7, 6.5);
         let mask = JointMask::all(1);
+        let difference = [additive_difference(clip, reference)];
         let layer = |weight| Layer {
-            pose: std::slice::from_ref(&clip),
-            reference: std::slice::from_ref(&reference),
+            pose: &difference,
             weight,
             mode: LayerMode::Additive,
             mask: &mask,
@@ -202,11 +209,14 @@ mod tests {
         assert!(close(half[0], pose(0.55, 1.75)), "{:?}", half[0]);
         // At its reference the layer adds nothing.
         let mut still = [base];
-        let at_reference = Layer {
-            pose: std::slice::from_ref(&reference),
-            ..layer(1.0)
-        };
-        apply_layer(&mut still, &at_reference);
+        let nothing = [additive_difference(reference, reference)];
+        apply_layer(
+            &mut still,
+            &Layer {
+                pose: &nothing,
+                ..layer(1.0)
+            },
+        );
         assert!(close(still[0], base));
     }
 
@@ -215,18 +225,15 @@ mod tests {
         let base = [pose(0.0, 0.0)];
         let mask = JointMask::all(1);
         let over = [pose(1.0, 2.0)];
-        let reference = [pose(0.0, 0.0)];
-        let add = [pose(0.25, 1.0)];
+        let add = [additive_difference(pose(0.25, 1.0), pose(0.0, 0.0))];
         let override_layer = Layer {
             pose: &over,
-            reference: &over,
             weight: 1.0,
             mode: LayerMode::Override,
             mask: &mask,
         };
         let additive = Layer {
             pose: &add,
-            reference: &reference,
             weight: 1.0,
             mode: LayerMode::Additive,
             mask: &mask,

@@ -32,7 +32,7 @@ pub use ground_speed::{
     ROOT_MOTION_FRACTION, STILL_FRACTION, SUPPORT_TOLERANCE,
 };
 pub use joint_pose::JointPose;
-pub use layers::{apply_layer, apply_layers, JointMask, Layer, LayerMode};
+pub use layers::{additive_difference, apply_layer, apply_layers, JointMask, Layer, LayerMode};
 pub use local_to_model::local_to_model;
 pub use looping::{
     close_loop, closing_step_ratio, loops_by_rule, LoopOverrides, CLOSING_STEP_MARGIN,

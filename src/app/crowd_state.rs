@@ -9,15 +9,16 @@
 use glam::Vec3;
 
 use super::clip_picks::{clip_names, ModelClips};
+use crate::anim::JointMask;
 use crate::bounds::Bounds;
-use crate::crowd::{self, AgentLane, CrowdLayout, Instance, LocomotionTable};
+use crate::crowd::{self, AgentLane, CrowdLayout, Instance, LayerRecipe, LocomotionTable};
 use crate::gpu::crowd_buffers::Animation;
 use crate::gpu::crowd_resources::CrowdAgents;
 use crate::gpu::frame_loop::{FrameInput, Posed, SceneUniforms, ViewOptions};
 use crate::gpu::passes::animate::Kernel;
 use crate::gpu::shader_types::{
-    CrowdInstance, GpuAgentLane, GpuLocomotionTable, InstanceAnimation, SkinningTransform,
-    SurfaceVertex,
+    CrowdInstance, GpuAgentLane, GpuInstanceLayer, GpuLocomotionTable, InstanceAnimation,
+    SkinningTransform, SurfaceVertex,
 };
 use crate::gpu::{animation_data, gpu_model};
 use crate::model::Model;
@@ -63,6 +64,8 @@ struct ModelInCrowd {
     clip_bounds: Vec<Bounds>,
     bind_pose_bounds: Bounds,
     clips: ModelClips,
+    /// The joints each of its layer channels reaches.
+    layer_masks: Vec<JointMask>,
 }
 
 pub struct CrowdState {
@@ -92,6 +95,9 @@ pub struct CrowdState {
     /// `instances` as animate.comp and cull.comp read them; re-uploaded
     /// when `instances_version` changes.
     instance_animation: Vec<InstanceAnimation>,
+    /// `instances`' layers as animate.comp and cull.comp read them,
+    /// [`crate::crowd::MAX_LAYERS`] each; re-uploaded with them.
+    instance_layers: Vec<GpuInstanceLayer>,
     instances_version: u64,
     /// The global time of the last `animate` call.
     pub time: f32,
@@ -116,7 +122,11 @@ impl CrowdState {
     /// With locomotion, everyone gets a lane (see `crowd::agents`), spaced
     /// for the widest model; a clip picked for everyone (`spec.clip`)
     /// switches locomotion off.
-    pub fn new(models: &[Model], shares: &[f32], mut spec: CrowdSpec) -> CrowdState {
+    pub fn new(
+        models: &[Model],
+        (shares, layers): (&[f32], &[Vec<LayerRecipe>]),
+        mut spec: CrowdSpec,
+    ) -> CrowdState {
         let clip_names = clip_names(models);
         let counts = crowd::mix_counts(shares, spec.instances as usize);
         let mut first = 0;
@@ -128,6 +138,7 @@ impl CrowdState {
                     first,
                     count,
                     joint_count: model.skeleton.joint_count(),
+                    layer_masks: model.channels.layer_masks(),
                     clip_bounds: model.clips.iter().map(|c| c.bounds_union()).collect(),
                     bind_pose_bounds: model.bind_pose_bounds(),
                     clips: ModelClips::of(model, &clip_names),
@@ -188,6 +199,10 @@ impl CrowdState {
                 ..Instance::settled(0, 0.0)
             };
         }
+        for ((model, crowd_model), recipes) in models.iter().zip(&crowd_models).zip(layers) {
+            let own = &mut instances[crowd_model.first..crowd_model.first + crowd_model.count];
+            crowd::assign_layers(own, &model.clips, recipes, spec.seed);
+        }
         if let Some(pick) = spec.clip {
             // A one-shot starts from its first frame at time 0 everywhere
             // (and holds its last pose); a loop keeps the seeded phases.
@@ -224,6 +239,10 @@ impl CrowdState {
             instance_animation: instances
                 .iter()
                 .map(|i| InstanceAnimation::new(i, &first_clips))
+                .collect(),
+            instance_layers: instances
+                .iter()
+                .flat_map(|i| GpuInstanceLayer::of(i, &first_clips))
                 .collect(),
             instances_version: 0,
             time: 0.0,
@@ -372,6 +391,11 @@ impl CrowdState {
             .iter()
             .map(|i| InstanceAnimation::new(i, &self.first_clips))
             .collect();
+        self.instance_layers = self
+            .instances
+            .iter()
+            .flat_map(|i| GpuInstanceLayer::of(i, &self.first_clips))
+            .collect();
         self.instances_version += 1;
     }
 
@@ -491,6 +515,7 @@ impl CrowdState {
             .map(|(model, crowd_model)| crowd::ModelToPose {
                 skeleton: &model.skeleton,
                 clips: &model.clips,
+                masks: &crowd_model.layer_masks,
                 meshes: gpu_model::drawn_meshes(model).collect(),
                 count: crowd_model.count,
             })
@@ -537,6 +562,7 @@ impl CrowdState {
         FrameInput {
             uniforms,
             instances: &self.instance_animation,
+            layers: &self.instance_layers,
             instances_version: self.instances_version,
             posed,
             view,
@@ -617,7 +643,7 @@ mod tests {
             ("walk", 1.0, true),
             ("wave", 1.0, false),
         ]);
-        let mut crowd = CrowdState::new(std::slice::from_ref(&model), &[1.0], spec(None));
+        let mut crowd = CrowdState::new(std::slice::from_ref(&model), (&[1.0], &[]), spec(None));
         let before: Vec<u32> = crowd.instances.iter().map(|i| i.clip).collect();
         assert!(before.iter().all(|&c| c < 2), "the mix loops: {before:?}");
         crowd.play(2, None, 3.0);
@@ -644,7 +670,7 @@ mod tests {
     #[test]
     fn a_one_shot_everyone_starts_with_holds() {
         let model = model(&[("idle", 2.0, true), ("die", 1.0, false)]);
-        let mut crowd = CrowdState::new(std::slice::from_ref(&model), &[1.0], spec(Some(1)));
+        let mut crowd = CrowdState::new(std::slice::from_ref(&model), (&[1.0], &[]), spec(Some(1)));
         assert!(crowd
             .instances
             .iter()
@@ -666,7 +692,7 @@ mod tests {
         let walker = model(&[("idle", 2.0, true), ("walk", 1.0, true)]);
         let waver = model(&[("wave", 1.0, false), ("idle", 3.0, true)]);
         let models = [walker, waver];
-        let mut crowd = CrowdState::new(&models, &[1.0, 1.0], spec(None));
+        let mut crowd = CrowdState::new(&models, (&[1.0, 1.0], &[]), spec(None));
         assert_eq!(crowd.clip_names, ["idle", "walk", "wave"]);
         assert_eq!(crowd.model_picks(0).collect::<Vec<_>>(), [0, 1]);
         assert_eq!(crowd.model_picks(1).collect::<Vec<_>>(), [0, 2]);

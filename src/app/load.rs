@@ -12,10 +12,12 @@ use std::time::Instant;
 
 use glam::Vec3;
 
+use super::layer_args::{resolve_layers, LayerArg};
 use super::model_args;
 use super::render_args::{LoadArgs, Switch};
 use super::AppError;
 use crate::anim::LoopOverrides;
+use crate::crowd::LayerRecipe;
 use crate::game::Game;
 use crate::gltf::is_gltf_extension;
 use crate::gpu::shader_types::{MAX_MODELS, MAX_SKINS};
@@ -29,6 +31,8 @@ pub struct Cast {
     pub models: Vec<Model>,
     /// Per model, its weight (`--mix`; 1 when not named).
     pub shares: Vec<f32>,
+    /// Per model, the layers its instances play (`--layer`, `--additive`).
+    pub layers: Vec<Vec<LayerRecipe>>,
     /// Per model, the seconds its loading took: files read, meshes welded,
     /// LOD chains built, clips measured (the start-up log says it).
     pub load_seconds: Vec<f64>,
@@ -141,8 +145,11 @@ impl GameFolders {
             models.push(self.load_model(model.as_deref(), anims, mesh_name, load, limit)?);
             load_seconds.push(started.elapsed().as_secs_f64());
         }
+        let layer_args: Vec<LayerArg> = load.layers.iter().chain(&load.additive).cloned().collect();
+        let layers = resolve_layers(&layer_args, &models)?;
         let mut cast = Cast {
             shares: vec![1.0; models.len()],
+            layers,
             models,
             load_seconds,
             loaded_at: Instant::now(),

@@ -10,6 +10,7 @@ mod clip_picks;
 pub mod controls;
 mod crowd_state;
 mod headless;
+mod layer_args;
 mod load;
 pub mod model_args;
 mod overlay;
@@ -335,7 +336,7 @@ fn build_crowd(
     };
     let mut renderer = guard(ctx, Renderer::new(ctx, &cast.models, &desc)?);
     renderer.check_crowd_fits(spec.instances)?;
-    let crowd = CrowdState::new(&cast.models, &cast.shares, spec);
+    let crowd = CrowdState::new(&cast.models, (&cast.shares, &cast.layers), spec);
     renderer.set_crowd_with_agents(ctx, &crowd.placements(), crowd.gpu_agents().as_ref())?;
     Ok((crowd, renderer.keep()))
 }

@@ -8,6 +8,7 @@ use std::path::PathBuf;
 use crate::crowd::IMPOSTOR_MEMORY_BUDGET;
 
 use super::camera::Shot;
+use super::layer_args::LayerArg;
 use crate::gpu::crowd_buffers::Animation;
 use crate::gpu::frame_loop::ViewOptions;
 use crate::gpu::shader_types::MAX_SHADOW_CASCADES;
@@ -313,6 +314,18 @@ pub struct LoadArgs {
     /// the crowd gets them.
     #[arg(long = "channel", value_name = "NAME=JOINTS", value_parser = CharacterChannel::from_command_line)]
     pub channels: Vec<CharacterChannel>,
+    /// A layer over every instance's clip: the channel's joints play one
+    /// of the clips (each instance picks one, at a phase of its own)
+    /// instead, blended in by the weight (1 unless given); `all` is the
+    /// whole body. Repeatable, applied in order, before --additive's; 3
+    /// layers at most. The window's L cycles the first layer's clip.
+    #[arg(long = "layer", value_name = "CHANNEL:CLIP[,CLIP...][@WEIGHT]")]
+    pub layers: Vec<LayerArg>,
+    /// An additive layer over the whole body: the clip's difference from
+    /// its first frame, scaled by the weight (1 unless given), added on
+    /// top of what plays beneath. Repeatable, after --layer's.
+    #[arg(long, value_name = "CLIP[,CLIP...][@WEIGHT]", value_parser = LayerArg::parse_additive)]
+    pub additive: Vec<LayerArg>,
     /// Clips that loop, by name, comma-separated, whatever the rule says.
     /// The rule: a name with loop or cycle loops; one named for dying,
     /// pain, attacking, firing, jumping, reloading, a gesture or a

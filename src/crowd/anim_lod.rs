@@ -9,7 +9,7 @@
 use crate::anim::{Clip, Skeleton, SkinningTransform};
 use crate::shared_constants::IMPOSTOR_BAND;
 
-use super::{animate_instance, BoundingSphere, CullView, Instance};
+use super::{animate_instance, Animated, BoundingSphere, CullView, Instance};
 
 pub use crate::shared_constants::SHARED_POSE_RATE;
 
@@ -38,7 +38,13 @@ impl SharedPoses {
             let mut pose = vec![SkinningTransform::default(); joints];
             for k in 0..count {
                 let moment = Instance::settled(index as u32, k as f32 / SHARED_POSE_RATE);
-                animate_instance(skeleton, clips, &moment, 0.0, 0.0, &mut pose);
+                animate_instance(
+                    Animated::unlayered(skeleton, clips),
+                    &moment,
+                    0.0,
+                    0.0,
+                    &mut pose,
+                );
                 transforms.extend_from_slice(&pose);
             }
         }
@@ -63,8 +69,8 @@ pub fn shared_pose_index(clip: &Clip, time: f32) -> u32 {
 
 /// cull.comp's choice for an instance whose world-space sphere is `sphere`:
 /// `Some(pose)`, the index of the shared pose of its clip it shows, or
-/// `None` when it is posed on its own (near, crossfading, or animation LOD
-/// off: `max_radius` 0). `max_radius` is the largest projected radius, in
+/// `None` when it is posed on its own (near, crossfading, playing layers, or
+/// animation LOD off: `max_radius` 0). `max_radius` is the largest projected radius, in
 /// pixels, that shares.
 #[allow(clippy::too_many_arguments)]
 pub fn shared_pose(
@@ -77,7 +83,7 @@ pub fn shared_pose(
     max_radius: f32,
 ) -> Option<u32> {
     let clip = clips.get(instance.clip as usize)?;
-    if instance.blend_weight(time, blend_time) < 1.0 {
+    if instance.blend_weight(time, blend_time) < 1.0 || instance.plays_layers() {
         return None;
     }
     view.nearest(sphere)?;

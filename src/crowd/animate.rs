@@ -1,9 +1,9 @@
 use crate::anim::{
-    blend_poses, local_to_model, sample_clip, skinning_transforms, Clip, JointPose, Skeleton,
-    SkinningTransform,
+    additive_difference, apply_layer, blend_poses, local_to_model, sample_clip,
+    skinning_transforms, Clip, JointMask, JointPose, Layer, LayerMode, Skeleton, SkinningTransform,
 };
 
-use super::Instance;
+use super::{Instance, LayerTrack};
 
 /// Per-thread working memory, so animating thousands of instances allocates
 /// nothing per instance.
@@ -12,6 +12,7 @@ struct Scratch {
     previous: Vec<JointPose>,
     older: Vec<JointPose>,
     model: Vec<JointPose>,
+    layer: Vec<JointPose>,
 }
 
 impl Scratch {
@@ -21,45 +22,63 @@ impl Scratch {
             previous: vec![JointPose::IDENTITY; joints],
             older: vec![JointPose::IDENTITY; joints],
             model: vec![JointPose::IDENTITY; joints],
+            layer: vec![JointPose::IDENTITY; joints],
+        }
+    }
+}
+
+/// What animating an instance of a model reads of the model: its
+/// skeleton, its clips and the joints each layer channel reaches
+/// (`anim::Channels::layer_masks`; a layer whose channel is not among
+/// them plays nowhere).
+#[derive(Clone, Copy)]
+pub struct Animated<'a> {
+    pub skeleton: &'a Skeleton,
+    pub clips: &'a [Clip],
+    pub masks: &'a [JointMask],
+}
+
+impl<'a> Animated<'a> {
+    /// A model whose instances play no layer (the poses of one moment of
+    /// a clip: shared poses, impostor bakes).
+    pub fn unlayered(skeleton: &'a Skeleton, clips: &'a [Clip]) -> Animated<'a> {
+        Animated {
+            skeleton,
+            clips,
+            masks: &[],
         }
     }
 }
 
 /// One instance's skinning transforms at global `time`: sample its clip
 /// and, while it fades in, the fade's starting pose (the previous clip, or
-/// the older clip blended towards it), blend, run the hierarchy, apply the
-/// inverse bind pose. The same steps as the GPU `animate` pass, in the
-/// same order.
+/// the older clip blended towards it), blend, lay its layers over that in
+/// order, run the hierarchy, apply the inverse bind pose. The same steps
+/// as the GPU `animate` pass, in the same order.
 pub fn animate_instance(
-    skeleton: &Skeleton,
-    clips: &[Clip],
+    model: Animated,
     instance: &Instance,
     time: f32,
     blend_time: f32,
     out: &mut [SkinningTransform],
 ) {
-    animate_with(
-        &mut Scratch::new(skeleton.joint_count()),
-        skeleton,
-        clips,
-        instance,
-        time,
-        blend_time,
-        out,
-    );
+    let mut scratch = Scratch::new(model.skeleton.joint_count());
+    animate_with(&mut scratch, model, instance, (time, blend_time), out);
 }
 
 fn animate_with(
     scratch: &mut Scratch,
-    skeleton: &Skeleton,
-    clips: &[Clip],
+    Animated {
+        skeleton,
+        clips,
+        masks,
+    }: Animated,
     instance: &Instance,
-    time: f32,
-    blend_time: f32,
+    (time, blend_time): (f32, f32),
     out: &mut [SkinningTransform],
 ) {
     let weight = instance.blend_weight(time, blend_time);
-    let local = match clips.get(instance.clip as usize) {
+    match clips.get(instance.clip as usize) {
         Some(clip) => {
             sample_clip(clip, instance.local_time(time), &mut scratch.current);
             if weight < 1.0 {
@@ -87,16 +106,61 @@ fn animate_with(
                     scratch.current.copy_from_slice(&scratch.model);
                 }
             }
-            &scratch.current[..]
+            for layer in instance.layers.as_slice() {
+                let (Some(mask), Some(_)) = (
+                    masks.get(usize::from(layer.channel)),
+                    clips.get(layer.clip as usize),
+                ) else {
+                    continue;
+                };
+                sample_layer(scratch, clips, layer, (time, blend_time));
+                let over = Layer {
+                    pose: &scratch.layer,
+                    weight: layer.weight,
+                    mode: layer.mode,
+                    mask,
+                };
+                apply_layer(&mut scratch.current, &over);
+            }
         }
         // A model without clips stands in its bind pose.
-        None => {
-            bind_pose_local(skeleton, &mut scratch.current);
-            &scratch.current[..]
+        None => bind_pose_local(skeleton, &mut scratch.current),
+    }
+    local_to_model(&skeleton.parents, &scratch.current, &mut scratch.model);
+    skinning_transforms(&scratch.model, &skeleton.inverse_bind_pose, out);
+}
+
+/// `layer`'s pose at `time` into `scratch.layer`: its clip (for an
+/// additive layer, each joint's difference from the clip's first frame)
+/// and, while it fades in, blended from its previous clip's likewise.
+/// Uses `scratch.previous`.
+fn sample_layer(
+    scratch: &mut Scratch,
+    clips: &[Clip],
+    layer: &LayerTrack,
+    (time, blend_time): (f32, f32),
+) {
+    let sample = |clip: &Clip, phase: f32, out: &mut [JointPose]| {
+        sample_clip(clip, layer.clip_time(time, phase), out);
+        if layer.mode == LayerMode::Additive {
+            let reference = clip.frames.first().map_or(&[][..], Vec::as_slice);
+            for (pose, &first) in out.iter_mut().zip(reference) {
+                *pose = additive_difference(*pose, first);
+            }
         }
     };
-    local_to_model(&skeleton.parents, local, &mut scratch.model);
-    skinning_transforms(&scratch.model, &skeleton.inverse_bind_pose, out);
+    sample(&clips[layer.clip as usize], layer.phase, &mut scratch.layer);
+    let weight = layer.blend_weight(time, blend_time);
+    if let (true, Some(previous)) = (weight < 1.0, clips.get(layer.previous_clip as usize)) {
+        sample(previous, layer.previous_phase, &mut scratch.previous);
+        blend_poses(
+            &scratch.previous,
+            &scratch.layer,
+            weight,
+            &mut scratch.older,
+        );
+        scratch.layer.copy_from_slice(&scratch.older);
+    }
 }
 
 /// The bind pose expressed as local poses, for models with no clips.
@@ -112,14 +176,13 @@ fn bind_pose_local(skeleton: &Skeleton, out_local: &mut [JointPose]) {
 /// Every instance's skinning transforms, `joint_count` per instance in
 /// instance order, split across all cores.
 pub fn animate_crowd(
-    skeleton: &Skeleton,
-    clips: &[Clip],
+    model: Animated,
     instances: &[Instance],
     time: f32,
     blend_time: f32,
     out: &mut [SkinningTransform],
 ) {
-    let joints = skeleton.joint_count();
+    let joints = model.skeleton.joint_count();
     assert_eq!(
         out.len(),
         instances.len() * joints,
@@ -138,15 +201,7 @@ pub fn animate_crowd(
             scope.spawn(move || {
                 let mut scratch = Scratch::new(joints);
                 for (instance, out) in instances.iter().zip(out.chunks_mut(joints)) {
-                    animate_with(
-                        &mut scratch,
-                        skeleton,
-                        clips,
-                        instance,
-                        time,
-                        blend_time,
-                        out,
-                    );
+                    animate_with(&mut scratch, model, instance, (time, blend_time), out);
                 }
             });
         }
@@ -212,10 +267,22 @@ mod tests {
         let fading = 1 - crowd[5].clip;
         crowd[5].switch_clip(fading, true, 0.9, 0.25);
         let mut all = vec![SkinningTransform::default(); crowd.len() * 3];
-        animate_crowd(&skeleton, &clips, &crowd, 1.0, 0.25, &mut all);
+        animate_crowd(
+            Animated::unlayered(&skeleton, &clips),
+            &crowd,
+            1.0,
+            0.25,
+            &mut all,
+        );
         for (instance, transforms) in crowd.iter().zip(all.chunks(3)) {
             let mut one = [SkinningTransform::default(); 3];
-            animate_instance(&skeleton, &clips, instance, 1.0, 0.25, &mut one);
+            animate_instance(
+                Animated::unlayered(&skeleton, &clips),
+                instance,
+                1.0,
+                0.25,
+                &mut one,
+            );
             assert_eq!(transforms, one);
         }
         // Mid-crossfade instance differs from both of its clips alone.
@@ -226,7 +293,13 @@ mod tests {
             rate: crowd[5].rate,
             ..Instance::settled(crowd[5].clip, crowd[5].phase)
         };
-        animate_instance(&skeleton, &clips, &settled, 1.0, 0.25, &mut alone);
+        animate_instance(
+            Animated::unlayered(&skeleton, &clips),
+            &settled,
+            1.0,
+            0.25,
+            &mut alone,
+        );
         assert_ne!(&all[15..18], &alone[..]);
     }
 
@@ -242,7 +315,13 @@ mod tests {
             &[],
         );
         let mut out = vec![SkinningTransform::default(); 6];
-        animate_crowd(&skeleton, &[], &crowd, 3.0, 0.25, &mut out);
+        animate_crowd(
+            Animated::unlayered(&skeleton, &[]),
+            &crowd,
+            3.0,
+            0.25,
+            &mut out,
+        );
         for t in out {
             let pose = JointPose::from(t);
             assert!(pose.rotation.abs_diff_eq(Quat::IDENTITY, 1e-5), "{pose:?}");
@@ -272,7 +351,13 @@ mod tests {
         time: f32,
     ) -> Vec<SkinningTransform> {
         let mut out = vec![SkinningTransform::default(); skeleton.joint_count()];
-        animate_instance(skeleton, clips, instance, time, 0.25, &mut out);
+        animate_instance(
+            Animated::unlayered(skeleton, clips),
+            instance,
+            time,
+            0.25,
+            &mut out,
+        );
         out
     }
 

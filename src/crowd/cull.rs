@@ -258,18 +258,27 @@ fn contributing_clips(instance: &Instance) -> impl Iterator<Item = u32> {
 }
 
 /// An instance's sphere in the world: the union of its contributing clips'
-/// spheres (clip, then previous and older once it has switched), turned by
-/// its yaw and moved to its position.
+/// spheres (clip, then previous and older once it has switched), or when
+/// it plays layers the sphere of `layered_radius` round its origin
+/// ([`crate::skin::layered_radius`]), turned by its yaw and moved to its
+/// position.
 pub fn instance_sphere(
     instance: &Instance,
     clip_spheres: &[BoundingSphere],
     fallback: BoundingSphere,
+    layered_radius: f32,
 ) -> BoundingSphere {
     let sphere_of = |clip: u32| clip_spheres.get(clip as usize).copied().unwrap_or(fallback);
-    let local = contributing_clips(instance)
-        .map(sphere_of)
-        .reduce(BoundingSphere::union)
-        .unwrap_or(fallback);
+    let local = match instance.plays_layers() {
+        true => BoundingSphere {
+            centre: Vec3::ZERO,
+            radius: layered_radius,
+        },
+        false => contributing_clips(instance)
+            .map(sphere_of)
+            .reduce(BoundingSphere::union)
+            .unwrap_or(fallback),
+    };
     let (sin, cos) = instance.yaw.sin_cos();
     let c = local.centre;
     BoundingSphere {
@@ -287,14 +296,20 @@ pub fn instance_sphere(
 /// boxes, `Clip::bounds`). One that has switched shows any blend of its
 /// contributing clips (as for [`instance_sphere`]): one box, their whole
 /// swings. `fallback` stands for clips past `clips` (a model without any:
-/// its bind pose).
+/// its bind pose). One playing layers: the box round its layered radius.
 pub fn instance_bounds(
     instance: &Instance,
     clips: &[Clip],
     part_bounds: &[ClipPartBounds],
     time: f32,
-    fallback: Bounds,
+    (fallback, layered_radius): (Bounds, f32),
 ) -> Vec<Bounds> {
+    if instance.plays_layers() {
+        return vec![Bounds {
+            min: Vec3::splat(-layered_radius),
+            max: Vec3::splat(layered_radius),
+        }];
+    }
     let clip_box = |clip: u32| {
         clips
             .get(clip as usize)
@@ -437,12 +452,12 @@ mod tests {
             max: s.centre + Vec3::splat(s.radius),
         });
         let mut instance = Instance::settled(0, 0.0);
-        let alone = instance_sphere(&instance, &spheres, spheres[0]);
+        let alone = instance_sphere(&instance, &spheres, spheres[0], 0.0);
         assert_eq!(alone, spheres[0]);
         // 0, then 1 during the fade to 1: the fade to 2 starts from a blend.
         instance.switch_clip(1, true, 1.0, 1.0);
         instance.switch_clip(2, true, 1.5, 1.0);
-        let sphere = instance_sphere(&instance, &spheres, spheres[0]);
+        let sphere = instance_sphere(&instance, &spheres, spheres[0], 0.0);
         for s in spheres {
             assert!(sphere.centre.distance(s.centre) + s.radius <= sphere.radius + 1e-5);
         }
@@ -453,7 +468,7 @@ mod tests {
             bounds: vec![b; 2],
             looping: true,
         });
-        let local = instance_bounds(&instance, &clips, &[], 1.5, boxes[0]);
+        let local = instance_bounds(&instance, &clips, &[], 1.5, (boxes[0], 0.0));
         assert_eq!(local.len(), 1, "a switched instance has one box");
         let corners = instance_box(&instance, local[0]);
         let low = corners.iter().fold(Vec3::MAX, |a, &c| a.min(c));
@@ -482,7 +497,7 @@ mod tests {
                 std::slice::from_ref(&clip),
                 parts,
                 0.0,
-                fallback,
+                (fallback, 0.0),
             )
         };
         // Between frames 1 and 2; the shared pose animation level of detail
@@ -510,7 +525,13 @@ mod tests {
             ]
         );
         // Past a clip it has no frames of: the fallback.
-        let elsewhere = instance_bounds(&Instance::settled(3, 0.0), &[clip], &[], 0.0, fallback);
+        let elsewhere = instance_bounds(
+            &Instance::settled(3, 0.0),
+            &[clip],
+            &[],
+            0.0,
+            (fallback, 0.0),
+        );
         assert_eq!(elsewhere, [fallback]);
     }
 

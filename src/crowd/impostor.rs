@@ -22,7 +22,7 @@ use glam::Vec3;
 use crate::anim::{Clip, JointPose, Skeleton, SkinningTransform};
 use crate::bounds::Bounds;
 
-use super::{animate_instance, BoundingSphere, CullView, Instance};
+use super::{animate_instance, Animated, BoundingSphere, CullView, Instance};
 
 pub use crate::shared_constants::{
     IMPOSTOR_AZIMUTHS, IMPOSTOR_BAND_WIDTH, IMPOSTOR_CELL_TEXELS, IMPOSTOR_ERROR_TEXELS,
@@ -182,7 +182,13 @@ pub fn bake_poses(
     let mut poses = vec![SkinningTransform::default(); rows * joints];
     for (frame, pose) in poses.chunks_mut(joints.max(1)).enumerate() {
         let moment = Instance::settled(clip, layout.frame_time(played, frame as u32));
-        animate_instance(skeleton, clips, &moment, 0.0, 0.0, pose);
+        animate_instance(
+            Animated::unlayered(skeleton, clips),
+            &moment,
+            0.0,
+            0.0,
+            pose,
+        );
     }
     poses
 }

@@ -8,6 +8,7 @@ mod animate;
 mod cull;
 mod impostor;
 mod impostor_slots;
+mod layer_track;
 mod occlusion;
 mod pose_mixed;
 mod spawn;
@@ -20,7 +21,7 @@ pub use anim_lod::{
     caster_pose, shared_pose, shared_pose_count, shared_pose_index, CasterPose, SharedPoses,
     SHARED_POSE_RATE,
 };
-pub use animate::{animate_crowd, animate_instance};
+pub use animate::{animate_crowd, animate_instance, Animated};
 pub use cull::{
     clip_spheres, instance_bounds, instance_box, instance_sphere, select_lod, BoundingSphere,
     CullView, Frustum, LodParams, Projection,
@@ -32,6 +33,7 @@ pub use impostor::{
     IMPOSTOR_MEMORY_BUDGET, IMPOSTOR_RINGS, IMPOSTOR_RING_STEP_DEGREES,
 };
 pub use impostor_slots::{AtlasSlots, BakeUnits, IDLE_FRAMES_BEFORE_EVICTION, IMPOSTOR_UNBAKED};
+pub use layer_track::{assign_layers, InstanceLayers, LayerRecipe, LayerTrack, MAX_LAYERS};
 pub use occlusion::{pyramid_levels, screen_rect, DepthPyramid, PyramidLevel, MAX_PYRAMID_LEVELS};
 pub use pose_mixed::{pose_mixed_crowd, ModelToPose};
 pub use spawn::{

@@ -3,14 +3,16 @@
 //! skinned too. The reference for the GPU's animate pass, and
 //! `--animate cpu`.
 
-use super::{animate_crowd, Instance};
-use crate::anim::{Clip, Skeleton, SkinningTransform};
+use super::{animate_crowd, Animated, Instance};
+use crate::anim::{Clip, JointMask, Skeleton, SkinningTransform};
 use crate::skin::{self, SkinnedMesh, SkinningMethod, SurfaceVertex};
 
 /// One model's part of a mixed crowd, as the CPU poses it.
 pub struct ModelToPose<'a> {
     pub skeleton: &'a Skeleton,
     pub clips: &'a [Clip],
+    /// The joints each layer channel reaches (`anim::Channels::layer_masks`).
+    pub masks: &'a [JointMask],
     /// The meshes it draws, skinned in this order.
     pub meshes: Vec<&'a SkinnedMesh>,
     /// Its instances: the next `count` of the crowd's.
@@ -37,7 +39,12 @@ pub fn pose_mixed_crowd(
         let joint_count = model.skeleton.joint_count();
         let (mine, rest) = std::mem::take(&mut transforms).split_at_mut(own.len() * joint_count);
         transforms = rest;
-        animate_crowd(model.skeleton, model.clips, own, time, blend_time, mine);
+        let animated = Animated {
+            skeleton: model.skeleton,
+            clips: model.clips,
+            masks: model.masks,
+        };
+        animate_crowd(animated, own, time, blend_time, mine);
         let Some(out) = vertices.take() else {
             continue;
         };

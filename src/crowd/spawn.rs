@@ -2,6 +2,8 @@ use glam::{Vec3, Vec4};
 
 use crate::anim::Clip;
 
+use super::InstanceLayers;
+
 /// How a crowd is laid out and varied. Everything random derives from `seed`,
 /// so a crowd is reproducible across runs, machines and the CPU/GPU paths.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -49,6 +51,8 @@ pub struct Instance {
     /// Which of the crowd's models it is (0: the first); its clips are
     /// that model's.
     pub model: u32,
+    /// Clips laid over this one on channels of its model, in order.
+    pub layers: InstanceLayers,
 }
 
 impl Instance {
@@ -71,6 +75,7 @@ impl Instance {
             tint: Vec4::ONE,
             skin: 0,
             model: 0,
+            layers: InstanceLayers::NONE,
         }
     }
 
@@ -80,6 +85,15 @@ impl Instance {
         (self.clip, self.previous_clip, self.older_clip) = (clip, clip, clip);
         (self.phase, self.previous_phase, self.older_phase) = (phase, phase, phase);
         self.from_weight = 1.0;
+    }
+
+    /// Whether a layer plays over its clip (cull.comp's `plays_layers`):
+    /// its pose is then its own, within its model's layered radius.
+    pub fn plays_layers(&self) -> bool {
+        self.layers
+            .as_slice()
+            .iter()
+            .any(|layer| layer.weight > 0.0)
     }
 
     /// `clip`'s local time.

@@ -11,6 +11,7 @@ use super::{Context, GpuError};
 use crate::anim::JointPose;
 use crate::crowd::{self, BoundingSphere, SharedPoses};
 use crate::model::Model;
+use crate::skin;
 use ash::vk;
 
 pub struct AnimationData {
@@ -30,12 +31,16 @@ pub struct AnimationData {
     /// frame f of a clip at `first_bounds + f * part_count + p` (a model
     /// without clips: its bind pose's box): cull.comp's occlusion bounds.
     pub frame_bounds: Buffer,
+    /// Every model's layer channels' joints, a bit per joint
+    /// (`anim::Channels::layer_masks`, the whole body first), model after
+    /// model ([`ModelClips::first_layer_mask`]).
+    pub layer_masks: Buffer,
     /// Per model, where its clips are.
     pub models: Vec<ModelClips>,
 }
 
 /// One model's part of the clip table.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ModelClips {
     /// Its first entry in the clip table: what its instances' clip
     /// indices are counted from.
@@ -44,6 +49,12 @@ pub struct ModelClips {
     pub clip_count: u32,
     /// Boxes per clip frame in `frame_bounds`: `Model::body_part_count`.
     pub part_count: u32,
+    /// Its first layer mask's first word in `layer_masks`.
+    pub first_layer_mask: u32,
+    /// Its layer masks: the whole body and each of its channels.
+    pub layer_mask_count: u32,
+    /// [`crate::skin::layered_radius`].
+    pub layered_radius: f32,
 }
 
 /// The bounding sphere culling uses for an instance of `clip`; for a model
@@ -63,6 +74,7 @@ struct AnimationTables {
     clips: Vec<ClipInfo>,
     skeleton: Vec<SkeletonJoint>,
     shared_transforms: Vec<SkinningTransform>,
+    layer_masks: Vec<u32>,
     models: Vec<ModelClips>,
 }
 
@@ -159,10 +171,19 @@ impl AnimationTables {
                 padding: [0.0; 3],
             });
         }
+        let first_layer_mask = self.layer_masks.len() as u32;
+        let masks = model.channels.layer_masks();
+        let layer_mask_count = masks.len() as u32;
+        for mask in masks {
+            self.layer_masks.extend(mask.words);
+        }
         self.models.push(ModelClips {
             first_clip,
             clip_count: model.clips.len() as u32,
             part_count: part_count as u32,
+            first_layer_mask,
+            layer_mask_count,
+            layered_radius: skin::layered_radius(&model.skeleton, &model.clips, &model.meshes),
         });
     }
 }
@@ -194,9 +215,15 @@ pub fn upload_animation_data(ctx: &Context, models: &[Model]) -> Result<Animatio
         "clip frame bounds",
         bytemuck::cast_slice(&tables.frame_bounds),
     )?;
+    if tables.layer_masks.is_empty() {
+        // Models without joints; nothing reads this word.
+        tables.layer_masks.push(0);
+    }
+    let layer_masks = upload("layer masks", bytemuck::cast_slice(&tables.layer_masks))?;
     Ok(AnimationData {
         shared_poses: shared_poses.keep(),
         frame_bounds: frame_bounds.keep(),
+        layer_masks: layer_masks.keep(),
         clip_poses: clip_poses.keep(),
         clips: clips.keep(),
         skeleton: skeleton.keep(),
@@ -237,6 +264,7 @@ impl DeviceMemory for AnimationData {
             &self.skeleton.buffer,
             &self.shared_poses,
             &self.frame_bounds,
+            &self.layer_masks,
         ])
     }
 }
@@ -248,5 +276,6 @@ impl Destroy for AnimationData {
         self.skeleton.destroy(ctx);
         self.shared_poses.destroy(ctx);
         self.frame_bounds.destroy(ctx);
+        self.layer_masks.destroy(ctx);
     }
 }

@@ -13,8 +13,9 @@ use gpu_allocator::MemoryLocation;
 use super::frame::FRAMES_IN_FLIGHT;
 use super::gpu_model;
 use super::shader_types::{
-    CrowdInstance, CrowdModel, GpuAgentLane, GpuLocomotionTable, InstanceAnimation,
-    SkinningTransform, SurfaceVertex, VisibleHeader, MAX_MODELS, MAX_SHADOW_CASCADES,
+    CrowdInstance, CrowdModel, GpuAgentLane, GpuInstanceLayer, GpuLocomotionTable,
+    InstanceAnimation, SkinningTransform, SurfaceVertex, VisibleHeader, MAX_LAYERS, MAX_MODELS,
+    MAX_SHADOW_CASCADES,
 };
 use super::{Context, GpuError};
 use crate::model::Model;
@@ -45,6 +46,9 @@ pub enum CrowdBuffer {
     /// Clip, phase, rate and crossfade per instance; rewritten on a clip
     /// switch, or by the agent pass every frame while locomotion is on.
     InstanceAnimation,
+    /// Per instance, the layers over its base clip ([`GpuInstanceLayer`],
+    /// [`MAX_LAYERS`] each); rewritten with the instance animation.
+    InstanceLayers,
     /// A quaternion and a translation per joint: with GPU animation a
     /// palette, a row (transform) per joint of each drawn (or shadow-casting)
     /// instance that is posed on its own (see [`PALETTE_START_BYTES`]); with CPU
@@ -232,6 +236,14 @@ pub fn crowd_buffers(shape: &CrowdShape) -> Vec<CrowdBufferDesc> {
             size_of::<InstanceAnimation>(),
             true,
             storage | Usage::TRANSFER_SRC,
+            MemoryLocation::CpuToGpu,
+        ),
+        desc(
+            CrowdBuffer::InstanceLayers,
+            "instance layers",
+            size_of::<GpuInstanceLayer>() * MAX_LAYERS,
+            true,
+            storage,
             MemoryLocation::CpuToGpu,
         ),
         CrowdBufferDesc {

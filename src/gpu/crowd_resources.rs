@@ -315,14 +315,14 @@ fn crowd_models(
                 draw_count: part.draw_count,
                 first_transform,
                 first_clip: clips.first_clip,
-                padding: 0,
+                first_layer_mask: clips.first_layer_mask,
                 lod_errors: [errors(0), errors(1)],
                 impostor_sphere: part
                     .impostor
                     .sphere
                     .centre
                     .extend(part.impostor.sphere.radius),
-                impostor_half_size: part.impostor.half_size.extend(0.0),
+                impostor_half_size: part.impostor.half_size.extend(clips.layered_radius),
             };
             first_instance += instance_count;
             first_transform += instance_count * part.joint_count;
@@ -457,6 +457,7 @@ impl Contents<'_> {
                 Some(all)
             }
             CrowdBuffer::InstanceAnimation
+            | CrowdBuffer::InstanceLayers
             | CrowdBuffer::SkinningTransforms
             | CrowdBuffer::VisibleInstances
             | CrowdBuffer::ShadowVisibleInstances

@@ -147,6 +147,8 @@ impl<'a> SlotSets<'a> {
                 ("Frame", Resource::Buffer(&frame.uniforms)),
                 ("Instances", shared(CrowdBuffer::Placements)),
                 ("InstanceAnimations", shared(CrowdBuffer::InstanceAnimation)),
+                ("InstanceLayers", shared(CrowdBuffer::InstanceLayers)),
+                ("LayerMasks", Resource::Buffer(&animation_data.layer_masks)),
                 ("Clips", Resource::Buffer(&animation_data.clips)),
                 (
                     "clip_poses",

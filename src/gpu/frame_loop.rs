@@ -10,8 +10,10 @@ use std::time::{Duration, Instant};
 
 use ash::vk;
 
+use super::animation_data::ModelClips;
 use super::capture::FrameCapture;
 use super::crowd_buffers::{Animation, CrowdBuffer};
+use super::crowd_resources::CrowdResources;
 use super::frame::{self, FRAMES_IN_FLIGHT};
 use super::gpu_model::ModelPart;
 use super::passes::overlay::{OverlayFrame, OverlayPass};
@@ -19,7 +21,8 @@ use super::profiler::FrameTimings;
 use super::renderer::{InFlight, Renderer};
 use super::resources::Buffer;
 use super::shader_types::{
-    InstanceAnimation, SkinningTransform, SurfaceVertex, VisibleHeader, MAX_MODELS,
+    GpuInstanceLayer, InstanceAnimation, SkinningTransform, SurfaceVertex, VisibleHeader,
+    LAYER_ADDITIVE, MAX_LAYERS, MAX_MODELS,
 };
 use super::swapchain::{self, Acquired, Swapchain};
 use super::{output, record, Context, GpuError};
@@ -36,6 +39,9 @@ pub struct FrameInput<'a> {
     /// Every instance's animation state; uploaded only when
     /// `instances_version` differs from what the frame slot last saw.
     pub instances: &'a [InstanceAnimation],
+    /// Every instance's layers, [`MAX_LAYERS`] each; uploaded with
+    /// `instances`.
+    pub layers: &'a [GpuInstanceLayer],
     pub instances_version: u64,
     pub posed: Posed<'a>,
     pub view: ViewOptions,
@@ -406,6 +412,11 @@ impl Renderer {
             }
         };
         check("instance states", input.instances.len(), instance_count)?;
+        check(
+            "instance layers",
+            input.layers.len(),
+            instance_count * MAX_LAYERS,
+        )?;
         // The instance states the CPU writes into the slot when they
         // changed: all of them, or while the agents walk only those of the
         // models that stand (agents.comp writes the walkers', so once the
@@ -443,6 +454,7 @@ impl Renderer {
                     .expect("every crowd has instance states")
                     .write_at(first, states);
             }
+            write_layers(crowd, &self.model.animation.models, slot, input.layers)?;
             self.crowd_frames.slots[slot].instances_version = Some(input.instances_version);
         }
         let (transforms, vertices) = match input.posed {
@@ -481,4 +493,39 @@ impl Renderer {
         }
         Ok(())
     }
+}
+
+/// Writes every instance's layers into slot `slot`'s buffer, after
+/// checking that each layer played plays clips and a channel of its own
+/// model (the shaders index the clip table and the masks with them).
+fn write_layers(
+    crowd: &mut CrowdResources,
+    models: &[ModelClips],
+    slot: usize,
+    layers: &[GpuInstanceLayer],
+) -> Result<(), GpuError> {
+    for (clips, crowd_model) in models.iter().zip(&crowd.models) {
+        let own = clips.first_clip..clips.first_clip + clips.clip_count;
+        let first = crowd_model.first_instance as usize * MAX_LAYERS;
+        let count = crowd_model.instance_count as usize * MAX_LAYERS;
+        let bad = layers[first..first + count].iter().position(|layer| {
+            let channel = layer.channel_and_mode & !LAYER_ADDITIVE;
+            layer.weight > 0.0
+                && (!own.contains(&layer.clip)
+                    || !own.contains(&layer.previous_clip)
+                    || channel >= clips.layer_mask_count)
+        });
+        if let Some(layer) = bad {
+            return Err(GpuError::FrameMismatch(format!(
+                "instance {} plays a layer outside its model's clips {own:?} or its {} channels",
+                (first + layer) / MAX_LAYERS,
+                clips.layer_mask_count
+            )));
+        }
+    }
+    crowd
+        .buffer_mut(CrowdBuffer::InstanceLayers, slot)
+        .expect("every crowd has instance layers")
+        .write(layers);
+    Ok(())
 }

@@ -14,8 +14,8 @@ use rspirv::spirv::{Decoration, Op, StorageClass, Word};
 use super::reflect::Reflection;
 use super::shader_types::{
     ClipInfo, CrowdComputeConstants, CrowdInstance, CrowdModel, DrawConstants, FrameBounds,
-    FrameUniforms, GpuAgentLane, GpuCullView, GpuGaitSwitch, GpuLocomotionTable, GpuSpeedSegment,
-    InstanceAnimation, SkeletonVertex, SkinningTransform, VisibleHeader,
+    FrameUniforms, GpuAgentLane, GpuCullView, GpuGaitSwitch, GpuInstanceLayer, GpuLocomotionTable,
+    GpuSpeedSegment, InstanceAnimation, SkeletonVertex, SkinningTransform, VisibleHeader,
 };
 use super::shaders::spirv;
 use crate::skin::InfluenceLimit;
@@ -257,6 +257,27 @@ fn animation_data() {
             ),
         );
     }
+    for shader in [
+        spirv::ANIMATE_COMP,
+        spirv::ANIMATE_JOINTS_COMP,
+        spirv::CULL_COMP,
+    ] {
+        assert_twin(
+            glsl_struct(shader, "InstanceLayer"),
+            size_of::<GpuInstanceLayer>(),
+            &offsets!(
+                GpuInstanceLayer,
+                clip,
+                previous_clip,
+                channel_and_mode,
+                blend_start,
+                phase,
+                previous_phase,
+                weight,
+                rate
+            ),
+        );
+    }
     for shader in [spirv::ANIMATE_COMP, spirv::CULL_COMP] {
         assert_twin(
             glsl_struct(shader, "ClipInfo"),
@@ -316,7 +337,7 @@ fn animation_data() {
                 draw_count,
                 first_transform,
                 first_clip,
-                padding,
+                first_layer_mask,
                 lod_errors,
                 impostor_sphere,
                 impostor_half_size

@@ -438,6 +438,7 @@ mod tests {
                 (15, StorageBuffer, "ImpostorRequests"),
                 (16, StorageBuffer, "ImpostorCells"),
                 (17, StorageBuffer, "CameraPoseSources"),
+                (18, StorageBuffer, "InstanceLayers"),
             ])
         );
         assert_eq!(
@@ -471,6 +472,8 @@ mod tests {
                 (8, StorageBuffer, "SkinningTransforms"),
                 (10, StorageBuffer, "PoseSources"),
                 (13, StorageBuffer, "Models"),
+                (18, StorageBuffer, "InstanceLayers"),
+                (19, StorageBuffer, "LayerMasks"),
             ])
         );
     }
@@ -498,7 +501,7 @@ mod tests {
             };
             (binding, kind, COMPUTE)
         }));
-        want.extend((12..=17).map(|binding| (binding, StorageBuffer, COMPUTE)));
+        want.extend((12..=19).map(|binding| (binding, StorageBuffer, COMPUTE)));
         assert_eq!(summary, want);
     }
 

@@ -92,8 +92,8 @@ pub struct FrameUniforms {
 }
 
 pub use crate::shared_constants::{
-    CULL_VIEWS, IMPOSTOR_BAND, IMPOSTOR_FADE_SHIFT, IMPOSTOR_POSE, MAX_MODELS, MAX_SHADOW_CASCADES,
-    MAX_SKINS, PALETTE_PER_INSTANCE, SHARED_POSE,
+    CULL_VIEWS, IMPOSTOR_BAND, IMPOSTOR_FADE_SHIFT, IMPOSTOR_POSE, LAYER_ADDITIVE, MAX_LAYERS,
+    MAX_MODELS, MAX_SHADOW_CASCADES, MAX_SKINS, PALETTE_PER_INSTANCE, SHARED_POSE,
 };
 
 /// Twin of `CrowdModel` in shaders/crowd_compute.glsl: one model of the
@@ -119,15 +119,19 @@ pub struct CrowdModel {
     pub first_transform: u32,
     /// Its clips' first entry in the clip table.
     pub first_clip: u32,
-    /// Keeps `lod_errors` at 16 bytes, as std430 aligns a vec4.
-    pub padding: u32,
+    /// Its layer channels' masks in the layer masks buffer
+    /// ([`super::animation_data::AnimationData::layer_masks`]), a word
+    /// index.
+    pub first_layer_mask: u32,
     /// The error of each of its levels of detail, in model units: level l
     /// is `lod_errors[l / 4][l % 4]`.
     pub lod_errors: [Vec4; 2],
     /// Its impostor atlas's sphere ([`crowd::ImpostorLayout::sphere`]),
     /// model space: xyz centre, w radius; w 0 when it has no atlas.
     pub impostor_sphere: Vec4,
-    /// xyz: [`crowd::ImpostorLayout::half_size`].
+    /// xyz: [`crowd::ImpostorLayout::half_size`]; w: the radius round
+    /// its origin that any pose its layers mix stays in
+    /// ([`crate::skin::layered_radius`]).
     pub impostor_half_size: Vec4,
 }
 
@@ -272,6 +276,52 @@ impl InstanceAnimation {
             rate: i.rate,
             padding: [0; 3],
         }
+    }
+}
+
+/// Twin of `InstanceLayer` in shaders/animation.glsl: a
+/// [`crowd::LayerTrack`] as the animate and cull passes read it, its clips
+/// counted among every model's (32 bytes, [`MAX_LAYERS`] per instance).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct GpuInstanceLayer {
+    pub clip: u32,
+    pub previous_clip: u32,
+    /// The channel (0: the whole body), with [`LAYER_ADDITIVE`] set for an
+    /// additive layer.
+    pub channel_and_mode: u32,
+    pub blend_start: f32,
+    pub phase: f32,
+    pub previous_phase: f32,
+    /// 0: no layer.
+    pub weight: f32,
+    pub rate: f32,
+}
+
+impl GpuInstanceLayer {
+    /// `i`'s layers as the GPU reads them, [`MAX_LAYERS`] of them, those
+    /// past its own at weight 0 (`first_clips` as for
+    /// [`InstanceAnimation::new`]).
+    pub fn of(i: &Instance, first_clips: &[u32]) -> [GpuInstanceLayer; MAX_LAYERS] {
+        let first = first_clips.get(i.model as usize).copied().unwrap_or(0);
+        let mut layers = [GpuInstanceLayer::default(); MAX_LAYERS];
+        for (gpu, layer) in layers.iter_mut().zip(i.layers.as_slice()) {
+            let additive = match layer.mode {
+                anim::LayerMode::Additive => LAYER_ADDITIVE,
+                anim::LayerMode::Override => 0,
+            };
+            *gpu = GpuInstanceLayer {
+                clip: first + layer.clip,
+                previous_clip: first + layer.previous_clip,
+                channel_and_mode: u32::from(layer.channel) | additive,
+                blend_start: layer.blend_start,
+                phase: layer.phase,
+                previous_phase: layer.previous_phase,
+                weight: layer.weight.clamp(0.0, 1.0),
+                rate: layer.rate,
+            };
+        }
+        layers
     }
 }
 

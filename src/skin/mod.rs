@@ -11,6 +11,7 @@
 mod body_parts;
 mod cpu_skinning;
 mod influences;
+mod layered_radius;
 mod lod;
 mod lod_influences;
 mod lod_shadow;
@@ -21,6 +22,7 @@ mod surface_distance;
 pub use body_parts::{BodyParts, MAX_BODY_PARTS};
 pub use cpu_skinning::{skin_vertices, SkinningMethod, SurfaceVertex};
 pub use influences::{select_influences, InfluenceLimit, TruncationReport, MAX_INFLUENCES};
+pub use layered_radius::layered_radius;
 pub use lod::{
     coarsest_target, level_ratio, lod_chain, LodChain, LodLevel, ShortChain, COARSEST_MAX_FRACTION,
     COARSEST_TRIANGLES, LEVEL_RATIO, MAX_LODS,

@@ -14,6 +14,7 @@ const PRINTED_BY: &[(&str, &[&[&str]])] = &[
     // Loading the models: both commands load them alike.
     ("src/app/model_args.rs", &[&[], &["bench"]]),
     ("src/app/load.rs", &[&[], &["bench"]]),
+    ("src/app/layer_args.rs", &[&[], &["bench"]]),
     ("src/anim/looping.rs", &[&[], &["bench"]]),
     // The device and the GPU animation pass: both commands draw.
     ("src/gpu/mod.rs", &[&[], &["bench"]]),

@@ -13,7 +13,7 @@ use std::time::Instant;
 use glam::{Quat, Vec3, Vec4};
 use md5crowd::anim::{Clip, SkinningTransform};
 use md5crowd::bounds::Bounds;
-use md5crowd::crowd::{animate_instance, Instance};
+use md5crowd::crowd::{animate_instance, Animated, Instance};
 use md5crowd::md5::{read_anim_file, write_anim};
 use md5crowd::model::Model;
 use md5crowd::skin::{clip_pose_bounds, BodyParts, InfluenceLimit, SkinnedMesh};
@@ -138,8 +138,7 @@ fn assert_frames_hold_the_mesh(model: &Model, clip: &Clip, what: &str) {
         // Exactly on frame `frame` (the clip holds there if it plays once).
         let on_frame = Instance::settled(0, frame as f32 / clip.frame_rate);
         animate_instance(
-            &model.skeleton,
-            std::slice::from_ref(clip),
+            Animated::unlayered(&model.skeleton, std::slice::from_ref(clip)),
             &on_frame,
             0.0,
             0.0,
@@ -206,8 +205,7 @@ fn every_triangle_of_every_level_lies_in_one_body_part_box() {
             let frame = step / 2;
             let at = Instance::settled(0, step as f32 * 0.5 / clip.frame_rate);
             animate_instance(
-                &model.skeleton,
-                std::slice::from_ref(clip),
+                Animated::unlayered(&model.skeleton, std::slice::from_ref(clip)),
                 &at,
                 0.0,
                 0.0,

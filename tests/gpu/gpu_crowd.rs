@@ -11,11 +11,11 @@ use std::f32::consts::TAU;
 use std::path::Path;
 
 use glam::{Mat4, Vec3};
-use md5crowd::anim::{JointPose, SkinningTransform};
+use md5crowd::anim::{ChannelSpec, Channels, JointPose, LayerMode, SkinningTransform};
 use md5crowd::crowd::{
     self, select_lod, BoundingSphere, CrowdLayout, CullView, DepthPyramid, Frustum, Instance,
-    LodParams, SharedPoses, SplitMix64, IMPOSTOR_AZIMUTHS, IMPOSTOR_FRAMES_PER_CLIP,
-    IMPOSTOR_RINGS, SHARED_POSE_RATE,
+    LayerTrack, LodParams, SharedPoses, SplitMix64, IMPOSTOR_AZIMUTHS, IMPOSTOR_FRAMES_PER_CLIP,
+    IMPOSTOR_RINGS, MAX_LAYERS, SHARED_POSE_RATE,
 };
 use md5crowd::gpu::capture::FrameCapture;
 use md5crowd::gpu::context::Validation;
@@ -30,13 +30,13 @@ use md5crowd::gpu::passes::animate::{Kernel, SHARED_JOINTS};
 use md5crowd::gpu::renderer::{Renderer, RendererDesc};
 use md5crowd::gpu::resources;
 use md5crowd::gpu::shader_types::{
-    CrowdInstance, InstanceAnimation, IMPOSTOR_BAND, IMPOSTOR_FADE_SHIFT, IMPOSTOR_POSE,
-    SHARED_POSE,
+    CrowdInstance, GpuInstanceLayer, InstanceAnimation, IMPOSTOR_BAND, IMPOSTOR_FADE_SHIFT,
+    IMPOSTOR_POSE, SHARED_POSE,
 };
 use md5crowd::gpu::{Context, ContextDesc};
 use md5crowd::model::Model;
 use md5crowd::shadow::reference::{ground_shadow_mask, iou};
-use md5crowd::skin::{InfluenceLimit, SkinningMethod};
+use md5crowd::skin::{self, InfluenceLimit, SkinningMethod};
 
 const BLEND_TIME: f32 = 0.25;
 
@@ -136,6 +136,8 @@ struct Harness {
     capture: FrameCapture,
     crowd: Vec<Instance>,
     animation: Vec<InstanceAnimation>,
+    /// The crowd's layers as the GPU reads them.
+    layers: Vec<GpuInstanceLayer>,
     /// Changes with `crowd`, so that the frame loop uploads it again.
     instances_version: u64,
     /// The frame slot `render` last used.
@@ -175,6 +177,7 @@ const HARNESS_SHADOW_RESOLUTION: u32 = 2048;
 /// What the harness's next frame draws.
 struct Frame<'a> {
     animation: &'a [InstanceAnimation],
+    layers: &'a [GpuInstanceLayer],
     instances_version: u64,
     uniforms: SceneUniforms,
     occlusion: bool,
@@ -192,6 +195,7 @@ impl FrameSource for Frame<'_> {
         FrameInput {
             uniforms: self.uniforms,
             instances: self.animation,
+            layers: self.layers,
             instances_version: self.instances_version,
             posed: Posed::OnGpu,
             view: ViewOptions {
@@ -288,7 +292,12 @@ impl Harness {
             .iter()
             .map(|i| InstanceAnimation::new(i, &first_clips))
             .collect();
+        let layers = crowd
+            .iter()
+            .flat_map(|i| GpuInstanceLayer::of(i, &first_clips))
+            .collect();
         Harness {
+            layers,
             ctx,
             models,
             first_clips,
@@ -349,6 +358,7 @@ impl Harness {
         let renderer = self.renderer.as_mut().unwrap();
         let mut frame = Frame {
             animation: &self.animation,
+            layers: &self.layers,
             instances_version: self.instances_version,
             uniforms,
             occlusion: self.occlusion,
@@ -392,6 +402,10 @@ impl Harness {
         self.animation = crowd
             .iter()
             .map(|i| InstanceAnimation::new(i, &self.first_clips))
+            .collect();
+        self.layers = crowd
+            .iter()
+            .flat_map(|i| GpuInstanceLayer::of(i, &self.first_clips))
             .collect();
         self.crowd = crowd;
         self.instances_version += 1;
@@ -447,7 +461,8 @@ impl Harness {
         let model = self.model_of(id);
         let spheres = crowd::clip_spheres(&model.clips);
         let fallback = BoundingSphere::around(model.bind_pose_bounds());
-        crowd::instance_sphere(&self.crowd[id], &spheres, fallback)
+        let layered = skin::layered_radius(&model.skeleton, &model.clips, &model.meshes);
+        crowd::instance_sphere(&self.crowd[id], &spheres, fallback, layered)
     }
 
     /// Every instance with how far inside `frustum`'s worst plane its
@@ -551,14 +566,13 @@ fn assert_animation_matches_the_cpu(harness: &Harness, visible: &[u32], time: f3
 /// `crowd::animate_instance`'s transforms for `instance` at `time`.
 fn cpu_transforms(model: &Model, instance: &Instance, time: f32) -> Vec<SkinningTransform> {
     let mut transforms = vec![SkinningTransform::default(); model.skeleton.joint_count()];
-    crowd::animate_instance(
-        &model.skeleton,
-        &model.clips,
-        instance,
-        time,
-        BLEND_TIME,
-        &mut transforms,
-    );
+    let masks = model.channels.layer_masks();
+    let animated = crowd::Animated {
+        skeleton: &model.skeleton,
+        clips: &model.clips,
+        masks: &masks,
+    };
+    crowd::animate_instance(animated, instance, time, BLEND_TIME, &mut transforms);
     transforms
 }
 
@@ -619,6 +633,62 @@ fn gpu_animation_matches_the_cpu_for_skeletons_of_any_size() {
             );
             harness.finish();
         }
+    }
+}
+
+/// Layers over the base clip (issue 57), both animate kernels against
+/// `crowd::animate_instance` within 1e-4: 300 shipped characters with 0 to
+/// 3 random layers each, override or additive, on the whole body or one
+/// of two channels, at random weights, times and rates, some fading from
+/// another clip. Everyone stays in view: a layered instance's sphere is
+/// its model's layered radius.
+#[test]
+fn layers_match_the_cpu_with_both_animate_kernels() {
+    if !common::vulkan_or_skip() {
+        return;
+    }
+    let time = 1.3;
+    let mut model = shipped_model();
+    let specs =
+        ["torso=*spine_1", "legs=*origin -*spine_1"].map(|s| ChannelSpec::parse(s).unwrap());
+    model.channels = Channels::resolve(&model.skeleton, &specs).0;
+    let clips = model.clips.len() as u32;
+    for kernel in [Kernel::LanePerInstance, Kernel::LanePerJoint] {
+        let mut harness = Harness::with_kernel(vec![model.clone()], 300, time, Some(kernel));
+        let mut random = SplitMix64(57);
+        let mut crowd = harness.crowd.clone();
+        let (mut layers, mut additive, mut fading) = (0, 0, 0);
+        for instance in &mut crowd {
+            for _ in 0..random.below(MAX_LAYERS as u32 + 1) {
+                let mode = match random.below(2) {
+                    0 => LayerMode::Override,
+                    _ => LayerMode::Additive,
+                };
+                let clip = random.below(clips);
+                let channel = random.below(3) as u8;
+                let weight = 0.2 + 0.8 * random.unit();
+                let rate = 0.8 + 0.4 * random.unit();
+                let mut layer =
+                    LayerTrack::new(clip, channel, mode, weight, 2.0 * random.unit(), rate);
+                if random.below(3) == 0 {
+                    layer.switch_clip((clip + 1) % clips, true, time - 0.1, BLEND_TIME);
+                    fading += 1;
+                }
+                additive += usize::from(mode == LayerMode::Additive);
+                layers += 1;
+                assert!(instance.layers.push(layer));
+            }
+        }
+        harness.set_crowd(crowd);
+        let visible = harness.render(overview(), time);
+        assert_eq!(visible.len(), 300, "{kernel:?}: everyone in view");
+        let worst = assert_animation_matches_the_cpu(&harness, &visible, time);
+        println!(
+            "{kernel:?}: {layers} layers ({additive} additive, {fading} fading): largest GPU/CPU \
+             difference {worst:e}"
+        );
+        assert!(layers > 300 && additive > 100 && fading > 50);
+        harness.finish();
     }
 }
 
@@ -914,8 +984,13 @@ fn assert_occlusion_matches_the_cpu_at(model: Model, samples: u32) {
             }
             let instance = &harness.crowd[id as usize];
             let model = harness.model();
-            let boxes =
-                crowd::instance_bounds(instance, &model.clips, &model.part_bounds, time, bind_pose);
+            let boxes = crowd::instance_bounds(
+                instance,
+                &model.clips,
+                &model.part_bounds,
+                time,
+                (bind_pose, 0.0),
+            );
             let margins: Vec<Option<f32>> = boxes
                 .iter()
                 .map(|&local| {
@@ -1385,7 +1460,7 @@ fn a_clip_with_wrong_bounds_does_not_cull_a_character_in_view() {
         // box sits) and the far-away box are out of the picture.
         let vp = view_projection(chest - Vec3::X * 150.0, chest, 0.3);
         let file_sphere = BoundingSphere::around(bounds);
-        let placed = crowd::instance_sphere(&harness.crowd[0], &[file_sphere], file_sphere);
+        let placed = crowd::instance_sphere(&harness.crowd[0], &[file_sphere], file_sphere, 0.0);
         assert!(
             !Frustum::from_view_projection(vp).intersects_sphere(placed),
             "{name}: the file's bounds alone would cull it"
@@ -1923,8 +1998,7 @@ fn a_characters_shadow_on_the_ground_is_its_triangles_projected_along_the_sun() 
         let at = if posed { time } else { -1.0 };
         if posed {
             crowd::animate_instance(
-                &model.skeleton,
-                &model.clips,
+                crowd::Animated::unlayered(&model.skeleton, &model.clips),
                 &instance,
                 at,
                 BLEND_TIME,

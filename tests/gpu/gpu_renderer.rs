@@ -19,7 +19,8 @@ use md5crowd::gpu::frame_loop::{
 use md5crowd::gpu::guard::{guard, Destroy};
 use md5crowd::gpu::renderer::{Renderer, RendererDesc};
 use md5crowd::gpu::shader_types::{
-    CrowdInstance, InstanceAnimation, SkinningTransform, SurfaceVertex,
+    CrowdInstance, GpuInstanceLayer, InstanceAnimation, SkinningTransform, SurfaceVertex,
+    MAX_LAYERS,
 };
 use md5crowd::gpu::{Context, ContextDesc, GpuError};
 use md5crowd::model::Model;
@@ -99,6 +100,7 @@ fn validation_after(ctx: Context) -> (u32, u32) {
 /// A frame of `instances` instances posed as `animation` says.
 struct Input {
     states: Vec<InstanceAnimation>,
+    layers: Vec<GpuInstanceLayer>,
     transforms: Vec<SkinningTransform>,
     vertices: Vec<SurfaceVertex>,
     posed_as: Animation,
@@ -111,6 +113,7 @@ impl Input {
         let identity = SkinningTransform::from(md5crowd::anim::JointPose::IDENTITY);
         Input {
             states: vec![InstanceAnimation::default(); instances],
+            layers: vec![GpuInstanceLayer::default(); instances * MAX_LAYERS],
             transforms: vec![identity; instances * joints],
             vertices: vec![
                 SurfaceVertex::default();
@@ -143,6 +146,7 @@ impl FrameSource for Input {
         FrameInput {
             uniforms: SceneUniforms::default(),
             instances: &self.states,
+            layers: &self.layers,
             instances_version: self.states.len() as u64,
             posed,
             view: self.view,

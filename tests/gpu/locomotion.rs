@@ -29,7 +29,7 @@ use md5crowd::gpu::frame_loop::{
 use md5crowd::gpu::guard::Destroy;
 use md5crowd::gpu::renderer::{Renderer, RendererDesc};
 use md5crowd::gpu::shader_types::{
-    CrowdInstance, GpuAgentLane, GpuLocomotionTable, InstanceAnimation,
+    CrowdInstance, GpuAgentLane, GpuInstanceLayer, GpuLocomotionTable, InstanceAnimation,
 };
 use md5crowd::gpu::{Context, ContextDesc};
 use md5crowd::model::Model;
@@ -181,6 +181,7 @@ fn planted_feet_stay_planted() {
 /// One frame with the agent pass walking everyone to `time`.
 struct AgentFrame<'a> {
     animation: &'a [InstanceAnimation],
+    layers: &'a [GpuInstanceLayer],
     time: f32,
     locomotion: bool,
 }
@@ -197,6 +198,7 @@ impl FrameSource for AgentFrame<'_> {
                 ..SceneUniforms::default()
             },
             instances: self.animation,
+            layers: self.layers,
             instances_version: 0,
             posed: Posed::OnGpu,
             view: ViewOptions {
@@ -273,6 +275,10 @@ fn assert_the_agent_pass_matches_the_cpu(
         .iter()
         .map(|i| InstanceAnimation::new(i, &first_clips))
         .collect();
+    let layers: Vec<GpuInstanceLayer> = crowd
+        .iter()
+        .flat_map(|i| GpuInstanceLayer::of(i, &first_clips))
+        .collect();
     let ctx = Context::new(&ContextDesc {
         validation: Validation::Required,
         gpu_index: None,
@@ -306,6 +312,7 @@ fn assert_the_agent_pass_matches_the_cpu(
     let mut render = |renderer: &mut Renderer, time: f32, locomotion: bool| {
         let mut frame = AgentFrame {
             animation: &animation,
+            layers: &layers,
             time,
             locomotion,
         };

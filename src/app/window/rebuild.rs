@@ -50,7 +50,7 @@ impl Live {
             return refused(error);
         }
         let cast = &self.scene.cast;
-        let crowd = CrowdState::new(&cast.models, shares, spec);
+        let crowd = CrowdState::new(&cast.models, (shares, &cast.layers), spec);
         let agents = crowd.gpu_agents();
         if let Err(error) =
             self.renderer
