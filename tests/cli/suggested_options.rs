@@ -15,6 +15,7 @@ const PRINTED_BY: &[(&str, &[&[&str]])] = &[
     ("src/app/model_args.rs", &[&[], &["bench"]]),
     ("src/app/load.rs", &[&[], &["bench"]]),
     ("src/app/layer_args.rs", &[&[], &["bench"]]),
+    ("src/model/channels.rs", &[&[], &["bench"]]),
     ("src/anim/looping.rs", &[&[], &["bench"]]),
     // The device and the GPU animation pass: both commands draw.
     ("src/gpu/mod.rs", &[&[], &["bench"]]),
