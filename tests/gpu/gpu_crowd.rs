@@ -1111,7 +1111,7 @@ fn animation_lod_matches_the_cpu_reference() {
     if !common::vulkan_or_skip() {
         return;
     }
-    assert_animation_lod_matches_the_cpu(shipped_model());
+    assert_animation_lod_matches_the_cpu(shipped_model(), false);
 }
 
 #[test]
@@ -1119,13 +1119,40 @@ fn animation_lod_of_a_gltf_crowd_matches_the_cpu_reference() {
     if !common::vulkan_or_skip() {
         return;
     }
-    assert_animation_lod_matches_the_cpu(shipped_gltf("anim_lod_gltf"));
+    assert_animation_lod_matches_the_cpu(shipped_gltf("anim_lod_gltf"), false);
 }
 
-fn assert_animation_lod_matches_the_cpu(model: Model) {
+/// Every third instance plays a layer: far away it keeps a pose of its
+/// own (no shared pose has its layer), where its neighbours share.
+#[test]
+fn a_layered_instance_keeps_its_own_pose_where_others_share() {
+    if !common::vulkan_or_skip() {
+        return;
+    }
+    assert_animation_lod_matches_the_cpu(shipped_model(), true);
+}
+
+/// Gives every third instance of the harness's crowd an additive layer of
+/// another clip over its whole body, half weight.
+fn layer_every_third(harness: &mut Harness) {
+    let clips = harness.model().clips.len() as u32;
+    let mut crowd = harness.crowd.clone();
+    for (id, instance) in crowd.iter_mut().enumerate().step_by(3) {
+        let clip = (instance.clip + 1 + id as u32) % clips;
+        let layer = LayerTrack::new(clip, 0, LayerMode::Additive, 0.5, 0.3, instance.rate);
+        assert!(instance.layers.push(layer));
+    }
+    harness.set_crowd(crowd);
+}
+
+fn assert_animation_lod_matches_the_cpu(model: Model, layered: bool) {
     let time = 2.3;
     let mut harness = Harness::with_model(model, 900, time);
     harness.anim_lod = true;
+    if layered {
+        layer_every_third(&mut harness);
+    }
+    let mut layered_far = 0;
     let shared = SharedPoses::sample(&harness.model().skeleton, &harness.model().clips);
     let joints = harness.model().skeleton.joint_count();
     let mut random = SplitMix64(11);
@@ -1177,11 +1204,19 @@ fn assert_animation_lod_matches_the_cpu(model: Model) {
                     own += 1;
                     let row = poses.row(id);
                     assert!(rows.insert(row), "camera {camera}: row {row} given twice");
+                    if instance.plays_layers() && radius_px < ANIM_LOD_RADIUS {
+                        layered_far += 1;
+                    }
                 }
             }
         }
     }
-    println!("{sharing} instances shared a pose, {own} had their own");
+    println!("{sharing} instances shared a pose, {own} had their own ({layered_far} far, layered)");
+    assert_eq!(
+        layered_far > 100,
+        layered,
+        "{layered_far} far layered instances"
+    );
     assert!(sharing > 500 && own > 500, "{sharing} shared, {own} own");
     harness.finish();
 }
@@ -2418,6 +2453,17 @@ fn impostor_choice_and_cells_match_the_cpu_reference() {
     assert_impostor_choice_matches_the_cpu(shipped_model());
 }
 
+/// Every third instance plays a layer: past the switch its impostor shows
+/// its base clip (impostors are baked per clip; docs/impostors.md says
+/// why), its sphere its model's layered radius.
+#[test]
+fn impostors_of_layered_instances_show_their_base_clip() {
+    if !common::vulkan_or_skip() {
+        return;
+    }
+    assert_impostor_choice_matches_the_cpu_with(shipped_model(), true);
+}
+
 #[test]
 fn impostor_choice_and_cells_of_a_gltf_crowd_match_the_cpu_reference() {
     if !common::vulkan_or_skip() {
@@ -2427,9 +2473,16 @@ fn impostor_choice_and_cells_of_a_gltf_crowd_match_the_cpu_reference() {
 }
 
 fn assert_impostor_choice_matches_the_cpu(model: Model) {
+    assert_impostor_choice_matches_the_cpu_with(model, false);
+}
+
+fn assert_impostor_choice_matches_the_cpu_with(model: Model, layered: bool) {
     let time = 0.8;
     let mut harness = Harness::with_model(model, 400, time);
     harness.impostors = true;
+    if layered {
+        layer_every_third(&mut harness);
+    }
     let mut random = SplitMix64(5);
     let cameras: Vec<Mat4> = (0..16)
         .map(|_| {
