@@ -129,6 +129,10 @@ pub struct BenchArgs {
     /// Sun shadows, comma-separated: map (cascaded shadow maps), blob, off.
     #[arg(long, value_enum, value_delimiter = ',', default_value = "map")]
     pub shadows: Vec<ShadowsArg>,
+    /// Layers played over each instance's clip, comma-separated counts:
+    /// the first N of --layer and --additive (default: all of them).
+    #[arg(long = "layers", value_delimiter = ',', value_name = "N,...")]
+    pub layer_counts: Vec<u32>,
 }
 
 /// Who animates the crowd in a run.
@@ -212,6 +216,8 @@ pub struct Case {
     pub multi_draw: Switch,
     pub view: View,
     pub shadows: ShadowsArg,
+    /// Layers each instance plays over its clip.
+    pub layers: u32,
     /// Samples per pixel asked for; the run reports what was drawn.
     #[serde(skip)]
     pub msaa: u32,
@@ -253,7 +259,8 @@ pub fn run(ctx: &Context, args: &BenchArgs, model: &Rc<Cast>) -> Result<Report, 
     // A benchmark captures nothing; RenderDoc, when it is there, was
     // attached before the context was made.
     let mut capture = FrameCapture::new(None);
-    let cases = cases(args);
+    let given = check_layer_counts(args)?;
+    let cases = cases(args, given);
     let mut samples: Vec<Samples> = cases.iter().map(|_| Samples::default()).collect();
     for round in 0..args.rounds {
         for index in round_order(cases.len(), round) {
@@ -305,10 +312,27 @@ fn round_order(count: usize, round: u32) -> impl Iterator<Item = usize> {
     (0..count).map(move |i| if backwards { count - 1 - i } else { i })
 }
 
+/// The layers given (`--layer`, `--additive`), refusing a `--layers`
+/// count past them: checked before anything loads.
+pub fn check_layer_counts(args: &BenchArgs) -> Result<u32, AppError> {
+    let given = args.cast.load.layers.len() + args.cast.load.additive.len();
+    match args.layer_counts.iter().find(|&&n| n as usize > given) {
+        Some(wanted) => Err(AppError::Arguments(format!(
+            "--layers {wanted}: {given} layer(s) given (--layer CHANNEL:CLIP, --additive CLIP)"
+        ))),
+        None => Ok(given as u32),
+    }
+}
+
 /// Every combination of the options' lists, in the order the runs report:
 /// the first list varies slowest, `--modes` fastest.
-fn cases(args: &BenchArgs) -> Vec<Case> {
+fn cases(args: &BenchArgs, given_layers: u32) -> Vec<Case> {
+    let layers = match args.layer_counts.is_empty() {
+        true => vec![given_layers],
+        false => args.layer_counts.clone(),
+    };
     let first = Case {
+        layers: layers[0],
         instances: args.instances[0],
         mode: args.modes[0],
         lod: args.lod[0],
@@ -335,6 +359,7 @@ fn cases(args: &BenchArgs) -> Vec<Case> {
     let cases = vary(cases, &args.locomotion, |c, v| c.locomotion = v);
     let cases = vary(cases, &args.multi_draw, |c, v| c.multi_draw = v);
     let cases = vary(cases, &args.animate_kernel, |c, v| c.animate_kernel = v);
+    let cases = vary(cases, &layers, |c, v| c.layers = v);
     let mut cases = vary(cases, &args.modes, |c, v| c.mode = v);
     // Only GPU animation has a kernel.
     cases.retain(|c| c.mode == Mode::Gpu || c.animate_kernel == args.animate_kernel[0]);
@@ -380,7 +405,7 @@ fn log_run(run: &Run) {
         .map(|(p, ms)| format!("{p} {ms:.3}"))
         .collect();
     log::info!(
-        "{:>6} instances, {:<6} {}LOD {:<3} LOD influences {:<3} occlusion {:<3} impostors {:<3} anim LOD {:<3} locomotion {:<3} multi-draw {:<3} {:<8} shadows {:<4} MSAA {}x: cpu {:7.3} ms, frame {:8.3} ms, gpu [{}] ms, {} visible ({} impostors, {} both ways in the band), {:.0} triangles",
+        "{:>6} instances, {:<6} {}LOD {:<3} LOD influences {:<3} occlusion {:<3} impostors {:<3} anim LOD {:<3} locomotion {:<3} multi-draw {:<3} {:<8} shadows {:<4} MSAA {}x{}: cpu {:7.3} ms, frame {:8.3} ms, gpu [{}] ms, {} visible ({} impostors, {} both ways in the band), {:.0} triangles",
         run.case.instances,
         run.case.mode.name(),
         run.animate_kernel.map(|k| format!("({k}) ")).unwrap_or_default(),
@@ -398,6 +423,10 @@ fn log_run(run: &Run) {
             ShadowsArg::Off => "off",
         },
         run.msaa,
+        match run.case.layers {
+            0 => String::new(),
+            layers => format!(", {layers} layer(s)"),
+        },
         run.cpu_ms,
         run.frame_ms,
         passes.join(", "),
@@ -431,6 +460,7 @@ fn measure(
         animation: case.mode.animation(),
         animate_kernel: case.animate_kernel.kernel(),
         locomotion: case.locomotion == Switch::On,
+        layers: case.layers as usize,
     };
     let (crowd, renderer) = super::build_crowd(
         ctx,

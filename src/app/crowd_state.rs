@@ -43,6 +43,9 @@ pub struct CrowdSpec {
     pub animate_kernel: Option<Kernel>,
     /// Agents walk their lanes (the window's G toggles it); off: the grid.
     pub locomotion: bool,
+    /// How many of the cast's layers (`--layer`, `--additive`) the crowd
+    /// plays, the first ones: bench's `--layers`; all of them elsewhere.
+    pub layers: usize,
 }
 
 /// Where locomotion takes the crowd: per model the gaits and speed profile
@@ -201,7 +204,8 @@ impl CrowdState {
         }
         for ((model, crowd_model), recipes) in models.iter().zip(&crowd_models).zip(layers) {
             let own = &mut instances[crowd_model.first..crowd_model.first + crowd_model.count];
-            crowd::assign_layers(own, &model.clips, recipes, spec.seed);
+            let played = &recipes[..spec.layers.min(recipes.len())];
+            crowd::assign_layers(own, &model.clips, played, spec.seed);
         }
         if let Some(pick) = spec.clip {
             // A one-shot starts from its first frame at time 0 everywhere
@@ -633,6 +637,7 @@ mod tests {
             animation: Animation::Gpu,
             animate_kernel: None,
             locomotion: false,
+            layers: 0,
         }
     }
 

@@ -169,6 +169,7 @@ pub fn run(args: &RenderArgs) -> Result<(), AppError> {
         animation: args.animation(),
         animate_kernel: args.animate_kernel.kernel(),
         locomotion: args.locomotion == render_args::Switch::On,
+        layers: crate::crowd::MAX_LAYERS,
     };
     folders.log_loaded(&cast);
     let counts = if args.headless {
@@ -216,6 +217,7 @@ pub fn run_bench(args: &bench::BenchArgs) -> Result<(), AppError> {
         }
         return Ok(());
     }
+    bench::check_layer_counts(args)?;
     let cast = load_cast(
         args.cast.model.as_deref(),
         &args.cast.anims,

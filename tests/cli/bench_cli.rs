@@ -503,3 +503,45 @@ fn bench_picks_a_mesh_from_a_directory_with_mesh() {
     assert_eq!(runs.len(), 1, "{report}");
     assert_eq!(runs[0]["models"], serde_json::json!(["twin"]), "{report}");
 }
+
+/// `--layers 0,1,2`: a run for each count of the layers given, the JSON's
+/// "layers" saying which; more than were given is bad input.
+#[test]
+fn layer_counts_are_a_run_each() {
+    if !common::vulkan_or_skip() {
+        return;
+    }
+    let json = common::scratch_dir("bench_layers").join("bench.json");
+    let report = common::bench_report(
+        &[
+            "--instances",
+            "16",
+            "--frames",
+            "1",
+            "--modes",
+            "gpu",
+            "--width",
+            "96",
+            "--height",
+            "54",
+            "--channel",
+            "torso=*spine_1",
+            "--layer",
+            "torso:wave,run@0.8",
+            "--additive",
+            "idle@0.5",
+            "--layers",
+            "0,1,2",
+        ],
+        &json,
+    );
+    let layers: Vec<u64> = report["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|run| run["layers"].as_u64().unwrap())
+        .collect();
+    assert_eq!(layers, [0, 1, 2]);
+    let output = common::md5crowd_as_typed(&["bench", "--layers", "1", "--frames", "1"]);
+    common::assert_bad_input(&output, &["--layers 1: 0 layer(s) given"]);
+}
