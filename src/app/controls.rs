@@ -65,6 +65,19 @@ pub enum Action {
         model: u32,
         share: f32,
     },
+    /// Everyone's first layer steps to the next clip (N).
+    NextLayerClip,
+    /// Everyone's layer `layer` plays its clip of a name (index in
+    /// `CrowdState::clip_names`): the overlay's layer rows.
+    LayerClip {
+        layer: u32,
+        clip: u32,
+    },
+    /// A layer's weight: the overlay's layer rows.
+    LayerWeight {
+        layer: u32,
+        weight: f32,
+    },
     /// Seconds of crossfade for the next clip switches.
     BlendTime(f32),
     /// Animation time per wall-clock second.
@@ -106,6 +119,7 @@ pub fn action_for(key: &Key) -> Option<Action> {
         Key::Character(text) => match text.to_ascii_lowercase().as_str() {
             "[" => Some(Action::PreviousClip),
             "]" => Some(Action::NextClip),
+            "n" => Some(Action::NextLayerClip),
             // `=` is `+` without shift on US layouts.
             "+" | "=" => Some(Action::DoubleCrowd),
             "-" => Some(Action::HalveCrowd),
@@ -188,6 +202,8 @@ mod tests {
             (Key::Named(NamedKey::F12), Action::Capture, "F12"),
             (Key::Character("[".into()), Action::PreviousClip, "["),
             (Key::Character("]".into()), Action::NextClip, "]"),
+            (Key::Character("n".into()), Action::NextLayerClip, "N"),
+            (Key::Character("N".into()), Action::NextLayerClip, "N"),
             (Key::Character("1".into()), Action::Clip(0), "1-9"),
             (Key::Character("9".into()), Action::Clip(8), "1-9"),
             (Key::Character("+".into()), Action::DoubleCrowd, "+"),

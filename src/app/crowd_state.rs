@@ -388,6 +388,15 @@ impl CrowdState {
             .flat_map(|m| m.clips.picks())
     }
 
+    /// Changes every instance's layers with `change`, given its model's
+    /// clips; the GPU's copy follows.
+    pub fn change_layers(&mut self, mut change: impl FnMut(&mut Instance, &ModelClips)) {
+        for instance in &mut self.instances {
+            change(instance, &self.models[instance.model as usize].clips);
+        }
+        self.instances_changed();
+    }
+
     /// The GPU's copy of the instances' animation state follows them.
     fn instances_changed(&mut self) {
         self.instance_animation = self

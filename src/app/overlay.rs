@@ -11,6 +11,7 @@ use std::collections::VecDeque;
 use egui::{Color32, RawInput, Stroke};
 
 use super::controls::Action;
+use super::overlay_layers;
 use super::scene::Scene;
 use super::title::TitleStats;
 use crate::gpu::frame_loop::Shadows;
@@ -154,6 +155,7 @@ impl Overlay {
         ui.separator();
         controls(ui, view, actions);
         self.crowd_size(ui, view, actions);
+        overlay_layers::layer_rows(ui, view, actions);
         if view.scene.cast.models.len() > 1 {
             ui.separator();
             self.models(ui, view, actions);

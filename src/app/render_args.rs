@@ -318,7 +318,7 @@ pub struct LoadArgs {
     /// of the clips (each instance picks one, at a phase of its own)
     /// instead, blended in by the weight (1 unless given); `all` is the
     /// whole body. Repeatable, applied in order, before --additive's; 3
-    /// layers at most. The window's L cycles the first layer's clip.
+    /// layers at most. The window's N steps the first layer's clip.
     #[arg(long = "layer", value_name = "CHANNEL:CLIP[,CLIP...][@WEIGHT]")]
     pub layers: Vec<LayerArg>,
     /// An additive layer over the whole body: the clip's difference from

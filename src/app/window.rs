@@ -271,6 +271,13 @@ impl App<'_> {
             Action::Pause => live.paused = !live.paused,
             Action::PreviousClip => play(live, live.scene.crowd.stepped_clip(-1)),
             Action::NextClip => play(live, live.scene.crowd.stepped_clip(1)),
+            Action::NextLayerClip => live.scene.crowd.step_layer_clip(0, 1),
+            Action::LayerClip { layer, clip } => {
+                live.scene.crowd.play_layer_clip(layer as usize, clip);
+            }
+            Action::LayerWeight { layer, weight } => {
+                live.scene.crowd.set_layer_weight(layer as usize, weight);
+            }
             Action::Clip(clip) => play(live, Some(clip)),
             Action::SetInstances(count) => {
                 live.resize_crowd(count)?;
@@ -366,7 +373,11 @@ impl App<'_> {
         // The sliders send a value every frame they are dragged.
         let logged = !matches!(
             action,
-            Action::Quit | Action::BlendTime(_) | Action::TimeScale(_) | Action::LodBias(_)
+            Action::Quit
+                | Action::BlendTime(_)
+                | Action::TimeScale(_)
+                | Action::LodBias(_)
+                | Action::LayerWeight { .. }
         );
         if let (Some(live), true) = (&self.live, logged) {
             live.log_view();

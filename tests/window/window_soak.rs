@@ -37,9 +37,11 @@ const KEY_RESPONSE: Duration = Duration::from_secs(30);
 /// How long the app may take to quit after Esc.
 const QUIT: Duration = Duration::from_secs(20);
 /// Keys that each log one line (the view) when pressed, F12 and Esc aside.
-const ACTION_KEYS: [&str; 17] = [
+const ACTION_KEYS: [&str; 18] = [
     "bracketleft",
     "bracketright",
+    // The first layer's next clip.
+    "n",
     "1",
     "2",
     "3",
@@ -61,8 +63,17 @@ const FLY_KEYS: [&str; 6] = ["w", "a", "s", "d", "q", "e"];
 
 #[test]
 fn the_shipped_character_survives_random_input() {
-    // The directory: its mesh and every clip in it (idle, run, walk, wave).
-    let args = [path(&assets()), "--instances".into(), "64".into()];
+    // The directory: its mesh and every clip in it (idle, run, walk, wave),
+    // a layer on its torso.
+    let args = [
+        path(&assets()),
+        "--instances".into(),
+        "64".into(),
+        "--channel".into(),
+        "torso=*spine_1".into(),
+        "--layer".into(),
+        "torso:wave,idle@0.8".into(),
+    ];
     soak("crowdling", &args, soak_seconds(1.0));
 }
 
