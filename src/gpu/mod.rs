@@ -30,6 +30,7 @@ mod frame_uniforms;
 pub mod gpu_model;
 pub mod guard;
 pub mod impostor_atlas;
+mod instance_animation;
 #[cfg(test)]
 mod layout_tests;
 pub mod memory;
