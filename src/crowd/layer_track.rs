@@ -8,6 +8,7 @@
 
 use crate::anim::{Clip, LayerMode};
 
+use super::spawn::crossfade_weight;
 use super::{Instance, SplitMix64};
 
 pub use crate::shared_constants::MAX_LAYERS;
@@ -155,11 +156,11 @@ impl LayerTrack {
     /// 0 at the start of a crossfade, 1 once it is over (or when there is
     /// none), as [`super::Instance::blend_weight`].
     pub fn blend_weight(&self, time: f32, blend_time: f32) -> f32 {
-        if self.clip == self.previous_clip || blend_time <= 0.0 {
-            1.0
-        } else {
-            ((time - self.blend_start) / blend_time).clamp(0.0, 1.0)
-        }
+        crossfade_weight(
+            self.clip != self.previous_clip,
+            self.blend_start,
+            (time, blend_time),
+        )
     }
 
     /// Crossfades to `clip` from `time`: a one-shot (`looping` false) from

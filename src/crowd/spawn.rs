@@ -108,11 +108,11 @@ impl Instance {
 
     /// 0 at the start of a crossfade, 1 once it is over (or when there is none).
     pub fn blend_weight(&self, time: f32, blend_time: f32) -> f32 {
-        if self.clip == self.previous_clip || blend_time <= 0.0 {
-            1.0
-        } else {
-            ((time - self.blend_start) / blend_time).clamp(0.0, 1.0)
-        }
+        crossfade_weight(
+            self.clip != self.previous_clip,
+            self.blend_start,
+            (time, blend_time),
+        )
     }
 
     /// Starts a crossfade to `clip` at `time` from what shows now: a
@@ -162,6 +162,21 @@ impl Instance {
             -time * self.rate
         };
         self.blend_start = time;
+    }
+}
+
+/// How far a crossfade that began at `blend_start` is at `time`: 0 at its
+/// start, 1 once over, and 1 when nothing `fades` (animate.glsl's
+/// `crossfade_weight`).
+pub(super) fn crossfade_weight(
+    fades: bool,
+    blend_start: f32,
+    (time, blend_time): (f32, f32),
+) -> f32 {
+    if !fades || blend_time <= 0.0 {
+        1.0
+    } else {
+        ((time - blend_start) / blend_time).clamp(0.0, 1.0)
     }
 }
 
