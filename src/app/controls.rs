@@ -18,6 +18,7 @@ Window controls:
   Space                 pause
   [  ]                  previous / next clip for everyone (crossfade: --blend-time)
   1-9                   clip 1-9 for everyone
+  N                     the first layer's next clip (--layer)
   +  -                  double / halve the crowd
   K                     skeleton overlay
   L                     linear / dual quaternion skinning
