@@ -31,6 +31,7 @@ const PRINTED_BY: &[(&str, &[&[&str]])] = &[
     // benchmark plans none.
     ("src/gpu/capture.rs", &[&[]]),
     ("src/app/bench_suite.rs", &[&["bench"]]),
+    ("src/app/bench.rs", &[&["bench"]]),
 ];
 
 /// Logging macros whose lines only inform: what they say suggests nothing.
