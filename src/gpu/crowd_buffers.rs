@@ -4,8 +4,8 @@
 //! whether a crowd fits the device ([`check_crowd_fits`], at the size each
 //! buffer may reach: [`crowd_bytes`]) and what is allocated now
 //! ([`super::crowd_resources::CrowdResources::requested_bytes`]): they
-//! differ by the skinning palette, which starts small and grows with what
-//! is drawn.
+//! differ by the skinning palette of a crowd past [`PALETTE_START_BYTES`],
+//! which starts there and grows with what is drawn.
 
 use ash::vk;
 use gpu_allocator::MemoryLocation;
