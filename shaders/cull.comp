@@ -238,17 +238,18 @@ uint shared_pose(InstanceAnimation animation, CrowdModel model) {
 // a shadow cascade will cast) are. A model without clips stands in its
 // bind pose, its one shared pose; a distant instance not crossfading shows
 // its clip's shared pose (animation level of detail), unless it plays
-// layers, which no shared pose has; any other gets the
+// layers (`layered`, read once by main), which no shared pose has; any
+// other gets the
 // next rows of the skinning palette, one per joint of its model, so the
 // palette grows with what is drawn and casts, not with the crowd. Past the
 // palette's rows it shows the shared pose after all, and the count it
 // leaves tells the CPU how many rows the frame wanted.
 uint drawn_pose_source(CullView view, uint instance, InstanceAnimation animation,
-                       CrowdModel model, vec3 centre, float radius) {
+                       CrowdModel model, vec3 centre, float radius, bool layered) {
     if (model.clip_count == 0u) {
         return SHARED_POSE | clips[animation.clip].shared_first;
     }
-    if (view.lod_params.w > 0.0 && !plays_layers(instance)
+    if (view.lod_params.w > 0.0 && !layered
         && crossfade_weight(animation, frame.time, frame.blend_time) >= 1.0
         && nearest_w(view, centre, radius) > 0.0
         && radius * view.lod_params.x <= view.lod_params.w * cull_w(view, centre)) {
@@ -339,7 +340,7 @@ void main() {
             visible_last_frame[instance] = 0u;
         }
         if (poses_casters && casts_as_mesh(animation, model, centre, sphere.w)) {
-            pose_sources[instance] = drawn_pose_source(view, instance, animation, model, centre, sphere.w);
+            pose_sources[instance] = drawn_pose_source(view, instance, animation, model, centre, sphere.w, layered);
         }
         return;
     }
@@ -445,7 +446,7 @@ void main() {
         }
     }
     if (!as_mesh && !as_impostor && poses_casters && casts_as_mesh(animation, model, centre, sphere.w)) {
-        pose_sources[instance] = drawn_pose_source(view, instance, animation, model, centre, sphere.w);
+        pose_sources[instance] = drawn_pose_source(view, instance, animation, model, centre, sphere.w, layered);
     }
     if (as_mesh) {
         uint band = as_impostor ? IMPOSTOR_BAND : 0u;
@@ -458,7 +459,7 @@ void main() {
                 && casts_as_mesh(animation, model, centre, sphere.w);
             uint source = posed_early
                 ? pose_sources[instance]
-                : drawn_pose_source(view, instance, animation, model, centre, sphere.w);
+                : drawn_pose_source(view, instance, animation, model, centre, sphere.w, layered);
             pose_sources[instance] = source | band;
         } else {
             pose_sources[instance] |= band;

@@ -61,10 +61,17 @@ impl CrowdState {
     }
 
     /// A row per layer the crowd plays, as the first instance playing it
-    /// has it (`models`: the cast's).
+    /// has it (`models`: the cast's). Every instance of a model plays its
+    /// model's layers, so each model's first instance tells (instances are
+    /// sorted by model): the overlay asks every frame, whatever the crowd's
+    /// size.
     pub fn layer_rows(&self, models: &[Model]) -> Vec<LayerRow> {
         let mut rows: Vec<LayerRow> = Vec::new();
-        for instance in &self.instances {
+        let firsts = (0..models.len() as u32).filter_map(|m| {
+            let first = self.instances.partition_point(|i| i.model < m);
+            self.instances.get(first).filter(|i| i.model == m)
+        });
+        for instance in firsts {
             let model = &models[instance.model as usize];
             for track in instance.layers.as_slice().iter().skip(rows.len()) {
                 let channel = model.channels.names().get(usize::from(track.channel));
