@@ -1,6 +1,6 @@
 use crate::bounds::Bounds;
 
-use super::JointPose;
+use super::{ClipMorphs, JointPose};
 
 /// One animation, decoded: every frame holds the full local (parent-relative)
 /// pose of every joint, so sampling never looks at flags again. Decoded from a
@@ -24,6 +24,8 @@ pub struct Clip {
     /// clip holds its last pose once over. Decided by `loops_by_rule` and
     /// `LoopOverrides`.
     pub looping: bool,
+    /// The morph target weights it plays (none for md5 clips).
+    pub morphs: ClipMorphs,
 }
 
 impl Clip {

@@ -182,6 +182,7 @@ mod tests {
             })
             .collect();
         Clip {
+            morphs: Default::default(),
             name: "treadmill".into(),
             frame_rate: FRAME_RATE,
             bounds: vec![Bounds::point(Vec3::ZERO); frames.len()],

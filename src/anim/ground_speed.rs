@@ -329,6 +329,7 @@ mod tests {
     fn clip(frames: Vec<Vec<JointPose>>) -> Clip {
         let count = frames.len();
         Clip {
+            morphs: Default::default(),
             name: "test".into(),
             frame_rate: FRAME_RATE,
             frames,

@@ -534,6 +534,7 @@ mod tests {
     #[test]
     fn a_loop_without_its_closing_frame_gets_it_and_wraps_without_a_step() {
         let clip = |frames| Clip {
+            morphs: Default::default(),
             name: "b".into(),
             frame_rate: 30.0,
             looping: true,

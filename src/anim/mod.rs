@@ -17,6 +17,7 @@ mod joint_pose;
 mod layers;
 mod local_to_model;
 mod looping;
+mod morph;
 mod sampling;
 mod skeleton;
 mod skinning_transform;
@@ -38,6 +39,7 @@ pub use looping::{
     close_loop, closing_step_ratio, loops_by_rule, LoopOverrides, CLOSING_STEP_MARGIN,
     LOOPING_WORDS, MOTION_WORDS, ONE_SHOT_WORDS, POSTURE_WORDS, TRANSITION_WORDS,
 };
+pub use morph::{blend_weights, sample_morph_weights, ClipMorphs, HeldMorph, Morphs};
 pub use sampling::{blend_poses, frame_position, nlerp_shortest, sample_clip};
 pub use skeleton::Skeleton;
 pub use skinning_transform::{skinning_transforms, SkinningTransform};

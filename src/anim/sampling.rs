@@ -67,6 +67,7 @@ mod tests {
 
     fn clip(angles: &[f32]) -> Clip {
         Clip {
+            morphs: Default::default(),
             name: "test".into(),
             frame_rate: 10.0,
             frames: angles

@@ -615,6 +615,7 @@ mod tests {
                 .map(|&(name, seconds, looping)| {
                     let frames = (seconds * 10.0) as usize + 1;
                     Clip {
+                        morphs: Default::default(),
                         name: name.into(),
                         frame_rate: 10.0,
                         frames: vec![vec![JointPose::IDENTITY]; frames],

@@ -364,6 +364,7 @@ mod tests {
 
     fn clip(looping: bool) -> Clip {
         Clip {
+            morphs: Default::default(),
             name: "test".into(),
             frame_rate: 10.0,
             frames: vec![vec![JointPose::IDENTITY]; 11],

@@ -150,6 +150,7 @@ mod tests {
     /// A one-joint clip of `frames` frames at 24 fps.
     fn clip(frames: usize, looping: bool) -> Clip {
         Clip {
+            morphs: Default::default(),
             name: "test".into(),
             frame_rate: 24.0,
             looping,

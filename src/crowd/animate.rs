@@ -241,6 +241,7 @@ mod tests {
             })
             .collect();
         Clip {
+            morphs: Default::default(),
             name: format!("speed {speed}"),
             frame_rate: 24.0,
             frames,

@@ -462,6 +462,7 @@ mod tests {
             assert!(sphere.centre.distance(s.centre) + s.radius <= sphere.radius + 1e-5);
         }
         let clips = boxes.map(|b| Clip {
+            morphs: Default::default(),
             name: String::new(),
             frame_rate: 24.0,
             frames: vec![Vec::new(); 2],
@@ -484,6 +485,7 @@ mod tests {
             max: Vec3::new(x + 1.0, 1.0, 1.0),
         };
         let clip = Clip {
+            morphs: Default::default(),
             name: String::new(),
             frame_rate: 24.0,
             frames: vec![Vec::new(); 3],

@@ -306,6 +306,7 @@ mod tests {
 
     fn clip(frames: usize, looping: bool) -> Clip {
         Clip {
+            morphs: Default::default(),
             name: "test".into(),
             frame_rate: 24.0,
             looping,

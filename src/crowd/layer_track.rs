@@ -195,6 +195,7 @@ mod tests {
 
     fn clip(looping: bool) -> Clip {
         Clip {
+            morphs: Default::default(),
             name: "c".into(),
             frame_rate: 10.0,
             looping,

@@ -336,6 +336,7 @@ mod tests {
     fn clip(duration: f32, looping: bool) -> Clip {
         let frames = (duration * 10.0) as usize + 1;
         Clip {
+            morphs: Default::default(),
             name: "test".into(),
             frame_rate: 10.0,
             frames: vec![vec![JointPose::IDENTITY]; frames],

@@ -95,6 +95,7 @@ pub fn clip_from_md5(name: &str, anim: &Md5Anim) -> Clip {
         .collect();
     let roots: Vec<bool> = anim.hierarchy.iter().map(|j| j.parent.is_none()).collect();
     Clip {
+        morphs: Default::default(),
         name: name.to_owned(),
         frame_rate: anim.frame_rate,
         looping: loops_by_rule(name, &frames, &roots),
@@ -138,6 +139,7 @@ pub fn skinned_mesh_from_md5(
     let normals = smooth_normals(&positions, &indices);
     let tangents = tangents(&positions, &normals, &uvs, &indices);
     SkinnedMesh {
+        morph_targets: Vec::new(),
         shader: mesh.shader.clone(),
         positions,
         normals,

@@ -91,6 +91,7 @@ mod tests {
     fn clip(frames: Vec<Vec<JointPose>>) -> Clip {
         let count = frames.len();
         Clip {
+            morphs: Default::default(),
             name: "c".into(),
             frame_rate: 10.0,
             looping: true,

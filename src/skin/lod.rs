@@ -505,12 +505,7 @@ impl SkinnedMesh {
         {
             *index = new_index[*index as usize];
         }
-        permute(&mut self.positions, &order);
-        permute(&mut self.normals, &order);
-        permute(&mut self.tangents, &order);
-        permute(&mut self.uvs, &order);
-        permute(&mut self.joints, &order);
-        permute(&mut self.weights, &order);
+        self.reorder_vertices(&order);
     }
 }
 
@@ -528,11 +523,6 @@ fn fetch_order<'a>(indices: impl Iterator<Item = &'a u32>, vertex_count: usize) 
     }
     order.extend((0..vertex_count as u32).filter(|&i| !placed[i as usize]));
     order
-}
-
-fn permute<T: Copy>(values: &mut Vec<T>, order: &[u32]) {
-    assert_eq!(values.len(), order.len(), "one entry per vertex");
-    *values = order.iter().map(|&old| values[old as usize]).collect();
 }
 
 #[cfg(test)]

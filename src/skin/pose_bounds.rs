@@ -269,6 +269,7 @@ mod tests {
             })
             .collect();
         Clip {
+            morphs: Default::default(),
             name: "swing".into(),
             frame_rate: 24.0,
             bounds: vec![Bounds::point(Vec3::ZERO); frames.len()],

@@ -4,6 +4,7 @@ use glam::{Vec2, Vec3, Vec4};
 
 use super::influences::{InfluenceLimit, TruncationReport, MAX_INFLUENCES};
 use super::lod::{LodLevel, ShortChain};
+use super::morph::{same_offsets, MorphTarget};
 
 /// One mesh ready for skinning: bind-pose (model space) vertex data plus the
 /// joints that move each vertex. This is what the GPU vertex buffers hold.
@@ -21,6 +22,8 @@ pub struct SkinnedMesh {
     pub joints: Vec<[u16; MAX_INFLUENCES]>,
     /// Multiples of 1/255 summing to 1 (see `select_influences`).
     pub weights: Vec<[f32; MAX_INFLUENCES]>,
+    /// Its blend shapes, each with an offset per vertex (none for md5).
+    pub morph_targets: Vec<MorphTarget>,
     /// Three per triangle, clockwise seen from outside as in md5; in the
     /// file's order from the plain conversion, in vertex cache order after
     /// `optimize_for_gpu` (as `Model::load` gives it).
@@ -40,6 +43,7 @@ impl SkinnedMesh {
     #[cfg(test)]
     pub(crate) fn empty_for_tests(limit: InfluenceLimit) -> SkinnedMesh {
         SkinnedMesh {
+            morph_targets: Vec::new(),
             shader: String::new(),
             positions: Vec::new(),
             normals: Vec::new(),
@@ -59,6 +63,25 @@ impl SkinnedMesh {
         self.positions.len()
     }
 
+    /// Keeps every per-vertex stream in step: new vertex `i` is old
+    /// vertex `order[i]` (a permutation, or the vertices a weld keeps).
+    /// Indices are the caller's to remap. Every stream a vertex has is
+    /// listed here and nowhere else.
+    pub(crate) fn reorder_vertices(&mut self, order: &[u32]) {
+        fn pick<T: Copy>(values: &[T], order: &[u32]) -> Vec<T> {
+            order.iter().map(|&old| values[old as usize]).collect()
+        }
+        self.positions = pick(&self.positions, order);
+        self.normals = pick(&self.normals, order);
+        self.tangents = pick(&self.tangents, order);
+        self.uvs = pick(&self.uvs, order);
+        self.joints = pick(&self.joints, order);
+        self.weights = pick(&self.weights, order);
+        for target in &mut self.morph_targets {
+            *target = target.reordered(order);
+        }
+    }
+
     pub fn triangle_count(&self) -> usize {
         self.indices.len() / 3
     }
@@ -73,34 +96,33 @@ impl SkinnedMesh {
     /// frame welded against 862-917 ms). Triangles stay as they are. Call
     /// before the chain is built: LOD 0 is all it keeps.
     pub fn weld(&mut self) {
-        let first = super::lod_shadow::first_equal_vertices(
+        let mut first = super::lod_shadow::first_equal_vertices(
             &self.positions,
             &self.uvs,
             &self.joints,
             &self.weights,
         );
+        // Copies that blend shapes move apart stay apart.
+        for (v, first) in first.iter_mut().enumerate() {
+            if !same_offsets(&self.morph_targets, v, *first as usize) {
+                *first = v as u32;
+            }
+        }
         let mut new_index = vec![u32::MAX; first.len()];
         let mut kept = Vec::new();
         for (v, &f) in first.iter().enumerate() {
             if f as usize == v {
                 new_index[v] = kept.len() as u32;
-                kept.push(v);
+                kept.push(v as u32);
             }
         }
         if kept.len() == first.len() {
             return;
         }
-        fn pick<T: Copy>(values: &[T], kept: &[usize]) -> Vec<T> {
-            kept.iter().map(|&v| values[v]).collect()
-        }
-        self.positions = pick(&self.positions, &kept);
-        self.normals = pick(&self.normals, &kept);
-        self.uvs = pick(&self.uvs, &kept);
-        self.joints = pick(&self.joints, &kept);
-        self.weights = pick(&self.weights, &kept);
         for index in &mut self.indices {
             *index = new_index[first[*index as usize] as usize];
         }
+        self.reorder_vertices(&kept);
         self.tangents = tangents(&self.positions, &self.normals, &self.uvs, &self.indices);
         self.lods = vec![LodLevel {
             indices: self.indices.clone(),

@@ -606,6 +606,7 @@ fn skinned_tube(around: u32, along: u32) -> SkinnedMesh {
     }
     let tangents = md5crowd::skin::tangents(&positions, &normals, &uvs, &indices);
     SkinnedMesh {
+        morph_targets: Vec::new(),
         shader: "tube".into(),
         lods: vec![LodLevel {
             indices: indices.clone(),

@@ -215,6 +215,7 @@ pub fn read_clips(
             }
         }
         clips.push(Clip {
+            morphs: Default::default(),
             looping: loops_by_rule(&name, &frames, &roots),
             name,
             frame_rate,
@@ -246,6 +247,7 @@ pub fn rest_clip(rig: &Rig, rest: &[Mat4], skeleton: &Skeleton) -> Option<Clip> 
         return None;
     }
     Some(Clip {
+        morphs: Default::default(),
         name: "rest".into(),
         looping: true,
         frame_rate: DEFAULT_SAMPLE_RATE,

@@ -449,6 +449,7 @@ pub fn skinned_mesh(
         vertex_weights.push(selected.weights);
     }
     Ok(SkinnedMesh {
+        morph_targets: Vec::new(),
         shader: primitive.material_name.clone(),
         positions,
         normals,
