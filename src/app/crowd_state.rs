@@ -633,6 +633,7 @@ mod tests {
             part_bounds: Vec::new(),
             skins: vec![crate::model::SkinChoice::default_skin()],
             materials: crate::model::ModelMaterials::default(),
+            morphs: Default::default(),
             channels: crate::anim::Channels::whole_body(1),
         }
     }

@@ -25,7 +25,7 @@ pub use skin_choice::{SkinChoice, DEFAULT_SKIN};
 
 use crate::anim::{
     close_loop, distance_curve, ground_motion, remove_root_motion, Channels, Clip, DistanceCurve,
-    GroundMotion, GroundMotionSource, LoopOverrides, Skeleton,
+    GroundMotion, GroundMotionSource, LoopOverrides, Morphs, Skeleton,
 };
 use crate::bounds::Bounds;
 use crate::crowd::ImpostorLayout;
@@ -70,6 +70,17 @@ pub struct Model {
     pub channels: Channels,
     /// Each mesh's material under each skin, its images read.
     pub materials: ModelMaterials,
+    /// The morph target weights its meshes' targets read (none for md5).
+    pub morphs: Morphs,
+}
+
+/// What a format's reader hands [`Model::assemble`]: the file's skeleton,
+/// meshes (LOD 0, in the file's order), clips and morph weights.
+struct FileParts {
+    skeleton: Skeleton,
+    meshes: Vec<SkinnedMesh>,
+    clips: Vec<Clip>,
+    morphs: Morphs,
 }
 
 /// [`Model::impostor_layout`] of a model with `clips`, `skins` skins and
@@ -275,9 +286,12 @@ impl Model {
         };
         Ok(Model::assemble(
             mesh_file,
-            skeleton,
-            meshes,
-            clips,
+            FileParts {
+                skeleton,
+                meshes,
+                clips,
+                morphs: Morphs::default(),
+            },
             skins,
             options,
             |meshes, skins| ModelMaterials::resolve(meshes, skins, library, mesh_file),
@@ -312,13 +326,17 @@ impl Model {
             mesh_materials,
             clips,
             image_warnings,
+            morphs,
             ..
         } = character;
         Ok(Model::assemble(
             mesh_file,
-            skeleton,
-            meshes,
-            clips,
+            FileParts {
+                skeleton,
+                meshes,
+                clips,
+                morphs,
+            },
             vec![SkinChoice::default_skin()],
             options,
             |meshes, _| {
@@ -335,9 +353,12 @@ impl Model {
     /// level's influences, and resolves the materials with `materials`.
     fn assemble(
         mesh_file: &GameFile,
-        skeleton: Skeleton,
-        meshes: Vec<SkinnedMesh>,
-        mut clips: Vec<Clip>,
+        FileParts {
+            skeleton,
+            meshes,
+            mut clips,
+            morphs,
+        }: FileParts,
         skins: Vec<SkinChoice>,
         options: &LoadOptions,
         materials: impl FnOnce(&[SkinnedMesh], &[SkinChoice]) -> ModelMaterials,
@@ -411,6 +432,7 @@ impl Model {
             skeleton,
             skins,
             materials,
+            morphs,
         }
     }
 

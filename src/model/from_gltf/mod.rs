@@ -29,7 +29,7 @@ use glam::Mat4;
 pub use clips::{DEFAULT_SAMPLE_RATE, MAX_CLIP_POSES, MAX_SAMPLE_RATE, MIN_KEY_RATE};
 pub use scene::gltf_to_md5;
 
-use crate::anim::{Clip, Skeleton};
+use crate::anim::{Clip, Morphs, Skeleton};
 use crate::gltf::{GltfError, GltfFile};
 use crate::material::MaterialMaps;
 use crate::skin::{InfluenceLimit, SkinnedMesh};
@@ -49,6 +49,8 @@ pub struct GltfCharacter {
     /// Per mesh, its index into `materials`.
     pub mesh_materials: Vec<usize>,
     pub clips: Vec<Clip>,
+    /// The weights its meshes' morph targets read.
+    pub morphs: Morphs,
     /// What was changed or left out (structure, not images), for the log:
     /// one line per kind of joint warning (the full list at debug level).
     pub warnings: Vec<String>,
@@ -124,6 +126,7 @@ pub fn read_character(file: &GltfFile, limit: InfluenceLimit) -> Result<GltfChar
         materials,
         mesh_materials,
         clips,
+        morphs: Morphs::default(),
         warnings: warnings.finish(&file.name),
         image_warnings,
     })
