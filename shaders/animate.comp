@@ -75,4 +75,8 @@ void main() {
         store_pose(first + joint,
                    pose_then(stored_pose(first + joint), skeleton_joint(posed.model, joint)));
     }
+    uint weights = morph_weight_count(posed.instance);
+    for (uint w = 0u; w < weights; ++w) {
+        store_morph_weight(posed.instance, w);
+    }
 }

@@ -194,6 +194,83 @@ JointPose layered_pose(uint instance, CrowdModel model, uint joint, JointPose lo
     return local;
 }
 
+// Every clip's morph weight rows, frame.morph_stride weights each
+// (gpu::morph_data::append_clip_rows): from its first_morph_row, a row of
+// 1s for the weights it animates, then a row per frame.
+layout(set = 0, binding = 20) readonly buffer ClipMorphRows {
+    float clip_morph_rows[];
+};
+// Per instance, frame.morph_stride weights: what crowd.vert scales each
+// morph target by.
+layout(set = 0, binding = 21) writeonly buffer MorphWeights {
+    float morph_weights[];
+};
+
+// The morph weights the instance's model has room for: frame.morph_stride,
+// or none for a model without morph targets.
+uint morph_weight_count(uint instance) {
+    bool morphs = clips[instance_animations[instance].clip].first_morph_row != MORPH_NONE;
+    return morphs ? frame.morph_stride : 0u;
+}
+
+// anim::sample_morph_weights of one weight: the clip's two rows around
+// clip time `time`, blended. An additive layer takes the difference from
+// the clip's first frame (crowd::morph_weights).
+float clip_morph_weight(uint clip_index, float time, uint w, bool additive) {
+    ClipInfo clip = clips[clip_index];
+    uint stride = frame.morph_stride;
+    FramePair frames = frame_pair(clip, time, 1u);
+    uint first_frame = (clip.first_morph_row + 1u) * stride + w;
+    float a = clip_morph_rows[first_frame + (frames.first - clip.first_pose) * stride];
+    float b = clip_morph_rows[first_frame + (frames.next - clip.first_pose) * stride];
+    float weight = mix(a, b, frames.alpha);
+    return additive ? weight - clip_morph_rows[first_frame] : weight;
+}
+
+// crowd::morph_weights of one weight: the instance's clip, blended from
+// the fade's start as its joints are, then each layer whose clip animates
+// the weight overrides it by the layer's weight or adds its difference.
+float morph_weight(uint instance, uint w) {
+    InstanceAnimation animation = instance_animations[instance];
+    float scaled_time = frame.time * animation.rate;
+    float weight = clip_morph_weight(animation.clip, scaled_time + animation.phase, w, false);
+    float fade = crossfade_weight(animation, frame.time, frame.blend_time);
+    if (fade < 1.0) {
+        float from = clip_morph_weight(animation.previous_clip,
+                                       scaled_time + animation.previous_phase, w, false);
+        if (animation.from_weight < 1.0) {
+            float older = clip_morph_weight(animation.older_clip,
+                                            scaled_time + animation.older_phase, w, false);
+            from = mix(older, from, animation.from_weight);
+        }
+        weight = mix(from, weight, fade);
+    }
+    uint stride = frame.morph_stride;
+    for (uint l = 0u; l < MAX_LAYERS; ++l) {
+        InstanceLayer layer = instance_layers[instance * MAX_LAYERS + l];
+        if (layer.weight <= 0.0
+            || clip_morph_rows[clips[layer.clip].first_morph_row * stride + w] == 0.0) {
+            continue;
+        }
+        bool additive = (layer.channel_and_mode & LAYER_ADDITIVE) != 0u;
+        float over = clip_morph_weight(layer.clip, frame.time * layer.rate + layer.phase, w,
+                                       additive);
+        float layer_fade = layer_crossfade_weight(layer, frame.time, frame.blend_time);
+        if (layer_fade < 1.0) {
+            float from = clip_morph_weight(layer.previous_clip,
+                                           frame.time * layer.rate + layer.previous_phase, w,
+                                           additive);
+            over = mix(from, over, layer_fade);
+        }
+        weight = additive ? weight + over * layer.weight : mix(weight, over, layer.weight);
+    }
+    return weight;
+}
+
+void store_morph_weight(uint instance, uint w) {
+    morph_weights[instance * frame.morph_stride + w] = morph_weight(instance, w);
+}
+
 void store_pose(uint index, JointPose pose) {
     skinning_transforms[index] = SkinningTransform(pose.rotation, pose.translation);
 }

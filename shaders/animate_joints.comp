@@ -73,4 +73,8 @@ void main() {
         // The level's model poses are in shared memory before the next reads them.
         barrier();
     }
+    uint weights = morph_weight_count(posed.instance);
+    for (uint w = lane; w < weights; w += JOINT_LANES) {
+        store_morph_weight(posed.instance, w);
+    }
 }

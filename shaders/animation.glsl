@@ -29,7 +29,10 @@ struct ClipInfo {
     // Its first frame's occlusion boxes in cull.comp's frame_bounds (its
     // model's part_count boxes a frame).
     uint first_bounds;
-    uint padding;
+    // Its morph weights' rows in clip_morph_weights (MORPH_NONE: its model
+    // has no morph targets): first a row of 1s for the weights it
+    // animates, then a row per frame, each frame.morph_stride weights.
+    uint first_morph_row;
     vec4 bounding_sphere;  // xyz centre, w radius: around the union of the frame bounds
     vec4 bounds_min;       // xyz: the union of the frame bounds as a box, model space
     vec4 bounds_max;

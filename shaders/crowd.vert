@@ -43,6 +43,7 @@ layout(set = 0, binding = 7) readonly buffer ImpostorCells {
 };
 
 #include "draw_constants.glsl"
+#include "morph.glsl"
 
 // --show-lod: level 0 white, then warm to cold as detail drops.
 const vec3 LOD_TINTS[MAX_LODS] = vec3[MAX_LODS](
@@ -74,6 +75,9 @@ void main() {
     }
 
     SkinnedPoint bind = SkinnedPoint(in_position, in_normal, in_tangent.xyz);
+    if (draw.morphed != 0u && frame.morph_stride != 0u) {
+        bind = morphed(bind, instance, uint(gl_VertexIndex));
+    }
     SkinnedPoint skinned;
     if (draw.skinning_mode == SKINNING_NONE) {
         skinned = bind;

@@ -238,8 +238,9 @@ uint shared_pose(InstanceAnimation animation, CrowdModel model) {
 // a shadow cascade will cast) are. A model without clips stands in its
 // bind pose, its one shared pose; a distant instance not crossfading shows
 // its clip's shared pose (animation level of detail), unless it plays
-// layers (`layered`, read once by main), which no shared pose has; any
-// other gets the
+// layers (`layered`, read once by main) or its model has morph targets
+// (whose weights the animate pass writes per posed instance): no shared
+// pose has those. Any other gets the
 // next rows of the skinning palette, one per joint of its model, so the
 // palette grows with what is drawn and casts, not with the crowd. Past the
 // palette's rows it shows the shared pose after all, and the count it
@@ -249,7 +250,8 @@ uint drawn_pose_source(CullView view, uint instance, InstanceAnimation animation
     if (model.clip_count == 0u) {
         return SHARED_POSE | clips[animation.clip].shared_first;
     }
-    if (view.lod_params.w > 0.0 && !layered
+    bool own_pose = layered || clips[animation.clip].first_morph_row != MORPH_NONE;
+    if (view.lod_params.w > 0.0 && !own_pose
         && crossfade_weight(animation, frame.time, frame.blend_time) >= 1.0
         && nearest_w(view, centre, radius) > 0.0
         && radius * view.lod_params.x <= view.lod_params.w * cull_w(view, centre)) {

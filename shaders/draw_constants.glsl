@@ -10,6 +10,10 @@ layout(push_constant) uniform DrawConstants {
     // 0: the camera's picture (frame.view_projection); c + 1: shadow
     // cascade c's depth (frame.cull_views[c + 1].view_projection).
     uint view;
+    // 1: the vertices are the bind pose's, and morph targets move them
+    // before skinning; 0: the bind pose unskinned, or vertices the CPU
+    // skinned (and morphed) already.
+    uint morphed;
 } draw;
 
 #endif

@@ -69,7 +69,10 @@ struct FrameUniforms {
     vec4 camera_position;  // xyz: the eye in world space, for specular highlights
     float time;            // seconds, the clock every instance's clip runs on
     float blend_time;      // seconds a crossfade between clips lasts
-    vec2 padding;
+    // Morph weights per instance in MorphWeights (the most any model has;
+    // 0: no model has morph targets, and nothing is morphed).
+    uint morph_stride;
+    float padding;
     // The ground pass (ground.glsl), in model units: x the size of a ground
     // cell (the largest model's height), y, z, w unused; then each model's
     // contact shadow radius (about its footprint), model m's at

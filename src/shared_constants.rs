@@ -110,6 +110,12 @@ shared_constants! {
     /// from its first frame; without, it overrides its channel's joints.
     LAYER_ADDITIVE: u32 = 0x8000_0000;
 
+    // ---- Morph targets: weights per instance, offsets per vertex.
+
+    /// `ClipInfo::first_morph_row` of a clip whose model has no morph
+    /// targets: animate writes no weights for its instances.
+    MORPH_NONE: u32 = u32::MAX;
+
     // ---- Texel records: what the animate kernels fetch per joint.
 
     /// Texels (4 floats each) of a clip frame's joint pose in `clip_poses`:

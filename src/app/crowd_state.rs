@@ -14,6 +14,7 @@ use crate::bounds::Bounds;
 use crate::crowd::{self, AgentLane, CrowdLayout, Instance, LayerRecipe, LocomotionTable};
 use crate::gpu::crowd_buffers::Animation;
 use crate::gpu::crowd_resources::CrowdAgents;
+use crate::gpu::morph_data;
 use crate::gpu::frame_loop::{FrameInput, Posed, SceneUniforms, ViewOptions};
 use crate::gpu::passes::animate::Kernel;
 use crate::gpu::shader_types::{
@@ -107,6 +108,10 @@ pub struct CrowdState {
     /// CPU animation only: every instance's transforms, instance-major (an
     /// instance takes as many as its model has joints).
     skinning_transforms: Vec<SkinningTransform>,
+    /// CPU animation only: every instance's morph weights, `morph_stride`
+    /// apart (the most weights a model has).
+    morph_weights: Vec<f32>,
+    morph_stride: usize,
     /// Skinned surface vertices of every instance (CPU skinning only).
     pub cpu_skinned: Option<Vec<SurfaceVertex>>,
     /// Per instance, the looping clip it fades back to once the one-shot
@@ -226,6 +231,11 @@ impl CrowdState {
             }
             Animation::Gpu | Animation::BindPose => 0,
         };
+        let morph_stride = morph_data::morph_stride(models) as usize;
+        let morph_count = match transform_count {
+            0 => 0,
+            _ => instances.len() * morph_stride,
+        };
         let vertex_count: usize = models
             .iter()
             .zip(&counts)
@@ -251,6 +261,8 @@ impl CrowdState {
             instances_version: 0,
             time: 0.0,
             skinning_transforms: vec![SkinningTransform::default(); transform_count],
+            morph_weights: vec![0.0; morph_count],
+            morph_stride,
             cpu_skinned: (spec.animation == Animation::CpuSkinned)
                 .then(|| vec![SurfaceVertex::default(); vertex_count]),
             return_clips: vec![None; instances.len()],
@@ -529,6 +541,7 @@ impl CrowdState {
                 skeleton: &model.skeleton,
                 clips: &model.clips,
                 masks: &crowd_model.layer_masks,
+                morph_defaults: &model.morphs.defaults,
                 meshes: gpu_model::drawn_meshes(model).collect(),
                 count: crowd_model.count,
             })
@@ -536,11 +549,14 @@ impl CrowdState {
         crowd::pose_mixed_crowd(
             &posed,
             shown,
-            time,
-            self.spec.blend_time,
+            (time, self.spec.blend_time),
             skinning,
-            &mut self.skinning_transforms,
-            self.cpu_skinned.as_deref_mut(),
+            crowd::CrowdPoses {
+                transforms: &mut self.skinning_transforms,
+                morph_weights: &mut self.morph_weights,
+                morph_stride: self.morph_stride,
+                vertices: self.cpu_skinned.as_deref_mut(),
+            },
         );
     }
 }
@@ -570,6 +586,7 @@ impl CrowdState {
             },
             (Animation::Cpu | Animation::CpuSkinned, _) => Posed::Cpu {
                 skinning_transforms,
+                morph_weights: &self.morph_weights,
             },
         };
         FrameInput {

@@ -83,7 +83,12 @@ pub fn shared_pose(
     max_radius: f32,
 ) -> Option<u32> {
     let clip = clips.get(instance.clip as usize)?;
-    if instance.blend_weight(time, blend_time) < 1.0 || instance.plays_layers() {
+    // No shared pose has an instance's layers or morph weights (a clip of a
+    // model with morph targets carries weight frames).
+    if instance.blend_weight(time, blend_time) < 1.0
+        || instance.plays_layers()
+        || !clip.morphs.frames.is_empty()
+    {
         return None;
     }
     view.nearest(sphere)?;

@@ -193,6 +193,31 @@ pub fn bake_poses(
     poses
 }
 
+/// The morph weights of a slot's bake holding clip `clip`: per instance of
+/// the bake's crowd (`instances`, instance `i` showing row
+/// `(i / IMPOSTOR_AZIMUTHS) % frames_per_clip`), `stride` weights, those
+/// of its row's frame ([`ImpostorLayout::frame_time`]); the defaults for a
+/// model without clips.
+pub fn bake_morph_weights(
+    layout: &ImpostorLayout,
+    (clips, defaults): (&[Clip], &[f32]),
+    clip: u32,
+    instances: u32,
+    stride: usize,
+) -> Vec<f32> {
+    let rows = (0..layout.frames_per_clip).map(|frame| {
+        let moment = match clips.get(clip as usize) {
+            Some(played) => Instance::settled(clip, layout.frame_time(played, frame)),
+            None => Instance::settled(clip, 0.0),
+        };
+        super::crowd_morph_weights(clips, defaults, &[moment], (0.0, 0.0), stride)
+    });
+    let rows: Vec<Vec<f32>> = rows.collect();
+    (0..instances)
+        .flat_map(|i| rows[((i / IMPOSTOR_AZIMUTHS) % layout.frames_per_clip) as usize].clone())
+        .collect()
+}
+
 /// The unit direction, in model space, from the character towards the eye
 /// that view `view` was baked from: views go around first (azimuth 0 along
 /// +X, counter-clockwise seen from above), then up, ring by ring.

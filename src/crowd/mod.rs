@@ -9,6 +9,7 @@ mod cull;
 mod impostor;
 mod impostor_slots;
 mod layer_track;
+mod morph_weights;
 mod occlusion;
 mod pose_mixed;
 mod spawn;
@@ -27,15 +28,16 @@ pub use cull::{
     CullView, Frustum, LodParams, Projection,
 };
 pub use impostor::{
-    bake_poses, dominant_clip, impostor_cell, impostor_fade, uses_impostor, view_direction,
+    bake_morph_weights, bake_poses, dominant_clip, impostor_cell, impostor_fade, uses_impostor, view_direction,
     view_index, ImpostorLayout, FADE_IMPOSTOR, FADE_SWITCH, IMPOSTOR_AZIMUTHS,
     IMPOSTOR_CELL_TEXELS, IMPOSTOR_ERROR_TEXELS, IMPOSTOR_FRAMES_PER_CLIP, IMPOSTOR_MAX_SLOTS,
     IMPOSTOR_MEMORY_BUDGET, IMPOSTOR_RINGS, IMPOSTOR_RING_STEP_DEGREES,
 };
 pub use impostor_slots::{AtlasSlots, BakeUnits, IDLE_FRAMES_BEFORE_EVICTION, IMPOSTOR_UNBAKED};
 pub use layer_track::{assign_layers, InstanceLayers, LayerRecipe, LayerTrack, MAX_LAYERS};
+pub use morph_weights::{crowd_morph_weights, morph_weights};
 pub use occlusion::{pyramid_levels, screen_rect, DepthPyramid, PyramidLevel, MAX_PYRAMID_LEVELS};
-pub use pose_mixed::{pose_mixed_crowd, ModelToPose};
+pub use pose_mixed::{pose_mixed_crowd, CrowdPoses, ModelToPose};
 pub use spawn::{
     assign_skins, mix_counts, spawn_crowd, spawn_mixed_crowd, CrowdLayout, Instance, SplitMix64,
 };

@@ -4,6 +4,7 @@
 //! which the CPU rewrites only when it changes (a clip switch).
 
 use super::guard::{guard, Destroy};
+use super::morph_data;
 use super::memory::{DeviceMemory, MemoryReport};
 use super::resources::{self, Buffer, TexelBuffer};
 use super::shader_types::{ClipInfo, FrameBounds, GpuJointPose, SkeletonJoint, SkinningTransform};
@@ -11,6 +12,7 @@ use super::{Context, GpuError};
 use crate::anim::JointPose;
 use crate::crowd::{self, BoundingSphere, SharedPoses};
 use crate::model::Model;
+use crate::shared_constants::MORPH_NONE;
 use crate::skin;
 use ash::vk;
 
@@ -35,6 +37,9 @@ pub struct AnimationData {
     /// (`anim::Channels::layer_masks`, the whole body first), model after
     /// model ([`ModelClips::first_layer_mask`]).
     pub layer_masks: Buffer,
+    /// Every clip's morph weight rows (`morph_data::append_clip_rows`),
+    /// [`morph_data::morph_stride`] weights a row.
+    pub clip_morph_rows: Buffer,
     /// Per model, where its clips are.
     pub models: Vec<ModelClips>,
 }
@@ -75,6 +80,8 @@ struct AnimationTables {
     skeleton: Vec<SkeletonJoint>,
     shared_transforms: Vec<SkinningTransform>,
     layer_masks: Vec<u32>,
+    morph_rows: Vec<f32>,
+    morph_stride: usize,
     models: Vec<ModelClips>,
 }
 
@@ -88,18 +95,20 @@ impl AnimationTables {
         let shared = SharedPoses::sample(&model.skeleton, &model.clips);
         let shared_base = self.shared_transforms.len() as u32;
         let part_count = model.body_part_count();
-        for (c, ((clip, clip_sphere), &(shared_first, shared_count))) in model
+        let morph_rows = morph_data::append_clip_rows(model, self.morph_stride, &mut self.morph_rows);
+        for (c, (((clip, clip_sphere), &(shared_first, shared_count)), first_morph_row)) in model
             .clips
             .iter()
             .zip(&spheres)
             .zip(&shared.clips)
+            .zip(morph_rows)
             .enumerate()
         {
             self.clips.push(ClipInfo {
                 shared_first: shared_base + shared_first,
                 shared_count,
                 first_bounds: self.frame_bounds.len() as u32,
-                padding: 0,
+                first_morph_row,
                 first_pose: self.poses.len() as u32,
                 frame_count: clip.frames.len() as u32,
                 frame_rate: clip.frame_rate,
@@ -141,6 +150,7 @@ impl AnimationTables {
                 // instances share (cull.comp points them here).
                 shared_first: self.shared_transforms.len() as u32,
                 shared_count: 1,
+                first_morph_row: MORPH_NONE,
                 ..ClipInfo::default()
             });
             self.frame_bounds.push(FrameBounds {
@@ -189,7 +199,10 @@ impl AnimationTables {
 }
 
 pub fn upload_animation_data(ctx: &Context, models: &[Model]) -> Result<AnimationData, GpuError> {
-    let mut tables = AnimationTables::default();
+    let mut tables = AnimationTables {
+        morph_stride: morph_data::morph_stride(models) as usize,
+        ..AnimationTables::default()
+    };
     for (model, first_clip) in models.iter().zip(first_clips(models)) {
         tables.add(model, first_clip);
     }
@@ -220,10 +233,19 @@ pub fn upload_animation_data(ctx: &Context, models: &[Model]) -> Result<Animatio
         tables.layer_masks.push(0);
     }
     let layer_masks = upload("layer masks", bytemuck::cast_slice(&tables.layer_masks))?;
+    if tables.morph_rows.is_empty() {
+        // No model has morph targets; nothing reads this weight.
+        tables.morph_rows.push(0.0);
+    }
+    let clip_morph_rows = upload(
+        "clip morph weights",
+        bytemuck::cast_slice(&tables.morph_rows),
+    )?;
     Ok(AnimationData {
         shared_poses: shared_poses.keep(),
         frame_bounds: frame_bounds.keep(),
         layer_masks: layer_masks.keep(),
+        clip_morph_rows: clip_morph_rows.keep(),
         clip_poses: clip_poses.keep(),
         clips: clips.keep(),
         skeleton: skeleton.keep(),
@@ -265,6 +287,7 @@ impl DeviceMemory for AnimationData {
             &self.shared_poses,
             &self.frame_bounds,
             &self.layer_masks,
+            &self.clip_morph_rows,
         ])
     }
 }
@@ -277,5 +300,6 @@ impl Destroy for AnimationData {
         self.shared_poses.destroy(ctx);
         self.frame_bounds.destroy(ctx);
         self.layer_masks.destroy(ctx);
+        self.clip_morph_rows.destroy(ctx);
     }
 }

@@ -12,6 +12,7 @@ use gpu_allocator::MemoryLocation;
 
 use super::frame::FRAMES_IN_FLIGHT;
 use super::gpu_model;
+use super::morph_data;
 use super::shader_types::{
     CrowdInstance, CrowdModel, GpuAgentLane, GpuInstanceLayer, GpuLocomotionTable,
     InstanceAnimation, SkinningTransform, SurfaceVertex, VisibleHeader, MAX_LAYERS, MAX_MODELS,
@@ -82,6 +83,12 @@ pub enum CrowdBuffer {
     /// Per shadow cascade, cull.comp's output for it: the counts, then a
     /// region of ids per level of detail.
     ShadowVisibleInstances,
+    /// Per instance, its model's morph weights this frame
+    /// ([`CrowdShape::morph_stride`] each): written by the animate pass
+    /// for the instances it poses, or with CPU animation uploaded for
+    /// every instance; read by crowd.vert. Empty where no model has morph
+    /// targets.
+    MorphWeights,
     /// Per instance a shadow cascade keeps, the pose it casts in: the one
     /// the camera drew it in, or its clip's shared pose.
     ShadowPoseSources,
@@ -128,9 +135,10 @@ pub struct CrowdBufferDesc {
 
 impl CrowdBufferDesc {
     /// Bytes of one copy holding `rows` rows. Vulkan buffers cannot be
-    /// empty: a crowd of none still gets room for one.
+    /// empty: a crowd of none still gets room for one, and rows of no
+    /// bytes (no morph weights) get one word.
     pub fn size(&self, rows: u32) -> u64 {
-        self.header_bytes + self.row_bytes() * u64::from(rows.max(1))
+        (self.header_bytes + self.row_bytes() * u64::from(rows.max(1))).max(4)
     }
 
     pub fn row_bytes(&self) -> u64 {
@@ -181,6 +189,8 @@ pub struct CrowdShape {
     pub vertex_count: u32,
     /// Levels of detail: the visible lists hold a region per level.
     pub lod_count: u32,
+    /// The most morph weights a model has (`gpu::morph_data::morph_stride`).
+    pub morph_stride: u32,
     pub animation: Animation,
     /// Shadow cascades culled and drawn (0: none), each with lists of its
     /// own. The bind pose casts as the other modes do, so that bench's
@@ -202,6 +212,7 @@ impl CrowdShape {
                 meshes(m).map(|m| m.lods.len()).max().unwrap_or(1)
             })
             .clamp(1, MAX_LODS as u32),
+            morph_stride: morph_data::morph_stride(models),
             animation,
             shadow_cascades: match animation {
                 Animation::Gpu | Animation::Cpu | Animation::BindPose => {
@@ -331,6 +342,19 @@ pub fn crowd_buffers(shape: &CrowdShape) -> Vec<CrowdBufferDesc> {
             )
         },
     ];
+    buffers.push(desc(
+        CrowdBuffer::MorphWeights,
+        "morph weights",
+        shape.morph_stride as usize * size_of::<f32>(),
+        true,
+        // A transfer source for the tests that read it back.
+        storage | Usage::TRANSFER_SRC,
+        if cpu_animated {
+            MemoryLocation::CpuToGpu
+        } else {
+            MemoryLocation::GpuOnly
+        },
+    ));
     if shape.shadow_cascades > 0 {
         buffers.extend(shadow_buffers(shape));
     }
@@ -595,6 +619,7 @@ mod tests {
             joint_count,
             vertex_count,
             lod_count: 1,
+            morph_stride: 0,
             animation,
             shadow_cascades: 0,
         }

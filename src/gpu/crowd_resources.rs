@@ -465,6 +465,7 @@ impl Contents<'_> {
             | CrowdBuffer::ShadowImpostorCells
             | CrowdBuffer::PoseSources
             | CrowdBuffer::ImpostorCells
+            | CrowdBuffer::MorphWeights
             | CrowdBuffer::CpuSkinnedVertices => None,
         }
     }

@@ -179,6 +179,11 @@ impl<'a> SlotSets<'a> {
                     Resource::Buffer(&model.impostors.requests),
                 ),
                 ("ImpostorCells", Resource::Buffer(view.impostor_cells)),
+                (
+                    "ClipMorphRows",
+                    Resource::Buffer(&animation_data.clip_morph_rows),
+                ),
+                ("MorphWeights", shared(CrowdBuffer::MorphWeights)),
             ],
         )
     }
@@ -211,6 +216,12 @@ impl<'a> SlotSets<'a> {
                 ),
                 ("Models", Resource::Buffer(crowd(CrowdBuffer::Models, 0))),
                 ("ImpostorCells", Resource::Buffer(view.impostor_cells)),
+                (
+                    "MorphWeights",
+                    Resource::Buffer(crowd(CrowdBuffer::MorphWeights, 0)),
+                ),
+                ("MorphRanges", Resource::Buffer(&model.model.morph_ranges)),
+                ("MorphEntries", Resource::Buffer(&model.model.morph_entries)),
                 ("shadow_map", self.shadow_map.texture()),
             ],
         )

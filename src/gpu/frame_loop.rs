@@ -56,6 +56,8 @@ pub enum Posed<'a> {
     /// instance-major.
     Cpu {
         skinning_transforms: &'a [SkinningTransform],
+        /// `instance_count * GpuModel::morph_stride` weights.
+        morph_weights: &'a [f32],
     },
     /// [`Animation::CpuSkinned`]: the transforms (for the skeleton overlay)
     /// and the surface vertices of every instance, `vertex_count` apart.
@@ -461,7 +463,22 @@ impl Renderer {
             Posed::OnGpu | Posed::BindPose => (None, None),
             Posed::Cpu {
                 skinning_transforms,
-            } => (Some(skinning_transforms), None),
+                morph_weights,
+            } => {
+                let stride = self.model.model.morph_stride as usize;
+                check(
+                    "morph weights",
+                    morph_weights.len(),
+                    input.instances.len() * stride,
+                )?;
+                if stride > 0 {
+                    crowd
+                        .buffer_mut(CrowdBuffer::MorphWeights, slot)
+                        .expect("every crowd has morph weights")
+                        .write(morph_weights);
+                }
+                (Some(skinning_transforms), None)
+            }
             Posed::CpuSkinned {
                 skinning_transforms,
                 vertices,

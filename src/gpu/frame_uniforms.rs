@@ -12,7 +12,7 @@ use super::shader_types::{
 use super::view_options::{Shadows, ViewOptions};
 use crate::crowd::{CullView, Frustum, LodParams};
 use crate::shadow::{fit_cascades, Cascade, CascadeDesc};
-use glam::{Mat4, Vec2, Vec4, Vec4Swizzles};
+use glam::{Mat4, Vec4, Vec4Swizzles};
 
 /// What only the caller knows of a frame's [`FrameUniforms`]: the camera,
 /// the light and the clock. The renderer derives the rest from the view
@@ -105,7 +105,8 @@ impl Renderer {
             camera_position: scene.camera_position,
             time: scene.time,
             blend_time: scene.blend_time,
-            padding: Vec2::ZERO,
+            morph_stride: model.morph_stride,
+            padding: 0.0,
             ground: Vec4::new(model.ground_cell, 0.0, 0.0, 0.0),
             shadow_radii: bytemuck::cast(radii),
             shadow_far,

@@ -12,6 +12,7 @@
 
 use super::guard::{guard, Destroy, Guard};
 use super::memory::{DeviceMemory, MemoryReport};
+use super::morph_data::{self, MorphEntry, MorphStreams};
 use super::resources::{self, Buffer};
 use super::shader_types::{ExtraInfluences, SkeletonVertex, SkinVertex, SurfaceVertex};
 use super::texture::MaterialTextures;
@@ -92,6 +93,14 @@ pub struct GpuModel {
     /// images the model read at load (`Model::materials`).
     pub materials: MaterialTextures,
     pub skeleton_lines: Buffer,
+    /// Per vertex of the shared streams, its first entry in `morph_entries`
+    /// and how many (`morph_data::MorphStreams`).
+    pub morph_ranges: Buffer,
+    /// The morph targets' offsets, listed per vertex.
+    pub morph_entries: Buffer,
+    /// The most morph weights a model has ([`morph_data::morph_stride`]):
+    /// the stride of each instance's weights.
+    pub morph_stride: u32,
     /// The most levels of detail any model has: the stride of the indirect
     /// draws, a command per mesh and level.
     pub lod_count: u32,
@@ -171,6 +180,9 @@ pub fn upload_models(
         extra_influences: buffers.extra_influences.map(|b| b.keep()),
         indices: buffers.indices.keep(),
         skeleton_lines: buffers.skeleton_lines.keep(),
+        morph_ranges: buffers.morph_ranges.keep(),
+        morph_entries: buffers.morph_entries.keep(),
+        morph_stride: morph_data::morph_stride(models),
         lod_count: parts.iter().map(|p| p.lod_count).max().unwrap_or(1),
         draws: streams.draws,
         parts,
@@ -191,6 +203,7 @@ struct Streams {
     extra: Vec<ExtraInfluences>,
     indices: Vec<u32>,
     lines: Vec<SkeletonVertex>,
+    morphs: MorphStreams,
     draws: Vec<MeshDraw>,
     /// What each model's impostor atlas may take: an even share of the
     /// budget ([`crate::crowd::IMPOSTOR_MEMORY_BUDGET`] by default).
@@ -199,6 +212,8 @@ struct Streams {
 
 /// The uploaded streams, each freed if a later one fails.
 struct StreamBuffers<'c> {
+    morph_entries: Guard<'c, Buffer>,
+    morph_ranges: Guard<'c, Buffer>,
     skeleton_lines: Guard<'c, Buffer>,
     indices: Guard<'c, Buffer>,
     extra_influences: Option<Guard<'c, Buffer>>,
@@ -304,9 +319,11 @@ impl Streams {
         lods
     }
 
-    /// Appends `mesh`'s bind-pose surface and its influences.
+    /// Appends `mesh`'s bind-pose surface, its influences and its morph
+    /// targets' lists.
     fn add_vertices(&mut self, mesh: &SkinnedMesh) {
         let count = mesh.vertex_count();
+        self.morphs.add_mesh(mesh);
         self.surface
             .extend((0..count).map(|v| SurfaceVertex::bind_pose(mesh, v)));
         for v in 0..count {
@@ -363,7 +380,26 @@ impl Streams {
             vertex,
             bytemuck::cast_slice(&self.lines),
         )?;
+        let storage = vk::BufferUsageFlags::STORAGE_BUFFER;
+        let morph_ranges = upload(
+            format!("morph target ranges: {model_name}"),
+            storage,
+            bytemuck::cast_slice(&self.morphs.ranges),
+        )?;
+        // Vulkan buffers cannot be empty; without targets no range is read.
+        let no_entry = [MorphEntry::default()];
+        let entries = match self.morphs.entries.is_empty() {
+            true => &no_entry[..],
+            false => &self.morphs.entries[..],
+        };
+        let morph_entries = upload(
+            format!("morph target offsets: {model_name}"),
+            storage,
+            bytemuck::cast_slice(entries),
+        )?;
         Ok(StreamBuffers {
+            morph_entries,
+            morph_ranges,
             skeleton_lines,
             indices,
             extra_influences,
@@ -387,6 +423,8 @@ impl DeviceMemory for GpuModel {
             &self.skin,
             &self.indices,
             &self.skeleton_lines,
+            &self.morph_ranges,
+            &self.morph_entries,
         ];
         MemoryReport::buffers(buffers.into_iter().chain(&self.extra_influences))
             + MemoryReport::textures(&self.materials.images)
@@ -400,6 +438,8 @@ impl Destroy for GpuModel {
         self.extra_influences.destroy(ctx);
         self.indices.destroy(ctx);
         self.skeleton_lines.destroy(ctx);
+        self.morph_ranges.destroy(ctx);
+        self.morph_entries.destroy(ctx);
         self.materials.destroy(ctx);
     }
 }

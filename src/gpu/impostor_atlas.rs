@@ -24,7 +24,7 @@ use super::gpu_model::ModelPart;
 use super::guard::{guard, Destroy};
 use super::memory::{DeviceMemory, MemoryReport};
 use super::passes::impostor_bake::{
-    self, BakeCrowd, BakeInputs, SlotTargets, ALBEDO_FORMAT, NORMAL_DEPTH_FORMAT, UNITS_PER_SLOT,
+    self, BakeCrowd, BakeInputs, SlotPoses, SlotTargets, ALBEDO_FORMAT, NORMAL_DEPTH_FORMAT, UNITS_PER_SLOT,
 };
 use super::resources::{self, memory_barrier, Buffer, Image, ImageBarrier, ImageDesc};
 use super::shader_types::MAX_SKINS;
@@ -58,6 +58,8 @@ pub struct ImpostorAtlas {
     /// What the bake poses are sampled from.
     skeleton: Skeleton,
     clips: Vec<Clip>,
+    /// The model's morph weights where its clips have none.
+    morph_defaults: Vec<f32>,
     name: String,
     /// The slot being baked: the frame and time its bake began.
     baking_since: Option<(u64, Instant)>,
@@ -128,8 +130,8 @@ pub struct BakePlan {
 struct BakeStep {
     model: usize,
     units: BakeUnits,
-    /// The slot's pose rows, when these are its first units.
-    poses: Option<Vec<u8>>,
+    /// The slot's pose rows and weights, when these are its first units.
+    poses: Option<SlotPoses>,
 }
 
 impl BakePlan {
@@ -273,9 +275,7 @@ impl ImpostorAtlases {
                 }
                 let poses = units.starts().then(|| {
                     atlas.baking_since = Some((frame, Instant::now()));
-                    let poses =
-                        crowd::bake_poses(&atlas.layout, &atlas.skeleton, &atlas.clips, units.clip);
-                    bytemuck::cast_slice(&poses).to_vec()
+                    atlas.slot_poses(units.clip)
                 });
                 if units.units.end == UNITS_PER_SLOT {
                     atlas.log_baked(&units, frame);
@@ -353,6 +353,22 @@ impl ImpostorAtlases {
 }
 
 impl ImpostorAtlas {
+    /// What a bake of `clip` into a slot poses its crowd with.
+    fn slot_poses(&self, clip: u32) -> SlotPoses {
+        let transforms = crowd::bake_poses(&self.layout, &self.skeleton, &self.clips, clip);
+        let morph_weights = crowd::bake_morph_weights(
+            &self.layout,
+            (&self.clips, &self.morph_defaults),
+            clip,
+            self.bake.instance_count,
+            self.bake.morph_stride as usize,
+        );
+        SlotPoses {
+            transforms: bytemuck::cast_slice(&transforms).to_vec(),
+            morph_weights: bytemuck::cast_slice(&morph_weights).to_vec(),
+        }
+    }
+
     fn new(
         ctx: &Context,
         inputs: &BakeInputs,
@@ -430,6 +446,7 @@ impl ImpostorAtlas {
             layout,
             skeleton: model.skeleton.clone(),
             clips: model.clips.clone(),
+            morph_defaults: model.morphs.defaults.clone(),
             name: name.clone(),
             baking_since: None,
             bake: bake.keep(),

@@ -17,6 +17,7 @@ use super::shader_types::{
     FrameUniforms, GpuAgentLane, GpuCullView, GpuGaitSwitch, GpuInstanceLayer, GpuLocomotionTable,
     GpuSpeedSegment, InstanceAnimation, SkeletonVertex, SkinningTransform, VisibleHeader,
 };
+use super::morph_data::MorphEntry;
 use super::shaders::spirv;
 use crate::skin::InfluenceLimit;
 
@@ -205,6 +206,7 @@ fn frame_uniforms() {
                 camera_position,
                 time,
                 blend_time,
+                morph_stride,
                 padding,
                 ground,
                 shadow_radii,
@@ -291,7 +293,7 @@ fn animation_data() {
                 shared_first,
                 shared_count,
                 first_bounds,
-                padding,
+                first_morph_row,
                 bounding_sphere,
                 bounds_min,
                 bounds_max
@@ -448,12 +450,21 @@ fn agent_lanes() {
 }
 
 #[test]
+fn morph_entry() {
+    assert_twin(
+        glsl_struct(spirv::CROWD_VERT, "MorphEntry"),
+        size_of::<MorphEntry>(),
+        &offsets!(MorphEntry, position, normal, tangent),
+    );
+}
+
+#[test]
 fn draw_constants() {
     for shader in [spirv::CROWD_VERT, spirv::IMPOSTOR_VERT] {
         assert_twin(
             glsl_struct(shader, "DrawConstants"),
             size_of::<DrawConstants>(),
-            &offsets!(DrawConstants, skinning_mode, instance_count, show_lod, view),
+            &offsets!(DrawConstants, skinning_mode, instance_count, show_lod, view, morphed),
         );
     }
 }

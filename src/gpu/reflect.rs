@@ -396,8 +396,12 @@ mod tests {
             (5, StorageBuffer, "SharedPoses"),
         ];
         assert_eq!(bindings_of(spirv::SKELETON_VERT, 0), expected(&scene));
-        // A mesh in the band around the impostor switch reads its fade.
+        // A mesh in the band around the impostor switch reads its fade,
+        // and morph targets move its vertices.
         scene.push((7, StorageBuffer, "ImpostorCells"));
+        scene.push((19, StorageBuffer, "MorphWeights"));
+        scene.push((20, StorageBuffer, "MorphRanges"));
+        scene.push((21, StorageBuffer, "MorphEntries"));
         assert_eq!(bindings_of(spirv::CROWD_VERT, 0), expected(&scene));
     }
 
@@ -474,6 +478,8 @@ mod tests {
                 (13, StorageBuffer, "Models"),
                 (18, StorageBuffer, "InstanceLayers"),
                 (19, StorageBuffer, "LayerMasks"),
+                (20, StorageBuffer, "ClipMorphRows"),
+                (21, StorageBuffer, "MorphWeights"),
             ])
         );
     }
@@ -501,7 +507,7 @@ mod tests {
             };
             (binding, kind, COMPUTE)
         }));
-        want.extend((12..=19).map(|binding| (binding, StorageBuffer, COMPUTE)));
+        want.extend((12..=21).map(|binding| (binding, StorageBuffer, COMPUTE)));
         assert_eq!(summary, want);
     }
 
@@ -533,6 +539,9 @@ mod tests {
                 (5, StorageBuffer, "SharedPoses", VERTEX),
                 (7, StorageBuffer, "ImpostorCells", VERTEX),
                 (8, CombinedImageSampler, "shadow_map", FRAGMENT),
+                (19, StorageBuffer, "MorphWeights", VERTEX),
+                (20, StorageBuffer, "MorphRanges", VERTEX),
+                (21, StorageBuffer, "MorphEntries", VERTEX),
             ]
         );
         let frame = scene[2].layout_binding();

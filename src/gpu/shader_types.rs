@@ -75,7 +75,9 @@ pub struct FrameUniforms {
     pub camera_position: Vec4,
     pub time: f32,
     pub blend_time: f32,
-    pub padding: Vec2,
+    /// The morph weights each instance has room for (`GpuModel::morph_stride`).
+    pub morph_stride: u32,
+    pub padding: f32,
     /// x: ground cell size, in model units; filled in by the renderer from
     /// the largest model's size.
     pub ground: Vec4,
@@ -202,7 +204,8 @@ pub struct ClipInfo {
     pub shared_count: u32,
     /// Its first frame's occlusion boxes in the frame bounds buffer.
     pub first_bounds: u32,
-    pub padding: u32,
+    /// Its morph weights' rows (`gpu::morph_data`), or `MORPH_NONE`.
+    pub first_morph_row: u32,
     /// xyz centre, w radius.
     pub bounding_sphere: [f32; 4],
     /// xyz: the union of the frame bounds as a box, in model space; the
@@ -470,6 +473,8 @@ pub struct DrawConstants {
     pub show_lod: u32,
     /// 0: the camera's picture; c + 1: shadow cascade c's depth.
     pub view: u32,
+    /// 1: morph targets move the bind-pose vertices before skinning.
+    pub morphed: u32,
 }
 
 impl DrawConstants {
@@ -489,6 +494,7 @@ impl DrawConstants {
             instance_count,
             show_lod: show_lod.into(),
             view: 0,
+            morphed: skinning.is_some().into(),
         }
     }
 }

@@ -3,7 +3,7 @@ use glam::{Quat, Vec3, Vec4};
 
 use crate::anim::SkinningTransform;
 
-use super::SkinnedMesh;
+use super::{morphed_vertex, SkinnedMesh};
 
 /// How a vertex's influences are blended; the vertex shader (skinning.glsl)
 /// implements the same two, and these functions are its reference.
@@ -53,13 +53,15 @@ impl SurfaceVertex {
 }
 
 /// Skins every vertex of `mesh` with `method`: the reference the GPU vertex
-/// shader is tested against. Normals and tangents use the rotations alone;
-/// the tangent's handedness is kept.
+/// shader is tested against. Morph targets move the bind pose first, by
+/// `morph_weights` (its model's, `anim::Morphs` order); normals and tangents
+/// use the rotations alone; the tangent's handedness is kept.
 ///
 /// `transforms` holds one skinning transform per skeleton joint.
 pub fn skin_vertices(
     mesh: &SkinnedMesh,
     transforms: &[SkinningTransform],
+    morph_weights: &[f32],
     method: SkinningMethod,
     out: &mut [SurfaceVertex],
 ) {
@@ -74,7 +76,7 @@ pub fn skin_vertices(
                 )
             })
             .filter(|(weight, _)| *weight != 0.0);
-        let bind = SurfaceVertex::bind_pose(mesh, v);
+        let bind = morphed_vertex(mesh, v, morph_weights);
         let tangent = Vec4::from_array(bind.tangent);
         let skinned = match method {
             SkinningMethod::Linear => linear_blend(weighted, bind),
@@ -193,7 +195,7 @@ mod tests {
         method: SkinningMethod,
     ) -> SurfaceVertex {
         let mut out = [SurfaceVertex::default()];
-        skin_vertices(mesh, transforms, method, &mut out);
+        skin_vertices(mesh, transforms, &[], method, &mut out);
         out[0]
     }
 

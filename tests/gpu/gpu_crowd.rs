@@ -2059,6 +2059,7 @@ fn a_characters_shadow_on_the_ground_is_its_triangles_projected_along_the_sun() 
                 md5crowd::skin::skin_vertices(
                     mesh,
                     &transforms,
+                    &[],
                     SkinningMethod::Linear,
                     &mut skinned,
                 );

@@ -137,6 +137,8 @@ impl FrameSource for Input {
             Animation::BindPose => Posed::BindPose,
             Animation::Cpu => Posed::Cpu {
                 skinning_transforms: &self.transforms,
+                // The shipped md5 character has no morph targets.
+                morph_weights: &[],
             },
             Animation::CpuSkinned => Posed::CpuSkinned {
                 skinning_transforms: &self.transforms,

@@ -364,6 +364,14 @@ pub fn record_crowd_draw(
     // Lavapipe, like most drivers, pays per command recorded and again when
     // the pool is reset: fewer calls are cheaper on the CPU.
     let multi_draw = multi_draw_runs(ctx, multi_draw);
+    let constants = match surface {
+        // Their vertices are morphed already.
+        Surface::CpuSkinned { .. } => DrawConstants {
+            morphed: 0,
+            ..constants
+        },
+        Surface::BindPose { .. } => constants,
+    };
     let device = &ctx.device;
     let bind_pipeline = |pipeline| unsafe {
         device.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::GRAPHICS, pipeline);

@@ -58,6 +58,11 @@ pub struct BakeCrowd {
     /// Index in `buffers` of the pose rows: a slot's, uploaded when its
     /// bake begins.
     poses: usize,
+    /// Index in `buffers` of the instances' morph weights (as the pose
+    /// rows, a slot's), `morph_stride` an instance.
+    morph_weights: usize,
+    /// `GpuModel::morph_stride`: 0, no model has morph targets.
+    pub morph_stride: u32,
     pool: vk::DescriptorPool,
     /// `sets[ring]`.
     sets: Vec<vk::DescriptorSet>,
@@ -66,7 +71,7 @@ pub struct BakeCrowd {
     /// The level each mesh is baked at.
     level: usize,
     /// Instances of the bake's crowd: one list, level 0's region.
-    instance_count: u32,
+    pub instance_count: u32,
     /// Triangles one unit draws, every skin counted: what the per-frame
     /// budget is spent in.
     pub unit_triangles: u64,
@@ -119,11 +124,16 @@ impl BakeCrowd {
         let instances = buffer("instances", storage, bytemuck::cast_slice(&placements))?;
         let visible = buffer("visible instances", storage, &visible)?;
         let sources = buffer("pose sources", storage, bytemuck::cast_slice(&sources))?;
+        // Until a bake begins, none; Vulkan buffers cannot be empty.
+        let morph_stride = inputs.gpu_model.morph_stride;
+        let weights = vec![0f32; (count * morph_stride).max(1) as usize];
+        let morph_weights = buffer("morph weights", storage, bytemuck::cast_slice(&weights))?;
         let mut frames = Vec::with_capacity(IMPOSTOR_RINGS as usize);
         for ring in 0..IMPOSTOR_RINGS {
             let camera = ring_camera(layout, ring);
             let uniforms = FrameUniforms {
                 view_projection: camera,
+                morph_stride,
                 ..FrameUniforms::default()
             };
             let label = format!("camera, ring {ring}");
@@ -161,6 +171,15 @@ impl BakeCrowd {
                         ("SharedPoses", Resource::Buffer(&buffers[poses])),
                         ("Models", Resource::Buffer(&buffers[poses])),
                         ("ImpostorCells", Resource::Buffer(&buffers[poses])),
+                        ("MorphWeights", Resource::Buffer(&buffers[morph_weights])),
+                        (
+                            "MorphRanges",
+                            Resource::Buffer(&inputs.gpu_model.morph_ranges),
+                        ),
+                        (
+                            "MorphEntries",
+                            Resource::Buffer(&inputs.gpu_model.morph_entries),
+                        ),
                         ("shadow_map", shadow_map.texture()),
                     ],
                 )
@@ -200,26 +219,33 @@ impl BakeCrowd {
             buffers: buffers.keep(),
             sets,
             poses,
+            morph_weights,
+            morph_stride,
         })
     }
 
-    /// Records the upload of a slot's pose rows, `poses`, when its bake
-    /// begins: after the last bake's draws read the rows, before this
+    /// Records the upload of a slot's pose rows and morph weights when its
+    /// bake begins: after the last bake's draws read them, before this
     /// one's do.
-    pub fn record_poses(&self, ctx: &Context, cmd: vk::CommandBuffer, poses: &[u8]) {
+    pub fn record_poses(&self, ctx: &Context, cmd: vk::CommandBuffer, poses: &SlotPoses) {
         use vk::{AccessFlags2 as Access, PipelineStageFlags2 as Stage};
-        let buffer = &self.buffers[self.poses];
         memory_barrier(
             ctx,
             cmd,
             (Stage::VERTEX_SHADER, Access::NONE),
             (Stage::COPY, Access::TRANSFER_WRITE),
         );
-        // vkCmdUpdateBuffer takes at most 65536 bytes a call.
-        for (index, chunk) in poses.chunks(1 << 16).enumerate() {
-            unsafe {
-                ctx.device
-                    .cmd_update_buffer(cmd, buffer.handle, (index << 16) as u64, chunk);
+        for (buffer, bytes) in [
+            (self.poses, &poses.transforms),
+            (self.morph_weights, &poses.morph_weights),
+        ] {
+            // vkCmdUpdateBuffer takes at most 65536 bytes a call.
+            for (index, chunk) in bytes.chunks(1 << 16).enumerate() {
+                let handle = self.buffers[buffer].handle;
+                unsafe {
+                    ctx.device
+                        .cmd_update_buffer(cmd, handle, (index << 16) as u64, chunk);
+                }
             }
         }
         memory_barrier(
@@ -229,6 +255,13 @@ impl BakeCrowd {
             (Stage::VERTEX_SHADER, Access::SHADER_STORAGE_READ),
         );
     }
+}
+
+/// What a slot's bake poses its crowd with: the skinning transforms of
+/// its rows, and each instance's morph weights.
+pub struct SlotPoses {
+    pub transforms: Vec<u8>,
+    pub morph_weights: Vec<u8>,
 }
 
 /// The images a slot is baked into: level 0 of its layer of each skin's
