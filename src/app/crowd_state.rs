@@ -14,8 +14,8 @@ use crate::bounds::Bounds;
 use crate::crowd::{self, AgentLane, CrowdLayout, Instance, LayerRecipe, LocomotionTable};
 use crate::gpu::crowd_buffers::Animation;
 use crate::gpu::crowd_resources::CrowdAgents;
-use crate::gpu::morph_data;
 use crate::gpu::frame_loop::{FrameInput, Posed, SceneUniforms, ViewOptions};
+use crate::gpu::morph_data;
 use crate::gpu::passes::animate::Kernel;
 use crate::gpu::shader_types::{
     CrowdInstance, GpuAgentLane, GpuInstanceLayer, GpuLocomotionTable, InstanceAnimation,

@@ -22,7 +22,7 @@ use crate::game::Game;
 use crate::gltf::is_gltf_extension;
 use crate::gpu::shader_types::{MAX_MODELS, MAX_SKINS};
 use crate::material::MaterialLibrary;
-use crate::model::{Character, ClipFile, LoadOptions, Model, SkinChoice};
+use crate::model::{Character, ClipFile, HeldMorph, LoadOptions, Model, SkinChoice};
 use crate::skin::InfluenceLimit;
 use crate::vfs::GameFile;
 
@@ -145,6 +145,7 @@ impl GameFolders {
             models.push(self.load_model(model.as_deref(), anims, mesh_name, load, limit)?);
             load_seconds.push(started.elapsed().as_secs_f64());
         }
+        check_held_morphs(&load.morphs, &models)?;
         let layer_args: Vec<LayerArg> = load.layers.iter().chain(&load.additive).cloned().collect();
         let layers = resolve_layers(&layer_args, &models)?;
         let mut cast = Cast {
@@ -290,6 +291,7 @@ impl GameFolders {
             offset: character.offset,
             skins,
             unwelded: load.weld == Switch::Off,
+            morphs: load.morphs.clone(),
         };
         if gltf {
             let mut model = Model::load_gltf(&character.mesh, &options)?;
@@ -307,6 +309,29 @@ impl GameFolders {
         model.channels = model.resolve_channels(&character.channels).0;
         Ok(model)
     }
+}
+
+/// Each `--morph` names a morph target some model of the crowd has.
+fn check_held_morphs(held: &[HeldMorph], models: &[Model]) -> Result<(), AppError> {
+    let Some(unknown) = held
+        .iter()
+        .find(|h| !models.iter().any(|m| m.morphs.names.contains(&h.name)))
+    else {
+        return Ok(());
+    };
+    let mut names: Vec<&str> = models
+        .iter()
+        .flat_map(|m| m.morphs.names.iter().map(String::as_str))
+        .collect();
+    names.dedup();
+    let known = match names.is_empty() {
+        true => "no model has morph targets".to_owned(),
+        false => format!("the morph targets are: {}", names.join(", ")),
+    };
+    Err(AppError::Arguments(format!(
+        "--morph {}: no model has a morph target of that name; {known}",
+        unknown.name
+    )))
 }
 
 /// `name` as the game's declarations (or archives) give it, with `anims`

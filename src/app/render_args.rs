@@ -13,7 +13,7 @@ use crate::gpu::crowd_buffers::Animation;
 use crate::gpu::frame_loop::ViewOptions;
 use crate::gpu::shader_types::MAX_SHADOW_CASCADES;
 use crate::gpu::Context;
-use crate::model::CharacterChannel;
+use crate::model::{CharacterChannel, HeldMorph};
 use crate::shadow::sun_direction;
 use ash::vk;
 use glam::Vec3;
@@ -326,6 +326,12 @@ pub struct LoadArgs {
     /// top of what plays beneath. Repeatable, after --layer's.
     #[arg(long, value_name = "CLIP[,CLIP...][@WEIGHT]", value_parser = LayerArg::parse_additive)]
     pub additive: Vec<LayerArg>,
+    /// A morph target (blend shape) of a glTF character held at a weight
+    /// for the whole crowd, over what its clips play: NAME=WEIGHT, every
+    /// target of the name (`inspect` lists them). Repeatable. A name no
+    /// model has is an error.
+    #[arg(long = "morph", value_name = "NAME=WEIGHT", value_parser = HeldMorph::from_command_line)]
+    pub morphs: Vec<HeldMorph>,
     /// Clips that loop, by name, comma-separated, whatever the rule says.
     /// The rule: a name with loop or cycle loops; one named for dying,
     /// pain, attacking, firing, jumping, reloading, a gesture or a

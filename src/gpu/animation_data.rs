@@ -4,8 +4,8 @@
 //! which the CPU rewrites only when it changes (a clip switch).
 
 use super::guard::{guard, Destroy};
-use super::morph_data;
 use super::memory::{DeviceMemory, MemoryReport};
+use super::morph_data;
 use super::resources::{self, Buffer, TexelBuffer};
 use super::shader_types::{ClipInfo, FrameBounds, GpuJointPose, SkeletonJoint, SkinningTransform};
 use super::{Context, GpuError};
@@ -95,7 +95,8 @@ impl AnimationTables {
         let shared = SharedPoses::sample(&model.skeleton, &model.clips);
         let shared_base = self.shared_transforms.len() as u32;
         let part_count = model.body_part_count();
-        let morph_rows = morph_data::append_clip_rows(model, self.morph_stride, &mut self.morph_rows);
+        let morph_rows =
+            morph_data::append_clip_rows(model, self.morph_stride, &mut self.morph_rows);
         for (c, (((clip, clip_sphere), &(shared_first, shared_count)), first_morph_row)) in model
             .clips
             .iter()

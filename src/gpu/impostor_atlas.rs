@@ -24,7 +24,8 @@ use super::gpu_model::ModelPart;
 use super::guard::{guard, Destroy};
 use super::memory::{DeviceMemory, MemoryReport};
 use super::passes::impostor_bake::{
-    self, BakeCrowd, BakeInputs, SlotPoses, SlotTargets, ALBEDO_FORMAT, NORMAL_DEPTH_FORMAT, UNITS_PER_SLOT,
+    self, BakeCrowd, BakeInputs, SlotPoses, SlotTargets, ALBEDO_FORMAT, NORMAL_DEPTH_FORMAT,
+    UNITS_PER_SLOT,
 };
 use super::resources::{self, memory_barrier, Buffer, Image, ImageBarrier, ImageDesc};
 use super::shader_types::MAX_SKINS;

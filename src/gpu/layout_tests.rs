@@ -11,13 +11,13 @@ use super::passes::skeleton_overlay;
 use rspirv::dr::Operand;
 use rspirv::spirv::{Decoration, Op, StorageClass, Word};
 
+use super::morph_data::MorphEntry;
 use super::reflect::Reflection;
 use super::shader_types::{
     ClipInfo, CrowdComputeConstants, CrowdInstance, CrowdModel, DrawConstants, FrameBounds,
     FrameUniforms, GpuAgentLane, GpuCullView, GpuGaitSwitch, GpuInstanceLayer, GpuLocomotionTable,
     GpuSpeedSegment, InstanceAnimation, SkeletonVertex, SkinningTransform, VisibleHeader,
 };
-use super::morph_data::MorphEntry;
 use super::shaders::spirv;
 use crate::skin::InfluenceLimit;
 
@@ -464,7 +464,14 @@ fn draw_constants() {
         assert_twin(
             glsl_struct(shader, "DrawConstants"),
             size_of::<DrawConstants>(),
-            &offsets!(DrawConstants, skinning_mode, instance_count, show_lod, view, morphed),
+            &offsets!(
+                DrawConstants,
+                skinning_mode,
+                instance_count,
+                show_lod,
+                view,
+                morphed
+            ),
         );
     }
 }

@@ -34,8 +34,8 @@ mod instance_animation;
 #[cfg(test)]
 mod layout_tests;
 pub mod memory;
-pub mod morph_data;
 pub mod model_resources;
+pub mod morph_data;
 pub mod output;
 pub mod passes;
 pub mod pipeline;

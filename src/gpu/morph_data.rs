@@ -132,7 +132,10 @@ mod tests {
         streams.add_mesh(&mesh);
         assert_eq!(streams.ranges, vec![[0, 0], [0, 1], [1, 2]]);
         assert_eq!(streams.entries[0].position[3].to_bits(), 2);
-        assert_eq!(streams.entries[2].position, [0.0, 0.0, 1.0, f32::from_bits(0)]);
+        assert_eq!(
+            streams.entries[2].position,
+            [0.0, 0.0, 1.0, f32::from_bits(0)]
+        );
         assert_eq!(streams.entries[2].normal, [1.0, 0.0, 0.0, 0.0]);
     }
 }

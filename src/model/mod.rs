@@ -7,6 +7,7 @@ mod channels;
 mod convert;
 mod from_gltf;
 mod materials;
+mod morphs;
 mod skin_choice;
 
 use std::path::{Path, PathBuf};
@@ -21,6 +22,7 @@ pub use from_gltf::{
     gltf_to_md5, DEFAULT_SAMPLE_RATE, MAX_CLIP_POSES, MAX_SAMPLE_RATE, MIN_KEY_RATE,
 };
 pub use materials::ModelMaterials;
+pub use morphs::HeldMorph;
 pub use skin_choice::{SkinChoice, DEFAULT_SKIN};
 
 use crate::anim::{
@@ -33,7 +35,8 @@ use crate::gltf::{GltfError, GltfFile};
 use crate::material::MaterialLibrary;
 use crate::md5::{self, Md5Error};
 use crate::skin::{
-    clip_pose_bounds, sampled_poses, BodyParts, ClipPartBounds, InfluenceLimit, SkinnedMesh,
+    clip_pose_bounds, morph_reach, sampled_poses, BodyParts, ClipPartBounds, InfluenceLimit,
+    SkinnedMesh,
 };
 use crate::vfs::{FileName, GameFile};
 
@@ -192,6 +195,9 @@ pub struct LoadOptions<'a> {
     /// Keep the vertices as the file has them instead of welding the
     /// copies (`SkinnedMesh::weld`): for comparisons.
     pub unwelded: bool,
+    /// Morph targets held at a weight, by name (`--morph`); names without
+    /// a target in the model are ignored here.
+    pub morphs: Vec<HeldMorph>,
 }
 
 impl Model {
@@ -357,7 +363,7 @@ impl Model {
             skeleton,
             meshes,
             mut clips,
-            morphs,
+            mut morphs,
         }: FileParts,
         skins: Vec<SkinChoice>,
         options: &LoadOptions,
@@ -380,6 +386,7 @@ impl Model {
             })
             .collect();
         let parts = BodyParts::of(&skeleton, &meshes);
+        morphs::settle_clip_morphs(&mut morphs, &mut clips, &options.morphs);
         let mut ground_motions = Vec::with_capacity(clips.len());
         let mut distance_curves = Vec::with_capacity(clips.len());
         let mut part_bounds = Vec::with_capacity(clips.len());
@@ -403,17 +410,23 @@ impl Model {
             let mut posed = clip_pose_bounds(&skeleton, clip, &meshes, &parts);
             let file = std::mem::take(&mut clip.bounds);
             let file_box = |f: usize| file.get(f).copied().unwrap_or(Bounds::EMPTY);
+            // Morph targets carry vertices past the skinned shape.
+            let reach = morph_reach(&meshes, std::slice::from_ref(clip), &morphs.defaults);
             clip.bounds = (0..clip.frames.len())
-                .map(|f| posed.whole(f).union(file_box(f)).union(file_box(f + 1)))
+                .map(|f| {
+                    let skinned = posed.whole(f).grown(reach);
+                    skinned.union(file_box(f)).union(file_box(f + 1))
+                })
                 .collect();
             // Where the mesh could not be posed (a clip of another
             // skeleton), every part gets the frame's whole box.
             for (f, whole) in clip.bounds.iter().enumerate() {
                 let start = f * posed.part_count;
                 for part in &mut posed.boxes[start..start + posed.part_count] {
-                    if part.is_empty() {
-                        *part = *whole;
-                    }
+                    *part = match part.is_empty() {
+                        true => *whole,
+                        false => part.grown(reach),
+                    };
                 }
             }
             part_bounds.push(posed);

@@ -6,7 +6,7 @@
 use crate::anim::{Clip, Skeleton};
 use crate::shared_constants::MAX_LAYERS;
 
-use super::SkinnedMesh;
+use super::{morph_reach, SkinnedMesh};
 
 /// The radius round the model's origin that every vertex stays within
 /// whatever its layers mix. A joint's position is its parent's plus its
@@ -15,8 +15,9 @@ use super::SkinnedMesh;
 /// (a blend of translations is no longer than the longest), plus, for
 /// each of [`MAX_LAYERS`] additive layers, its largest difference from a
 /// clip's first frame. A vertex lies within its joints' reach plus its
-/// distance from them in the bind pose. Without clips: the bind pose's
-/// translations.
+/// distance from them in the bind pose, and its morph targets' reach
+/// ([`morph_reach`]) as layers can mix their weights. Without clips: the
+/// bind pose's translations.
 pub fn layered_radius(skeleton: &Skeleton, clips: &[Clip], meshes: &[SkinnedMesh]) -> f32 {
     let joints = skeleton.joint_count();
     let mut longest = vec![0.0f32; joints];
@@ -65,7 +66,9 @@ pub fn layered_radius(skeleton: &Skeleton, clips: &[Clip], meshes: &[SkinnedMesh
             }
         }
     }
-    radius
+    // Morph weights under layers: an override mixes towards another
+    // clip's (no larger), an additive layer adds at most twice the largest.
+    radius + morph_reach(meshes, clips, &[]) * (1 + 2 * MAX_LAYERS) as f32
 }
 
 #[cfg(test)]

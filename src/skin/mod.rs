@@ -33,7 +33,7 @@ pub use lod_influences::{
     INFLUENCE_STEPS, MAX_SAMPLED_POSES,
 };
 pub use lod_shadow::LodSurface;
-pub use morph::{morphed_vertex, same_offsets, MorphTarget, MORPH_EPSILON};
+pub use morph::{morph_reach, morphed_vertex, same_offsets, MorphTarget, MORPH_EPSILON};
 pub use pose_bounds::{clip_pose_bounds, skinned_part_bounds, ClipPartBounds};
 pub use skinned_mesh::{smooth_normals, tangents, SkinnedMesh};
 pub use surface_distance::{point_triangle_distance_squared, ReferenceSurface};

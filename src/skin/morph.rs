@@ -8,6 +8,7 @@
 use glam::{Vec3, Vec4};
 
 use super::{SkinnedMesh, SurfaceVertex};
+use crate::anim::Clip;
 
 /// An offset shorter than this moves nothing that a picture shows: the
 /// vertex is left out of the target's list.
@@ -107,6 +108,32 @@ pub fn morphed_vertex(mesh: &SkinnedMesh, v: usize, weights: &[f32]) -> SurfaceV
     }
 }
 
+/// How far morph targets can carry a vertex of `meshes` from where
+/// skinning alone puts it, in model units: per mesh, each target's longest
+/// offset times the largest weight any frame of `clips` gives it (or its
+/// default), summed; the largest mesh's sum. Skinning turns an offset
+/// rigidly or blends turned copies of it, which is never longer, so bounds
+/// of the skinned shape grown by this hold the morphed shape.
+pub fn morph_reach(meshes: &[SkinnedMesh], clips: &[Clip], defaults: &[f32]) -> f32 {
+    let largest_weight = |w: usize| {
+        clips
+            .iter()
+            .flat_map(|c| &c.morphs.frames)
+            .filter_map(|frame| frame.get(w))
+            .chain(defaults.get(w))
+            .fold(0.0f32, |most, weight| most.max(weight.abs()))
+    };
+    meshes
+        .iter()
+        .map(|mesh| {
+            mesh.morph_targets
+                .iter()
+                .map(|t| t.largest_offset() * largest_weight(usize::from(t.weight)))
+                .sum::<f32>()
+        })
+        .fold(0.0, f32::max)
+}
+
 /// Whether vertices `a` and `b` are moved alike by every target (welding
 /// may merge them only then).
 pub fn same_offsets(targets: &[MorphTarget], a: usize, b: usize) -> bool {
@@ -150,6 +177,23 @@ mod tests {
         assert_eq!(v.tangent, [1.0, 0.0, 0.0, -1.0]);
         let v = morphed_vertex(&mesh, 0, &[0.25]);
         assert_eq!(v.position, Vec3::new(0.0, 0.0, 0.5));
+    }
+
+    #[test]
+    fn the_reach_is_each_offset_times_its_largest_weight() {
+        let mesh = two_vertex_mesh();
+        let mut clip = Clip {
+            name: "talk".into(),
+            frame_rate: 1.0,
+            frames: vec![Vec::new(); 2],
+            bounds: Vec::new(),
+            looping: true,
+            morphs: Default::default(),
+        };
+        clip.morphs.frames = vec![vec![0.5, 0.25], vec![-0.75, 0.5]];
+        // "out" (2 long) at most 0.75, "up" (1 long) at most 0.5.
+        assert_eq!(morph_reach(&[mesh.clone()], &[clip], &[0.0, 0.0]), 2.0);
+        assert_eq!(morph_reach(&[mesh], &[], &[0.0, 2.0]), 2.0);
     }
 
     #[test]

@@ -115,7 +115,13 @@ fn identity_animation_leaves_the_bind_pose() {
         &mut transforms,
     );
     let mut skinned = vec![SurfaceVertex::default(); 3];
-    skin_vertices(&mesh, &transforms, &[], SkinningMethod::Linear, &mut skinned);
+    skin_vertices(
+        &mesh,
+        &transforms,
+        &[],
+        SkinningMethod::Linear,
+        &mut skinned,
+    );
     let positions: Vec<Vec3> = skinned.iter().map(|v| v.position).collect();
     let normals: Vec<Vec3> = skinned.iter().map(|v| v.normal).collect();
     for (skinned, bind) in positions.iter().zip(&mesh.positions) {
@@ -148,7 +154,13 @@ fn bending_the_arm_moves_only_its_vertices() {
     let mut transforms = [SkinningTransform::default(); 2];
     skinning_transforms(&model, &skeleton.inverse_bind_pose, &mut transforms);
     let mut skinned = vec![SurfaceVertex::default(); 3];
-    skin_vertices(&mesh, &transforms, &[], SkinningMethod::Linear, &mut skinned);
+    skin_vertices(
+        &mesh,
+        &transforms,
+        &[],
+        SkinningMethod::Linear,
+        &mut skinned,
+    );
     let positions: Vec<Vec3> = skinned.iter().map(|v| v.position).collect();
     // The arm now points along model -X: its vertex moves from (0,2,10) to (-2,0,10).
     assert!(
