@@ -11,6 +11,7 @@ use std::time::Instant;
 use ash::vk;
 use serde::Serialize;
 
+use super::bench_cases::cases;
 use super::crowd_state::CrowdSpec;
 use super::headless::FIXED_STEP;
 use super::load::Cast;
@@ -133,6 +134,10 @@ pub struct BenchArgs {
     /// the first N of --layer and --additive (default: all of them).
     #[arg(long = "layers", value_delimiter = ',', value_name = "N,...")]
     pub layer_counts: Vec<u32>,
+    /// Morph targets (glTF blend shapes) played, comma-separated: on, off
+    /// (every character in its base shape) or both.
+    #[arg(long, value_enum, value_delimiter = ',', default_value = "on")]
+    pub morphs: Vec<Switch>,
 }
 
 /// Who animates the crowd in a run.
@@ -218,6 +223,8 @@ pub struct Case {
     pub shadows: ShadowsArg,
     /// Layers each instance plays over its clip.
     pub layers: u32,
+    /// Morph targets played, or every character in its base shape.
+    pub morphs: Switch,
     /// Samples per pixel asked for; the run reports what was drawn.
     #[serde(skip)]
     pub msaa: u32,
@@ -324,63 +331,6 @@ pub fn check_layer_counts(args: &BenchArgs) -> Result<u32, AppError> {
     }
 }
 
-/// Every combination of the options' lists, in the order the runs report:
-/// the first list varies slowest, `--modes` fastest.
-fn cases(args: &BenchArgs, given_layers: u32) -> Vec<Case> {
-    let layers = match args.layer_counts.is_empty() {
-        true => vec![given_layers],
-        false => args.layer_counts.clone(),
-    };
-    let first = Case {
-        layers: layers[0],
-        instances: args.instances[0],
-        mode: args.modes[0],
-        lod: args.lod[0],
-        lod_influences: args.lod_influences[0],
-        occlusion: args.occlusion[0],
-        impostors: args.impostors[0] == Switch::On,
-        anim_lod: args.anim_lod[0],
-        locomotion: args.locomotion[0],
-        multi_draw: args.multi_draw[0],
-        view: args.view[0],
-        shadows: args.shadows[0],
-        msaa: args.msaa[0],
-        animate_kernel: args.animate_kernel[0],
-    };
-    let cases = vary(vec![first], &args.instances, |c, v| c.instances = v);
-    let cases = vary(cases, &args.view, |c, v| c.view = v);
-    let cases = vary(cases, &args.msaa, |c, v| c.msaa = v);
-    let cases = vary(cases, &args.shadows, |c, v| c.shadows = v);
-    let cases = vary(cases, &args.lod, |c, v| c.lod = v);
-    let cases = vary(cases, &args.lod_influences, |c, v| c.lod_influences = v);
-    let cases = vary(cases, &args.occlusion, |c, v| c.occlusion = v);
-    let cases = vary(cases, &args.impostors, |c, v| c.impostors = v == Switch::On);
-    let cases = vary(cases, &args.anim_lod, |c, v| c.anim_lod = v);
-    let cases = vary(cases, &args.locomotion, |c, v| c.locomotion = v);
-    let cases = vary(cases, &args.multi_draw, |c, v| c.multi_draw = v);
-    let cases = vary(cases, &args.animate_kernel, |c, v| c.animate_kernel = v);
-    let cases = vary(cases, &layers, |c, v| c.layers = v);
-    let mut cases = vary(cases, &args.modes, |c, v| c.mode = v);
-    // Only GPU animation has a kernel.
-    cases.retain(|c| c.mode == Mode::Gpu || c.animate_kernel == args.animate_kernel[0]);
-    cases
-}
-
-/// Each case once per value of one option, that option set to it.
-fn vary<T: Copy>(cases: Vec<Case>, values: &[T], set: impl Fn(&mut Case, T)) -> Vec<Case> {
-    let set = &set;
-    cases
-        .into_iter()
-        .flat_map(|case| {
-            values.iter().map(move |&value| {
-                let mut case = case;
-                set(&mut case, value);
-                case
-            })
-        })
-        .collect()
-}
-
 /// What the timed frames of one run recorded, over its rounds so far.
 #[derive(Default)]
 struct Samples {
@@ -423,9 +373,11 @@ fn log_run(run: &Run) {
             ShadowsArg::Off => "off",
         },
         run.msaa,
-        match run.case.layers {
-            0 => String::new(),
-            layers => format!(", {layers} layer(s)"),
+        match (run.case.layers, run.case.morphs) {
+            (0, Switch::On) => String::new(),
+            (0, Switch::Off) => ", morphs off".into(),
+            (layers, Switch::On) => format!(", {layers} layer(s)"),
+            (layers, Switch::Off) => format!(", {layers} layer(s), morphs off"),
         },
         run.cpu_ms,
         run.frame_ms,
@@ -482,6 +434,7 @@ fn measure(
         multi_draw: case.multi_draw == Switch::On,
         shadows: case.shadows.into(),
         ground: true,
+        morphs: case.morphs == Switch::On,
         ..ViewOptions::default()
     };
     let mut scene = Scene::new(Rc::clone(model), crowd, camera, view, aspect);

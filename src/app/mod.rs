@@ -3,6 +3,7 @@
 
 mod arg_values;
 pub mod bench;
+mod bench_cases;
 mod bench_plot;
 mod bench_suite;
 mod camera;

@@ -481,6 +481,7 @@ impl RenderArgs {
             frozen_cull: None,
             shadows: self.shadows(ctx).into(),
             shadow_cascade_colors: false,
+            morphs: true,
         }
     }
 

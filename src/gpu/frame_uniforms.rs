@@ -105,7 +105,10 @@ impl Renderer {
             camera_position: scene.camera_position,
             time: scene.time,
             blend_time: scene.blend_time,
-            morph_stride: model.morph_stride,
+            morph_stride: match input.view.morphs {
+                true => model.morph_stride,
+                false => 0,
+            },
             padding: 0.0,
             ground: Vec4::new(model.ground_cell, 0.0, 0.0, 0.0),
             shadow_radii: bytemuck::cast(radii),

@@ -26,6 +26,14 @@ impl Renderer {
         resources::read_buffer(ctx, buffer)
     }
 
+    /// Every instance's morph weights as frame slot `slot` drew them,
+    /// `GpuModel::morph_stride` each (the animate pass writes the posed
+    /// instances'); call once the frame is done.
+    pub fn read_morph_weights(&self, ctx: &Context, slot: usize) -> Result<Vec<f32>, GpuError> {
+        let buffer = self.crowd_buffer(CrowdBuffer::MorphWeights, slot)?;
+        resources::read_buffer(ctx, buffer)
+    }
+
     /// Where every instance stood in the last frame (the agent pass moves
     /// them); call once the frames are done.
     pub fn read_placements(&self, ctx: &Context) -> Result<Vec<CrowdInstance>, GpuError> {

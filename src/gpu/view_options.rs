@@ -57,6 +57,10 @@ pub struct ViewOptions {
     pub shadows: Shadows,
     /// Tint what each shadow cascade covers.
     pub shadow_cascade_colors: bool,
+    /// Morph targets move their characters' vertices, by weights the
+    /// animate pass samples; off, every character shows its base shape
+    /// (what `bench --morphs` compares).
+    pub morphs: bool,
 }
 
 /// How the sun's shadows are drawn.
@@ -92,6 +96,7 @@ impl Default for ViewOptions {
             frozen_cull: None,
             shadows: Shadows::Off,
             shadow_cascade_colors: false,
+            morphs: true,
         }
     }
 }

@@ -192,7 +192,10 @@ mod tests {
         };
         clip.morphs.frames = vec![vec![0.5, 0.25], vec![-0.75, 0.5]];
         // "out" (2 long) at most 0.75, "up" (1 long) at most 0.5.
-        assert_eq!(morph_reach(std::slice::from_ref(&mesh), &[clip], &[0.0, 0.0]), 2.0);
+        assert_eq!(
+            morph_reach(std::slice::from_ref(&mesh), &[clip], &[0.0, 0.0]),
+            2.0
+        );
         assert_eq!(morph_reach(&[mesh], &[], &[0.0, 2.0]), 2.0);
     }
 

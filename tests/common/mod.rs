@@ -14,6 +14,7 @@ pub use game_files::{shipped_character, shipped_tga, solid_tga, tga_bytes, write
 pub mod gltf_fixtures;
 pub mod gltf_write;
 pub mod md5_to_gltf;
+pub mod morphed;
 pub use md5crowd::synthetic as many_joints;
 pub mod pk4;
 mod vulkan;

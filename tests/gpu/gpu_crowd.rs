@@ -3075,3 +3075,97 @@ fn crossing_the_switch_fades_over_frames_instead_of_popping() {
         still * 100.0
     );
 }
+
+/// Morph targets (issue 59), both animate kernels at two times: 4,096
+/// shipped characters with 8 synthetic targets over 30% of their vertices,
+/// each on its own phase (some crossfading, every third with a layer
+/// whose clip takes the weights over or adds to them). Every posed
+/// instance's weights equal `crowd::morph_weights`, and its mesh morphed
+/// and skinned with the GPU's weights and palette rows equals the CPU
+/// reference's, within 1e-4 (relative to the character's size).
+#[test]
+fn morph_weights_and_morphed_meshes_match_the_cpu() {
+    if !common::vulkan_or_skip() {
+        return;
+    }
+    let model = common::morphed::with_morph_targets(shipped_model(), 8, 0.3);
+    let share = common::morphed::moved_share(&model);
+    assert!(
+        share > 0.8,
+        "8 targets at 30% each reach most vertices: {share}"
+    );
+    let size = model.bind_pose_bounds().max - model.bind_pose_bounds().min;
+    let clips = model.clips.len() as u32;
+    for kernel in [Kernel::LanePerInstance, Kernel::LanePerJoint] {
+        for time in [0.7, 1.9] {
+            let mut harness = Harness::with_kernel(vec![model.clone()], 4096, time, Some(kernel));
+            let mut random = SplitMix64(59);
+            let mut crowd = harness.crowd.clone();
+            for instance in crowd.iter_mut().step_by(3) {
+                let mode = match random.below(2) {
+                    0 => LayerMode::Override,
+                    _ => LayerMode::Additive,
+                };
+                let layer = LayerTrack::new(random.below(clips), 0, mode, 0.6, random.unit(), 1.1);
+                assert!(instance.layers.push(layer));
+            }
+            harness.set_crowd(crowd);
+            let visible = harness.render(overview(), time);
+            assert!(
+                visible.len() > 3500,
+                "{kernel:?}: {} in view",
+                visible.len()
+            );
+            let renderer = harness.renderer.as_ref().unwrap();
+            let weights = renderer
+                .read_morph_weights(&harness.ctx, harness.last_slot)
+                .unwrap();
+            let gpu = harness.gpu_poses();
+            let (mut worst_weight, mut worst_vertex) = (0.0f32, 0.0f32);
+            for &id in &visible {
+                let instance = &harness.crowd[id as usize];
+                let gpu_weights = &weights[id as usize * 8..][..8];
+                let mut cpu_weights = [0.0; 8];
+                crowd::morph_weights(
+                    &model.clips,
+                    &model.morphs.defaults,
+                    instance,
+                    (time, BLEND_TIME),
+                    &mut cpu_weights,
+                );
+                for (g, c) in gpu_weights.iter().zip(&cpu_weights) {
+                    worst_weight = worst_weight.max((g - c).abs());
+                }
+                let cpu_transforms = cpu_transforms(&model, instance, time);
+                for mesh in &model.meshes {
+                    let skinned = |transforms: &[SkinningTransform], weights: &[f32]| {
+                        let mut out = vec![skin::SurfaceVertex::default(); mesh.vertex_count()];
+                        skin::skin_vertices(
+                            mesh,
+                            transforms,
+                            weights,
+                            SkinningMethod::Linear,
+                            &mut out,
+                        );
+                        out
+                    };
+                    let on_gpu = skinned(gpu.own(id), gpu_weights);
+                    let on_cpu = skinned(&cpu_transforms, &cpu_weights);
+                    for (g, c) in on_gpu.iter().zip(&on_cpu) {
+                        let off =
+                            (g.position - c.position).abs().max_element() / size.max_element();
+                        worst_vertex = worst_vertex.max(off);
+                    }
+                }
+            }
+            println!(
+                "{kernel:?} at {time} s: {} instances, largest weight difference {worst_weight:e}, \
+                 largest vertex difference {worst_vertex:e} of the character's size",
+                visible.len()
+            );
+            assert!(worst_weight < 1e-4, "weights differ by {worst_weight}");
+            assert!(worst_vertex < 1e-4, "vertices differ by {worst_vertex}");
+            harness.finish();
+        }
+    }
+}
