@@ -91,7 +91,11 @@ impl AppError {
     pub fn exit_code(&self) -> u8 {
         match self {
             AppError::Load(_) | AppError::Gltf(_) | AppError::Arguments(_) => 2,
-            AppError::Gpu(GpuError::EmptyModel(_) | GpuError::GpuIndex { .. }) => 2,
+            AppError::Gpu(
+                GpuError::EmptyModel(_)
+                | GpuError::GpuIndex { .. }
+                | GpuError::MorphTargetsTooLarge { .. },
+            ) => 2,
             AppError::Gpu(_)
             | AppError::DeviceLost { .. }
             | AppError::Unsupported(_)

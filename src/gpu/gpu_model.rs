@@ -173,6 +173,8 @@ pub fn upload_models(
         .map(|p| p.name.as_str())
         .collect::<Vec<_>>()
         .join(" + ");
+    let storage_range = super::crowd_buffers::BufferLimits::of(ctx, None).max_storage_buffer_range;
+    morph_data::check_fits(&streams.morphs, storage_range, &model_name)?;
     let buffers = streams.upload(ctx, &model_name)?;
     Ok(GpuModel {
         surface: buffers.surface.keep(),

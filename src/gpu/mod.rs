@@ -93,6 +93,15 @@ pub enum GpuError {
     #[error("{0}: no triangles to draw")]
     EmptyModel(String),
     #[error(
+        "{models}: the morph targets' offsets take {bytes} bytes, but this GPU's storage \
+         buffers hold at most {limit} (maxStorageBufferRange)"
+    )]
+    MorphTargetsTooLarge {
+        models: String,
+        bytes: u64,
+        limit: u64,
+    },
+    #[error(
         "a crowd of {requested} instances does not fit this GPU: {reason}; at most {fits} \
          instances fit"
     )]

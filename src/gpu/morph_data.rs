@@ -11,6 +11,7 @@
 
 use bytemuck::{Pod, Zeroable};
 
+use super::GpuError;
 use crate::model::Model;
 use crate::shared_constants::MORPH_NONE;
 use crate::skin::SkinnedMesh;
@@ -71,6 +72,20 @@ pub fn append_clip_rows(model: &Model, stride: usize, rows: &mut Vec<f32>) -> Ve
             first
         })
         .collect()
+}
+
+/// Refuses offsets that one storage buffer of the device cannot hold
+/// (`limit`: maxStorageBufferRange), naming the models (`models`).
+pub fn check_fits(streams: &MorphStreams, limit: u64, models: &str) -> Result<(), GpuError> {
+    let bytes = (streams.entries.len() * size_of::<MorphEntry>()) as u64;
+    match bytes > limit {
+        true => Err(GpuError::MorphTargetsTooLarge {
+            models: models.to_owned(),
+            bytes,
+            limit,
+        }),
+        false => Ok(()),
+    }
 }
 
 /// Every drawn mesh's per-vertex target lists, in the order of the shared
@@ -137,5 +152,12 @@ mod tests {
             [0.0, 0.0, 1.0, f32::from_bits(0)]
         );
         assert_eq!(streams.entries[2].normal, [1.0, 0.0, 0.0, 0.0]);
+        assert!(check_fits(&streams, 3 * 48, "m.glb").is_ok());
+        let refused = check_fits(&streams, 3 * 48 - 1, "m.glb").unwrap_err();
+        assert!(matches!(
+            refused,
+            GpuError::MorphTargetsTooLarge { bytes: 144, .. }
+        ));
+        assert!(refused.to_string().starts_with("m.glb: the morph targets"));
     }
 }
