@@ -136,8 +136,13 @@ pub struct BenchArgs {
     pub layer_counts: Vec<u32>,
     /// Morph targets (glTF blend shapes) played, comma-separated: on, off
     /// (every character in its base shape) or both.
-    #[arg(long, value_enum, value_delimiter = ',', default_value = "on")]
-    pub morphs: Vec<Switch>,
+    #[arg(
+        long = "morphs",
+        value_enum,
+        value_delimiter = ',',
+        default_value = "on"
+    )]
+    pub morph_switches: Vec<Switch>,
 }
 
 /// Who animates the crowd in a run.

@@ -12,7 +12,7 @@ pub(super) fn cases(args: &BenchArgs, given_layers: u32) -> Vec<Case> {
     };
     let first = Case {
         layers: layers[0],
-        morphs: args.morphs[0],
+        morphs: args.morph_switches[0],
         instances: args.instances[0],
         mode: args.modes[0],
         lod: args.lod[0],
@@ -40,7 +40,7 @@ pub(super) fn cases(args: &BenchArgs, given_layers: u32) -> Vec<Case> {
     let cases = vary(cases, &args.multi_draw, |c, v| c.multi_draw = v);
     let cases = vary(cases, &args.animate_kernel, |c, v| c.animate_kernel = v);
     let cases = vary(cases, &layers, |c, v| c.layers = v);
-    let cases = vary(cases, &args.morphs, |c, v| c.morphs = v);
+    let cases = vary(cases, &args.morph_switches, |c, v| c.morphs = v);
     let mut cases = vary(cases, &args.modes, |c, v| c.mode = v);
     // Only GPU animation has a kernel.
     cases.retain(|c| c.mode == Mode::Gpu || c.animate_kernel == args.animate_kernel[0]);
