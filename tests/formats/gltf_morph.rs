@@ -425,3 +425,62 @@ fn inspect_lists_targets_and_the_clips_that_play_them() {
     assert!(text.contains(&smile), "{text}");
     assert!(text.contains("morph weight channels: 1"), "{text}");
 }
+
+/// SimpleMorph's weights keyed STEP, then CUBICSPLINE with flat tangents
+/// (a smoothstep from key to key, not a straight line).
+#[test]
+fn step_and_cubic_spline_weights_play_as_the_specification_says() {
+    let expected = fixtures::simple_morph();
+    let keys = expected.key_weights;
+    let mut step = simple_morph_json();
+    step["animations"][0]["samplers"][0]["interpolation"] = "STEP".into();
+    let model = load("step.gltf", &serde_json::to_vec(&step).unwrap());
+    assert_close(
+        &weights_at(&model, "animation0", 0.5),
+        &keys[0],
+        "STEP at 0.5 s",
+    );
+    assert_close(
+        &weights_at(&model, "animation0", 1.5),
+        &keys[1],
+        "STEP at 1.5 s",
+    );
+
+    let mut cubic = simple_morph_json();
+    let triplets: Vec<u8> = keys
+        .iter()
+        .flat_map(|w| [0.0f32, 0.0, w[0], w[1], 0.0, 0.0])
+        .flat_map(f32::to_le_bytes)
+        .collect();
+    let uri = common::gltf_write::data_uri("application/octet-stream", &triplets);
+    let length = triplets.len();
+    cubic["buffers"]
+        .as_array_mut()
+        .unwrap()
+        .push(serde_json::json!({"uri": uri, "byteLength": length}));
+    cubic["bufferViews"]
+        .as_array_mut()
+        .unwrap()
+        .push(serde_json::json!({"buffer": 2, "byteLength": length}));
+    cubic["accessors"]
+        .as_array_mut()
+        .unwrap()
+        .push(serde_json::json!(
+            {"bufferView": 4, "componentType": 5126, "count": 30, "type": "SCALAR"}
+        ));
+    cubic["animations"][0]["samplers"][0] =
+        serde_json::json!({"input": 4, "interpolation": "CUBICSPLINE", "output": 6});
+    let model = load("cubic.gltf", &serde_json::to_vec(&cubic).unwrap());
+    // A quarter of the way from key 0 (0, 0) to key 1 (1, 0):
+    // 3s² - 2s³ = 0.15625 of the way.
+    assert_close(
+        &weights_at(&model, "animation0", 0.25),
+        &[0.15625, 0.0],
+        "CUBICSPLINE",
+    );
+    assert_close(
+        &weights_at(&model, "animation0", 2.5),
+        &[0.5, 1.0],
+        "CUBICSPLINE",
+    );
+}
