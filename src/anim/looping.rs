@@ -230,6 +230,7 @@ pub fn close_loop(clip: &mut Clip, roots: &[bool]) {
         })
         .collect();
     clip.frames.push(closing);
+    // The weights close as the joints do, back to the first frame's.
     if let Some(first) = clip.morphs.frames.first().cloned() {
         clip.morphs.frames.push(first);
     }

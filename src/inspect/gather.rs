@@ -7,7 +7,7 @@ use glam::Vec3;
 
 use super::{
     AnimReport, BodyPartReport, DeclarationReport, FileReport, InspectError, LodReport, MeshReport,
-    SubmeshReport,
+    MorphTargetReport, SubmeshReport,
 };
 use crate::anim::{close_loop, ground_motion, Clip, GroundMotion, Skeleton};
 use crate::bounds::Bounds;
@@ -101,6 +101,20 @@ fn gltf_reports(file: String, path: &Path) -> Result<Vec<FileReport>, GltfError>
             tris: m.triangle_count(),
             weights: kept_weights(m),
             lod_note: m.short_chain.map(|short| short.to_string()),
+            morph_targets: m
+                .morph_targets
+                .iter()
+                .map(|target| MorphTargetReport {
+                    name: target.name.clone(),
+                    vertices: target.moved_vertices(),
+                    clips: model
+                        .clips
+                        .iter()
+                        .filter(|c| c.morphs.animated.contains(&target.weight))
+                        .map(|c| c.name.clone())
+                        .collect(),
+                })
+                .collect(),
         })
         .collect();
     let truncation = |f: fn(&SkinnedMesh) -> usize| model.meshes.iter().map(f).sum::<usize>();
@@ -143,6 +157,7 @@ fn gltf_reports(file: String, path: &Path) -> Result<Vec<FileReport>, GltfError>
             frame_rate: clip.frame_rate,
             duration: clip.duration(),
             animated_components: 0,
+            morph_channels: clip.morphs.channels,
             loops: clip.looping,
             name_mismatches: None,
             ground_speed: motion.speed,
@@ -191,6 +206,7 @@ fn mesh_report(file: String, mesh: &Md5Mesh, clips: &[Clip]) -> MeshReport {
             tris: m.tris.len(),
             weights: m.weights.len(),
             lod_note: skinned.short_chain.map(|short| short.to_string()),
+            morph_targets: Vec::new(),
         })
         .collect();
     MeshReport {
@@ -304,6 +320,7 @@ fn anim_report(
         frame_rate: anim.frame_rate,
         duration: clip.duration(),
         animated_components: anim.num_animated_components,
+        morph_channels: 0,
         loops: clip.looping,
         name_mismatches,
         ground_speed: motion.speed,

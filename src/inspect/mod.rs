@@ -139,6 +139,19 @@ pub struct SubmeshReport {
     /// Why this mesh's LOD chain stops short of its coarsest target
     /// (`skin::ShortChain`); null when it does not.
     pub lod_note: Option<String>,
+    /// Its morph targets (none for md5).
+    pub morph_targets: Vec<MorphTargetReport>,
+}
+
+/// One morph target of a mesh.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct MorphTargetReport {
+    pub name: String,
+    /// The vertices it moves (`skin::MorphTarget::moved_vertices`).
+    pub vertices: usize,
+    /// The clips that animate its weight, for the text.
+    #[serde(skip)]
+    pub clips: Vec<String>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -155,6 +168,8 @@ pub struct AnimReport {
     /// one frame longer than `frames` says (`anim::close_loop`).
     pub duration: f32,
     pub animated_components: u32,
+    /// The animation's channels that animate morph weights (0 for md5).
+    pub morph_channels: usize,
     /// Whether the clip loops or plays once, by `anim::loops_by_rule` (the
     /// renderer's `--loop` / `--once` can say otherwise).
     pub loops: bool,

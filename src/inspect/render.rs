@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use super::{AnimReport, FileReport, ImpostorReport, LodReport, MeshReport};
+use super::{AnimReport, FileReport, ImpostorReport, LodReport, MeshReport, MorphTargetReport};
 use crate::anim::GroundMotionSource;
 
 pub fn to_json(reports: &[FileReport]) -> String {
@@ -31,6 +31,9 @@ pub fn to_text(reports: &[FileReport]) -> String {
                     .unwrap();
                     if let Some(note) = &s.lod_note {
                         writeln!(out, "    short LOD chain: {note}").unwrap();
+                    }
+                    for target in &s.morph_targets {
+                        writeln!(out, "    {}", morph_target_text(target)).unwrap();
                     }
                 }
                 writeln!(
@@ -71,6 +74,9 @@ pub fn to_text(reports: &[FileReport]) -> String {
                     a.animated_components
                 )
                 .unwrap();
+                if a.morph_channels > 0 {
+                    writeln!(out, "  morph weight channels: {}", a.morph_channels).unwrap();
+                }
                 writeln!(out, "  {}", ground_speed_text(a)).unwrap();
                 match &a.name_mismatches {
                     Some(m) if m.is_empty() => {
@@ -115,6 +121,19 @@ pub fn to_text(reports: &[FileReport]) -> String {
         }
     }
     out
+}
+
+/// `morph target "Smile": 412 verts, animated by idle, wave`.
+fn morph_target_text(target: &MorphTargetReport) -> String {
+    let clips = if target.clips.is_empty() {
+        "animated by no clip".to_owned()
+    } else {
+        format!("animated by {}", target.clips.join(", "))
+    };
+    format!(
+        "morph target \"{}\": {} verts, {clips}",
+        target.name, target.vertices
+    )
 }
 
 /// `ground speed: 50.2 units/s along (1.00, 0.00, 0.00), from the feet`.

@@ -110,6 +110,7 @@ fn json_reports_every_key() {
     assert_eq!(mesh["weights"], 7);
     assert_eq!(mesh["meshes"][0]["shader"], "body");
     assert_eq!(mesh["meshes"][1]["verts"], 0);
+    assert_eq!(mesh["meshes"][0]["morph_targets"], serde_json::json!([]));
     // Vertex 1 has five weights on two joints: merged, it has 2 influences.
     assert_eq!(mesh["max_influences"], 2);
     assert_eq!(mesh["over4"], 0);
@@ -124,6 +125,7 @@ fn json_reports_every_key() {
     assert_eq!(anim["frame_rate"], 24.0);
     assert!((anim["duration"].as_f64().unwrap() - 2.0 / 24.0).abs() < 1e-6);
     assert_eq!(anim["animated_components"], 1);
+    assert_eq!(anim["morph_channels"], 0);
     // A gesture, by its name: it plays once.
     assert_eq!(anim["loops"], false);
     // "hand" vs the mesh's "arm": bound by index, reported.

@@ -1273,3 +1273,632 @@ pub mod bad {
         glb(json, bin)
     }
 }
+
+// ---------------------------------------------------------------------------
+// h. Morph targets
+
+/// A glTF direction (an offset, a normal) in md5 model space's axes.
+pub fn gltf_to_md5_direction(v: Vec3) -> Vec3 {
+    Vec3::new(v.z, v.x, v.y)
+}
+
+/// Khronos' SimpleMorph, laid out as its author wrote it: a .gltf whose
+/// two buffers (geometry, animation) are separate (here data URIs); the
+/// indices (u16, padded to 4 bytes) then one ARRAY_BUFFER view with a
+/// byteStride of 12 holding POSITION and both targets' POSITION one
+/// after the other (accessors at byte offsets 0, 36 and 72); mesh weights
+/// [0.5, 0.5]; one unnamed animation, one LINEAR weights channel on node 0
+/// with 5 keys a second apart. No names, no skin, no normals.
+pub struct SimpleMorph {
+    pub gltf: Vec<u8>,
+    /// The triangle, glTF space.
+    pub positions: [Vec3; 3],
+    /// Per target, per vertex, its offset.
+    pub targets: [[Vec3; 3]; 2],
+    pub defaults: [f32; 2],
+    pub key_times: [f32; 5],
+    pub key_weights: [[f32; 2]; 5],
+}
+
+pub fn simple_morph() -> SimpleMorph {
+    let positions = [Vec3::ZERO, Vec3::X, Vec3::new(0.5, 0.5, 0.0)];
+    let targets = [
+        [Vec3::ZERO, Vec3::ZERO, Vec3::new(-1.0, 0.5, 0.0)],
+        [
+            Vec3::ZERO,
+            Vec3::new(0.0, 1.0, 0.0),
+            Vec3::new(1.0, 0.5, 0.0),
+        ],
+    ];
+    let key_times = [0.0, 1.0, 2.0, 3.0, 4.0];
+    let key_weights = [[0.0, 0.0], [1.0, 0.0], [0.0, 1.0], [1.0, 1.0], [0.0, 0.0]];
+    let floats = |values: &mut Vec<u8>, v: &[f32]| {
+        v.iter()
+            .for_each(|f| values.extend_from_slice(&f.to_le_bytes()))
+    };
+    let mut geometry: Vec<u8> = [0u16, 1, 2].iter().flat_map(|i| i.to_le_bytes()).collect();
+    geometry.extend([0, 0]);
+    for points in [&positions, &targets[0], &targets[1]] {
+        floats(
+            &mut geometry,
+            &points.iter().flat_map(|p| p.to_array()).collect::<Vec<_>>(),
+        );
+    }
+    let mut animation = Vec::new();
+    floats(&mut animation, &key_times);
+    floats(&mut animation, key_weights.as_flattened());
+    let min_max = |points: &[Vec3; 3]| {
+        let (min, max) = points.iter().fold(
+            (Vec3::splat(f32::INFINITY), Vec3::splat(f32::NEG_INFINITY)),
+            |(lo, hi), &p| (lo.min(p), hi.max(p)),
+        );
+        (min.to_array(), max.to_array())
+    };
+    let vec3_accessor = |offset: usize, points: &[Vec3; 3]| {
+        let (min, max) = min_max(points);
+        json!({"bufferView": 1, "byteOffset": offset, "componentType": 5126, "count": 3,
+               "type": "VEC3", "max": max, "min": min})
+    };
+    let document = json!({
+        "scene": 0,
+        "scenes": [{"nodes": [0]}],
+        "nodes": [{"mesh": 0}],
+        "meshes": [{
+            "primitives": [{
+                "attributes": {"POSITION": 1},
+                "targets": [{"POSITION": 2}, {"POSITION": 3}],
+                "indices": 0
+            }],
+            "weights": [0.5, 0.5]
+        }],
+        "animations": [{
+            "samplers": [{"input": 4, "interpolation": "LINEAR", "output": 5}],
+            "channels": [{"sampler": 0, "target": {"node": 0, "path": "weights"}}]
+        }],
+        "buffers": [
+            {"uri": super::gltf_write::data_uri("application/octet-stream", &geometry),
+             "byteLength": geometry.len()},
+            {"uri": super::gltf_write::data_uri("application/octet-stream", &animation),
+             "byteLength": animation.len()}
+        ],
+        "bufferViews": [
+            {"buffer": 0, "byteOffset": 0, "byteLength": 6, "target": 34963},
+            {"buffer": 0, "byteOffset": 8, "byteLength": 108, "byteStride": 12, "target": 34962},
+            {"buffer": 1, "byteOffset": 0, "byteLength": 20},
+            {"buffer": 1, "byteOffset": 20, "byteLength": 40}
+        ],
+        "accessors": [
+            {"bufferView": 0, "byteOffset": 0, "componentType": 5123, "count": 3,
+             "type": "SCALAR", "max": [2], "min": [0]},
+            vec3_accessor(0, &positions),
+            vec3_accessor(36, &targets[0]),
+            vec3_accessor(72, &targets[1]),
+            {"bufferView": 2, "byteOffset": 0, "componentType": 5126, "count": 5,
+             "type": "SCALAR", "max": [4.0], "min": [0.0]},
+            {"bufferView": 3, "byteOffset": 0, "componentType": 5126, "count": 10,
+             "type": "SCALAR", "max": [1.0], "min": [0.0]}
+        ],
+        "asset": {"version": "2.0"}
+    });
+    SimpleMorph {
+        gltf: serde_json::to_vec_pretty(&document).unwrap(),
+        positions,
+        targets,
+        defaults: [0.5, 0.5],
+        key_times,
+        key_weights,
+    }
+}
+
+/// One morph target's offsets per vertex: position, normal, tangent.
+#[derive(Clone, Debug, Default)]
+pub struct TargetOffsets {
+    pub positions: Vec<Vec3>,
+    pub normals: Vec<Vec3>,
+    pub tangents: Vec<Vec3>,
+}
+
+/// Khronos' AnimatedMorphCube, laid out as glTF Tools for Unity wrote it:
+/// one buffer, one buffer view per accessor (no targets, no strides),
+/// NORMAL, TANGENT then POSITION (only POSITION with min and max), two
+/// targets each with NORMAL, POSITION and TANGENT (VEC3) accessors named
+/// after the target ("thin", "angle") and no `extras.targetNames`; mesh
+/// "Cube" with weights [0, 0]; the node turned (quaternion (0, 0.7071067,
+/// -0.7071068, 0)) and scaled by 100; one animation "Square" of 127 LINEAR
+/// keys 1/30 s apart.
+///
+/// The cube is 2 cm wide (2 m drawn). "thin" lifts the bottom face to
+/// 2 mm under the top; "angle" lifts the top face's +X edge by 2 cm into a
+/// ramp, turning the top face's normal and tangent by 45 degrees.
+pub struct MorphCube {
+    pub glb: Vec<u8>,
+    /// The cube's 24 vertices (4 per face), mesh space.
+    pub positions: Vec<Vec3>,
+    pub normals: Vec<Vec3>,
+    /// xyz; w is 1 throughout.
+    pub tangents: Vec<Vec3>,
+    pub thin: TargetOffsets,
+    pub angle: TargetOffsets,
+    /// The node's matrix (mesh space to glTF's world).
+    pub node: Mat4,
+    pub key_interval: f32,
+    /// Per key, the weights of "thin" and "angle".
+    pub keys: Vec<[f32; 2]>,
+}
+
+impl MorphCube {
+    /// Vertex `v` morphed by `weights` (glTF's sum of weighted offsets)
+    /// and placed by the node, in md5 model space: its position (units),
+    /// its normal's and its tangent's directions.
+    pub fn morphed_md5(&self, v: usize, weights: [f32; 2]) -> [Vec3; 3] {
+        let morph = |base: &[Vec3], thin: &[Vec3], angle: &[Vec3]| {
+            base[v] + thin[v] * weights[0] + angle[v] * weights[1]
+        };
+        let (thin, angle) = (&self.thin, &self.angle);
+        let p = morph(&self.positions, &thin.positions, &angle.positions);
+        let n = morph(&self.normals, &thin.normals, &angle.normals);
+        let t = morph(&self.tangents, &thin.tangents, &angle.tangents);
+        let linear = glam::Mat3::from_mat4(self.node);
+        [
+            gltf_to_md5_point(self.node.transform_point3(p)),
+            gltf_to_md5_direction((linear.inverse().transpose() * n).normalize()),
+            gltf_to_md5_direction((linear * t).normalize()),
+        ]
+    }
+}
+
+pub fn animated_morph_cube() -> MorphCube {
+    let h = 0.01;
+    // Per face: its normal and tangent (the top face's tangent runs +X).
+    let faces = [
+        (Vec3::Y, Vec3::X),
+        (Vec3::NEG_Y, Vec3::X),
+        (Vec3::X, Vec3::NEG_Z),
+        (Vec3::NEG_X, Vec3::Z),
+        (Vec3::Z, Vec3::X),
+        (Vec3::NEG_Z, Vec3::NEG_X),
+    ];
+    let (mut positions, mut normals, mut tangents, mut quads) = (vec![], vec![], vec![], vec![]);
+    for (f, &(n, t)) in faces.iter().enumerate() {
+        let b = n.cross(t);
+        for (su, sv) in [(-1.0, -1.0), (1.0, -1.0), (1.0, 1.0), (-1.0, 1.0)] {
+            positions.push((n + t * su + b * sv) * h);
+            normals.push(n);
+            tangents.push(t);
+        }
+        let first = 4 * f as u16;
+        quads.push([first, first + 1, first + 2, first + 3]);
+    }
+    let mut indices = Vec::new();
+    for (f, quad) in quads.iter().enumerate() {
+        indices.extend(triangles_facing(&positions, &[*quad], faces[f].0));
+    }
+    let s = std::f32::consts::FRAC_1_SQRT_2;
+    let mut thin = TargetOffsets::default();
+    let mut angle = TargetOffsets::default();
+    for (v, p) in positions.iter().enumerate() {
+        let top = normals[v] == Vec3::Y;
+        thin.positions.push(if p.y < 0.0 {
+            Vec3::new(0.0, 0.018, 0.0)
+        } else {
+            Vec3::ZERO
+        });
+        thin.normals.push(Vec3::ZERO);
+        thin.tangents.push(Vec3::ZERO);
+        let lifted = p.y > 0.0 && p.x > 0.0;
+        angle.positions.push(if lifted {
+            Vec3::new(0.0, 0.02, 0.0)
+        } else {
+            Vec3::ZERO
+        });
+        angle.normals.push(if top {
+            Vec3::new(-s, s - 1.0, 0.0)
+        } else {
+            Vec3::ZERO
+        });
+        angle.tangents.push(if top {
+            Vec3::new(s - 1.0, s, 0.0)
+        } else {
+            Vec3::ZERO
+        });
+    }
+    let keys: Vec<[f32; 2]> = (0..127)
+        .map(|k| {
+            let k = k as f32;
+            [
+                (1.0 - (k - 32.0).abs() / 32.0).max(0.0),
+                (1.0 - (k - 95.0).abs() / 31.0).max(0.0),
+            ]
+        })
+        .collect();
+    let key_interval = 1.0 / 30.0;
+    // The file's (0, 0.7071067, -0.7071068, 0), to f32's precision.
+    let rotation = Quat::from_xyzw(0.0, s, -s, 0.0);
+    let node = Mat4::from_scale_rotation_translation(Vec3::splat(100.0), rotation, Vec3::ZERO);
+
+    let mut b = GltfBuilder::new();
+    let flat = |v: &[Vec3]| -> Vec<f32> { v.iter().flat_map(|p| p.to_array()).collect() };
+    let plain3 = |b: &mut GltfBuilder, v: &[Vec3]| b.accessor(&flat(v), Type::Vec3, Layout::PLAIN);
+    let normal = plain3(&mut b, &normals);
+    let tangent4: Vec<f32> = tangents
+        .iter()
+        .flat_map(|t| t.extend(1.0).to_array())
+        .collect();
+    let tangent = b.accessor(&tangent4, Type::Vec4, Layout::PLAIN);
+    let position = b.accessor(
+        &flat(&positions),
+        Type::Vec3,
+        Layout {
+            min_max: true,
+            ..Layout::PLAIN
+        },
+    );
+    let mut targets = Vec::new();
+    for (name, offsets) in [("thin", &thin), ("angle", &angle)] {
+        let n = plain3(&mut b, &offsets.normals);
+        let p = b.accessor(
+            &flat(&offsets.positions),
+            Type::Vec3,
+            Layout {
+                min_max: true,
+                ..Layout::PLAIN
+            },
+        );
+        let t = plain3(&mut b, &offsets.tangents);
+        for accessor in [n, p, t] {
+            b.accessors[accessor]["name"] = json!(name);
+        }
+        targets.push(vec![
+            ("NORMAL".into(), n),
+            ("POSITION".into(), p),
+            ("TANGENT".into(), t),
+        ]);
+    }
+    let index_accessor = b.accessor(&indices, Type::Scalar, Layout::PLAIN);
+    let times: Vec<f32> = (0..keys.len()).map(|k| k as f32 * key_interval).collect();
+    let input = b.times(&times);
+    let output = b.weights_output(keys.as_flattened());
+    let material = b.material(Material {
+        name: Some("Material".into()),
+        base_color_factor: Some([0.6038274, 0.6038274, 0.6038274, 1.0]),
+        metallic_factor: Some(0.0),
+        roughness_factor: Some(0.5),
+        ..Material::default()
+    });
+    let primitive = Primitive {
+        indices: Some(index_accessor),
+        material: Some(material),
+        targets,
+        ..Primitive::default()
+    }
+    .attribute("NORMAL", normal)
+    .attribute("TANGENT", tangent)
+    .attribute("POSITION", position);
+    let mesh = b.mesh("Cube", &[primitive], Some(&[0.0, 0.0]));
+    let cube = b.node(Node {
+        name: Some("AnimatedMorphCube".into()),
+        rotation: Some(rotation),
+        scale: Some(Vec3::splat(100.0)),
+        mesh: Some(mesh),
+        ..Node::default()
+    });
+    b.animation(
+        "Square",
+        &[Channel {
+            node: cube,
+            property: Property::Weights,
+            input,
+            output,
+            interpolation: Interpolation::Linear,
+        }],
+    );
+    b.scene("Scene", &[cube]);
+    MorphCube {
+        glb: b.to_glb(),
+        positions,
+        normals,
+        tangents,
+        thin,
+        angle,
+        node,
+        key_interval,
+        keys,
+    }
+}
+
+/// A rigid quad (no skin) whose one target, "Raise" (`extras.targetNames`),
+/// is quantized as KHR_mesh_quantization allows: POSITION normalized
+/// SHORT (byteStride 8) and NORMAL normalized BYTE (byteStride 4). The
+/// mesh's weights say 0.25, the node's 0.75 (the node's win).
+pub struct QuantizedTarget {
+    pub glb: Vec<u8>,
+    /// glTF space (the node is the identity).
+    pub positions: Vec<Vec3>,
+    /// The offsets as a reader must decode them (value / 32767, / 127).
+    pub offsets: Vec<Vec3>,
+    pub normal_offsets: Vec<Vec3>,
+    pub default_weight: f32,
+}
+
+pub fn quantized_target() -> QuantizedTarget {
+    let positions = vec![
+        Vec3::new(-0.5, 0.0, 0.0),
+        Vec3::new(0.5, 0.0, 0.0),
+        Vec3::new(0.5, 1.0, 0.0),
+        Vec3::new(-0.5, 1.0, 0.0),
+    ];
+    let shorts: [[i16; 3]; 4] = [[0, 0, 0], [0, 0, 0], [0, 16384, -3000], [-8192, 32767, 0]];
+    let bytes: [[i8; 3]; 4] = [[0, 0, 0], [0, 0, 0], [0, 64, -127], [-32, 0, 100]];
+    let offsets = shorts
+        .iter()
+        .map(|s| Vec3::from_array(s.map(|c| c as f32 / 32767.0)))
+        .collect();
+    let normal_offsets = bytes
+        .iter()
+        .map(|s| Vec3::from_array(s.map(|c| c as f32 / 127.0)))
+        .collect();
+    let mut b = GltfBuilder::new();
+    let quantized = |stride| Layout {
+        normalized: true,
+        stride: Some(stride),
+        ..Layout::VERTEX
+    };
+    let position_offsets = b.accessor(shorts.as_flattened(), Type::Vec3, quantized(8));
+    let normal_offset_accessor = b.accessor(bytes.as_flattened(), Type::Vec3, quantized(4));
+    let primitive = Primitive {
+        indices: Some(b.indices_u16(&triangles_facing(&positions, &[[0, 1, 2, 3]], Vec3::Z))),
+        targets: vec![vec![
+            ("POSITION".into(), position_offsets),
+            ("NORMAL".into(), normal_offset_accessor),
+        ]],
+        ..Primitive::default()
+    }
+    .attribute("POSITION", b.positions(&positions))
+    .attribute("NORMAL", b.vec3s(&[Vec3::Z; 4]));
+    let mesh = b.mesh("quad", &[primitive], Some(&[0.25]));
+    b.target_names(mesh, &["Raise"]);
+    let node = b.node(Node {
+        name: Some("quad".into()),
+        mesh: Some(mesh),
+        weights: Some(vec![0.75]),
+        ..Node::default()
+    });
+    b.scene("Scene", &[node]);
+    QuantizedTarget {
+        glb: b.to_glb(),
+        positions,
+        offsets,
+        normal_offsets,
+        default_weight: 0.75,
+    }
+}
+
+/// A morph target added to a mesh of the shipped character: per vertex
+/// of the mesh (as `shipped_model` has it), offsets in md5 units.
+pub struct AddedTarget {
+    pub name: String,
+    pub positions: Vec<Vec3>,
+    /// Normal offsets; empty: the target has no NORMAL.
+    pub normals: Vec<Vec3>,
+}
+
+/// The shipped character written by `model_to_gltf`, with `targets[m]`
+/// added to its mesh `m` (`mesh_m`, named by `extras.targetNames`), and
+/// in every clip one LINEAR weights channel per mesh with targets, on the
+/// clip's own key times: at key `k` of `n`, target `t` weighs
+/// `weight(k, n, t)`.
+fn shipped_with_targets(
+    model: &md5crowd::model::Model,
+    targets: &[Vec<AddedTarget>],
+    weight: impl Fn(usize, usize, usize) -> f32,
+) -> GltfBuilder {
+    use super::md5_to_gltf::{
+        md5_to_gltf_direction, md5_to_gltf_point, model_to_gltf, ConvertOptions,
+    };
+    let mut b = model_to_gltf(model, &ConvertOptions::default()).gltf;
+    let named = |list: &[serde_json::Value], name: &str| {
+        list.iter().position(|v| v["name"] == name).unwrap()
+    };
+    for (m, added) in targets.iter().enumerate().filter(|(_, t)| !t.is_empty()) {
+        let mesh = named(&b.meshes, &format!("mesh_{m}"));
+        for target in added {
+            let positions: Vec<Vec3> = target
+                .positions
+                .iter()
+                .map(|&p| md5_to_gltf_point(p))
+                .collect();
+            let mut semantics = vec![(
+                "POSITION",
+                b.accessor(
+                    &flat3(&positions),
+                    Type::Vec3,
+                    Layout {
+                        min_max: true,
+                        ..Layout::VERTEX
+                    },
+                ),
+            )];
+            if !target.normals.is_empty() {
+                let normals: Vec<Vec3> = target
+                    .normals
+                    .iter()
+                    .map(|&n| md5_to_gltf_direction(n))
+                    .collect();
+                semantics.push(("NORMAL", b.vec3s(&normals)));
+            }
+            b.add_target(mesh, 0, &semantics);
+        }
+        let names: Vec<&str> = added.iter().map(|t| t.name.as_str()).collect();
+        b.target_names(mesh, &names);
+        let node = named(&b.nodes, &format!("mesh_{m}"));
+        for animation in 0..b.animations.len() {
+            let input = b.animations[animation]["samplers"][0]["input"]
+                .as_u64()
+                .unwrap() as usize;
+            let n = b.accessors[input]["count"].as_u64().unwrap() as usize;
+            let keys: Vec<f32> = (0..n)
+                .flat_map(|k| (0..added.len()).map(move |t| (k, t)))
+                .map(|(k, t)| weight(k, n, t))
+                .collect();
+            let output = b.weights_output(&keys);
+            b.add_channel(
+                animation,
+                &Channel {
+                    node,
+                    property: Property::Weights,
+                    input,
+                    output,
+                    interpolation: Interpolation::Linear,
+                },
+            );
+        }
+    }
+    b
+}
+
+fn flat3(values: &[Vec3]) -> Vec<f32> {
+    values.iter().flat_map(|v| v.to_array()).collect()
+}
+
+/// The shipped character (`super::shipped_model`, idle, run, walk, wave)
+/// with a face: its head mesh (`meshes[1]`, "textures/crowdling_head",
+/// every vertex on joint "head") gets two targets, the body none.
+/// - "Smile": the face, every head vertex more than 1 unit in front of
+///   the head joint (md5 x > 1.2), moves by (0.2, 0.3·clamp(y/3, -1, 1),
+///   0.5) units, its normal by (0, 0, 0.1);
+/// - "Blink": the face's vertices above z = 66 move down 0.6 units (no
+///   NORMAL).
+///
+/// Every clip animates both, on the clip's own key times, next to the
+/// joints: at key k of n, Smile weighs 0.5 − 0.5·cos(2πk/(n−1)) (0 at
+/// both ends, 1 half way) and Blink 1 in keys n/3 to 2n/3, else 0.
+pub struct MorphFace {
+    pub glb: Vec<u8>,
+    /// The head mesh's vertices in the bind pose (md5 units), as
+    /// `shipped_model().meshes[1]` orders them.
+    pub head_positions: Vec<Vec3>,
+    /// Per head vertex, Smile's and Blink's offsets (zero off the face).
+    pub smile: Vec<Vec3>,
+    pub blink: Vec<Vec3>,
+    pub smile_normals: Vec<Vec3>,
+}
+
+impl MorphFace {
+    /// Smile's and Blink's weights at key `k` of a clip of `n` keys.
+    pub fn weights(k: usize, n: usize) -> [f32; 2] {
+        let smile = 0.5 - 0.5 * (2.0 * PI * k as f32 / (n - 1).max(1) as f32).cos();
+        let blink = if 3 * k >= n && 3 * k < 2 * n {
+            1.0
+        } else {
+            0.0
+        };
+        [smile, blink]
+    }
+}
+
+pub fn morph_face() -> MorphFace {
+    let model = super::shipped_model();
+    let head = &model.meshes[1];
+    let face = |p: Vec3| p.x > 1.2;
+    let smile: Vec<Vec3> = head
+        .positions
+        .iter()
+        .map(|&p| {
+            if face(p) {
+                Vec3::new(0.2, 0.3 * (p.y / 3.0).clamp(-1.0, 1.0), 0.5)
+            } else {
+                Vec3::ZERO
+            }
+        })
+        .collect();
+    let smile_normals: Vec<Vec3> = head
+        .positions
+        .iter()
+        .map(|&p| {
+            if face(p) {
+                Vec3::new(0.0, 0.0, 0.1)
+            } else {
+                Vec3::ZERO
+            }
+        })
+        .collect();
+    let blink: Vec<Vec3> = head
+        .positions
+        .iter()
+        .map(|&p| {
+            if face(p) && p.z > 66.0 {
+                Vec3::new(0.0, 0.0, -0.6)
+            } else {
+                Vec3::ZERO
+            }
+        })
+        .collect();
+    let targets = vec![
+        Vec::new(),
+        vec![
+            AddedTarget {
+                name: "Smile".into(),
+                positions: smile.clone(),
+                normals: smile_normals.clone(),
+            },
+            AddedTarget {
+                name: "Blink".into(),
+                positions: blink.clone(),
+                normals: Vec::new(),
+            },
+        ],
+    ];
+    let b = shipped_with_targets(&model, &targets, |k, n, t| MorphFace::weights(k, n)[t]);
+    MorphFace {
+        glb: b.to_glb(),
+        head_positions: head.positions.clone(),
+        smile,
+        blink,
+        smile_normals,
+    }
+}
+
+/// [`morph_face`]'s GLB: a skinned character whose clips animate its
+/// joints and a face's "Smile" and "Blink" targets (see [`MorphFace`]).
+pub fn morph_face_character() -> Vec<u8> {
+    morph_face().glb
+}
+
+/// The shipped character with `targets` targets on each of its two
+/// meshes ("Bench0", "Bench1", ...: one weight set per mesh, so
+/// 2 × `targets` weights, each name on both), target t moving the mesh's
+/// vertices from t/targets of the way through its vertex list, `share` of
+/// them (wrapping round), by (0.1·(t+1), 0.2, 0.3) units. Every clip
+/// animates them all: at key k of n, target t weighs
+/// 0.5 − 0.5·cos(2π(k/(n−1) + t/targets)). For the cost of morphs:
+/// `bench --morphs on,off` with `morph_bench_character(8, 0.3)`.
+pub fn morph_bench_character(targets: usize, share: f32) -> Vec<u8> {
+    let model = super::shipped_model();
+    let per_mesh: Vec<Vec<AddedTarget>> = model
+        .meshes
+        .iter()
+        .map(|mesh| {
+            let count = mesh.positions.len();
+            let moved = ((count as f32 * share).round() as usize).min(count);
+            (0..targets)
+                .map(|t| {
+                    let start = t * count / targets;
+                    let mut positions = vec![Vec3::ZERO; count];
+                    for i in 0..moved {
+                        positions[(start + i) % count] = Vec3::new(0.1 * (t + 1) as f32, 0.2, 0.3);
+                    }
+                    AddedTarget {
+                        name: format!("Bench{t}"),
+                        positions,
+                        normals: Vec::new(),
+                    }
+                })
+                .collect()
+        })
+        .collect();
+    shipped_with_targets(&model, &per_mesh, |k, n, t| {
+        let phase = k as f32 / (n - 1).max(1) as f32 + t as f32 / targets as f32;
+        0.5 - 0.5 * (2.0 * PI * phase).cos()
+    })
+    .to_glb()
+}

@@ -164,6 +164,8 @@ pub struct Node {
     pub children: Vec<usize>,
     pub mesh: Option<usize>,
     pub skin: Option<usize>,
+    /// Its mesh's morph weights, over the mesh's own.
+    pub weights: Option<Vec<f32>>,
 }
 
 impl Node {
@@ -215,6 +217,9 @@ pub enum Property {
     Translation,
     Rotation,
     Scale,
+    /// Morph target weights: per key, one scalar per target of the node's
+    /// mesh.
+    Weights,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -490,6 +495,9 @@ impl GltfBuilder {
         if let Some(skin) = node.skin {
             json.insert("skin".into(), json!(skin));
         }
+        if let Some(weights) = node.weights {
+            json.insert("weights".into(), json!(weights));
+        }
         push(&mut self.nodes, Value::Object(json))
     }
 
@@ -650,33 +658,71 @@ impl GltfBuilder {
 
     /// An animation, one sampler per channel.
     pub fn animation(&mut self, name: &str, channels: &[Channel]) -> usize {
-        let samplers: Vec<Value> = channels
-            .iter()
-            .map(|c| {
-                let interpolation = match c.interpolation {
-                    Interpolation::Linear => "LINEAR",
-                    Interpolation::Step => "STEP",
-                    Interpolation::CubicSpline => "CUBICSPLINE",
-                };
-                json!({"input": c.input, "output": c.output, "interpolation": interpolation})
-            })
-            .collect();
-        let channels: Vec<Value> = channels
-            .iter()
-            .enumerate()
-            .map(|(i, c)| {
-                let path = match c.property {
-                    Property::Translation => "translation",
-                    Property::Rotation => "rotation",
-                    Property::Scale => "scale",
-                };
-                json!({"sampler": i, "target": {"node": c.node, "path": path}})
-            })
-            .collect();
-        push(
+        let index = push(
             &mut self.animations,
-            json!({"name": name, "channels": channels, "samplers": samplers}),
-        )
+            json!({"name": name, "channels": [], "samplers": []}),
+        );
+        for channel in channels {
+            self.add_channel(index, channel);
+        }
+        index
+    }
+
+    /// Appends `channel`, with a sampler of its own, to animation
+    /// `animation`.
+    pub fn add_channel(&mut self, animation: usize, channel: &Channel) {
+        let interpolation = match channel.interpolation {
+            Interpolation::Linear => "LINEAR",
+            Interpolation::Step => "STEP",
+            Interpolation::CubicSpline => "CUBICSPLINE",
+        };
+        let path = match channel.property {
+            Property::Translation => "translation",
+            Property::Rotation => "rotation",
+            Property::Scale => "scale",
+            Property::Weights => "weights",
+        };
+        let animation = &mut self.animations[animation];
+        let samplers = animation["samplers"].as_array_mut().unwrap();
+        samplers.push(json!({
+            "input": channel.input,
+            "output": channel.output,
+            "interpolation": interpolation,
+        }));
+        let sampler = samplers.len() - 1;
+        animation["channels"]
+            .as_array_mut()
+            .unwrap()
+            .push(json!({"sampler": sampler, "target": {"node": channel.node, "path": path}}));
+    }
+
+    /// Names mesh `mesh`'s morph targets as Blender and three.js do, in
+    /// its `extras.targetNames`.
+    pub fn target_names(&mut self, mesh: usize, names: &[&str]) {
+        self.meshes[mesh]["extras"] = json!({ "targetNames": names });
+    }
+
+    /// Adds morph target `target` (semantics to offset accessors) to
+    /// primitive `primitive` of mesh `mesh`.
+    pub fn add_target(&mut self, mesh: usize, primitive: usize, target: &[(&str, usize)]) {
+        let target: Map<String, Value> = target
+            .iter()
+            .map(|&(semantic, accessor)| (semantic.to_owned(), json!(accessor)))
+            .collect();
+        self.meshes[mesh]["primitives"][primitive]
+            .as_object_mut()
+            .unwrap()
+            .entry("targets")
+            .or_insert_with(|| json!([]))
+            .as_array_mut()
+            .unwrap()
+            .push(Value::Object(target));
+    }
+
+    /// Animation output of morph weights: f32 SCALAR, `targets` per key
+    /// (three times as many for CUBICSPLINE), no target.
+    pub fn weights_output(&mut self, values: &[f32]) -> usize {
+        self.accessor(values, Type::Scalar, Layout::PLAIN)
     }
 
     pub fn scene(&mut self, name: &str, nodes: &[usize]) -> usize {

@@ -5,6 +5,8 @@ use glam::{Mat4, Quat, Vec3, Vec4};
 use gltf::accessor::{DataType, Dimensions};
 use gltf::animation::{Interpolation, Property};
 
+use super::morph_targets::{target_count, MorphSlots};
+use super::morph_weights::clip_morphs;
 use super::rig::Rig;
 use super::scene::{decompose, is_uniform, scale_size, Nodes, Trs};
 use super::warnings::Warnings;
@@ -27,19 +29,30 @@ pub const DEFAULT_SAMPLE_RATE: f32 = 30.0;
 pub const MAX_CLIP_POSES: usize = 1 << 22;
 
 /// One animated property of one node, its keys read.
-struct Channel {
-    node: usize,
-    property: Property,
-    interpolation: Interpolation,
-    times: Vec<f32>,
+pub(super) struct Channel {
+    pub node: usize,
+    pub property: Property,
+    pub interpolation: Interpolation,
+    pub times: Vec<f32>,
     /// Per key (three per key for CUBICSPLINE: in-tangent, value,
-    /// out-tangent), `width` floats.
-    values: Vec<f32>,
-    width: usize,
+    /// out-tangent), `width` floats: 3 or 4 for a transform, one per morph
+    /// target for weights.
+    pub values: Vec<f32>,
+    pub width: usize,
 }
 
-/// Rotations may be stored as normalized integers.
-const ROTATION_TYPES: &[DataType] = &[
+/// Where a time falls among a channel's keys.
+pub(super) enum Span {
+    /// Key `key`'s value: the time is on it, or before the first key or
+    /// after the last (held, not extrapolated).
+    Held(usize),
+    /// Between keys `key` and `key + 1`, `s` of the way, `dt` seconds
+    /// apart.
+    Between { key: usize, s: f32, dt: f32 },
+}
+
+/// Rotations and weights may be stored as normalized integers.
+const NORMALIZED_TYPES: &[DataType] = &[
     DataType::F32,
     DataType::I8,
     DataType::U8,
@@ -47,59 +60,95 @@ const ROTATION_TYPES: &[DataType] = &[
     DataType::U16,
 ];
 
+/// The cubic Hermite basis at `s`: the factors of the first key's value,
+/// its out-tangent (times the keys' gap), the second key's value and its
+/// in-tangent (times the gap), as glTF's CUBICSPLINE defines them.
+pub(super) fn hermite(s: f32) -> [f32; 4] {
+    let (s2, s3) = (s * s, s * s * s);
+    [
+        2.0 * s3 - 3.0 * s2 + 1.0,
+        s3 - 2.0 * s2 + s,
+        -2.0 * s3 + 3.0 * s2,
+        s3 - s2,
+    ]
+}
+
 impl Channel {
-    /// The channel's value at `time` written into the node's transform.
+    /// The channel's value at `time` written into the node's transform
+    /// (weights move none: `morph_weights` samples them).
     fn apply(&self, time: f32, trs: &mut Trs) {
-        let value = self.sample(time);
         match self.property {
-            Property::Translation => trs.translation = value.truncate(),
+            Property::Translation => trs.translation = self.sample(time).truncate(),
             Property::Rotation => {
-                let q = Quat::from_vec4(value);
+                let q = Quat::from_vec4(self.sample(time));
                 trs.rotation = if q.length_squared() > 1e-12 {
                     q.normalize()
                 } else {
                     Quat::IDENTITY
                 }
             }
-            Property::Scale => trs.scale = value.truncate(),
+            Property::Scale => trs.scale = self.sample(time).truncate(),
             Property::MorphTargetWeights => {}
         }
     }
 
-    fn value(&self, key: usize, part: usize) -> Vec4 {
+    /// Key `key`'s `part` (for CUBICSPLINE: 0 in-tangent, 1 value, 2
+    /// out-tangent; else 0), `width` floats.
+    pub(super) fn key_values(&self, key: usize, part: usize) -> &[f32] {
         let stride = if self.interpolation == Interpolation::CubicSpline {
             3
         } else {
             1
         };
         let at = (key * stride + part) * self.width;
-        let v = &self.values[at..at + self.width];
+        &self.values[at..at + self.width]
+    }
+
+    /// Whether it animates morph target weights (not a transform).
+    pub(super) fn is_weights(&self) -> bool {
+        self.property == Property::MorphTargetWeights
+    }
+
+    /// Which part of a key is its value.
+    pub(super) fn value_part(&self) -> usize {
+        usize::from(self.interpolation == Interpolation::CubicSpline)
+    }
+
+    fn value(&self, key: usize, part: usize) -> Vec4 {
+        let v = self.key_values(key, part);
         Vec4::new(v[0], v[1], v[2], v.get(3).copied().unwrap_or(0.0))
     }
 
-    /// The channel at `time` as the glTF specification interpolates it
-    /// (rotations by spherical interpolation; held before the first key
-    /// and after the last).
-    fn sample(&self, time: f32) -> Vec4 {
-        let middle = if self.interpolation == Interpolation::CubicSpline {
-            1
-        } else {
-            0
-        };
+    /// Where `time` falls among the keys.
+    pub(super) fn locate(&self, time: f32) -> Span {
         let last = self.times.len() - 1;
         // Sampling times land on key times up to rounding: such a time is
         // that key, not a hair before it (STEP would hold the one before).
         let slack = 1e-5 * time.abs().max(1.0);
         let next = self.times.partition_point(|&t| t <= time + slack);
         if next == 0 {
-            return self.value(0, middle);
+            return Span::Held(0);
         }
         if next > last {
-            return self.value(last, middle);
+            return Span::Held(last);
         }
         let key = next - 1;
         let (t0, t1) = (self.times[key], self.times[next]);
-        let s = ((time - t0) / (t1 - t0)).clamp(0.0, 1.0);
+        Span::Between {
+            key,
+            s: ((time - t0) / (t1 - t0)).clamp(0.0, 1.0),
+            dt: t1 - t0,
+        }
+    }
+
+    /// The channel at `time` as the glTF specification interpolates it
+    /// (rotations by spherical interpolation).
+    fn sample(&self, time: f32) -> Vec4 {
+        let (key, s, dt) = match self.locate(time) {
+            Span::Held(key) => return self.value(key, self.value_part()),
+            Span::Between { key, s, dt } => (key, s, dt),
+        };
+        let next = key + 1;
         let rotation = self.property == Property::Rotation;
         match self.interpolation {
             Interpolation::Step => self.value(key, 0),
@@ -110,12 +159,11 @@ impl Channel {
             }
             Interpolation::Linear => self.value(key, 0).lerp(self.value(next, 0), s),
             Interpolation::CubicSpline => {
-                let dt = t1 - t0;
-                let (s2, s3) = (s * s, s * s * s);
-                let p = self.value(key, 1) * (2.0 * s3 - 3.0 * s2 + 1.0)
-                    + self.value(key, 2) * dt * (s3 - 2.0 * s2 + s)
-                    + self.value(next, 1) * (-2.0 * s3 + 3.0 * s2)
-                    + self.value(next, 0) * dt * (s3 - s2);
+                let [a, b, c, d] = hermite(s);
+                let p = self.value(key, 1) * a
+                    + self.value(key, 2) * dt * b
+                    + self.value(next, 1) * c
+                    + self.value(next, 0) * dt * d;
                 if rotation {
                     Vec4::from(Quat::from_vec4(p).normalize())
                 } else {
@@ -130,12 +178,14 @@ impl Channel {
 /// when it has no name), spanning its first key to its last: an
 /// animation whose keys start after t = 0 starts there. `rest` is every
 /// node's world matrix at rest. Joints a clip does not animate keep their
-/// nodes' own transforms.
+/// nodes' own transforms, and morph weights their defaults; weights of
+/// nodes that are not drawn are left out.
 pub fn read_clips(
     file: &GltfFile,
     nodes: &Nodes,
     rig: &Rig,
     rest: &[Mat4],
+    slots: &MorphSlots,
     warnings: &mut Warnings,
 ) -> Result<Vec<Clip>, GltfError> {
     let mut clips = Vec::new();
@@ -150,10 +200,9 @@ pub fn read_clips(
             .name()
             .map_or_else(|| format!("animation{}", animation.index()), str::to_owned);
         let path = format!("animations[{}]", animation.index());
-        let (channels, morphs) = read_channels(file, &animation, &path)?;
-        if morphs {
-            warnings.morph_clips.push(format!("{path} (\"{name}\")"));
-        }
+        let mut channels = read_channels(file, &animation, &path)?;
+        let weight_channels = channels.iter().filter(|c| c.is_weights()).count();
+        channels.retain(|c| !c.is_weights() || slots.of_node(c.node).is_some());
         if channels.is_empty() {
             warnings.empty_clips.push(format!("{path} (\"{name}\")"));
             continue;
@@ -167,13 +216,20 @@ pub fn read_clips(
             .map(|c| c.times[c.times.len() - 1])
             .fold(f32::NEG_INFINITY, f32::max);
         let (frame_count, frame_rate) = frame_times(&channels, start, end - start);
-        if frame_count.saturating_mul(rig.nodes.len()) > MAX_CLIP_POSES {
+        // A frame's weights count as poses: the file's targets, not its
+        // word, sized them.
+        let weights = if channels.iter().any(Channel::is_weights) {
+            slots.morphs.count()
+        } else {
+            0
+        };
+        if frame_count.saturating_mul(rig.nodes.len() + weights) > MAX_CLIP_POSES {
             return Err(GltfError::new(
                 &file.name,
                 &path,
                 format!(
-                    "\"{name}\": {:.1} s at {frame_rate:.1} frames a second of {} joints is more \
-                     than {MAX_CLIP_POSES} poses",
+                    "\"{name}\": {:.1} s at {frame_rate:.1} frames a second of {} joints and {weights} \
+                     morph weights is more than {MAX_CLIP_POSES} poses",
                     end - start,
                     rig.nodes.len()
                 ),
@@ -182,13 +238,18 @@ pub fn read_clips(
         // Per joint, the scale relative to rest furthest from 1.
         let mut worst_scale = vec![Vec3::ONE; rig.nodes.len()];
         let mut locals = nodes.rest.clone();
-        let frames = (0..frame_count)
+        let times: Vec<f32> = (0..frame_count)
             .map(|f| {
-                let time = if f + 1 == frame_count {
+                if f + 1 == frame_count {
                     end
                 } else {
                     start + f as f32 / frame_rate
-                };
+                }
+            })
+            .collect();
+        let frames = times
+            .iter()
+            .map(|&time| {
                 locals.copy_from_slice(&nodes.rest);
                 for channel in &channels {
                     channel.apply(time, &mut locals[channel.node]);
@@ -215,7 +276,7 @@ pub fn read_clips(
             }
         }
         clips.push(Clip {
-            morphs: Default::default(),
+            morphs: clip_morphs(&channels, slots, &times, weight_channels),
             looping: loops_by_rule(&name, &frames, &roots),
             name,
             frame_rate,
@@ -256,21 +317,16 @@ pub fn rest_clip(rig: &Rig, rest: &[Mat4], skeleton: &Skeleton) -> Option<Clip> 
     })
 }
 
-/// The channels of `animation` that move nodes, their keys read and
-/// checked, and whether it also animates morph target weights.
+/// The channels of `animation`, their keys read and checked.
 fn read_channels(
     file: &GltfFile,
     animation: &gltf::Animation,
     path: &str,
-) -> Result<(Vec<Channel>, bool), GltfError> {
+) -> Result<Vec<Channel>, GltfError> {
     let mut channels = Vec::new();
-    let mut morphs = false;
     for channel in animation.channels() {
         let property = channel.target().property();
-        if property == Property::MorphTargetWeights {
-            morphs = true;
-            continue;
-        }
+        let node = channel.target().node();
         let sampler = channel.sampler();
         let sampler_path = format!("{path}.samplers[{}]", sampler.index());
         let input = read_floats(
@@ -282,11 +338,28 @@ fn read_channels(
                 types: &[DataType::F32],
             },
         )?;
-        let (width, dimensions, types): (usize, _, &[DataType]) = if property == Property::Rotation
-        {
-            (4, Dimensions::Vec4, ROTATION_TYPES)
-        } else {
-            (3, Dimensions::Vec3, &[DataType::F32])
+        // Weights: one scalar output per target of the node's mesh, per key.
+        let (width, elements, dimensions, types): (usize, usize, _, &[DataType]) = match property {
+            Property::Rotation => (4, 1, Dimensions::Vec4, NORMALIZED_TYPES),
+            Property::Translation | Property::Scale => (3, 1, Dimensions::Vec3, &[DataType::F32]),
+            Property::MorphTargetWeights => {
+                let targets = match node.mesh() {
+                    Some(mesh) => target_count(file, &mesh)?,
+                    None => 0,
+                };
+                if targets == 0 {
+                    return Err(GltfError::new(
+                        &file.name,
+                        format!("{path}.channels[{}].target", channel.index()),
+                        format!(
+                            "animates the morph weights of nodes[{}], whose mesh has no morph \
+                             targets",
+                            node.index()
+                        ),
+                    ));
+                }
+                (targets, targets, Dimensions::Scalar, NORMALIZED_TYPES)
+            }
         };
         let values = read_floats(
             file,
@@ -316,17 +389,27 @@ fn read_channels(
             )));
         }
         if values.len() != input.len() * per_key * width {
-            return Err(error(format!(
-                "{} keys but {} output values ({per_key} per key expected)",
-                input.len(),
-                values.len() / width
-            )));
+            let targets = if property == Property::MorphTargetWeights {
+                format!(" for each of {width} morph targets")
+            } else {
+                String::new()
+            };
+            return Err(GltfError::new(
+                &file.name,
+                format!("{sampler_path}.output"),
+                format!(
+                    "{} keys need {} output elements ({per_key} per key{targets}); it has {}",
+                    input.len(),
+                    input.len() * per_key * elements,
+                    values.len() * elements / width
+                ),
+            ));
         }
         if let Some(bad) = values.iter().find(|v| !v.is_finite()) {
             return Err(error(format!("an output value is {bad}")));
         }
         channels.push(Channel {
-            node: channel.target().node().index(),
+            node: node.index(),
             property,
             interpolation,
             times: input,
@@ -334,7 +417,7 @@ fn read_channels(
             width,
         });
     }
-    Ok((channels, morphs))
+    Ok(channels)
 }
 
 /// How many frames, at what rate, sample a clip spanning `start` to

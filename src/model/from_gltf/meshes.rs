@@ -7,6 +7,7 @@ use gltf::accessor::{DataType, Dimensions};
 use gltf::mesh::{Mode, Semantic};
 
 use super::materials;
+use super::morph_targets::{bind_targets, read_targets, FileTarget};
 use super::rig::SkinSlots;
 use super::scene::normal_matrix;
 use crate::anim::Skeleton;
@@ -34,6 +35,7 @@ pub struct Primitive {
     pub influences: Vec<[(u32, f32); MAX_INFLUENCES]>,
     /// Counter-clockwise triangles, as glTF winds them.
     pub triangles: Vec<u32>,
+    pub targets: Vec<FileTarget>,
 }
 
 /// How many vertices' weights did not sum to 1, and by how much.
@@ -78,11 +80,13 @@ const POSITION_TYPES: &[DataType] = &[
 const DIRECTION_TYPES: &[DataType] = &[DataType::F32, DataType::I8, DataType::I16];
 
 /// The triangle primitives of node `node`'s mesh. Points and lines are
-/// skipped with a warning; strips and fans become lists.
+/// skipped with a warning; strips and fans become lists. The node's morph
+/// weights start at `first_weight`, their names in `weight_names`.
 pub fn read_primitives(
     file: &GltfFile,
     node: &gltf::Node,
     skinned: bool,
+    (first_weight, weight_names): (u16, &[String]),
     warnings: &mut Vec<String>,
 ) -> Result<Vec<Primitive>, GltfError> {
     let Some(mesh) = node.mesh() else {
@@ -116,6 +120,7 @@ pub fn read_primitives(
         if let Some(&bad) = triangles.iter().find(|&&i| i as usize >= count) {
             return Err(reader.error(format!("index {bad} is past its {count} vertices")));
         }
+        let targets = read_targets(file, &primitive, &path, count, first_weight, weight_names)?;
         primitives.push(Primitive {
             node: node.index(),
             material_name: material
@@ -131,6 +136,7 @@ pub fn read_primitives(
             uvs,
             influences,
             triangles,
+            targets,
         });
     }
     Ok(primitives)
@@ -449,7 +455,7 @@ pub fn skinned_mesh(
         vertex_weights.push(selected.weights);
     }
     Ok(SkinnedMesh {
-        morph_targets: Vec::new(),
+        morph_targets: bind_targets(primitive, to_bind),
         shader: primitive.material_name.clone(),
         positions,
         normals,

@@ -13,6 +13,9 @@
 //!   says), so that skinning equals glTF's exactly; everything above the
 //!   joints (an armature's rotation and scale) is kept.
 //! - One runtime mesh per primitive, with its material.
+//! - Morph weights are one set per drawn node whose mesh has targets
+//!   ([`morph_targets`]): two nodes drawing one mesh keep their own, as
+//!   `node.weights` and animation channels address nodes.
 //! - Animations are sampled into frames ([`clips`]); a file without any
 //!   whose rest pose is not its bind pose gets one clip, `rest`, of the
 //!   nodes' own transforms, as glTF draws it.
@@ -20,6 +23,8 @@
 mod clips;
 mod materials;
 mod meshes;
+mod morph_targets;
+mod morph_weights;
 mod rig;
 mod scene;
 mod warnings;
@@ -34,6 +39,7 @@ use crate::gltf::{GltfError, GltfFile};
 use crate::material::MaterialMaps;
 use crate::skin::{InfluenceLimit, SkinnedMesh};
 use meshes::{read_primitives, skinned_mesh, Primitive, WeightReport};
+use morph_targets::MorphSlots;
 use rig::Rig;
 use scene::{decompose, Nodes};
 use warnings::Warnings;
@@ -81,7 +87,7 @@ pub fn read_character(file: &GltfFile, limit: InfluenceLimit) -> Result<GltfChar
         }
     }
     let rig = Rig::read(file, &nodes, &skins, &drawn)?;
-    let primitives = placed_primitives(file, &nodes, &rig, &drawn, &mut warnings.lines)?;
+    let (primitives, slots) = placed_primitives(file, &nodes, &rig, &drawn, &mut warnings.lines)?;
     let references = reference_slots(&rig, &primitives);
     let rest = nodes.world(&nodes.rest);
     let (skeleton, mesh_to_bind) = rig.skeleton(&nodes, &rest, &references, &mut warnings);
@@ -116,7 +122,7 @@ pub fn read_character(file: &GltfFile, limit: InfluenceLimit) -> Result<GltfChar
     report.warn(file, &skeleton, &mut warnings.lines);
     let (materials, mesh_materials, image_warnings) =
         materials::of_primitives(file, primitives.iter().map(|(p, _)| p.material));
-    let mut clips = clips::read_clips(file, &nodes, &rig, &rest, &mut warnings)?;
+    let mut clips = clips::read_clips(file, &nodes, &rig, &rest, &slots, &mut warnings)?;
     if clips.is_empty() {
         clips.extend(clips::rest_clip(&rig, &rest, &skeleton));
     }
@@ -126,7 +132,7 @@ pub fn read_character(file: &GltfFile, limit: InfluenceLimit) -> Result<GltfChar
         materials,
         mesh_materials,
         clips,
-        morphs: Morphs::default(),
+        morphs: slots.morphs,
         warnings: warnings.finish(&file.name),
         image_warnings,
     })
@@ -174,17 +180,18 @@ fn drawn_nodes(file: &GltfFile, nodes: &Nodes) -> Result<Vec<usize>, GltfError> 
     Ok(drawn)
 }
 
-/// The primitives of every drawn node, each with how it moves. A mesh
-/// without a skin that hangs under no joint is left out with a warning.
+/// The primitives of every drawn node, each with how it moves, and the
+/// morph weights of the nodes. A mesh without a skin that hangs under no
+/// joint is left out with a warning.
 fn placed_primitives(
     file: &GltfFile,
     nodes: &Nodes,
     rig: &Rig,
     drawn: &[usize],
     warnings: &mut Vec<String>,
-) -> Result<Vec<(Primitive, Placement)>, GltfError> {
+) -> Result<(Vec<(Primitive, Placement)>, MorphSlots), GltfError> {
     let mut primitives = Vec::new();
-    let mut morphs = false;
+    let mut slots = MorphSlots::default();
     for node in drawn.iter().filter_map(|&n| file.document.nodes().nth(n)) {
         let n = node.index();
         let placement = match node.skin() {
@@ -207,18 +214,14 @@ fn placed_primitives(
                 Placement::Rigid(joint)
             }
         };
-        morphs |= node
-            .mesh()
-            .is_some_and(|m| m.primitives().any(|p| p.morph_targets().len() > 0));
+        let first_weight = slots.add_node(file, &node)?;
         let skinned = matches!(placement, Placement::Skinned(_));
-        for primitive in read_primitives(file, &node, skinned, warnings)? {
+        let weights = (first_weight, slots.morphs.names.as_slice());
+        for primitive in read_primitives(file, &node, skinned, weights, warnings)? {
             primitives.push((primitive, placement));
         }
     }
-    if morphs {
-        warnings.push(format!("{}: morph targets are ignored", file.name));
-    }
-    Ok(primitives)
+    Ok((primitives, slots))
 }
 
 /// Per skin of the rig, the joint number that moves the most weight of

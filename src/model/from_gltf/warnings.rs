@@ -99,9 +99,8 @@ pub struct Warnings {
     pub clip_stretch: JointWarning,
     /// Joints scaled evenly by a clip.
     pub clip_scale: JointWarning,
-    /// Animations whose morph target weights are not played, and those
-    /// that move no node (skipped): `animations[i] ("name")`.
-    pub morph_clips: Vec<String>,
+    /// Animations that move no drawn node (skipped): `animations[i]
+    /// ("name")`.
     pub empty_clips: Vec<String>,
 }
 
@@ -139,12 +138,6 @@ impl Warnings {
             };
             format!("{file}: {what} in {count}: {}", clips.join(", "))
         };
-        if !self.morph_clips.is_empty() {
-            lines.push(listed(
-                &self.morph_clips,
-                "morph target weights are not animated",
-            ));
-        }
         if !self.empty_clips.is_empty() {
             lines.push(format!(
                 "{}; skipped",
@@ -185,19 +178,17 @@ mod tests {
     #[test]
     fn animations_of_a_kind_are_one_line() {
         let warnings = Warnings {
-            morph_clips: vec![
-                "animations[0] (\"a\")".into(),
+            empty_clips: vec![
+                "animations[1] (\"b\")".into(),
                 "animations[2] (\"c\")".into(),
             ],
-            empty_clips: vec!["animations[1] (\"b\")".into()],
             ..Warnings::default()
         };
         assert_eq!(
             warnings.finish("m.glb"),
             [
-                "m.glb: morph target weights are not animated in 2 animations: animations[0] \
-                 (\"a\"), animations[2] (\"c\")",
-                "m.glb: no channel moves a node in 1 animation: animations[1] (\"b\"); skipped"
+                "m.glb: no channel moves a node in 2 animations: animations[1] (\"b\"), \
+              animations[2] (\"c\"); skipped"
             ]
         );
     }
