@@ -484,3 +484,23 @@ fn step_and_cubic_spline_weights_play_as_the_specification_says() {
         "CUBICSPLINE",
     );
 }
+
+/// tests/fixtures/gltf/crowdling.morph8.glb, which docs/performance.md
+/// benches (8 targets over 30% of the vertices), is
+/// `morph_bench_character(8, 0.3)`; `MD5CROWD_WRITE_FIXTURES=1` writes it
+/// again after the generator changes.
+#[test]
+fn the_committed_bench_character_is_the_generators() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/gltf/crowdling.morph8.glb");
+    let bytes = fixtures::morph_bench_character(8, 0.3);
+    if std::env::var_os("MD5CROWD_WRITE_FIXTURES").is_some() {
+        std::fs::write(&path, &bytes).unwrap();
+    }
+    let committed = std::fs::read(&path).unwrap();
+    assert!(
+        committed == bytes,
+        "{} is not morph_bench_character(8, 0.3): write it again with MD5CROWD_WRITE_FIXTURES=1",
+        path.display()
+    );
+}
