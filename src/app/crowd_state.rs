@@ -72,6 +72,30 @@ struct ModelInCrowd {
     layer_masks: Vec<JointMask>,
 }
 
+impl ModelInCrowd {
+    /// Every model's, in order, with `counts[m]` instances of model m.
+    fn of_models(models: &[Model], counts: &[usize], clip_names: &[String]) -> Vec<ModelInCrowd> {
+        let mut first = 0;
+        models
+            .iter()
+            .zip(counts)
+            .map(|(model, &count)| {
+                let crowd_model = ModelInCrowd {
+                    first,
+                    count,
+                    joint_count: model.skeleton.joint_count(),
+                    layer_masks: model.channels.layer_masks(),
+                    clip_bounds: model.clips.iter().map(|c| c.bounds_union()).collect(),
+                    bind_pose_bounds: model.bind_pose_bounds(),
+                    clips: ModelClips::of(model, clip_names),
+                };
+                first += count;
+                crowd_model
+            })
+            .collect()
+    }
+}
+
 pub struct CrowdState {
     pub spec: CrowdSpec,
     /// The share of the crowd each model gets (`--mix`), kept to build the
@@ -137,24 +161,7 @@ impl CrowdState {
     ) -> CrowdState {
         let clip_names = clip_names(models);
         let counts = crowd::mix_counts(shares, spec.instances as usize);
-        let mut first = 0;
-        let crowd_models: Vec<ModelInCrowd> = models
-            .iter()
-            .zip(&counts)
-            .map(|(model, &count)| {
-                let crowd_model = ModelInCrowd {
-                    first,
-                    count,
-                    joint_count: model.skeleton.joint_count(),
-                    layer_masks: model.channels.layer_masks(),
-                    clip_bounds: model.clips.iter().map(|c| c.bounds_union()).collect(),
-                    bind_pose_bounds: model.bind_pose_bounds(),
-                    clips: ModelClips::of(model, &clip_names),
-                };
-                first += count;
-                crowd_model
-            })
-            .collect();
+        let crowd_models = ModelInCrowd::of_models(models, &counts, &clip_names);
         // Spaced so that no two neighbours touch, whatever they play.
         let footprint = crowd_models
             .iter()
@@ -163,23 +170,7 @@ impl CrowdState {
         let size = footprint.max - footprint.min;
         let width = size.x.max(size.y);
         spec.locomotion &= spec.clip.is_none();
-        let tables: Vec<Option<LocomotionTable>> = models
-            .iter()
-            .map(|model| {
-                let table = LocomotionTable::new(
-                    &model.clips,
-                    &model.ground_motion,
-                    &model.distance_curves,
-                );
-                if table.is_none() && spec.locomotion {
-                    log::warn!(
-                        "locomotion: no looping clip of {} moves over the ground; it stands",
-                        model.mesh_file
-                    );
-                }
-                table
-            })
-            .collect();
+        let tables = locomotion_tables(models, spec.locomotion);
         let layout = CrowdLayout {
             instances: spec.instances as usize,
             spacing: spec.spacing.unwrap_or(1.5 * width),
@@ -195,36 +186,7 @@ impl CrowdState {
                 lanes: cells.iter().map(|&cell| lanes[cell]).collect(),
             }
         });
-        for (model, crowd_model) in models.iter().zip(&crowd_models) {
-            let own = &mut instances[crowd_model.first..crowd_model.first + crowd_model.count];
-            crowd::assign_skins(own, model.skins.len() as u32, spec.seed);
-        }
-        // The first keeps the first skin too.
-        if let Some(first) = instances.first_mut() {
-            *first = Instance {
-                position: first.position,
-                model: first.model,
-                ..Instance::settled(0, 0.0)
-            };
-        }
-        for ((model, crowd_model), recipes) in models.iter().zip(&crowd_models).zip(layers) {
-            let own = &mut instances[crowd_model.first..crowd_model.first + crowd_model.count];
-            let played = &recipes[..spec.layers.min(recipes.len())];
-            crowd::assign_layers(own, &model.clips, played, spec.seed);
-        }
-        if let Some(pick) = spec.clip {
-            // A one-shot starts from its first frame at time 0 everywhere
-            // (and holds its last pose); a loop keeps the seeded phases.
-            for instance in &mut instances {
-                let crowd_model = &crowd_models[instance.model as usize];
-                let Some(clip) = crowd_model.clips.clip(pick) else {
-                    continue;
-                };
-                let looping = crowd_model.clips.loops[clip as usize];
-                let phase = if looping { instance.loop_phase } else { 0.0 };
-                instance.settle(clip, phase);
-            }
-        }
+        assign_skins_layers_and_clips(&mut instances, (models, &crowd_models), layers, &spec);
         let transform_count: usize = match spec.animation {
             Animation::Cpu | Animation::CpuSkinned => {
                 crowd_models.iter().map(|m| m.count * m.joint_count).sum()
@@ -596,6 +558,67 @@ impl CrowdState {
             instances_version: self.instances_version,
             posed,
             view,
+        }
+    }
+}
+
+/// Per model, the gaits and speed profile its agents share, if any of its
+/// looping clips moves; with `locomotion` asked for, a warning for each
+/// model that will stand.
+fn locomotion_tables(models: &[Model], locomotion: bool) -> Vec<Option<LocomotionTable>> {
+    models
+        .iter()
+        .map(|model| {
+            let table =
+                LocomotionTable::new(&model.clips, &model.ground_motion, &model.distance_curves);
+            if table.is_none() && locomotion {
+                log::warn!(
+                    "locomotion: no looping clip of {} moves over the ground; it stands",
+                    model.mesh_file
+                );
+            }
+            table
+        })
+        .collect()
+}
+
+/// Gives the spawned crowd its seeded skins and layers (the first `spec.layers`
+/// of each model's `layers`), settles instance 0 as [`CrowdState::new`] says,
+/// and starts everyone on `spec.clip` when one is picked.
+fn assign_skins_layers_and_clips(
+    instances: &mut [Instance],
+    (models, crowd_models): (&[Model], &[ModelInCrowd]),
+    layers: &[Vec<LayerRecipe>],
+    spec: &CrowdSpec,
+) {
+    for (model, crowd_model) in models.iter().zip(crowd_models) {
+        let own = &mut instances[crowd_model.first..crowd_model.first + crowd_model.count];
+        crowd::assign_skins(own, model.skins.len() as u32, spec.seed);
+    }
+    // The first keeps the first skin too.
+    if let Some(first) = instances.first_mut() {
+        *first = Instance {
+            position: first.position,
+            model: first.model,
+            ..Instance::settled(0, 0.0)
+        };
+    }
+    for ((model, crowd_model), recipes) in models.iter().zip(crowd_models).zip(layers) {
+        let own = &mut instances[crowd_model.first..crowd_model.first + crowd_model.count];
+        let played = &recipes[..spec.layers.min(recipes.len())];
+        crowd::assign_layers(own, &model.clips, played, spec.seed);
+    }
+    if let Some(pick) = spec.clip {
+        // A one-shot starts from its first frame at time 0 everywhere
+        // (and holds its last pose); a loop keeps the seeded phases.
+        for instance in instances {
+            let crowd_model = &crowd_models[instance.model as usize];
+            let Some(clip) = crowd_model.clips.clip(pick) else {
+                continue;
+            };
+            let looping = crowd_model.clips.loops[clip as usize];
+            let phase = if looping { instance.loop_phase } else { 0.0 };
+            instance.settle(clip, phase);
         }
     }
 }
