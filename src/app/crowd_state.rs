@@ -14,7 +14,6 @@ use crate::bounds::Bounds;
 use crate::crowd::{self, AgentLane, CrowdLayout, Instance, LayerRecipe, LocomotionTable};
 use crate::gpu::crowd_buffers::Animation;
 use crate::gpu::crowd_resources::CrowdAgents;
-use crate::gpu::frame_loop::{FrameInput, Posed, SceneUniforms, ViewOptions};
 use crate::gpu::morph_data;
 use crate::gpu::passes::animate::Kernel;
 use crate::gpu::shader_types::{
@@ -23,7 +22,8 @@ use crate::gpu::shader_types::{
 };
 use crate::gpu::{animation_data, gpu_model};
 use crate::model::Model;
-use crate::skin::SkinningMethod;
+
+mod frame;
 
 /// What the crowd is made from; the window rebuilds it with another count.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -70,6 +70,30 @@ struct ModelInCrowd {
     clips: ModelClips,
     /// The joints each of its layer channels reaches.
     layer_masks: Vec<JointMask>,
+}
+
+impl ModelInCrowd {
+    /// Every model's, in order, with `counts[m]` instances of model m.
+    fn of_models(models: &[Model], counts: &[usize], clip_names: &[String]) -> Vec<ModelInCrowd> {
+        let mut first = 0;
+        models
+            .iter()
+            .zip(counts)
+            .map(|(model, &count)| {
+                let crowd_model = ModelInCrowd {
+                    first,
+                    count,
+                    joint_count: model.skeleton.joint_count(),
+                    layer_masks: model.channels.layer_masks(),
+                    clip_bounds: model.clips.iter().map(|c| c.bounds_union()).collect(),
+                    bind_pose_bounds: model.bind_pose_bounds(),
+                    clips: ModelClips::of(model, clip_names),
+                };
+                first += count;
+                crowd_model
+            })
+            .collect()
+    }
 }
 
 pub struct CrowdState {
@@ -137,24 +161,7 @@ impl CrowdState {
     ) -> CrowdState {
         let clip_names = clip_names(models);
         let counts = crowd::mix_counts(shares, spec.instances as usize);
-        let mut first = 0;
-        let crowd_models: Vec<ModelInCrowd> = models
-            .iter()
-            .zip(&counts)
-            .map(|(model, &count)| {
-                let crowd_model = ModelInCrowd {
-                    first,
-                    count,
-                    joint_count: model.skeleton.joint_count(),
-                    layer_masks: model.channels.layer_masks(),
-                    clip_bounds: model.clips.iter().map(|c| c.bounds_union()).collect(),
-                    bind_pose_bounds: model.bind_pose_bounds(),
-                    clips: ModelClips::of(model, &clip_names),
-                };
-                first += count;
-                crowd_model
-            })
-            .collect();
+        let crowd_models = ModelInCrowd::of_models(models, &counts, &clip_names);
         // Spaced so that no two neighbours touch, whatever they play.
         let footprint = crowd_models
             .iter()
@@ -163,23 +170,7 @@ impl CrowdState {
         let size = footprint.max - footprint.min;
         let width = size.x.max(size.y);
         spec.locomotion &= spec.clip.is_none();
-        let tables: Vec<Option<LocomotionTable>> = models
-            .iter()
-            .map(|model| {
-                let table = LocomotionTable::new(
-                    &model.clips,
-                    &model.ground_motion,
-                    &model.distance_curves,
-                );
-                if table.is_none() && spec.locomotion {
-                    log::warn!(
-                        "locomotion: no looping clip of {} moves over the ground; it stands",
-                        model.mesh_file
-                    );
-                }
-                table
-            })
-            .collect();
+        let tables = locomotion_tables(models, spec.locomotion);
         let layout = CrowdLayout {
             instances: spec.instances as usize,
             spacing: spec.spacing.unwrap_or(1.5 * width),
@@ -195,36 +186,7 @@ impl CrowdState {
                 lanes: cells.iter().map(|&cell| lanes[cell]).collect(),
             }
         });
-        for (model, crowd_model) in models.iter().zip(&crowd_models) {
-            let own = &mut instances[crowd_model.first..crowd_model.first + crowd_model.count];
-            crowd::assign_skins(own, model.skins.len() as u32, spec.seed);
-        }
-        // The first keeps the first skin too.
-        if let Some(first) = instances.first_mut() {
-            *first = Instance {
-                position: first.position,
-                model: first.model,
-                ..Instance::settled(0, 0.0)
-            };
-        }
-        for ((model, crowd_model), recipes) in models.iter().zip(&crowd_models).zip(layers) {
-            let own = &mut instances[crowd_model.first..crowd_model.first + crowd_model.count];
-            let played = &recipes[..spec.layers.min(recipes.len())];
-            crowd::assign_layers(own, &model.clips, played, spec.seed);
-        }
-        if let Some(pick) = spec.clip {
-            // A one-shot starts from its first frame at time 0 everywhere
-            // (and holds its last pose); a loop keeps the seeded phases.
-            for instance in &mut instances {
-                let crowd_model = &crowd_models[instance.model as usize];
-                let Some(clip) = crowd_model.clips.clip(pick) else {
-                    continue;
-                };
-                let looping = crowd_model.clips.loops[clip as usize];
-                let phase = if looping { instance.loop_phase } else { 0.0 };
-                instance.settle(clip, phase);
-            }
-        }
+        assign_skins_layers_and_clips(&mut instances, (models, &crowd_models), layers, &spec);
         let transform_count: usize = match spec.animation {
             Animation::Cpu | Animation::CpuSkinned => {
                 crowd_models.iter().map(|m| m.count * m.joint_count).sum()
@@ -502,100 +464,65 @@ impl CrowdState {
                 .collect(),
         })
     }
-
-    /// Moves the crowd to global `time` (instances whose one-shot is over
-    /// fade back to their loop); with CPU animation, poses every instance
-    /// (GPU animation does that in animate.comp), and with CPU skinning
-    /// skins every instance with `skinning`.
-    pub fn animate(&mut self, models: &[Model], time: f32, skinning: SkinningMethod) {
-        self.time = time;
-        self.return_from_one_shots(time);
-        if !matches!(self.spec.animation, Animation::Cpu | Animation::CpuSkinned) {
-            return;
-        }
-        self.walking.clear();
-        if let (true, Some(locomotion)) = (self.spec.locomotion, &self.locomotion) {
-            self.walking
-                .extend(
-                    locomotion
-                        .lanes
-                        .iter()
-                        .zip(&self.instances)
-                        .map(
-                            |(lane, base)| match &locomotion.tables[base.model as usize] {
-                                Some(table) => crowd::agent_state(lane, table, time, base).instance,
-                                None => *base,
-                            },
-                        ),
-                );
-        }
-        let shown = if self.walking.is_empty() {
-            &self.instances
-        } else {
-            &self.walking
-        };
-        let posed: Vec<crowd::ModelToPose> = models
-            .iter()
-            .zip(&self.models)
-            .map(|(model, crowd_model)| crowd::ModelToPose {
-                skeleton: &model.skeleton,
-                clips: &model.clips,
-                masks: &crowd_model.layer_masks,
-                morph_defaults: &model.morphs.defaults,
-                meshes: gpu_model::drawn_meshes(model).collect(),
-                count: crowd_model.count,
-            })
-            .collect();
-        crowd::pose_mixed_crowd(
-            &posed,
-            shown,
-            (time, self.spec.blend_time),
-            skinning,
-            crowd::CrowdPoses {
-                transforms: &mut self.skinning_transforms,
-                morph_weights: &mut self.morph_weights,
-                morph_stride: self.morph_stride,
-                vertices: self.cpu_skinned.as_deref_mut(),
-            },
-        );
-    }
 }
 
-impl CrowdState {
-    /// What the renderer needs for this frame, with `uniforms` completed by
-    /// the crowd's clock; whether it walks is the crowd's to say.
-    pub fn frame_input(
-        &self,
-        mut uniforms: SceneUniforms,
-        mut view: ViewOptions,
-    ) -> FrameInput<'_> {
-        view.locomotion = self.spec.locomotion;
-        uniforms.time = self.time;
-        let (centre, radius) = self.reach[usize::from(self.walks())];
-        let from_eye = uniforms.camera_position.truncate().distance(centre);
-        uniforms.shadow_start = from_eye - radius;
-        uniforms.shadow_distance = from_eye + radius;
-        uniforms.blend_time = self.spec.blend_time;
-        let skinning_transforms = &self.skinning_transforms[..];
-        let posed = match (self.spec.animation, &self.cpu_skinned) {
-            (Animation::Gpu, _) => Posed::OnGpu,
-            (Animation::BindPose, _) => Posed::BindPose,
-            (Animation::CpuSkinned, Some(vertices)) => Posed::CpuSkinned {
-                skinning_transforms,
-                vertices,
-            },
-            (Animation::Cpu | Animation::CpuSkinned, _) => Posed::Cpu {
-                skinning_transforms,
-                morph_weights: &self.morph_weights,
-            },
+/// Per model, the gaits and speed profile its agents share, if any of its
+/// looping clips moves; with `locomotion` asked for, a warning for each
+/// model that will stand.
+fn locomotion_tables(models: &[Model], locomotion: bool) -> Vec<Option<LocomotionTable>> {
+    models
+        .iter()
+        .map(|model| {
+            let table =
+                LocomotionTable::new(&model.clips, &model.ground_motion, &model.distance_curves);
+            if table.is_none() && locomotion {
+                log::warn!(
+                    "locomotion: no looping clip of {} moves over the ground; it stands",
+                    model.mesh_file
+                );
+            }
+            table
+        })
+        .collect()
+}
+
+/// Gives the spawned crowd its seeded skins and layers (the first `spec.layers`
+/// of each model's `layers`), settles instance 0 as [`CrowdState::new`] says,
+/// and starts everyone on `spec.clip` when one is picked.
+fn assign_skins_layers_and_clips(
+    instances: &mut [Instance],
+    (models, crowd_models): (&[Model], &[ModelInCrowd]),
+    layers: &[Vec<LayerRecipe>],
+    spec: &CrowdSpec,
+) {
+    for (model, crowd_model) in models.iter().zip(crowd_models) {
+        let own = &mut instances[crowd_model.first..crowd_model.first + crowd_model.count];
+        crowd::assign_skins(own, model.skins.len() as u32, spec.seed);
+    }
+    // The first keeps the first skin too.
+    if let Some(first) = instances.first_mut() {
+        *first = Instance {
+            position: first.position,
+            model: first.model,
+            ..Instance::settled(0, 0.0)
         };
-        FrameInput {
-            uniforms,
-            instances: &self.instance_animation,
-            layers: &self.instance_layers,
-            instances_version: self.instances_version,
-            posed,
-            view,
+    }
+    for ((model, crowd_model), recipes) in models.iter().zip(crowd_models).zip(layers) {
+        let own = &mut instances[crowd_model.first..crowd_model.first + crowd_model.count];
+        let played = &recipes[..spec.layers.min(recipes.len())];
+        crowd::assign_layers(own, &model.clips, played, spec.seed);
+    }
+    if let Some(pick) = spec.clip {
+        // A one-shot starts from its first frame at time 0 everywhere
+        // (and holds its last pose); a loop keeps the seeded phases.
+        for instance in instances {
+            let crowd_model = &crowd_models[instance.model as usize];
+            let Some(clip) = crowd_model.clips.clip(pick) else {
+                continue;
+            };
+            let looping = crowd_model.clips.loops[clip as usize];
+            let phase = if looping { instance.loop_phase } else { 0.0 };
+            instance.settle(clip, phase);
         }
     }
 }
@@ -615,6 +542,7 @@ fn corners(bounds: &Bounds) -> [Vec3; 8] {
 mod tests {
     use super::*;
     use crate::anim::{Clip, JointPose, Skeleton};
+    use crate::skin::SkinningMethod;
 
     /// One joint, no mesh; clips of `seconds` at 10 fps, looping or not.
     fn model(clips: &[(&str, f32, bool)]) -> Model {

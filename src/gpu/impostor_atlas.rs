@@ -24,17 +24,18 @@ use super::gpu_model::ModelPart;
 use super::guard::{guard, Destroy};
 use super::memory::{DeviceMemory, MemoryReport};
 use super::passes::impostor_bake::{
-    self, BakeCrowd, BakeInputs, SlotPoses, SlotTargets, ALBEDO_FORMAT, NORMAL_DEPTH_FORMAT,
-    UNITS_PER_SLOT,
+    self, BakeCrowd, BakeInputs, SlotPoses, SlotTargets, UNITS_PER_SLOT,
 };
-use super::resources::{self, memory_barrier, Buffer, Image, ImageBarrier, ImageDesc};
+use super::resources::{self, memory_barrier, Buffer, Image, ImageBarrier};
 use super::shader_types::MAX_SKINS;
 use super::shadow_map::ShadowMap;
 use super::texture;
-use super::{debug, vk_error, Context, GpuError};
+use super::{debug, Context, GpuError};
 use crate::anim::{Clip, Skeleton};
 use crate::crowd::{self, AtlasSlots, BakeUnits, ImpostorLayout, IMPOSTOR_UNBAKED};
 use crate::model::Model;
+
+mod create;
 
 /// Triangles the bakes of one frame may draw, every model together (at
 /// least one unit is drawn when any is wanted): on lavapipe about 0.1 s of
@@ -370,93 +371,6 @@ impl ImpostorAtlas {
         }
     }
 
-    fn new(
-        ctx: &Context,
-        inputs: &BakeInputs,
-        scene: (&SetLayout, &ShadowMap),
-        part: &ModelPart,
-        model: &Model,
-    ) -> Result<ImpostorAtlas, GpuError> {
-        let layout = part.impostor;
-        let (width, height) = layout.extent();
-        let name = &part.name;
-        let image = |label: &str, format| {
-            use vk::ImageUsageFlags as Usage;
-            let desc = ImageDesc {
-                extent: vk::Extent2D { width, height },
-                format,
-                usage: Usage::COLOR_ATTACHMENT
-                    | Usage::SAMPLED
-                    | Usage::TRANSFER_SRC
-                    | Usage::TRANSFER_DST,
-                mip_levels: layout.mip_levels(),
-                swizzle: vk::ComponentMapping::default(),
-                array_layers: Some(layout.slots),
-                samples: vk::SampleCountFlags::TYPE_1,
-            };
-            resources::create_image(ctx, &format!("impostor {label}: {name}"), &desc)
-        };
-        let mut albedo = guard(ctx, Vec::with_capacity(layout.skins as usize));
-        for skin in 0..layout.skins {
-            albedo.push(image(&format!("albedo, skin {skin}"), ALBEDO_FORMAT)?);
-        }
-        let normal_depth = guard(ctx, image("normal and depth", NORMAL_DEPTH_FORMAT)?);
-        let mut slot_views = guard(ctx, SlotViews(Vec::new()));
-        for image in albedo.iter().chain([&*normal_depth]) {
-            let mut views = Vec::with_capacity(layout.slots as usize);
-            for slot in 0..layout.slots {
-                match slot_view(ctx, image, slot) {
-                    Ok(view) => views.push(view),
-                    Err(error) => {
-                        slot_views.0.push(views);
-                        return Err(error);
-                    }
-                }
-            }
-            slot_views.0.push(views);
-        }
-        let bake = guard(ctx, BakeCrowd::new(ctx, inputs, scene, (part, model))?);
-        // Every layer readable from the start: the draw's set views them
-        // all, and a slot is rendered into from this layout and back.
-        resources::submit_and_wait(ctx, "impostor atlas layouts", |cmd| {
-            for image in albedo.iter().chain([&*normal_depth]) {
-                resources::image_barrier(
-                    ctx,
-                    cmd,
-                    &ImageBarrier {
-                        image: image.handle,
-                        range: resources::layer_range(
-                            image.format,
-                            0,
-                            image.mip_levels,
-                            0..layout.slots,
-                        ),
-                        src: (vk::PipelineStageFlags2::NONE, vk::AccessFlags2::NONE),
-                        dst: (
-                            vk::PipelineStageFlags2::FRAGMENT_SHADER,
-                            vk::AccessFlags2::SHADER_SAMPLED_READ,
-                        ),
-                        old_layout: vk::ImageLayout::UNDEFINED,
-                        new_layout: vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL,
-                    },
-                );
-            }
-        })?;
-        Ok(ImpostorAtlas {
-            slots: AtlasSlots::new(layout.slots, layout.clip_count, UNITS_PER_SLOT),
-            layout,
-            skeleton: model.skeleton.clone(),
-            clips: model.clips.clone(),
-            morph_defaults: model.morphs.defaults.clone(),
-            name: name.clone(),
-            baking_since: None,
-            bake: bake.keep(),
-            slot_views: slot_views.keep().0,
-            normal_depth: normal_depth.keep(),
-            albedo: albedo.keep(),
-        })
-    }
-
     /// One line when a slot is taken from a clip no longer wanted.
     fn log_evicted(&self, units: &BakeUnits, evicted: u32) {
         log::info!(
@@ -555,35 +469,6 @@ impl ImpostorAtlas {
             }
         }
     }
-}
-
-/// Views made so far, destroyed when a later step fails.
-struct SlotViews(Vec<Vec<vk::ImageView>>);
-
-impl Destroy for SlotViews {
-    fn destroy(self, ctx: &Context) {
-        for view in self.0.into_iter().flatten() {
-            unsafe { ctx.device.destroy_image_view(view, None) };
-        }
-    }
-}
-
-/// A 2D view of level 0 of layer `slot`: what a slot's bake renders into.
-fn slot_view(ctx: &Context, image: &Image, slot: u32) -> Result<vk::ImageView, GpuError> {
-    let info = vk::ImageViewCreateInfo::default()
-        .image(image.handle)
-        .view_type(vk::ImageViewType::TYPE_2D)
-        .format(image.format)
-        .subresource_range(resources::layer_range(image.format, 0, 1, slot..slot + 1));
-    ctx.creation_step("vkCreateImageView")?;
-    let view = unsafe { ctx.device.create_image_view(&info, None) }
-        .map_err(vk_error("vkCreateImageView"))?;
-    debug::set_name(
-        ctx,
-        view,
-        &format!("impostor bake target view, slot {slot}"),
-    );
-    Ok(view)
 }
 
 /// A frame slot's copy of the requests, read once its fence signals.
