@@ -231,7 +231,12 @@ pub fn crowd_buffers(shape: &CrowdShape) -> Vec<CrowdBufferDesc> {
     use vk::BufferUsageFlags as Usage;
     let storage = Usage::STORAGE_BUFFER;
     let transforms = shape.joint_count as usize * size_of::<SkinningTransform>();
-    let cpu_animated = matches!(shape.animation, Animation::Cpu | Animation::CpuSkinned);
+    // What the animate pass writes, or with CPU animation the CPU uploads
+    // every frame.
+    let posed_location = match shape.animation {
+        Animation::Cpu | Animation::CpuSkinned => MemoryLocation::CpuToGpu,
+        Animation::Gpu | Animation::BindPose => MemoryLocation::GpuOnly,
+    };
     let mut buffers = vec![
         desc(
             CrowdBuffer::Placements,
@@ -273,11 +278,7 @@ pub fn crowd_buffers(shape: &CrowdShape) -> Vec<CrowdBufferDesc> {
                 transforms,
                 true,
                 storage | Usage::TRANSFER_SRC,
-                if cpu_animated {
-                    MemoryLocation::CpuToGpu
-                } else {
-                    MemoryLocation::GpuOnly
-                },
+                posed_location,
             )
         },
         // A count per model and level, then a region of instance_count ids
@@ -351,11 +352,7 @@ pub fn crowd_buffers(shape: &CrowdShape) -> Vec<CrowdBufferDesc> {
         true,
         // A transfer source for the tests that read it back.
         storage | Usage::TRANSFER_SRC,
-        if cpu_animated {
-            MemoryLocation::CpuToGpu
-        } else {
-            MemoryLocation::GpuOnly
-        },
+        posed_location,
     ));
     if shape.shadow_cascades > 0 {
         buffers.extend(shadow_buffers(shape));
