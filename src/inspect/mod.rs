@@ -11,6 +11,7 @@ use serde::Serialize;
 use crate::anim::GroundMotionSource;
 use crate::crowd::ImpostorLayout;
 use crate::gltf::GltfError;
+use crate::material::Shading;
 use crate::md5::Md5Error;
 
 mod gather;
@@ -139,6 +140,8 @@ pub struct SubmeshReport {
     /// Why this mesh's LOD chain stops short of its coarsest target
     /// (`skin::ShortChain`); null when it does not.
     pub lod_note: Option<String>,
+    /// How it is shaded: Doom 3's model for every md5 mesh.
+    pub material: Shading,
 }
 
 #[derive(Clone, Debug, Serialize)]

@@ -17,6 +17,7 @@ mod decode;
 mod find;
 mod mtr;
 mod read;
+mod shading;
 mod texels;
 
 use std::collections::HashMap;
@@ -28,9 +29,9 @@ pub use decode::{
     DecodedImage, MapKind,
 };
 pub use read::{
-    specular_of_metallic_roughness, specular_of_specular_glossiness, ImageBytes, MaterialMaps,
-    TexelTransform,
+    mask_alpha, specular_of_specular_glossiness, ImageBytes, MaterialMaps, TexelTransform,
 };
+pub use shading::{AlphaMode, Shading, ShadingModel, ShadingVariant, DEFAULT_ALPHA_CUTOFF};
 pub use texels::{map_texels, MapTexels};
 
 use crate::vfs::{self, GameFile, Vfs};
@@ -83,6 +84,8 @@ impl MaterialImages {
             MapKind::Diffuse => self.diffuse.as_ref(),
             MapKind::Normal => self.normal.as_ref(),
             MapKind::Specular => self.specular.as_ref(),
+            // A .mtr names neither.
+            MapKind::Emissive | MapKind::Occlusion => None,
         }
     }
 
@@ -91,6 +94,9 @@ impl MaterialImages {
             MapKind::Diffuse => &mut self.diffuse,
             MapKind::Normal => &mut self.normal,
             MapKind::Specular => &mut self.specular,
+            MapKind::Emissive | MapKind::Occlusion => {
+                unreachable!("a .mtr material names only the first three maps")
+            }
         }
     }
 }
