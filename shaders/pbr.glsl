@@ -45,7 +45,8 @@ vec3 sun_reflectance(PbrSurface s, vec3 n, vec3 v, vec3 l) {
     float n_dot_v = max(dot(n, v), 1e-4);
     float n_dot_h = max(dot(n, h), 0.0);
     float v_dot_h = max(dot(v, h), 0.0);
-    float alpha = s.roughness * s.roughness;
+    float roughness = max(s.roughness, MIN_ROUGHNESS);
+    float alpha = roughness * roughness;
     vec3 c_diff = mix(s.base_color, vec3(0.0), s.metallic);
     vec3 f0 = mix(vec3(0.04), s.base_color, s.metallic);
     vec3 f = fresnel_schlick(f0, v_dot_h);

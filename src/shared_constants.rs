@@ -101,6 +101,9 @@ shared_constants! {
     /// frame's ambient colour from straight up, this share of it from
     /// straight down.
     HEMISPHERE_GROUND_SHARE: f32 = 0.5;
+    /// The least perceptual roughness shaded (Filament's): GGX at 0 is a
+    /// delta, undefined where the half vector meets the normal.
+    MIN_ROUGHNESS: f32 = 0.045;
 
     // ---- Pose sources: where an instance's skinning transforms come from.
 

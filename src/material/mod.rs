@@ -12,6 +12,7 @@
 //! and `texels` gives the levels the GPU takes. Everything here is
 //! CPU-only; `gpu::texture` uploads the result.
 
+pub mod brdf;
 mod dds;
 mod decode;
 mod find;
