@@ -221,6 +221,11 @@ fn create_set_layouts(ctx: &Context) -> Result<SetLayouts<'_>, GpuError> {
         &[
             ("crowd.frag", spirv::CROWD_FRAG, Stage::FRAGMENT),
             (
+                "crowd_shadow.frag",
+                spirv::CROWD_SHADOW_FRAG,
+                Stage::FRAGMENT,
+            ),
+            (
                 "impostor_bake.frag",
                 spirv::IMPOSTOR_BAKE_FRAG,
                 Stage::FRAGMENT,

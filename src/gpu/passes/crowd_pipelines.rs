@@ -211,9 +211,15 @@ fn create_variant(
         None
     };
     let shadow_name = format!("{name}, shadow depth");
+    let skins = pipeline::constant_0(&skin_count);
     let shadow = GraphicsPipelineDesc {
         name: &shadow_name,
-        fragment_shader: None,
+        // A cut-out's holes let the sun through.
+        fragment_shader: masked.then_some(ShaderStage {
+            name: "crowd_shadow.frag",
+            spirv: spirv::CROWD_SHADOW_FRAG,
+            specialization: Some(&skins),
+        }),
         // Both faces: md5 meshes need not be closed, and a back face is
         // the one a lit front face must not see in the map.
         cull_mode: vk::CullModeFlags::NONE,
