@@ -209,3 +209,49 @@ pub fn panels() -> Vec<u8> {
     b.scene("Scene", &nodes);
     b.to_glb()
 }
+
+/// [`eye_decal`]'s skin and decal colours (linear) and the decal's alpha.
+pub const SKIN_COLOR: [f32; 4] = [0.8, 0.5, 0.4, 1.0];
+pub const DECAL_COLOR: [f32; 4] = [0.1, 0.2, 0.9, 0.5];
+
+/// A face and an eye decal over it, as a character's eye is made: a quad of
+/// skin and, a centimetre in front of it, a smaller quad of BLEND at alpha
+/// 0.5, both unlit so that the picture holds their colours alone.
+pub fn eye_decal() -> Vec<u8> {
+    let mut b = GltfBuilder::new();
+    let mut nodes = Vec::new();
+    let parts = [
+        ("skin", SKIN_COLOR, None, PANEL_SIZE, 0.0),
+        ("decal", DECAL_COLOR, Some("BLEND"), PANEL_SIZE / 2.0, 0.01),
+    ];
+    for (name, color, alpha_mode, size, z) in parts {
+        let material = b.material(Material {
+            name: Some(name.to_owned()),
+            base_color_factor: Some(color),
+            alpha_mode,
+            unlit: true,
+            ..Material::default()
+        });
+        let half = size / 2.0;
+        let corners = [(-half, -half), (half, -half), (half, half), (-half, half)]
+            .map(|(x, y)| Vec3::new(x, y, z));
+        let position = b.positions(&corners);
+        let normal = b.vec3s(&[Vec3::Z; 4]);
+        let indices = b.indices_u16(&[0, 1, 2, 0, 2, 3]);
+        let primitive = Primitive {
+            indices: Some(indices),
+            material: Some(material),
+            ..Primitive::default()
+        }
+        .attribute("POSITION", position)
+        .attribute("NORMAL", normal);
+        let mesh = b.mesh(name, &[primitive], None);
+        nodes.push(b.node(Node {
+            translation: Some(Vec3::new(0.0, 1.0, 0.0)),
+            mesh: Some(mesh),
+            ..Node::named(name)
+        }));
+    }
+    b.scene("Scene", &nodes);
+    b.to_glb()
+}

@@ -336,3 +336,78 @@ fn mask_edges_are_antialiased_at_4x() {
     assert!(intermediate[1] >= 40, "4x: {} edge pixels", intermediate[1]);
     harness.finish();
 }
+
+/// A BLEND decal at alpha 0.5 over skin is the average of the two (in
+/// linear values, as the sRGB attachment blends), at 1 and 4 samples.
+#[test]
+fn a_blend_decal_is_the_average_of_itself_and_the_skin() {
+    if !common::vulkan_or_skip() {
+        return;
+    }
+    let dir = common::scratch_dir("gltf_blend_decal");
+    let path = dir.join("decal.glb");
+    std::fs::write(&path, material_fixtures::eye_decal()).unwrap();
+    let model = Model::load_gltf(&GameFile::loose(&path), &LoadOptions::default()).unwrap();
+    let centre_of = |name: &str| {
+        let mesh = model.meshes.iter().find(|m| m.shader == name).unwrap();
+        mesh.positions.iter().sum::<Vec3>() / mesh.positions.len() as f32
+    };
+    let (skin, decal) = (centre_of("skin"), centre_of("decal"));
+    let eye = skin + Vec3::new(60.0, 0.0, 0.0);
+    let view = view_projection(eye, skin, 0.5);
+    let mut harness = Harness::with_crowd(vec![model], vec![Instance::settled(0, 0.0)], None);
+    harness.show_skeleton = false;
+    harness.lod_bias = 0.0;
+    let linear = |c: [f32; 4]| Vec3::new(c[0], c[1], c[2]).map(|v| texel(v, true));
+    let skin_color = linear(material_fixtures::SKIN_COLOR);
+    let decal_color = linear(material_fixtures::DECAL_COLOR);
+    let alpha = texel(material_fixtures::DECAL_COLOR[3], false);
+    let expected = stored(decal_color * alpha + skin_color * (1.0 - alpha));
+    for samples in [1, 4] {
+        harness.set_samples(samples);
+        let picture = harness.render_picture(view, 0.0);
+        let seen = rgb(&picture, pixel_of(view, decal));
+        // Beside the decal: the skin alone.
+        let beside = rgb(&picture, pixel_of(view, skin + Vec3::new(0.0, 5.5, 5.5)));
+        println!("{samples}x: decal over skin {seen:?}, expected {expected:?}; skin {beside:?}");
+        assert!(distance(seen, expected) <= 3.0, "{samples}x: {seen:?}");
+        assert!(
+            distance(beside, stored(skin_color)) <= 2.0,
+            "{samples}x: {beside:?}"
+        );
+    }
+    harness.finish();
+}
+
+/// A thousand characters with a BLEND decal, looked at across the crowd so
+/// that decals overlap: two frames of the same time are the same picture,
+/// at 1 and 4 samples, under the validation layer.
+#[test]
+fn a_crowd_of_decals_draws_the_same_twice() {
+    if !common::vulkan_or_skip() {
+        return;
+    }
+    let dir = common::scratch_dir("gltf_blend_crowd");
+    let path = dir.join("decal.glb");
+    std::fs::write(&path, material_fixtures::eye_decal()).unwrap();
+    for msaa in ["1", "4"] {
+        let args = [
+            common::arg(&path),
+            "--instances",
+            "1000",
+            "--view",
+            "street",
+            "--time",
+            "1",
+            "--msaa",
+            msaa,
+        ];
+        let first = common::render(&dir, &format!("first_{msaa}x"), &args);
+        let second = common::render(&dir, &format!("second_{msaa}x"), &args);
+        assert!(
+            common::covered_pixels(&first) > 1000,
+            "{msaa}x: nothing drawn"
+        );
+        assert_eq!(common::differing_pixels(&first, &second, 0), 0, "{msaa}x");
+    }
+}

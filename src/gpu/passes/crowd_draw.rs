@@ -10,11 +10,12 @@ pub use super::crowd_pipelines::{
     create_crowd_draw, CrowdDraw, Look, SHADOW_DEPTH_BIAS, SHADOW_TARGET,
 };
 use crate::gpu::draw_commands::{DrawCommandLayout, DRAW_COMMAND_STRIDE};
-use crate::gpu::gpu_model::GpuModel;
+use crate::gpu::gpu_model::{GpuModel, MeshDraw};
 use crate::gpu::shader_types::{
     CrowdModel, DrawConstants, ExtraInfluences, SkinVertex, SurfaceVertex,
 };
 use crate::gpu::{debug, Context};
+use crate::material::AlphaMode;
 use crate::skin::InfluenceLimit;
 
 /// Where stream 0 (skinned or bind-pose surface vertices) comes from.
@@ -139,6 +140,8 @@ pub struct DrawOptions {
     /// One indirect call per run of levels sharing a pipeline where the
     /// device has `multiDrawIndirect`; off: one per level.
     pub multi_draw: bool,
+    /// Only the meshes of BLEND materials; off: only the others.
+    pub blended: bool,
 }
 
 /// Whether the draws go through `multiDrawIndirect` when `asked`: a
@@ -166,7 +169,9 @@ pub fn record_crowd_draw(
         look,
         lod_influences,
         multi_draw,
+        blended,
     } = options;
+    let drawn = |draw: &MeshDraw| (draw.shading.alpha == AlphaMode::Blend) == blended;
     // Lavapipe, like most drivers, pays per command recorded and again when
     // the pool is reset: fewer calls are cheaper on the CPU.
     let multi_draw = multi_draw_runs(ctx, multi_draw);
@@ -206,7 +211,7 @@ pub fn record_crowd_draw(
         } => {
             unsafe { device.cmd_bind_vertex_buffers(cmd, 0, &[model.surface.handle], &[0]) };
             let mut bound = None;
-            for (mesh, draw) in model.draws.iter().enumerate() {
+            for (mesh, draw) in model.draws.iter().enumerate().filter(|(_, d)| drawn(d)) {
                 let _label = debug::label(ctx, cmd, &draw.label);
                 bind_materials(mesh);
                 let pipelines = (0..drawn_levels).map(|lod| {
@@ -238,7 +243,7 @@ pub fn record_crowd_draw(
         // `first_instance` keeps gl_InstanceIndex as in the instanced draw.
         Surface::CpuSkinned { vertices, models } => {
             let vertex_bytes = size_of::<SurfaceVertex>() as u64;
-            for (index, draw) in model.draws.iter().enumerate() {
+            for (index, draw) in model.draws.iter().enumerate().filter(|(_, d)| drawn(d)) {
                 let _label = debug::label(ctx, cmd, &draw.label);
                 // Skinned already: any influence count draws them.
                 bind_pipeline(pass.pipeline(0, draw.shading, look));

@@ -148,15 +148,11 @@ fn create_variant(
     let specialization = pipeline::constant_0(&influences);
     let multisampled = formats.samples != vk::SampleCountFlags::TYPE_1;
     let masked = shading.alpha == AlphaMode::Mask;
-    // BLEND is drawn opaque: the blended pass is not built yet.
-    let alpha = match shading.alpha {
-        AlphaMode::Blend => AlphaMode::Opaque,
-        alpha => alpha,
-    };
+    let blended = shading.alpha == AlphaMode::Blend;
     let fragment_constants = Constants::new(&[
         skin_count,
         shading.model as u32,
-        alpha as u32,
+        shading.alpha as u32,
         u32::from(shading.double_sided),
         u32::from(masked && multisampled),
     ]);
@@ -189,8 +185,12 @@ fn create_variant(
             false => vk::CullModeFlags::BACK,
         },
         front_face: vk::FrontFace::CLOCKWISE,
-        depth: Depth::TestAndWrite,
-        alpha_blend: false,
+        // Blended surfaces hide nothing: what is behind them shows.
+        depth: match blended {
+            true => Depth::TestOnly,
+            false => Depth::TestAndWrite,
+        },
+        alpha_blend: blended,
         alpha_to_coverage: masked && multisampled,
         depth_bias: None,
         formats,
@@ -224,6 +224,8 @@ fn create_variant(
         // the one a lit front face must not see in the map.
         cull_mode: vk::CullModeFlags::NONE,
         depth_bias: Some(SHADOW_DEPTH_BIAS),
+        depth: Depth::TestAndWrite,
+        alpha_blend: false,
         alpha_to_coverage: false,
         formats: SHADOW_TARGET,
         ..desc
