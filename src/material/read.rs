@@ -134,3 +134,23 @@ impl MaterialMaps {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::mask_alpha;
+
+    #[test]
+    fn the_cutoff_lands_on_a_half_and_the_ends_stay() {
+        for cutoff in [0.1, 0.5, 0.8] {
+            assert_eq!(mask_alpha(cutoff, cutoff), 0.5, "{cutoff}");
+            assert_eq!(mask_alpha(0.0, cutoff), 0.0);
+            assert_eq!(mask_alpha(1.0, cutoff), 1.0);
+            // Below the cutoff stays below a half, above stays above.
+            assert!(mask_alpha(cutoff * 0.99, cutoff) < 0.5);
+        }
+        assert!(mask_alpha(0.3, 0.2) > 0.5 && mask_alpha(0.3, 0.4) < 0.5);
+        // Cutoff 0 keeps everything; cutoff 1 only alpha 1.
+        assert!(mask_alpha(0.0, 0.0) >= 0.5);
+        assert!(mask_alpha(1.0, 1.0) >= 0.5 && mask_alpha(0.999, 1.0) < 0.5);
+    }
+}
