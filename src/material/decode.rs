@@ -229,7 +229,8 @@ fn scale_srgb(rgba: &mut RgbaImage, factor: [f32; 4], alpha: impl Fn(f32) -> f32
     }
 }
 
-fn srgb_to_linear(byte: u8) -> f32 {
+/// An sRGB-encoded byte's linear value, as the GPU's sRGB decode gives it.
+pub fn srgb_to_linear(byte: u8) -> f32 {
     let c = f32::from(byte) / 255.0;
     if c <= 0.04045 {
         c / 12.92
@@ -238,14 +239,19 @@ fn srgb_to_linear(byte: u8) -> f32 {
     }
 }
 
-fn linear_to_srgb(linear: f32) -> u8 {
+/// A linear value sRGB-encoded, 0..1 (clamped), not yet rounded to a byte:
+/// what an sRGB attachment stores before it rounds.
+pub fn srgb_encode(linear: f32) -> f32 {
     let c = linear.clamp(0.0, 1.0);
-    let encoded = if c <= 0.0031308 {
+    if c <= 0.0031308 {
         c * 12.92
     } else {
         1.055 * c.powf(1.0 / 2.4) - 0.055
-    };
-    (encoded * 255.0).round() as u8
+    }
+}
+
+fn linear_to_srgb(linear: f32) -> u8 {
+    (srgb_encode(linear) * 255.0).round() as u8
 }
 
 /// `kind`'s default, with the one warning saying why `file` is not used.

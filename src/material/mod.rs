@@ -27,7 +27,7 @@ use std::path::{Path, PathBuf};
 pub use dds::{parse_dds, BlockFormat, DdsImage, DdsTexels};
 pub use decode::{
     decode_image, encode_normal, fit_within, normal_map_from_height, normals_from_heights,
-    DecodedImage, MapKind,
+    srgb_encode, srgb_to_linear, DecodedImage, MapKind,
 };
 pub use read::{
     mask_alpha, specular_of_specular_glossiness, ImageBytes, MaterialMaps, TexelTransform,

@@ -170,41 +170,19 @@ pub fn panels() -> Vec<u8> {
             ..Material::default()
         },
     ];
-    let half = PANEL_SIZE / 2.0;
-    let uvs = b.vec2s(&[
-        Vec2::new(0.0, 1.0),
-        Vec2::new(1.0, 1.0),
-        Vec2::new(1.0, 0.0),
-        Vec2::new(0.0, 0.0),
-    ]);
     let mut nodes = Vec::new();
     for (i, (name, material)) in PANELS.iter().zip(materials).enumerate() {
         let material = b.material(Material {
             name: Some((*name).to_owned()),
             ..material
         });
-        let away = name.starts_with("away");
-        let facing = if away { -1.0 } else { 1.0 };
-        let corners = [(-half, -half), (half, -half), (half, half), (-half, half)]
-            .map(|(x, y)| Vec3::new(x * facing, y, 0.0));
-        let position = b.positions(&corners);
-        let normal = b.vec3s(&[Vec3::new(0.0, 0.0, facing); 4]);
-        let indices = b.indices_u16(&[0, 1, 2, 0, 2, 3]);
-        let primitive = Primitive {
-            indices: Some(indices),
-            material: Some(material),
-            ..Primitive::default()
-        }
-        .attribute("POSITION", position)
-        .attribute("NORMAL", normal)
-        .attribute("TEXCOORD_0", uvs);
-        let mesh = b.mesh(name, &[primitive], None);
         let x = (i as f32 - (PANELS.len() - 1) as f32 / 2.0) * PANEL_SIZE * 1.25;
-        nodes.push(b.node(Node {
-            translation: Some(Vec3::new(x, 1.0, 0.0)),
-            mesh: Some(mesh),
-            ..Node::named(name)
-        }));
+        let square = Square {
+            size: PANEL_SIZE,
+            z: 0.0,
+            away: name.starts_with("away"),
+        };
+        nodes.push(square.node(&mut b, name, material, Vec3::new(x, 1.0, 0.0)));
     }
     b.scene("Scene", &nodes);
     b.to_glb()
@@ -232,11 +210,43 @@ pub fn eye_decal() -> Vec<u8> {
             unlit: true,
             ..Material::default()
         });
-        let half = size / 2.0;
+        let square = Square {
+            size,
+            z,
+            away: false,
+        };
+        nodes.push(square.node(&mut b, name, material, Vec3::new(0.0, 1.0, 0.0)));
+    }
+    b.scene("Scene", &nodes);
+    b.to_glb()
+}
+
+/// A square quad in glTF's XY plane.
+struct Square {
+    /// Its side, metres.
+    size: f32,
+    /// Its plane's z.
+    z: f32,
+    /// Facing -Z (away from a viewer on +Z) instead of +Z.
+    away: bool,
+}
+
+impl Square {
+    /// The square as mesh `name` drawn with `material` (texture
+    /// coordinates over it, v down), in a node at `translation`; the node.
+    fn node(&self, b: &mut GltfBuilder, name: &str, material: usize, translation: Vec3) -> usize {
+        let half = self.size / 2.0;
+        let facing = if self.away { -1.0 } else { 1.0 };
         let corners = [(-half, -half), (half, -half), (half, half), (-half, half)]
-            .map(|(x, y)| Vec3::new(x, y, z));
+            .map(|(x, y)| Vec3::new(x * facing, y, self.z));
         let position = b.positions(&corners);
-        let normal = b.vec3s(&[Vec3::Z; 4]);
+        let normal = b.vec3s(&[Vec3::new(0.0, 0.0, facing); 4]);
+        let uv = b.vec2s(&[
+            Vec2::new(0.0, 1.0),
+            Vec2::new(1.0, 1.0),
+            Vec2::new(1.0, 0.0),
+            Vec2::new(0.0, 0.0),
+        ]);
         let indices = b.indices_u16(&[0, 1, 2, 0, 2, 3]);
         let primitive = Primitive {
             indices: Some(indices),
@@ -244,14 +254,13 @@ pub fn eye_decal() -> Vec<u8> {
             ..Primitive::default()
         }
         .attribute("POSITION", position)
-        .attribute("NORMAL", normal);
+        .attribute("NORMAL", normal)
+        .attribute("TEXCOORD_0", uv);
         let mesh = b.mesh(name, &[primitive], None);
-        nodes.push(b.node(Node {
-            translation: Some(Vec3::new(0.0, 1.0, 0.0)),
+        b.node(Node {
+            translation: Some(translation),
             mesh: Some(mesh),
             ..Node::named(name)
-        }));
+        })
     }
-    b.scene("Scene", &nodes);
-    b.to_glb()
 }

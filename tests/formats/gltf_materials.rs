@@ -22,7 +22,8 @@ fn edited_panels(name: &str, edit: impl Fn(&mut Value)) -> std::path::PathBuf {
     let file = gltf::Glb::from_slice(&bytes).unwrap();
     let mut document: Value = serde_json::from_slice(&file.json).unwrap();
     edit(&mut document);
-    let dir = common::scratch_dir("gltf_materials");
+    // A folder per file: scratch_dir empties it, and tests run at once.
+    let dir = common::scratch_dir(&format!("gltf_materials_{name}"));
     let path = dir.join(name);
     std::fs::write(&path, glb(&document, file.bin.as_deref())).unwrap();
     path

@@ -8,30 +8,15 @@ use common::material_fixtures::{self, GRID, SPHERE_BASE_COLOR};
 use glam::{Mat4, Vec3, Vec4};
 use md5crowd::crowd::Instance;
 use md5crowd::material::brdf::{self, PbrLight, PbrSurface};
+use md5crowd::material::{srgb_encode, srgb_to_linear};
 use md5crowd::model::{LoadOptions, Model};
 use md5crowd::vfs::GameFile;
 
 use super::gpu_crowd::{view_projection, Harness, HEIGHT, WIDTH};
 
-/// A byte's sRGB-encoded value as the sampler decodes it.
-fn srgb_to_linear(byte: u8) -> f32 {
-    let c = f32::from(byte) / 255.0;
-    if c <= 0.04045 {
-        c / 12.92
-    } else {
-        ((c + 0.055) / 1.055).powf(2.4)
-    }
-}
-
-/// A linear value as an sRGB attachment stores it.
+/// A linear value as an sRGB attachment stores it, in levels, unrounded.
 fn linear_to_srgb(linear: f32) -> f32 {
-    let c = linear.clamp(0.0, 1.0);
-    255.0
-        * if c <= 0.0031308 {
-            c * 12.92
-        } else {
-            1.055 * c.powf(1.0 / 2.4) - 0.055
-        }
+    255.0 * srgb_encode(linear)
 }
 
 /// A factor as its 1x1 texel keeps it: 8 bits, sRGB-encoded or not.
@@ -40,6 +25,20 @@ fn texel(factor: f32, srgb: bool) -> f32 {
         true => srgb_to_linear(linear_to_srgb(factor).round() as u8),
         false => (factor * 255.0).round() / 255.0,
     }
+}
+
+/// `glb` written to test `test`'s folder and loaded, and a harness drawing
+/// one instance of it at the origin, unturned (model space is the world),
+/// at level 0 and without the skeleton overlay.
+fn one_instance(test: &str, glb: &[u8]) -> (Model, Harness) {
+    let path = common::scratch_dir(test).join("model.glb");
+    std::fs::write(&path, glb).unwrap();
+    let model = Model::load_gltf(&GameFile::loose(&path), &LoadOptions::default()).unwrap();
+    let mut harness =
+        Harness::with_crowd(vec![model.clone()], vec![Instance::settled(0, 0.0)], None);
+    harness.show_skeleton = false;
+    harness.lod_bias = 0.0;
+    (model, harness)
 }
 
 /// A sphere of the model: its material's factors, centre and radius.
@@ -94,18 +93,12 @@ fn a_sphere_grid_matches_the_brdf_at_every_centre() {
     if !common::vulkan_or_skip() {
         return;
     }
-    let dir = common::scratch_dir("pbr_sphere_grid");
-    let path = dir.join("spheres.glb");
-    std::fs::write(&path, material_fixtures::sphere_grid()).unwrap();
-    let model = Model::load_gltf(&GameFile::loose(&path), &LoadOptions::default()).unwrap();
+    let (model, mut harness) = one_instance("pbr_sphere_grid", &material_fixtures::sphere_grid());
     let spheres = spheres(&model);
     let grid_centre = spheres.iter().map(|s| s.centre).sum::<Vec3>() / spheres.len() as f32;
     // In front of the wall (glTF's +Z is md5's +X), a little above it.
     let eye = grid_centre + Vec3::new(160.0, 0.0, 10.0);
     let view = view_projection(eye, grid_centre, 0.35);
-    let mut harness = Harness::with_crowd(vec![model], vec![Instance::settled(0, 0.0)], None);
-    harness.show_skeleton = false;
-    harness.lod_bias = 0.0;
     let light = PbrLight {
         direction: harness.sun,
         color: Vec3::ONE,
@@ -211,10 +204,7 @@ fn masks_sides_emission_and_unlit_draw_as_their_materials_say() {
     if !common::vulkan_or_skip() {
         return;
     }
-    let dir = common::scratch_dir("gltf_material_panels");
-    let path = dir.join("panels.glb");
-    std::fs::write(&path, material_fixtures::panels()).unwrap();
-    let model = Model::load_gltf(&GameFile::loose(&path), &LoadOptions::default()).unwrap();
+    let (model, mut harness) = one_instance("gltf_material_panels", &material_fixtures::panels());
     let boxes = panel_boxes(&model);
     let [mask, away, double_sided, emissive, unlit] = boxes[..] else {
         unreachable!("five panels")
@@ -222,9 +212,6 @@ fn masks_sides_emission_and_unlit_draw_as_their_materials_say() {
     let centre = (boxes[0].0 + boxes[4].1) / 2.0;
     let eye = centre + Vec3::new(150.0, 0.0, 0.0);
     let view = view_projection(eye, centre, 0.5);
-    let mut harness = Harness::with_crowd(vec![model], vec![Instance::settled(0, 0.0)], None);
-    harness.show_skeleton = false;
-    harness.lod_bias = 0.0;
     let picture = harness.render_picture(view, 0.0);
     let background = levels(rgb(&picture, (0, 0)));
     let at = |b, u, v| rgb(&picture, pixel_of(view, panel_point(b, u, v)));
@@ -299,17 +286,11 @@ fn mask_edges_are_antialiased_at_4x() {
     if !common::vulkan_or_skip() {
         return;
     }
-    let dir = common::scratch_dir("gltf_mask_edges");
-    let path = dir.join("panels.glb");
-    std::fs::write(&path, material_fixtures::panels()).unwrap();
-    let model = Model::load_gltf(&GameFile::loose(&path), &LoadOptions::default()).unwrap();
+    let (model, mut harness) = one_instance("gltf_mask_edges", &material_fixtures::panels());
     let mask = panel_boxes(&model)[0];
     let centre = panel_point(mask, 0.5, 0.5);
     let eye = centre + Vec3::new(60.0, 0.0, 0.0);
     let view = view_projection(eye, centre, 0.5);
-    let mut harness = Harness::with_crowd(vec![model], vec![Instance::settled(0, 0.0)], None);
-    harness.show_skeleton = false;
-    harness.lod_bias = 0.0;
     let mut intermediate = Vec::new();
     for samples in [1, 4] {
         harness.set_samples(samples);
@@ -344,10 +325,7 @@ fn a_blend_decal_is_the_average_of_itself_and_the_skin() {
     if !common::vulkan_or_skip() {
         return;
     }
-    let dir = common::scratch_dir("gltf_blend_decal");
-    let path = dir.join("decal.glb");
-    std::fs::write(&path, material_fixtures::eye_decal()).unwrap();
-    let model = Model::load_gltf(&GameFile::loose(&path), &LoadOptions::default()).unwrap();
+    let (model, mut harness) = one_instance("gltf_blend_decal", &material_fixtures::eye_decal());
     let centre_of = |name: &str| {
         let mesh = model.meshes.iter().find(|m| m.shader == name).unwrap();
         mesh.positions.iter().sum::<Vec3>() / mesh.positions.len() as f32
@@ -355,9 +333,6 @@ fn a_blend_decal_is_the_average_of_itself_and_the_skin() {
     let (skin, decal) = (centre_of("skin"), centre_of("decal"));
     let eye = skin + Vec3::new(60.0, 0.0, 0.0);
     let view = view_projection(eye, skin, 0.5);
-    let mut harness = Harness::with_crowd(vec![model], vec![Instance::settled(0, 0.0)], None);
-    harness.show_skeleton = false;
-    harness.lod_bias = 0.0;
     let linear = |c: [f32; 4]| Vec3::new(c[0], c[1], c[2]).map(|v| texel(v, true));
     let skin_color = linear(material_fixtures::SKIN_COLOR);
     let decal_color = linear(material_fixtures::DECAL_COLOR);
