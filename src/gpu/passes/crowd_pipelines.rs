@@ -46,12 +46,11 @@ pub enum Look {
 }
 
 impl CrowdDraw {
-    /// The influence counts there are Doom 3-shaded pipelines for, fewest
-    /// first, and those (filled) pipelines.
+    /// Every variant's influence count and filled pipeline, by shading,
+    /// fewest influences first within each.
     pub fn variants(&self) -> Vec<(u32, vk::Pipeline)> {
         self.variants
             .iter()
-            .filter(|v| v.shading == ShadingVariant::default())
             .map(|v| (v.influences, v.pipeline))
             .collect()
     }
@@ -98,12 +97,7 @@ pub fn create_crowd_draw(
         .collect();
     counts.sort_unstable();
     counts.dedup();
-    // Doom 3's always: the CPU-skinning yardstick and the tests draw with it.
-    let mut shadings: Vec<ShadingVariant> = meshes
-        .iter()
-        .map(|m| m.shading)
-        .chain([ShadingVariant::default()])
-        .collect();
+    let mut shadings: Vec<ShadingVariant> = meshes.iter().map(|m| m.shading).collect();
     shadings.sort_unstable();
     shadings.dedup();
     let mut variants = guard(ctx, Vec::with_capacity(counts.len() * shadings.len()));
@@ -157,8 +151,22 @@ fn create_variant(
         u32::from(masked && multisampled),
     ]);
     let fragment_specialization = fragment_constants.info();
+    // Doom 3's opaque one-sided variant keeps the name captures know it by.
+    let shaded = match shading == ShadingVariant::default() {
+        true => String::new(),
+        false => format!(
+            ", {:?} {:?}{}",
+            shading.model,
+            shading.alpha,
+            if shading.double_sided {
+                " double-sided"
+            } else {
+                ""
+            }
+        ),
+    };
     let name = format!(
-        "crowd draw ({influences} of {} influences, {shading:?})",
+        "crowd draw ({influences} of {} influences{shaded})",
         limit.count()
     );
     let desc = GraphicsPipelineDesc {
