@@ -27,12 +27,20 @@ layout(location = 5) flat in uint in_skin;
 
 #include "material.glsl"
 
+// A MASK material (constant 0 is skins.glsl's SKIN_COUNT): its cut cells
+// stay empty in the atlas, as crowd.frag leaves them.
+layout(constant_id = 1) const bool MASKED = false;
+
 layout(location = 0) out vec4 out_albedo;
 layout(location = 1) out vec4 out_normal_depth;
 
 void main() {
+    vec4 base = diffuse_texel(in_uv);
+    if (MASKED && base.a < 0.5) {
+        discard;
+    }
     // The bake's instances are white: tints apply when drawn.
-    out_albedo = vec4(diffuse_texel(in_uv).rgb * in_tint, 1.0);
+    out_albedo = vec4(base.rgb * in_tint, 1.0);
     vec3 normal = shading_normal(in_normal, in_tangent, in_uv);
     // The bake camera's axes are the rows of its orthographic projection:
     // x along its right, y down the image, z towards the eye.

@@ -1,6 +1,7 @@
 // A mesh's material as crowd.frag and impostor_bake.frag read it: its
-// three maps under each of the crowd's skins, and the shading normal they
-// give. The including shader declares `flat in uint in_skin`.
+// three maps under each of the crowd's skins, glTF's emissive and
+// occlusion maps, and the shading normal they give. The including shader
+// declares `flat in uint in_skin`.
 #ifndef MATERIAL_GLSL
 #define MATERIAL_GLSL
 
@@ -9,6 +10,11 @@
 layout(set = 1, binding = 0) uniform sampler2D diffuse_maps[MAX_SKINS];  // sRGB
 layout(set = 1, binding = 1) uniform sampler2D normal_maps[MAX_SKINS];   // UNORM
 layout(set = 1, binding = 2) uniform sampler2D specular_maps[MAX_SKINS]; // UNORM
+// One each, not one per skin: only glTF materials have them, and a glTF
+// character has one skin. Arrays would take the stage past the 32
+// samplers lavapipe allows.
+layout(set = 1, binding = 3) uniform sampler2D emissive_map;  // sRGB
+layout(set = 1, binding = 4) uniform sampler2D occlusion_map; // UNORM, red
 
 #include "skins.glsl"
 

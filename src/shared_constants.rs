@@ -82,6 +82,29 @@ shared_constants! {
     /// one region each).
     MAX_LODS: usize = 8;
 
+    // ---- Materials (material::Shading): crowd.frag's pipeline constants.
+
+    /// Shading model: Doom 3's diffuse, normal and specular maps.
+    SHADING_DOOM3: u32 = 0;
+    /// Shading model: the glTF specification's metallic-roughness BRDF.
+    SHADING_METALLIC_ROUGHNESS: u32 = 1;
+    /// Shading model: KHR_materials_unlit, base colour alone.
+    SHADING_UNLIT: u32 = 2;
+    /// Alpha mode: alpha ignored.
+    ALPHA_OPAQUE: u32 = 0;
+    /// Alpha mode: cut at the cutoff, which the base colour's alpha was
+    /// remapped to meet at 0.5 when decoded.
+    ALPHA_MASK: u32 = 1;
+    /// Alpha mode: blended over what is behind.
+    ALPHA_BLEND: u32 = 2;
+    /// The metallic-roughness ambient is a sky-to-ground hemisphere: the
+    /// frame's ambient colour from straight up, this share of it from
+    /// straight down.
+    HEMISPHERE_GROUND_SHARE: f32 = 0.5;
+    /// The least perceptual roughness shaded (Filament's): GGX at 0 is a
+    /// delta, undefined where the half vector meets the normal.
+    MIN_ROUGHNESS: f32 = 0.045;
+
     // ---- Pose sources: where an instance's skinning transforms come from.
 
     /// A pose source with this bit is an index into the shared poses of

@@ -22,6 +22,9 @@ pub struct GltfFile {
     buffers: Vec<Vec<u8>>,
     /// Where relative URIs point: the folder of a file on disk.
     folder: Option<PathBuf>,
+    /// Material properties the file gets wrong, each drawn with glTF's
+    /// default, for the loader to report with the images' warnings.
+    pub material_warnings: Vec<String>,
 }
 
 /// An image's encoded bytes and what to call it.
@@ -64,7 +67,8 @@ impl GltfFile {
         };
         let json: serde_json::Value = serde_json::from_slice(&json)
             .map_err(|e| GltfError::new(name, "", format!("not glTF JSON: {e}")))?;
-        let prepared = prepare(name, json)?;
+        let mut prepared = prepare(name, json)?;
+        let material_warnings = std::mem::take(&mut prepared.material_warnings);
         let root: gltf::json::Root = serde_json::from_value(prepared.json)
             .map_err(|e| GltfError::new(name, "", format!("not glTF JSON: {e}")))?;
         let document = gltf::Document::from_json(root).map_err(|e| document_error(name, e))?;
@@ -100,6 +104,7 @@ impl GltfFile {
             document,
             buffers,
             folder,
+            material_warnings,
         };
         for decode in &prepared.decodes {
             let decoded = file.decode(decode)?;

@@ -14,6 +14,7 @@ mod accessor;
 mod draco;
 mod error;
 mod file;
+mod material_json;
 mod meshopt;
 mod prepare;
 

@@ -8,6 +8,7 @@
 use serde_json::{Map, Value};
 
 use super::draco::DracoPrimitive;
+use super::material_json::mend_materials;
 use super::meshopt::MeshoptView;
 use super::GltfError;
 
@@ -21,6 +22,8 @@ pub const READ_EXTENSIONS: &[&str] = &[
     "KHR_materials_pbrSpecularGlossiness",
     "KHR_texture_transform",
     "EXT_texture_webp",
+    "KHR_materials_unlit",
+    "KHR_materials_emissive_strength",
 ];
 
 /// Of [`READ_EXTENSIONS`], those the `gltf` crate reads itself (its
@@ -28,6 +31,8 @@ pub const READ_EXTENSIONS: &[&str] = &[
 const READ_BY_GLTF_CRATE: &[&str] = &[
     "KHR_materials_pbrSpecularGlossiness",
     "KHR_texture_transform",
+    "KHR_materials_unlit",
+    "KHR_materials_emissive_strength",
 ];
 
 /// A buffer md5crowd makes: the decoded bytes of a compressed view or
@@ -47,6 +52,8 @@ pub struct Prepared {
     /// Per file buffer, whether it is a meshopt fallback: a placeholder
     /// with no bytes of its own.
     pub fallback: Vec<bool>,
+    /// What `material_json::mend_materials` mended.
+    pub material_warnings: Vec<String>,
 }
 
 /// `json` (the document) checked and rewritten; see the module comment.
@@ -95,7 +102,9 @@ pub fn prepare(name: &str, mut json: Value) -> Result<Prepared, GltfError> {
         decodes.push(Decode::Draco(primitive));
     }
     prefer_webp_sources(&mut json);
+    let material_warnings = mend_materials(name, &mut json);
     Ok(Prepared {
+        material_warnings,
         json,
         original_buffers,
         decodes,

@@ -18,6 +18,7 @@ use super::shader_types::{ExtraInfluences, SkeletonVertex, SkinVertex, SurfaceVe
 use super::texture::MaterialTextures;
 use super::{Context, GpuError};
 use crate::crowd::ImpostorLayout;
+use crate::material::ShadingVariant;
 use crate::model::Model;
 use crate::skin::{InfluenceLimit, SkinnedMesh, MAX_LODS};
 use ash::vk;
@@ -37,6 +38,10 @@ pub struct MeshDraw {
     /// Per skin of its model (`Model::skins`), the index into
     /// [`GpuModel::materials`] of the mesh's material under it.
     pub materials: Vec<usize>,
+    /// How its material is shaded (its first skin's: skins remap md5
+    /// materials, all Doom 3's, and a glTF character has one): which of the
+    /// crowd draw's pipelines draws it.
+    pub shading: ShadingVariant,
 }
 
 /// A level of one mesh inside the shared index buffer, and the joints per
@@ -255,6 +260,9 @@ impl Streams {
                 lods,
                 vertex_offset: self.surface.len() as i32,
                 materials: of_skin.iter().map(|&m| material_indices[m]).collect(),
+                shading: of_skin.first().map_or_else(Default::default, |&m| {
+                    model.materials.maps[m].shading.variant()
+                }),
             });
             self.add_vertices(mesh);
         }

@@ -35,7 +35,8 @@ pub struct ModelResources {
     /// visible list (crowd.vert/frag, skeleton.vert/frag).
     pub scene_layout: SetLayout,
     /// Set 1 of the crowd draw: the mesh's material under each skin
-    /// (diffuse, normal and specular maps).
+    /// (diffuse, normal and specular maps), and its emissive and occlusion
+    /// maps.
     pub material_layout: SetLayout,
     /// Set 0 of agents.comp, cull.comp, draws.comp and animate.comp.
     pub compute_layout: SetLayout,
@@ -220,6 +221,11 @@ fn create_set_layouts(ctx: &Context) -> Result<SetLayouts<'_>, GpuError> {
         &[
             ("crowd.frag", spirv::CROWD_FRAG, Stage::FRAGMENT),
             (
+                "crowd_shadow.frag",
+                spirv::CROWD_SHADOW_FRAG,
+                Stage::FRAGMENT,
+            ),
+            (
                 "impostor_bake.frag",
                 spirv::IMPOSTOR_BAKE_FRAG,
                 Stage::FRAGMENT,
@@ -391,6 +397,14 @@ fn create_material_sets<'c>(
                     .collect();
                 Resource::Textures(images, *sampler, vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL)
             };
+            // The first skin's: these maps do not vary by skin (material.glsl).
+            let map = |kind| {
+                Resource::Texture(
+                    gpu_model.materials.map(draw.materials[0], kind),
+                    *sampler,
+                    vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL,
+                )
+            };
             descriptors::create_set(
                 ctx,
                 *pool,
@@ -400,6 +414,8 @@ fn create_material_sets<'c>(
                     ("diffuse_maps", maps(MapKind::Diffuse)),
                     ("normal_maps", maps(MapKind::Normal)),
                     ("specular_maps", maps(MapKind::Specular)),
+                    ("emissive_map", map(MapKind::Emissive)),
+                    ("occlusion_map", map(MapKind::Occlusion)),
                 ],
             )
         })

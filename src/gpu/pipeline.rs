@@ -52,6 +52,36 @@ pub fn constant_0(value: &u32) -> vk::SpecializationInfo<'_> {
         .data(bytemuck::bytes_of(value))
 }
 
+/// Specialization constants 0, 1, 2, ...: 32-bit scalars (`uint`, or
+/// `bool` as a `VkBool32`), in order.
+pub struct Constants {
+    entries: Vec<vk::SpecializationMapEntry>,
+    values: Vec<u32>,
+}
+
+impl Constants {
+    pub fn new(values: &[u32]) -> Constants {
+        let entries = (0u32..)
+            .zip(values)
+            .map(|(id, _)| vk::SpecializationMapEntry {
+                constant_id: id,
+                offset: id * size_of::<u32>() as u32,
+                size: size_of::<u32>(),
+            })
+            .collect();
+        Constants {
+            entries,
+            values: values.to_vec(),
+        }
+    }
+
+    pub fn info(&self) -> vk::SpecializationInfo<'_> {
+        vk::SpecializationInfo::default()
+            .map_entries(&self.entries)
+            .data(bytemuck::cast_slice(&self.values))
+    }
+}
+
 #[derive(Clone, Copy)]
 pub struct GraphicsPipelineDesc<'a> {
     pub name: &'a str,

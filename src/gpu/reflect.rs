@@ -419,6 +419,8 @@ mod tests {
                 skins(0, "diffuse_maps"),
                 skins(1, "normal_maps"),
                 skins(2, "specular_maps"),
+                descriptor(1, 3, CombinedImageSampler, "emissive_map"),
+                descriptor(1, 4, CombinedImageSampler, "occlusion_map"),
             ]
         );
         assert_eq!(descriptor_bindings(spirv::SKELETON_FRAG).unwrap(), []);
@@ -567,6 +569,14 @@ mod tests {
                     },
                     stages: FRAGMENT,
                 })
+                .chain(
+                    [(3, "emissive_map"), (4, "occlusion_map")].map(|(binding, name)| {
+                        MergedBinding {
+                            descriptor: descriptor(1, binding, CombinedImageSampler, name),
+                            stages: FRAGMENT,
+                        }
+                    })
+                )
                 .collect::<Vec<_>>()
         );
         let diffuse = merged_set_bindings(1, &stages).unwrap()[0].layout_binding();

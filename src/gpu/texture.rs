@@ -22,8 +22,8 @@ pub use crate::material::MapKind;
 /// specular maps hold data, read back as stored.
 pub fn format_for(kind: MapKind) -> vk::Format {
     match kind {
-        MapKind::Diffuse => vk::Format::R8G8B8A8_SRGB,
-        MapKind::Normal | MapKind::Specular => vk::Format::R8G8B8A8_UNORM,
+        MapKind::Diffuse | MapKind::Emissive => vk::Format::R8G8B8A8_SRGB,
+        MapKind::Normal | MapKind::Specular | MapKind::Occlusion => vk::Format::R8G8B8A8_UNORM,
     }
 }
 
@@ -31,7 +31,7 @@ pub fn format_for(kind: MapKind) -> vk::Format {
 /// (RGBA): a block in its three-colour mode decodes to transparent black
 /// there, as on the CPU.
 pub fn block_format_for(kind: MapKind, blocks: BlockFormat) -> vk::Format {
-    let colour = kind == MapKind::Diffuse;
+    let colour = format_for(kind) == vk::Format::R8G8B8A8_SRGB;
     match (blocks, colour) {
         (BlockFormat::Bc1, true) => vk::Format::BC1_RGBA_SRGB_BLOCK,
         (BlockFormat::Bc1, false) => vk::Format::BC1_RGBA_UNORM_BLOCK,
@@ -56,7 +56,7 @@ pub struct MaterialTextures {
     pub images: Vec<Image>,
     /// Per material, the index into `images` of each map, in
     /// [`MapKind::ALL`] order.
-    pub materials: Vec<[usize; 3]>,
+    pub materials: Vec<[usize; MapKind::ALL.len()]>,
     /// What each image was made from, for finding it again.
     sources: Vec<ImageKey>,
 }
@@ -81,7 +81,7 @@ impl MaterialTextures {
     /// material's name: materials share images.
     pub fn add(&mut self, ctx: &Context, material: &MaterialMaps) -> Result<usize, GpuError> {
         let max_dimension = max_image_dimension(ctx);
-        let mut maps = [0; 3];
+        let mut maps = [0; MapKind::ALL.len()];
         for (slot, kind) in maps.iter_mut().zip(MapKind::ALL) {
             let map = material.get(kind);
             let key = (kind, map.map(|m| (m.file.clone(), m.transform)));

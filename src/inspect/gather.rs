@@ -15,6 +15,7 @@ use crate::crowd::{ImpostorLayout, IMPOSTOR_MEMORY_BUDGET};
 use crate::decl::{DeclKind, Declared};
 use crate::game::Game;
 use crate::gltf::{is_gltf_extension, GltfError};
+use crate::material::Shading;
 use crate::md5::{self, Md5Anim, Md5Mesh};
 use crate::model::{
     bind_pose_bounds, build_mesh_levels, choose_level_influences, clip_from_md5,
@@ -95,7 +96,8 @@ fn gltf_reports(file: String, path: &Path) -> Result<Vec<FileReport>, GltfError>
     let meshes: Vec<SubmeshReport> = model
         .meshes
         .iter()
-        .map(|m| SubmeshReport {
+        .zip(&model.materials.of_mesh)
+        .map(|(m, of_skin)| SubmeshReport {
             shader: m.shader.clone(),
             verts: m.vertex_count(),
             tris: m.triangle_count(),
@@ -115,6 +117,10 @@ fn gltf_reports(file: String, path: &Path) -> Result<Vec<FileReport>, GltfError>
                         .collect(),
                 })
                 .collect(),
+            // A mesh without triangles is never drawn and keeps no material.
+            material: of_skin
+                .first()
+                .map_or_else(Shading::default, |&i| model.materials.maps[i].shading),
         })
         .collect();
     let truncation = |f: fn(&SkinnedMesh) -> usize| model.meshes.iter().map(f).sum::<usize>();
@@ -207,6 +213,7 @@ fn mesh_report(file: String, mesh: &Md5Mesh, clips: &[Clip]) -> MeshReport {
             weights: m.weights.len(),
             lod_note: skinned.short_chain.map(|short| short.to_string()),
             morph_targets: Vec::new(),
+            material: Shading::default(),
         })
         .collect();
     MeshReport {

@@ -11,6 +11,7 @@ use serde::Serialize;
 use crate::anim::GroundMotionSource;
 use crate::crowd::ImpostorLayout;
 use crate::gltf::GltfError;
+use crate::material::Shading;
 use crate::md5::Md5Error;
 
 mod gather;
@@ -141,6 +142,8 @@ pub struct SubmeshReport {
     pub lod_note: Option<String>,
     /// Its morph targets (none for md5).
     pub morph_targets: Vec<MorphTargetReport>,
+    /// How it is shaded: Doom 3's model for every md5 mesh.
+    pub material: Shading,
 }
 
 /// One morph target of a mesh.

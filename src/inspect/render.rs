@@ -5,9 +5,27 @@ use std::fmt::Write as _;
 
 use super::{AnimReport, FileReport, ImpostorReport, LodReport, MeshReport, MorphTargetReport};
 use crate::anim::GroundMotionSource;
+use crate::material::{AlphaMode, Shading};
 
 pub fn to_json(reports: &[FileReport]) -> String {
     serde_json::to_string_pretty(reports).expect("reports serialize")
+}
+
+/// `metallic-roughness, MASK at 0.5, double-sided`, in the JSON's names.
+fn material_text(shading: &Shading) -> String {
+    let name = |value: serde_json::Value| value.as_str().unwrap_or_default().to_owned();
+    let mut text = format!(
+        "{}, {}",
+        name(serde_json::json!(shading.model)),
+        name(serde_json::json!(shading.alpha))
+    );
+    if shading.alpha == AlphaMode::Mask {
+        write!(text, " at {}", shading.alpha_cutoff).unwrap();
+    }
+    if shading.double_sided {
+        text.push_str(", double-sided");
+    }
+    text
 }
 
 pub fn to_text(reports: &[FileReport]) -> String {
@@ -29,6 +47,9 @@ pub fn to_text(reports: &[FileReport]) -> String {
                         s.shader, s.verts, s.tris, s.weights
                     )
                     .unwrap();
+                    if m.format == "gltf" {
+                        writeln!(out, "    material: {}", material_text(&s.material)).unwrap();
+                    }
                     if let Some(note) = &s.lod_note {
                         writeln!(out, "    short LOD chain: {note}").unwrap();
                     }

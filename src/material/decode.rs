@@ -11,30 +11,44 @@ use image::imageops::FilterType;
 use image::{GrayImage, ImageFormat, RgbImage, RgbaImage};
 
 use super::{
-    dds, specular_of_metallic_roughness, specular_of_specular_glossiness, ImageBytes, ImageSource,
-    TexelTransform,
+    dds, mask_alpha, specular_of_specular_glossiness, ImageBytes, ImageSource, TexelTransform,
 };
 
-/// Which of a material's three maps an image is; it decides the texture
-/// format (colour or data) and the texel that stands in for a missing map.
+/// Which of a material's maps an image is; it decides the texture format
+/// (colour or data) and the texel that stands in for a missing map. Doom 3
+/// materials have the first three; glTF's emissive and occlusion textures
+/// are the last two.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum MapKind {
     Diffuse,
     Normal,
+    /// Doom 3: a specular level. glTF metallic-roughness: roughness in
+    /// green, metallic in blue (the file's layout).
     Specular,
+    Emissive,
+    /// Ambient occlusion in red, its strength applied.
+    Occlusion,
 }
 
 impl MapKind {
-    pub const ALL: [MapKind; 3] = [MapKind::Diffuse, MapKind::Normal, MapKind::Specular];
+    pub const ALL: [MapKind; 5] = [
+        MapKind::Diffuse,
+        MapKind::Normal,
+        MapKind::Specular,
+        MapKind::Emissive,
+        MapKind::Occlusion,
+    ];
 
     /// The 1x1 texture used when the map is missing or unreadable: a neutral
     /// mid-grey surface, a normal straight along the surface normal (128
-    /// encodes 0, see [`encode_normal`]), no specular highlight.
+    /// encodes 0, see [`encode_normal`]), no specular highlight, no
+    /// emission, nothing occluded.
     pub fn default_texel(self) -> [u8; 4] {
         match self {
             MapKind::Diffuse => [128, 128, 128, 255],
             MapKind::Normal => [128, 128, 255, 255],
-            MapKind::Specular => [0, 0, 0, 255],
+            MapKind::Specular | MapKind::Emissive => [0, 0, 0, 255],
+            MapKind::Occlusion => [255, 255, 255, 255],
         }
     }
 
@@ -42,7 +56,8 @@ impl MapKind {
         match self {
             MapKind::Diffuse => "mid-grey",
             MapKind::Normal => "flat",
-            MapKind::Specular => "black",
+            MapKind::Specular | MapKind::Emissive => "black",
+            MapKind::Occlusion => "white",
         }
     }
 }
@@ -53,6 +68,8 @@ impl fmt::Display for MapKind {
             MapKind::Diffuse => "diffuse",
             MapKind::Normal => "normal",
             MapKind::Specular => "specular",
+            MapKind::Emissive => "emissive",
+            MapKind::Occlusion => "occlusion",
         })
     }
 }
@@ -147,27 +164,40 @@ fn transform_texels(rgba: &mut RgbaImage, transform: TexelTransform) {
             *rgba = RgbaImage::from_raw(rgba.width(), rgba.height(), normals)
                 .expect("one normal per height");
         }
-        TexelTransform::ScaleSrgb(factor) => {
-            for texel in rgba.pixels_mut() {
-                for (channel, f) in texel.0[..3].iter_mut().zip(factor) {
-                    *channel = linear_to_srgb(srgb_to_linear(*channel) * f);
-                }
-                texel.0[3] = (f32::from(texel.0[3]) * factor[3])
-                    .round()
-                    .clamp(0.0, 255.0) as u8;
-            }
+        TexelTransform::ScaleSrgb(factor) => scale_srgb(rgba, factor, |alpha| alpha),
+        TexelTransform::MaskSrgb { factor, cutoff } => {
+            scale_srgb(rgba, factor, |alpha| mask_alpha(alpha, cutoff));
         }
         TexelTransform::MetallicRoughness {
             metallic,
             roughness,
         } => {
             for texel in rgba.pixels_mut() {
-                let level = specular_of_metallic_roughness(
-                    f32::from(texel.0[2]) / 255.0 * metallic,
-                    f32::from(texel.0[1]) / 255.0 * roughness,
-                );
-                let byte = (level * 255.0).round() as u8;
+                let scaled = |byte: u8, factor: f32| {
+                    (f32::from(byte) * factor.clamp(0.0, 1.0)).round() as u8
+                };
+                texel.0 = [
+                    255,
+                    scaled(texel.0[1], roughness),
+                    scaled(texel.0[2], metallic),
+                    255,
+                ];
+            }
+        }
+        TexelTransform::Occlusion(strength) => {
+            for texel in rgba.pixels_mut() {
+                let occlusion = f32::from(texel.0[0]) / 255.0;
+                let byte = ((1.0 + strength.clamp(0.0, 1.0) * (occlusion - 1.0)) * 255.0).round();
+                let byte = byte as u8;
                 texel.0 = [byte, byte, byte, 255];
+            }
+        }
+        TexelTransform::NormalScale(scale) => {
+            for texel in rgba.pixels_mut() {
+                for channel in &mut texel.0[..2] {
+                    let scaled = (f32::from(*channel) - 128.0) * scale + 128.0;
+                    *channel = scaled.round().clamp(1.0, 255.0) as u8;
+                }
             }
         }
         TexelTransform::SpecularGlossiness {
@@ -187,7 +217,20 @@ fn transform_texels(rgba: &mut RgbaImage, transform: TexelTransform) {
     }
 }
 
-fn srgb_to_linear(byte: u8) -> f32 {
+/// Each texel's colour times `factor` (in linear values), and its alpha
+/// times `factor[3]` then through `alpha`.
+fn scale_srgb(rgba: &mut RgbaImage, factor: [f32; 4], alpha: impl Fn(f32) -> f32) {
+    for texel in rgba.pixels_mut() {
+        for (channel, f) in texel.0[..3].iter_mut().zip(factor) {
+            *channel = linear_to_srgb(srgb_to_linear(*channel) * f);
+        }
+        let scaled = alpha(f32::from(texel.0[3]) / 255.0 * factor[3]);
+        texel.0[3] = (scaled * 255.0).round().clamp(0.0, 255.0) as u8;
+    }
+}
+
+/// An sRGB-encoded byte's linear value, as the GPU's sRGB decode gives it.
+pub fn srgb_to_linear(byte: u8) -> f32 {
     let c = f32::from(byte) / 255.0;
     if c <= 0.04045 {
         c / 12.92
@@ -196,14 +239,19 @@ fn srgb_to_linear(byte: u8) -> f32 {
     }
 }
 
-fn linear_to_srgb(linear: f32) -> u8 {
+/// A linear value sRGB-encoded, 0..1 (clamped), not yet rounded to a byte:
+/// what an sRGB attachment stores before it rounds.
+pub fn srgb_encode(linear: f32) -> f32 {
     let c = linear.clamp(0.0, 1.0);
-    let encoded = if c <= 0.0031308 {
+    if c <= 0.0031308 {
         c * 12.92
     } else {
         1.055 * c.powf(1.0 / 2.4) - 0.055
-    };
-    (encoded * 255.0).round() as u8
+    }
+}
+
+fn linear_to_srgb(linear: f32) -> u8 {
+    (srgb_encode(linear) * 255.0).round() as u8
 }
 
 /// `kind`'s default, with the one warning saying why `file` is not used.

@@ -12,11 +12,13 @@
 //! and `texels` gives the levels the GPU takes. Everything here is
 //! CPU-only; `gpu::texture` uploads the result.
 
+pub mod brdf;
 mod dds;
 mod decode;
 mod find;
 mod mtr;
 mod read;
+mod shading;
 mod texels;
 
 use std::collections::HashMap;
@@ -25,12 +27,12 @@ use std::path::{Path, PathBuf};
 pub use dds::{parse_dds, BlockFormat, DdsImage, DdsTexels};
 pub use decode::{
     decode_image, encode_normal, fit_within, normal_map_from_height, normals_from_heights,
-    DecodedImage, MapKind,
+    srgb_encode, srgb_to_linear, DecodedImage, MapKind,
 };
 pub use read::{
-    specular_of_metallic_roughness, specular_of_specular_glossiness, ImageBytes, MaterialMaps,
-    TexelTransform,
+    mask_alpha, specular_of_specular_glossiness, ImageBytes, MaterialMaps, TexelTransform,
 };
+pub use shading::{AlphaMode, Shading, ShadingModel, ShadingVariant, DEFAULT_ALPHA_CUTOFF};
 pub use texels::{map_texels, MapTexels};
 
 use crate::vfs::{self, GameFile, Vfs};
@@ -83,6 +85,8 @@ impl MaterialImages {
             MapKind::Diffuse => self.diffuse.as_ref(),
             MapKind::Normal => self.normal.as_ref(),
             MapKind::Specular => self.specular.as_ref(),
+            // A .mtr names neither.
+            MapKind::Emissive | MapKind::Occlusion => None,
         }
     }
 
@@ -91,6 +95,9 @@ impl MaterialImages {
             MapKind::Diffuse => &mut self.diffuse,
             MapKind::Normal => &mut self.normal,
             MapKind::Specular => &mut self.specular,
+            MapKind::Emissive | MapKind::Occlusion => {
+                unreachable!("a .mtr material names only the first three maps")
+            }
         }
     }
 }

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use super::decode::cannot_use;
-use super::{ImageSource, MapKind, MaterialImages};
+use super::{ImageSource, MapKind, MaterialImages, Shading};
 
 /// An image file's bytes, read once, with what decoding them needs.
 #[derive(Clone, Debug, PartialEq)]
@@ -34,34 +34,45 @@ pub enum TexelTransform {
     /// Sampled colour times a linear RGBA factor (glTF's
     /// `baseColorFactor`); the texels are sRGB.
     ScaleSrgb([f32; 4]),
+    /// [`TexelTransform::ScaleSrgb`], then alpha remapped so that glTF's
+    /// `alphaCutoff` lands on 0.5 (0 and 1 stay): every MASK material cuts
+    /// at 0.5 in crowd.frag, with no value per material to bind.
+    MaskSrgb { factor: [f32; 4], cutoff: f32 },
     /// glTF's metallicRoughness map (metallic in blue, roughness in
-    /// green) times its factors, made the specular map crowd.frag's
-    /// Blinn-Phong term takes ([`specular_of_metallic_roughness`]).
+    /// green) times its factors, kept where the file has them for
+    /// crowd.frag's metallic-roughness shading.
     MetallicRoughness { metallic: f32, roughness: f32 },
     /// KHR_materials_pbrSpecularGlossiness's map (specular colour in RGB,
-    /// sRGB; glossiness in alpha) times its factors, made the same
-    /// specular map ([`specular_of_specular_glossiness`]).
+    /// sRGB; glossiness in alpha) times its factors, made the specular
+    /// map crowd.frag's Doom 3 shading takes
+    /// ([`specular_of_specular_glossiness`]).
     SpecularGlossiness { specular: [f32; 3], glossiness: f32 },
+    /// glTF's occlusion texture (red) with its strength applied: 1 + s (r - 1).
+    Occlusion(f32),
+    /// glTF's normal texture with its `scale` applied to x and y.
+    NormalScale(f32),
 }
 
-/// The specular level crowd.frag draws for a glTF metallic-roughness
-/// texel: the reflectance at normal incidence (4% for dielectrics, full
-/// for metals) dimmed by the roughness, as a single fixed-exponent
-/// highlight cannot widen.
-pub fn specular_of_metallic_roughness(metallic: f32, roughness: f32) -> f32 {
-    let reflectance = 0.04 + 0.96 * metallic.clamp(0.0, 1.0);
-    let smoothness = 1.0 - roughness.clamp(0.0, 1.0);
-    reflectance * smoothness * smoothness
-}
-
-/// The specular level crowd.frag draws for a specular-glossiness texel
-/// (linear specular colour, glossiness): the colour's mean reflectance
-/// dimmed as [`specular_of_metallic_roughness`] dims by roughness, with
-/// glossiness as one minus roughness.
+/// The specular level crowd.frag's Doom 3 shading draws for a
+/// specular-glossiness texel (linear specular colour, glossiness): the
+/// colour's mean reflectance dimmed by the square of the glossiness, as a
+/// single fixed-exponent highlight cannot narrow.
 pub fn specular_of_specular_glossiness(specular: [f32; 3], glossiness: f32) -> f32 {
     let reflectance = specular.iter().map(|c| c.clamp(0.0, 1.0)).sum::<f32>() / 3.0;
     let smoothness = glossiness.clamp(0.0, 1.0);
     reflectance * smoothness * smoothness
+}
+
+/// `alpha` remapped as [`TexelTransform::MaskSrgb`] says: piecewise
+/// linear, `cutoff` to 0.5.
+pub fn mask_alpha(alpha: f32, cutoff: f32) -> f32 {
+    if alpha < cutoff {
+        0.5 * alpha / cutoff
+    } else if cutoff >= 1.0 {
+        1.0
+    } else {
+        0.5 + 0.5 * (alpha - cutoff) / (1.0 - cutoff)
+    }
 }
 
 impl ImageBytes {
@@ -81,13 +92,17 @@ impl ImageBytes {
     }
 }
 
-/// A material's three maps, read. A map that is `None` (not named, not
-/// found or not readable) is drawn with its kind's default texel.
+/// A material's maps, read, and how it is shaded. A map that is `None`
+/// (not named, not found or not readable) is drawn with its kind's
+/// default texel.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct MaterialMaps {
     pub diffuse: Option<ImageBytes>,
     pub normal: Option<ImageBytes>,
     pub specular: Option<ImageBytes>,
+    pub emissive: Option<ImageBytes>,
+    pub occlusion: Option<ImageBytes>,
+    pub shading: Shading,
 }
 
 impl MaterialMaps {
@@ -105,6 +120,7 @@ impl MaterialMaps {
             diffuse: read(MapKind::Diffuse),
             normal: read(MapKind::Normal),
             specular: read(MapKind::Specular),
+            ..MaterialMaps::default()
         }
     }
 
@@ -113,6 +129,28 @@ impl MaterialMaps {
             MapKind::Diffuse => self.diffuse.as_ref(),
             MapKind::Normal => self.normal.as_ref(),
             MapKind::Specular => self.specular.as_ref(),
+            MapKind::Emissive => self.emissive.as_ref(),
+            MapKind::Occlusion => self.occlusion.as_ref(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::mask_alpha;
+
+    #[test]
+    fn the_cutoff_lands_on_a_half_and_the_ends_stay() {
+        for cutoff in [0.1, 0.5, 0.8] {
+            assert_eq!(mask_alpha(cutoff, cutoff), 0.5, "{cutoff}");
+            assert_eq!(mask_alpha(0.0, cutoff), 0.0);
+            assert_eq!(mask_alpha(1.0, cutoff), 1.0);
+            // Below the cutoff stays below a half, above stays above.
+            assert!(mask_alpha(cutoff * 0.99, cutoff) < 0.5);
+        }
+        assert!(mask_alpha(0.3, 0.2) > 0.5 && mask_alpha(0.3, 0.4) < 0.5);
+        // Cutoff 0 keeps everything; cutoff 1 only alpha 1.
+        assert!(mask_alpha(0.0, 0.0) >= 0.5);
+        assert!(mask_alpha(1.0, 1.0) >= 0.5 && mask_alpha(0.999, 1.0) < 0.5);
     }
 }

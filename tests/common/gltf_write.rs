@@ -209,6 +209,15 @@ pub struct Material {
     pub normal_texture: Option<usize>,
     pub normal_scale: Option<f32>,
     pub double_sided: bool,
+    /// "OPAQUE" when left out.
+    pub alpha_mode: Option<&'static str>,
+    pub alpha_cutoff: Option<f32>,
+    pub emissive_factor: Option<[f32; 3]>,
+    /// KHR_materials_emissive_strength, as Blender writes an emission
+    /// strength over 1.
+    pub emissive_strength: Option<f32>,
+    /// KHR_materials_unlit, as Blender writes a "Background" shader.
+    pub unlit: bool,
 }
 
 /// An animation channel's target property.
@@ -600,6 +609,28 @@ impl GltfBuilder {
         if material.double_sided {
             json.insert("doubleSided".into(), json!(true));
         }
+        if let Some(mode) = material.alpha_mode {
+            json.insert("alphaMode".into(), json!(mode));
+        }
+        if let Some(cutoff) = material.alpha_cutoff {
+            json.insert("alphaCutoff".into(), json!(cutoff));
+        }
+        if let Some(emissive) = material.emissive_factor {
+            json.insert("emissiveFactor".into(), json!(emissive));
+        }
+        let mut extensions = Map::new();
+        if let Some(strength) = material.emissive_strength {
+            extensions.insert(
+                "KHR_materials_emissive_strength".into(),
+                json!({"emissiveStrength": strength}),
+            );
+        }
+        if material.unlit {
+            extensions.insert("KHR_materials_unlit".into(), json!({}));
+        }
+        if !extensions.is_empty() {
+            json.insert("extensions".into(), Value::Object(extensions));
+        }
         push(&mut self.materials, Value::Object(json))
     }
 
@@ -759,6 +790,18 @@ impl GltfBuilder {
             if !list.is_empty() {
                 root.insert(name.into(), Value::Array(list.clone()));
             }
+        }
+        // As exporters do: every material extension listed as used.
+        let mut used: Vec<&String> = self
+            .materials
+            .iter()
+            .filter_map(|m| m["extensions"].as_object())
+            .flat_map(Map::keys)
+            .collect();
+        used.sort();
+        used.dedup();
+        if !used.is_empty() {
+            root.insert("extensionsUsed".into(), json!(used));
         }
         if !self.buffer.is_empty() {
             let mut buffer = json!({"byteLength": self.buffer.len()});

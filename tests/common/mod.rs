@@ -13,6 +13,7 @@ mod game_files;
 pub use game_files::{shipped_character, shipped_tga, solid_tga, tga_bytes, write_file};
 pub mod gltf_fixtures;
 pub mod gltf_write;
+pub mod material_fixtures;
 pub mod md5_to_gltf;
 pub mod morphed;
 pub use md5crowd::synthetic as many_joints;

@@ -335,6 +335,11 @@ fn the_writer_writes_every_kind_of_accessor_and_element() {
         normal_texture: Some(texture),
         normal_scale: Some(0.5),
         double_sided: true,
+        alpha_mode: Some("MASK"),
+        alpha_cutoff: Some(0.25),
+        emissive_factor: Some([1.0, 0.5, 0.0]),
+        emissive_strength: Some(4.0),
+        unlit: true,
     });
     let primitive = Primitive {
         indices: Some(indices),
@@ -450,6 +455,14 @@ fn the_writer_writes_every_kind_of_accessor_and_element() {
     assert!(pbr.base_color_texture().is_some() && pbr.metallic_roughness_texture().is_some());
     assert_eq!(material.normal_texture().unwrap().scale(), 0.5);
     assert!(material.double_sided());
+    assert_eq!(material.alpha_mode(), gltf::material::AlphaMode::Mask);
+    assert_eq!(material.alpha_cutoff(), Some(0.25));
+    assert_eq!(material.emissive_factor(), [1.0, 0.5, 0.0]);
+    let used: Vec<&str> = gltf.extensions_used().collect();
+    assert_eq!(
+        used,
+        ["KHR_materials_emissive_strength", "KHR_materials_unlit"]
+    );
 
     let nodes: Vec<gltf::Node> = gltf.nodes().collect();
     assert_eq!(

@@ -9,7 +9,7 @@ use glam::{Quat, Vec3};
 use md5crowd::anim::{local_to_model, sample_clip, JointPose};
 use md5crowd::crowd::SplitMix64;
 use md5crowd::gltf::{GltfError, GltfFile};
-use md5crowd::material::{map_texels, MapKind};
+use md5crowd::material::{map_texels, MapKind, ShadingModel};
 use md5crowd::model::{LoadOptions, Model};
 use md5crowd::skin::{InfluenceLimit, SkinnedMesh};
 use md5crowd::vfs::GameFile;
@@ -267,7 +267,8 @@ fn images_come_from_files_buffer_views_and_data_uris() {
     }
 }
 
-/// A missing image is a warning and the map's default, not an error.
+/// A missing image is a warning and glTF's default (the factor alone), not
+/// an error.
 #[test]
 fn a_missing_image_is_a_warning() {
     let dir = common::scratch_dir("gltf_missing_image");
@@ -275,7 +276,8 @@ fn a_missing_image_is_a_warning() {
     std::fs::remove_file(&external.png).unwrap();
     let model =
         Model::load_gltf(&GameFile::loose(&external.gltf), &LoadOptions::default()).unwrap();
-    assert!(model.materials.maps[0].diffuse.is_none());
+    let diffuse = model.materials.maps[0].diffuse.as_ref().unwrap();
+    assert!(diffuse.bytes.is_empty(), "the factor alone");
     assert_eq!(
         model.materials.warnings.len(),
         1,
@@ -534,7 +536,10 @@ fn the_same_character_as_gltf_and_as_md5_renders_alike() {
         let md5 = common::render(&dir, &format!("{clip}_md5"), &md5_args);
         let gltf = common::render(&dir, &format!("{clip}_gltf"), &gltf_args);
         let covered = common::covered_pixels(&md5).max(common::covered_pixels(&gltf));
-        let differing = common::differing_pixels(&md5, &gltf, 8);
+        // The glTF copy is shaded with the metallic-roughness BRDF, whose
+        // hemisphere ambient and Fresnel move a pixel up to about 30 levels
+        // from Doom 3's Lambert: a pose, mesh or texture off moves more.
+        let differing = common::differing_pixels(&md5, &gltf, 40);
         let fraction = differing as f64 / covered as f64;
         println!("{clip} at {time} s: {differing} of {covered} pixels differ ({fraction:.4})");
         assert!(covered > 1000, "{clip}: nothing drawn");
@@ -749,8 +754,8 @@ fn materials_of_every_kind_become_the_three_maps() {
             .unwrap_or_else(|| panic!("no mesh drawn with {name}"));
         &model.materials.maps[model.materials.of_mesh[mesh][0]]
     };
-    // Factors alone: one texel of them (sRGB-encoded base colour) and a
-    // full specular level for a smooth metal.
+    // Factors alone: one texel of them (sRGB-encoded base colour), and
+    // roughness 0 in green, metallic 1 in blue.
     let factors = maps_of("factors");
     assert_eq!(
         first_texel(factors.diffuse.as_ref(), MapKind::Diffuse),
@@ -759,10 +764,11 @@ fn materials_of_every_kind_become_the_three_maps() {
     assert!(factors.normal.is_none());
     assert_eq!(
         first_texel(factors.specular.as_ref(), MapKind::Specular),
-        [255, 255, 255, 255]
+        [255, 0, 255, 255]
     );
+    assert_eq!(factors.shading.model, ShadingModel::MetallicRoughness);
     // Textures: the JPEG decodes near its source, the normal map is the
-    // file's, blue 255 and green 0 mean a smooth metal.
+    // file's, blue 255 and green 0 (a smooth metal) kept as they are.
     let textured = maps_of("textured");
     let jpeg = map_texels(textured.diffuse.as_ref(), MapKind::Diffuse, 4096, false);
     assert!(!jpeg.is_default, "{:?}", jpeg.warnings);
@@ -786,18 +792,17 @@ fn materials_of_every_kind_become_the_three_maps() {
     );
     assert_eq!(
         first_texel(textured.specular.as_ref(), MapKind::Specular),
-        [255, 255, 255, 255]
+        [255, 0, 255, 255]
     );
-    // No material: white, and glTF's default metallic 1 and roughness 1
-    // leave no highlight.
+    // No material: white, and glTF's default metallic 1 and roughness 1.
     let plain = maps_of("default material");
     assert_eq!(
         first_texel(plain.diffuse.as_ref(), MapKind::Diffuse),
         [255, 255, 255, 255]
     );
     assert_eq!(
-        first_texel(plain.specular.as_ref(), MapKind::Specular)[..3],
-        [0, 0, 0]
+        first_texel(plain.specular.as_ref(), MapKind::Specular),
+        [255, 255, 255, 255]
     );
     let unindexed = model
         .meshes

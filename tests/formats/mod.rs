@@ -12,6 +12,7 @@ mod game_folder;
 mod gltf_fixtures;
 mod gltf_khronos;
 mod gltf_load;
+mod gltf_materials;
 mod gltf_morph;
 mod ground_speed;
 mod lod_chain;

@@ -46,8 +46,8 @@ const IMPOSTOR_CELLS: u32 = (1 << IMPOSTOR_FADE_SHIFT) - 1;
 /// The harness's image: large enough for every level of detail to show up,
 /// and odd both ways, so the depth pyramid's first level has edge texels
 /// over a single column and row of pixels.
-const WIDTH: u32 = 321;
-const HEIGHT: u32 = 181;
+pub(super) const WIDTH: u32 = 321;
+pub(super) const HEIGHT: u32 = 181;
 
 /// A seeded crowd at `time`, in every state a crossfade can be in: every
 /// third instance a third of the way through a fade, some in a fade that
@@ -90,7 +90,7 @@ fn crowd_at(models: &[Model], instances: usize, time: f32) -> Vec<Instance> {
     crowd
 }
 
-fn view_projection(eye: Vec3, target: Vec3, fov_y: f32) -> Mat4 {
+pub(super) fn view_projection(eye: Vec3, target: Vec3, fov_y: f32) -> Mat4 {
     let mut projection = Mat4::perspective_infinite_reverse_rh(fov_y, 16.0 / 9.0, 1.0);
     projection.y_axis.y = -projection.y_axis.y;
     projection * Mat4::look_at_rh(eye, target, Vec3::Z)
@@ -126,7 +126,7 @@ fn overview_harness(count: usize, time: f32) -> (Harness, Vec<u32>) {
 
 /// One GPU-animated frame of `crowd` seen through `view_projection`, in a
 /// renderer that lives for the whole test.
-struct Harness {
+pub(super) struct Harness {
     ctx: Context,
     /// The crowd's models; instance `id` is one of `models[crowd[id].model]`.
     models: Vec<Model>,
@@ -149,7 +149,7 @@ struct Harness {
     /// Frozen culling: the camera the cull pass judges by instead.
     frozen_cull: Option<Mat4>,
     /// The skeleton overlay (on unless a test looks at the picture).
-    show_skeleton: bool,
+    pub(super) show_skeleton: bool,
     /// The ground and its contact shadows (drawn with locomotion on; this
     /// crowd has no agents, so nobody moves).
     ground: bool,
@@ -158,12 +158,12 @@ struct Harness {
     impostors: bool,
     /// ViewOptions::lod_bias: scales the pixels a level (or an impostor)
     /// may be off.
-    lod_bias: f32,
+    pub(super) lod_bias: f32,
     /// None unless a test is about shadows (either kind draws the ground).
     shadows: Shadows,
     /// Towards the light: from above, so a picture shows each instance's
     /// tint.
-    sun: Vec3,
+    pub(super) sun: Vec3,
 }
 
 /// The harness renderer's shadow cascades, small: lavapipe draws them.
@@ -236,7 +236,11 @@ impl Harness {
 
     /// `crowd` of `models` (sorted by model), animated by `kernel` (`None`:
     /// the device's).
-    fn with_crowd(models: Vec<Model>, crowd: Vec<Instance>, kernel: Option<Kernel>) -> Harness {
+    pub(super) fn with_crowd(
+        models: Vec<Model>,
+        crowd: Vec<Instance>,
+        kernel: Option<Kernel>,
+    ) -> Harness {
         Harness::with_palette_start(models, crowd, kernel, PALETTE_START_BYTES)
     }
 
@@ -322,7 +326,7 @@ impl Harness {
     /// Renders one frame; returns the visible ids the GPU found.
     /// Draws with `samples` a pixel from the next frame on: every device
     /// offers 1 and 4.
-    fn set_samples(&mut self, samples: u32) {
+    pub(super) fn set_samples(&mut self, samples: u32) {
         let renderer = self.renderer.as_mut().unwrap();
         assert_eq!(renderer.set_samples(&self.ctx, samples).unwrap(), samples);
     }
@@ -332,7 +336,7 @@ impl Harness {
     }
 
     /// Renders one frame and returns its picture, RGBA8, row by row.
-    fn render_picture(&mut self, view_projection: Mat4, time: f32) -> Vec<u8> {
+    pub(super) fn render_picture(&mut self, view_projection: Mat4, time: f32) -> Vec<u8> {
         let readback = resources::create_buffer(
             &self.ctx,
             "test picture",
@@ -482,7 +486,7 @@ impl Harness {
             .collect()
     }
 
-    fn finish(mut self) {
+    pub(super) fn finish(mut self) {
         self.ctx.wait_idle().unwrap();
         self.renderer.take().unwrap().destroy(&self.ctx);
         let counts = self.ctx.message_counts.clone();

@@ -13,5 +13,6 @@ mod render_headless;
 mod render_impostors;
 mod render_materials;
 mod render_msaa;
+mod render_pbr;
 mod render_profiling;
 mod render_shadows;

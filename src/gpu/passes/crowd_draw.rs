@@ -6,18 +6,16 @@ use std::ops::Range;
 
 use ash::vk;
 
+pub use super::crowd_pipelines::{
+    create_crowd_draw, CrowdDraw, Look, SHADOW_DEPTH_BIAS, SHADOW_TARGET,
+};
 use crate::gpu::draw_commands::{DrawCommandLayout, DRAW_COMMAND_STRIDE};
 use crate::gpu::gpu_model::{GpuModel, MeshDraw};
-use crate::gpu::guard::{guard, Destroy};
-use crate::gpu::pipeline::{
-    self, Depth, DepthBias, GraphicsPipelineDesc, ShaderStage, TargetFormats,
-};
 use crate::gpu::shader_types::{
     CrowdModel, DrawConstants, ExtraInfluences, SkinVertex, SurfaceVertex,
 };
-use crate::gpu::shaders::spirv;
-use crate::gpu::shadow_map::SHADOW_FORMAT;
-use crate::gpu::{debug, Context, GpuError};
+use crate::gpu::{debug, Context};
+use crate::material::AlphaMode;
 use crate::skin::InfluenceLimit;
 
 /// Where stream 0 (skinned or bind-pose surface vertices) comes from.
@@ -42,60 +40,6 @@ pub enum Surface<'a> {
         /// model after model.
         models: &'a [CrowdModel],
     },
-}
-
-/// The crowd's pipelines: one per influence count the meshes' levels of
-/// detail are skinned with (coarse levels read fewer joints per vertex,
-/// `skin::lod_influences`), fewest first.
-pub struct CrowdDraw {
-    variants: Vec<CrowdVariant>,
-}
-
-/// crowd.vert specialised for `influences` joints per vertex.
-struct CrowdVariant {
-    influences: u32,
-    pipeline: vk::Pipeline,
-    /// The same pipeline drawing triangle edges; only where the device has
-    /// `fillModeNonSolid`.
-    wireframe: Option<vk::Pipeline>,
-    /// Depth only, biased, into a shadow map layer: the casters.
-    shadow: vk::Pipeline,
-}
-
-/// Which of a variant's pipelines a draw uses.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Look {
-    Filled,
-    /// Triangle edges where the device can draw them, filled where not.
-    Wireframe,
-    /// Depth only into a shadow cascade.
-    ShadowDepth,
-}
-
-impl CrowdDraw {
-    /// The influence counts there are pipelines for, fewest first, and
-    /// those (filled) pipelines.
-    pub fn variants(&self) -> Vec<(u32, vk::Pipeline)> {
-        self.variants
-            .iter()
-            .map(|v| (v.influences, v.pipeline))
-            .collect()
-    }
-
-    /// The pipeline for a level skinned with `influences`, drawn as `look`.
-    fn pipeline(&self, influences: u32, look: Look) -> vk::Pipeline {
-        let variant = self
-            .variants
-            .iter()
-            .find(|v| v.influences >= influences)
-            .or(self.variants.last())
-            .expect("a crowd draw has a pipeline");
-        match look {
-            Look::Filled => variant.pipeline,
-            Look::Wireframe => variant.wireframe.unwrap_or(variant.pipeline),
-            Look::ShadowDepth => variant.shadow,
-        }
-    }
 }
 
 /// Vertex streams and attributes for `limit`. With four influences the
@@ -154,143 +98,6 @@ pub fn vertex_input(
     (bindings, attributes)
 }
 
-/// Pipelines for a model skinned with up to `limit` influences, one per
-/// count its meshes' levels read, sampling as many skins as its meshes
-/// have materials.
-pub fn create_crowd_draw(
-    ctx: &Context,
-    layout: vk::PipelineLayout,
-    limit: InfluenceLimit,
-    meshes: &[MeshDraw],
-    formats: TargetFormats,
-) -> Result<CrowdDraw, GpuError> {
-    // crowd.frag's branches for the skins in use, at least one.
-    let skin_count = meshes.first().map_or(1, |m| m.materials.len().max(1)) as u32;
-    // All of them too: `--lod-influences off`.
-    let mut counts: Vec<u32> = meshes
-        .iter()
-        .flat_map(|m| &m.lods)
-        .map(|level| level.influences)
-        .chain([limit.count() as u32])
-        .collect();
-    counts.sort_unstable();
-    counts.dedup();
-    let mut variants = guard(ctx, Vec::with_capacity(counts.len()));
-    for influences in counts {
-        variants.push(create_variant(
-            ctx, layout, limit, influences, skin_count, formats,
-        )?);
-    }
-    Ok(CrowdDraw {
-        variants: variants.keep(),
-    })
-}
-
-fn create_variant(
-    ctx: &Context,
-    layout: vk::PipelineLayout,
-    limit: InfluenceLimit,
-    influences: u32,
-    skin_count: u32,
-    formats: TargetFormats,
-) -> Result<CrowdVariant, GpuError> {
-    let (bindings, attributes) = vertex_input(limit);
-    let specialization = pipeline::constant_0(&influences);
-    let skins = pipeline::constant_0(&skin_count);
-    let name = format!("crowd draw ({influences} of {} influences)", limit.count());
-    let desc = GraphicsPipelineDesc {
-        name: &name,
-        layout,
-        vertex_shader: ShaderStage {
-            name: "crowd.vert",
-            spirv: spirv::CROWD_VERT,
-            specialization: Some(&specialization),
-        },
-        fragment_shader: Some(ShaderStage {
-            name: "crowd.frag",
-            spirv: spirv::CROWD_FRAG,
-            specialization: Some(&skins),
-        }),
-        vertex_bindings: &bindings,
-        vertex_attributes: &attributes,
-        topology: vk::PrimitiveTopology::TRIANGLE_LIST,
-        polygon_mode: vk::PolygonMode::FILL,
-        // md5 triangles are clockwise seen from outside; the projection
-        // flips Y for Vulkan, which keeps that winding on screen.
-        cull_mode: vk::CullModeFlags::BACK,
-        front_face: vk::FrontFace::CLOCKWISE,
-        depth: Depth::TestAndWrite,
-        alpha_blend: false,
-        alpha_to_coverage: false,
-        depth_bias: None,
-        formats,
-    };
-    let pipeline = guard(ctx, pipeline::create_graphics_pipeline(ctx, &desc)?);
-    let wireframe = if ctx.wireframe {
-        let name = format!("{name}, wireframe");
-        let wireframe = GraphicsPipelineDesc {
-            name: &name,
-            polygon_mode: vk::PolygonMode::LINE,
-            ..desc
-        };
-        Some(guard(
-            ctx,
-            pipeline::create_graphics_pipeline(ctx, &wireframe)?,
-        ))
-    } else {
-        None
-    };
-    let shadow_name = format!("{name}, shadow depth");
-    let shadow = GraphicsPipelineDesc {
-        name: &shadow_name,
-        fragment_shader: None,
-        // Both faces: md5 meshes need not be closed, and a back face is
-        // the one a lit front face must not see in the map.
-        cull_mode: vk::CullModeFlags::NONE,
-        depth_bias: Some(SHADOW_DEPTH_BIAS),
-        formats: SHADOW_TARGET,
-        ..desc
-    };
-    let shadow = pipeline::create_graphics_pipeline(ctx, &shadow)?;
-    Ok(CrowdVariant {
-        influences,
-        pipeline: pipeline.keep(),
-        wireframe: wireframe.map(|w| w.keep()),
-        shadow,
-    })
-}
-
-impl Destroy for CrowdVariant {
-    fn destroy(self, ctx: &Context) {
-        self.pipeline.destroy(ctx);
-        self.wireframe.destroy(ctx);
-        self.shadow.destroy(ctx);
-    }
-}
-
-/// Casters' depth pushed away from the sun (reverse Z: down): a constant
-/// for flat surfaces facing it, and by slope for those it grazes. With the
-/// receivers' lift along their normal (shadows.glsl), lit surfaces stay
-/// free of acne without the shadow detaching from the feet.
-pub const SHADOW_DEPTH_BIAS: DepthBias = DepthBias {
-    constant: -1.0,
-    slope: -1.5,
-};
-
-/// A shadow map layer: depth only, one sample.
-pub const SHADOW_TARGET: TargetFormats = TargetFormats {
-    color: None,
-    second_color: None,
-    depth: SHADOW_FORMAT,
-    samples: vk::SampleCountFlags::TYPE_1,
-};
-
-impl Destroy for CrowdDraw {
-    fn destroy(self, ctx: &Context) {
-        self.variants.destroy(ctx);
-    }
-}
-
 /// A mesh's levels of detail, given the pipeline each is drawn with, as
 /// runs of consecutive levels sharing one: each run is one multi-draw. The
 /// runs come last to first when the last one's pipeline is `bound`, so
@@ -333,6 +140,8 @@ pub struct DrawOptions {
     /// One indirect call per run of levels sharing a pipeline where the
     /// device has `multiDrawIndirect`; off: one per level.
     pub multi_draw: bool,
+    /// Only the meshes of BLEND materials; off: only the others.
+    pub blended: bool,
 }
 
 /// Whether the draws go through `multiDrawIndirect` when `asked`: a
@@ -360,7 +169,9 @@ pub fn record_crowd_draw(
         look,
         lod_influences,
         multi_draw,
+        blended,
     } = options;
+    let drawn = |draw: &MeshDraw| (draw.shading.alpha == AlphaMode::Blend) == blended;
     // Lavapipe, like most drivers, pays per command recorded and again when
     // the pool is reset: fewer calls are cheaper on the CPU.
     let multi_draw = multi_draw_runs(ctx, multi_draw);
@@ -408,7 +219,7 @@ pub fn record_crowd_draw(
         } => {
             unsafe { device.cmd_bind_vertex_buffers(cmd, 0, &[model.surface.handle], &[0]) };
             let mut bound = None;
-            for (mesh, draw) in model.draws.iter().enumerate() {
+            for (mesh, draw) in model.draws.iter().enumerate().filter(|(_, d)| drawn(d)) {
                 let _label = debug::label(ctx, cmd, &draw.label);
                 bind_materials(mesh);
                 let pipelines = (0..drawn_levels).map(|lod| {
@@ -416,7 +227,7 @@ pub fn record_crowd_draw(
                         true => draw.lods[(lod as usize).min(draw.lods.len() - 1)].influences,
                         false => model.limit.count() as u32,
                     };
-                    pass.pipeline(influences, look)
+                    pass.pipeline(influences, draw.shading, look)
                 });
                 for (pipeline, levels) in level_runs(pipelines, bound) {
                     if bound.replace(pipeline) != Some(pipeline) {
@@ -439,11 +250,11 @@ pub fn record_crowd_draw(
         // Each instance has its own skinned copy of stream 0, while
         // `first_instance` keeps gl_InstanceIndex as in the instanced draw.
         Surface::CpuSkinned { vertices, models } => {
-            // Skinned already: any variant draws them.
-            bind_pipeline(pass.pipeline(0, look));
             let vertex_bytes = size_of::<SurfaceVertex>() as u64;
-            for (index, draw) in model.draws.iter().enumerate() {
+            for (index, draw) in model.draws.iter().enumerate().filter(|(_, d)| drawn(d)) {
                 let _label = debug::label(ctx, cmd, &draw.label);
+                // Skinned already: any influence count draws them.
+                bind_pipeline(pass.pipeline(0, draw.shading, look));
                 bind_materials(index);
                 let part = &model.parts[draw.model];
                 let crowd_model = &models[draw.model];

@@ -25,13 +25,16 @@ use crate::gpu::gpu_model::{GpuModel, ModelPart};
 use crate::gpu::guard::{guard, Destroy};
 use crate::gpu::memory::{DeviceMemory, MemoryReport};
 use crate::gpu::passes::crowd_draw;
-use crate::gpu::pipeline::{self, Depth, GraphicsPipelineDesc, ShaderStage, TargetFormats};
+use crate::gpu::pipeline::{
+    self, Constants, Depth, GraphicsPipelineDesc, ShaderStage, TargetFormats,
+};
 use crate::gpu::resources::{self, memory_barrier, Buffer, Image, ImageBarrier, ImageDesc};
 use crate::gpu::shader_types::{CrowdInstance, DrawConstants, FrameUniforms, VisibleHeader};
 use crate::gpu::shaders::spirv;
 use crate::gpu::shadow_map::ShadowMap;
 use crate::gpu::targets::DEPTH_FORMAT;
 use crate::gpu::{Context, GpuError};
+use crate::material::AlphaMode;
 use crate::model::Model;
 use crate::skin::SkinningMethod;
 
@@ -68,6 +71,9 @@ pub struct BakeCrowd {
     sets: Vec<vk::DescriptorSet>,
     depth: Image,
     pipeline: vk::Pipeline,
+    /// The pipeline of MASK materials, which cuts; only where the model
+    /// has one.
+    masked_pipeline: Option<vk::Pipeline>,
     /// The level each mesh is baked at.
     level: usize,
     /// Instances of the bake's crowd: one list, level 0's region.
@@ -80,6 +86,7 @@ pub struct BakeCrowd {
 impl Destroy for BakeCrowd {
     fn destroy(self, ctx: &Context) {
         self.pipeline.destroy(ctx);
+        self.masked_pipeline.destroy(ctx);
         self.pool.destroy(ctx);
         self.buffers.destroy(ctx);
         self.depth.destroy(ctx);
@@ -202,9 +209,13 @@ impl BakeCrowd {
                 },
             )?,
         );
-        let pipeline = guard(ctx, bake_pipeline(ctx, inputs, layout)?);
-        let level = bake_level(part, layout);
+        let pipeline = guard(ctx, bake_pipeline(ctx, inputs, layout, false)?);
         let draws = &inputs.gpu_model.draws[part.first_draw as usize..][..part.draw_count as usize];
+        let masked_pipeline = match draws.iter().any(|d| d.shading.alpha == AlphaMode::Mask) {
+            true => Some(guard(ctx, bake_pipeline(ctx, inputs, layout, true)?)),
+            false => None,
+        };
+        let level = bake_level(part, layout);
         let triangles: u64 = draws
             .iter()
             .map(|draw| u64::from(draw.lods[level.min(draw.lods.len() - 1)].index_count / 3))
@@ -213,6 +224,7 @@ impl BakeCrowd {
             unit_triangles: triangles * u64::from(IMPOSTOR_AZIMUTHS * layout.skins),
             level,
             instance_count: count,
+            masked_pipeline: masked_pipeline.map(|p| p.keep()),
             pipeline: pipeline.keep(),
             depth: depth.keep(),
             pool: pool.keep(),
@@ -415,9 +427,18 @@ fn record_scope(
             &[],
         );
     }
+    let mut bound = crowd.pipeline;
     for index in part.first_draw as usize..(part.first_draw + part.draw_count) as usize {
         let draw = &model.draws[index];
         let range = draw.lods[crowd.level.min(draw.lods.len() - 1)];
+        let wanted = match draw.shading.alpha {
+            AlphaMode::Mask => crowd.masked_pipeline.unwrap_or(crowd.pipeline),
+            _ => crowd.pipeline,
+        };
+        if wanted != bound {
+            bound = wanted;
+            unsafe { device.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::GRAPHICS, wanted) };
+        }
         unsafe {
             device.cmd_bind_descriptor_sets(
                 cmd,
@@ -515,22 +536,28 @@ fn bake_placements(layout: &ImpostorLayout) -> Vec<CrowdInstance> {
 }
 
 /// The bake's pipeline: crowd.vert with every influence, and
-/// impostor_bake.frag writing albedo and normal-and-depth. No face is
-/// culled: the orthographic cameras need not keep md5's winding.
+/// impostor_bake.frag writing albedo and normal-and-depth, cutting where a
+/// MASK material (`masked`) does. No face is culled: the orthographic
+/// cameras need not keep md5's winding.
 fn bake_pipeline(
     ctx: &Context,
     inputs: &BakeInputs,
     layout: &ImpostorLayout,
+    masked: bool,
 ) -> Result<vk::Pipeline, GpuError> {
     let limit = inputs.gpu_model.limit;
     let (bindings, attributes) = crowd_draw::vertex_input(limit);
     let influences = limit.count() as u32;
     let vertex_constants = pipeline::constant_0(&influences);
-    let fragment_constants = pipeline::constant_0(&layout.skins);
+    let fragment_constants = Constants::new(&[layout.skins, u32::from(masked)]);
+    let fragment_constants = fragment_constants.info();
     pipeline::create_graphics_pipeline(
         ctx,
         &GraphicsPipelineDesc {
-            name: "impostor bake",
+            name: match masked {
+                true => "impostor bake, alpha MASK",
+                false => "impostor bake",
+            },
             layout: inputs.draw_pipeline_layout,
             vertex_shader: ShaderStage {
                 name: "crowd.vert",

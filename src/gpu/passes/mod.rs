@@ -7,6 +7,7 @@
 pub mod agents;
 pub mod animate;
 pub mod crowd_draw;
+mod crowd_pipelines;
 pub mod cull;
 pub mod depth_resolve;
 pub mod draws;

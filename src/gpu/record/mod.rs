@@ -31,6 +31,7 @@ use super::shader_types::{CrowdComputeConstants, CullPhase, DrawConstants, PALET
 use super::shadow_map::ShadowMap;
 use super::targets::{begin_rendering, end_rendering, Closing, Scope, Targets};
 use super::{debug, pipeline, Context, GpuError};
+use crate::material::AlphaMode;
 use compute::{record_agent_pass, record_reset, record_visible_count_readback};
 use shadows::cascade_names;
 
@@ -295,29 +296,14 @@ impl FrameRecorder<'_> {
 
     /// `phase`'s rendering scope, the `index`-th: the ground (first scope,
     /// with locomotion), the crowd's meshes, its impostors, and after the
-    /// last cull the skeleton overlay on top.
+    /// last cull every phase's BLEND meshes, then the skeleton overlay on
+    /// top.
     fn record_scene(&mut self, phase: CullPhase, index: usize, names: &PhaseNames) {
         let (ctx, cmd) = (self.ctx, self.cmd);
-        let (model, crowd, sets) = (self.model, self.crowd, self.sets);
+        let (model, crowd) = (self.model, self.crowd);
         let last = index + 1 == self.phases.len();
         let commands = phase_commands(phase);
-        let (crowd_set, surface) = match (sets.identity_scene, self.cpu_skinned) {
-            (Some(identity_set), Some(vertices)) => (
-                identity_set,
-                Surface::CpuSkinned {
-                    vertices: vertices.handle,
-                    models: &crowd.models,
-                },
-            ),
-            _ => (
-                sets.scene,
-                Surface::BindPose {
-                    draw_commands: (self.frame.draw_commands.handle, model.draw_commands),
-                    set: commands,
-                    drawn_levels: self.drawn_levels,
-                },
-            ),
-        };
+        let crowd_set = self.crowd_set();
         let opening = if index == 0 {
             Scope::First
         } else {
@@ -344,24 +330,7 @@ impl FrameRecorder<'_> {
         } else {
             first
         };
-        crowd_draw::record_crowd_draw(
-            ctx,
-            cmd,
-            &self.pipelines.crowd_draw,
-            model.draw_pipeline_layout,
-            &model.model,
-            &model.material_sets,
-            surface,
-            self.draw_constants,
-            DrawOptions {
-                look: match self.view.wireframe {
-                    true => Look::Wireframe,
-                    false => Look::Filled,
-                },
-                lod_influences: self.view.lod_influences,
-                multi_draw: self.view.multi_draw,
-            },
-        );
+        self.record_meshes(commands, false);
         self.profiler.end(ctx, cmd, draw);
         if self.impostors {
             let constants = self.draw_constants;
@@ -370,6 +339,15 @@ impl FrameRecorder<'_> {
                 Some(names.impostors),
                 (constants, ImpostorLook::Picture),
             );
+        }
+        if last
+            && model
+                .model
+                .draws
+                .iter()
+                .any(|d| d.shading.alpha == AlphaMode::Blend)
+        {
+            self.record_blended();
         }
         let animated = crowd.shape.animation != Animation::BindPose;
         if last && self.view.show_skeleton && animated {
@@ -420,6 +398,72 @@ impl FrameRecorder<'_> {
         if let Some((timed, _label)) = scope {
             self.profiler.end(ctx, cmd, timed);
         }
+    }
+
+    /// The set 0 the crowd's meshes draw with: the identity skinning of
+    /// the CPU-skinning yardstick, or the scene's.
+    fn crowd_set(&self) -> vk::DescriptorSet {
+        match (self.sets.identity_scene, self.cpu_skinned) {
+            (Some(identity_set), Some(_)) => identity_set,
+            _ => self.sets.scene,
+        }
+    }
+
+    /// The meshes of command set `commands`: the opaque and masked ones,
+    /// or (`blended`) the BLEND ones.
+    fn record_meshes(&self, commands: usize, blended: bool) {
+        let (model, crowd) = (self.model, self.crowd);
+        let surface = match self.cpu_skinned {
+            Some(vertices) if self.sets.identity_scene.is_some() => Surface::CpuSkinned {
+                vertices: vertices.handle,
+                models: &crowd.models,
+            },
+            _ => Surface::BindPose {
+                draw_commands: (self.frame.draw_commands.handle, model.draw_commands),
+                set: commands,
+                drawn_levels: self.drawn_levels,
+            },
+        };
+        crowd_draw::record_crowd_draw(
+            self.ctx,
+            self.cmd,
+            &self.pipelines.crowd_draw,
+            model.draw_pipeline_layout,
+            &model.model,
+            &model.material_sets,
+            surface,
+            self.draw_constants,
+            DrawOptions {
+                look: match self.view.wireframe {
+                    true => Look::Wireframe,
+                    false => Look::Filled,
+                },
+                lod_influences: self.view.lod_influences,
+                multi_draw: self.view.multi_draw,
+                blended,
+            },
+        );
+    }
+
+    /// The BLEND meshes of every phase, after everything opaque of the
+    /// last scope (impostors included) and before its resolve: depth
+    /// tested, not written. Within a character the meshes keep the file's
+    /// order; between characters, the visible lists' order.
+    fn record_blended(&mut self) {
+        let (ctx, cmd) = (self.ctx, self.cmd);
+        let _label = debug::label(ctx, cmd, "crowd: blended");
+        let scope = self.profiler.begin(ctx, cmd, "blended");
+        self.bind_scene_set(self.crowd_set());
+        match self.cpu_skinned {
+            // One draw per instance: the phases do not split it.
+            Some(_) => self.record_meshes(0, true),
+            None => {
+                for commands in 0..self.phases.len() {
+                    self.record_meshes(commands, true);
+                }
+            }
+        }
+        self.profiler.end(ctx, cmd, scope);
     }
 
     /// Every phase's skeletons, over the crowd drawn with `crowd_set`.

@@ -87,6 +87,8 @@ impl FrameRecorder<'_> {
                     look: Look::ShadowDepth,
                     lod_influences: self.view.lod_influences,
                     multi_draw: self.view.multi_draw,
+                    // BLEND parts cast no shadow.
+                    blended: false,
                 },
             );
             if self.impostors {

@@ -1,17 +1,24 @@
-//! glTF materials to the three maps crowd.frag shades with: the base
+//! glTF materials to the maps and shading crowd.frag draws with: the base
 //! colour (its texture times its factor) as the diffuse map, the normal
-//! texture as the normal map, and metallic-roughness as a specular level
-//! (`material::specular_of_metallic_roughness`). A material of
+//! texture (its scale applied) as the normal map, metallic-roughness as
+//! the specular map (the file's channels, times the factors), the
+//! emissive texture times its factor and the occlusion texture with its
+//! strength; the shading model, alpha mode and sides
+//! ([`crate::material::Shading`]). A material of
 //! KHR_materials_pbrSpecularGlossiness maps its diffuse texture and
-//! factor the same way, and specular-glossiness to a specular level
-//! (`material::specular_of_specular_glossiness`).
+//! factor the same way, and specular-glossiness to Doom 3's specular
+//! level (`material::specular_of_specular_glossiness`), drawn with Doom
+//! 3's model.
 
 use std::sync::Arc;
 
 use glam::{Affine2, Vec2};
 
 use crate::gltf::GltfFile;
-use crate::material::{ImageBytes, MaterialMaps, TexelTransform};
+use crate::material::{
+    AlphaMode, ImageBytes, MaterialMaps, Shading, ShadingModel, TexelTransform,
+    DEFAULT_ALPHA_CUTOFF,
+};
 
 /// The maps of each distinct material of `materials` (per primitive, its
 /// material index; `None`: the default material), in the order first met;
@@ -22,7 +29,7 @@ pub fn of_primitives(
 ) -> (Vec<MaterialMaps>, Vec<usize>, Vec<String>) {
     let mut maps = Vec::new();
     let mut of_primitive = Vec::new();
-    let mut warnings = Vec::new();
+    let mut warnings = file.material_warnings.clone();
     // The file's material index of each entry of `maps`.
     let mut material_of: Vec<Option<usize>> = Vec::new();
     for material in materials {
@@ -82,9 +89,9 @@ pub fn uv_transform(
     transform
 }
 
-/// The maps of material `index` (`None`: glTF's default material, plain
-/// white and rough). Images that cannot be read are warnings, and their
-/// maps draw with the kind's default.
+/// The maps and shading of material `index` (`None`: glTF's default
+/// material, plain white, metallic and rough). Images that cannot be read
+/// are warnings, and their maps draw with the kind's default.
 fn material_maps(
     file: &GltfFile,
     index: Option<usize>,
@@ -97,12 +104,24 @@ fn material_maps(
                 "default material",
                 TexelTransform::ScaleSrgb([1.0; 4]),
             )),
-            normal: None,
-            specular: None,
+            specular: Some(factor_only(
+                file,
+                "default material",
+                TexelTransform::MetallicRoughness {
+                    metallic: 1.0,
+                    roughness: 1.0,
+                },
+            )),
+            shading: Shading {
+                model: ShadingModel::MetallicRoughness,
+                ..Shading::default()
+            },
+            ..MaterialMaps::default()
         };
     };
     let path = format!("materials[{}]", material.index().unwrap_or_default());
-    let mut image_of = |texture: gltf::Texture, coordinates: u32, map: &str| {
+    let mut image_of = |info: Option<(gltf::Texture, u32)>, map: &str| {
+        let (texture, coordinates) = info?;
         if coordinates != 0 {
             warnings.push(format!(
                 "{}: {path}: the {map} uses TEXCOORD_{coordinates}; drawn with TEXCOORD_0",
@@ -127,24 +146,33 @@ fn material_maps(
             "baseColorFactor",
         ),
     };
+    let shading = shading(&material, gloss.is_some());
     // A factor of 1 leaves the texels as they are: no round trip through
     // linear values.
     let base_color = match colour_factor {
+        factor if shading.alpha == AlphaMode::Mask => TexelTransform::MaskSrgb {
+            factor,
+            cutoff: shading.alpha_cutoff,
+        },
         [1.0, 1.0, 1.0, 1.0] if colour_texture.is_some() => TexelTransform::None,
         factor => TexelTransform::ScaleSrgb(factor),
     };
-    let diffuse = match colour_texture {
-        Some(info) => image_of(info.texture(), info.tex_coord(), "base colour texture")
-            .map(|image| bytes(image, base_color)),
-        None => Some(factor_only(
-            file,
-            &format!("{path}.{colour_name}"),
-            base_color,
-        )),
-    };
-    let normal = material.normal_texture().and_then(|info| {
-        image_of(info.texture(), info.tex_coord(), "normal texture")
-            .map(|image| bytes(image, TexelTransform::None))
+    // A texture that cannot be drawn is glTF's default, the factor alone.
+    let diffuse = Some(
+        match image_of(info(colour_texture), "base colour texture") {
+            Some(image) => bytes(image, base_color),
+            None => factor_only(file, &format!("{path}.{colour_name}"), base_color),
+        },
+    );
+    let normal_texture = material.normal_texture();
+    let normal_scale = normal_texture.as_ref().map_or(1.0, |n| n.scale());
+    let normal = image_of(
+        normal_texture.map(|n| (n.texture(), n.tex_coord())),
+        "normal texture",
+    )
+    .map(|image| match normal_scale {
+        1.0 => bytes(image, TexelTransform::None),
+        scale => bytes(image, TexelTransform::NormalScale(scale)),
     });
     let (specular_texture, specular_transform, specular_name, factor_name) = match &gloss {
         Some(g) => (
@@ -166,19 +194,63 @@ fn material_maps(
             "metallicFactor/roughnessFactor",
         ),
     };
-    let specular = match specular_texture {
-        Some(info) => image_of(info.texture(), info.tex_coord(), specular_name)
-            .map(|image| bytes(image, specular_transform)),
+    let specular = Some(match image_of(info(specular_texture), specular_name) {
+        Some(image) => bytes(image, specular_transform),
+        None => factor_only(file, &format!("{path}.{factor_name}"), specular_transform),
+    });
+    let occlusion_texture = material.occlusion_texture();
+    let strength = occlusion_texture.as_ref().map_or(1.0, |o| o.strength());
+    let occlusion = image_of(
+        occlusion_texture.map(|o| (o.texture(), o.tex_coord())),
+        "occlusion texture",
+    )
+    .map(|image| bytes(image, TexelTransform::Occlusion(strength)));
+    // The attachments clamp at 1, so an emission that the strength takes
+    // past 1 draws the same clamped in the texel.
+    let strength = material.emissive_strength().unwrap_or(1.0).max(0.0);
+    let [r, g, b] = material.emissive_factor().map(|c| c * strength);
+    let emissive_transform = TexelTransform::ScaleSrgb([r, g, b, 1.0]);
+    let emissive = match image_of(info(material.emissive_texture()), "emissive texture") {
+        Some(image) => Some(bytes(image, emissive_transform)),
+        None if [r, g, b] == [0.0; 3] => None,
         None => Some(factor_only(
             file,
-            &format!("{path}.{factor_name}"),
-            specular_transform,
+            &format!("{path}.emissiveFactor"),
+            emissive_transform,
         )),
     };
     MaterialMaps {
         diffuse,
         normal,
         specular,
+        emissive,
+        occlusion,
+        shading,
+    }
+}
+
+/// How `material` is shaded: unlit where it says so, Doom 3's model for
+/// specular-glossiness (whose maps become Doom 3's), metallic-roughness
+/// otherwise. Its cutoff was checked when the file was read
+/// (`gltf::material_json`).
+fn shading(material: &gltf::Material, specular_glossiness: bool) -> Shading {
+    let model = if material.unlit() {
+        ShadingModel::Unlit
+    } else if specular_glossiness {
+        ShadingModel::Doom3
+    } else {
+        ShadingModel::MetallicRoughness
+    };
+    let alpha = match material.alpha_mode() {
+        gltf::material::AlphaMode::Opaque => AlphaMode::Opaque,
+        gltf::material::AlphaMode::Mask => AlphaMode::Mask,
+        gltf::material::AlphaMode::Blend => AlphaMode::Blend,
+    };
+    Shading {
+        model,
+        alpha,
+        alpha_cutoff: material.alpha_cutoff().unwrap_or(DEFAULT_ALPHA_CUTOFF),
+        double_sided: material.double_sided(),
     }
 }
 
@@ -200,4 +272,9 @@ fn factor_only(file: &GltfFile, what: &str, transform: TexelTransform) -> ImageB
         transform,
         bytes: Arc::from(Vec::new()),
     }
+}
+
+/// A texture reference as `material_maps` reads it.
+fn info(info: Option<gltf::texture::Info<'_>>) -> Option<(gltf::Texture<'_>, u32)> {
+    info.map(|i| (i.texture(), i.tex_coord()))
 }

@@ -1,0 +1,266 @@
+//! glTF files about materials, written as Blender's exporter writes them:
+//! one mesh object per material, POSITION / NORMAL / TEXCOORD_0 with
+//! unsigned short indices, factors in `pbrMetallicRoughness`, material
+//! extensions in `extensionsUsed`.
+
+use glam::{Vec2, Vec3};
+
+use super::gltf_write::{GltfBuilder, Material, Node, Primitive};
+
+/// Spheres per side of [`sphere_grid`]: metallic 0..1 by roughness 0..1.
+pub const GRID: usize = 5;
+/// Each sphere's radius and the distance between centres, metres.
+pub const SPHERE_RADIUS: f32 = 0.1;
+pub const SPHERE_SPACING: f32 = 0.25;
+/// A sphere's base colour (linear, as baseColorFactor holds it).
+pub const SPHERE_BASE_COLOR: [f32; 4] = [0.8, 0.35, 0.1, 1.0];
+
+/// A UV sphere of `radius` around the origin, its poles on glTF's Y (as
+/// Blender's UV sphere is, once exported Y up): positions, normals, uvs,
+/// counter-clockwise triangles.
+pub fn uv_sphere(
+    radius: f32,
+    segments: u16,
+    rings: u16,
+) -> (Vec<Vec3>, Vec<Vec3>, Vec<Vec2>, Vec<u16>) {
+    let (mut positions, mut normals, mut uvs) = (Vec::new(), Vec::new(), Vec::new());
+    for ring in 0..=rings {
+        let v = f32::from(ring) / f32::from(rings);
+        let polar = v * std::f32::consts::PI;
+        for segment in 0..=segments {
+            let u = f32::from(segment) / f32::from(segments);
+            let azimuth = u * std::f32::consts::TAU;
+            let normal = Vec3::new(
+                polar.sin() * azimuth.sin(),
+                polar.cos(),
+                polar.sin() * azimuth.cos(),
+            );
+            positions.push(normal * radius);
+            normals.push(normal);
+            uvs.push(Vec2::new(u, v));
+        }
+    }
+    let row = segments + 1;
+    let mut triangles = Vec::new();
+    for ring in 0..rings {
+        for segment in 0..segments {
+            let a = ring * row + segment;
+            let (b, c, d) = (a + 1, a + row, a + row + 1);
+            triangles.extend([a, c, b, b, c, d]);
+        }
+    }
+    (positions, normals, uvs, triangles)
+}
+
+/// The material name of the sphere at (`metallic`, `roughness`) of the grid.
+pub fn sphere_material_name(column: usize, row: usize) -> String {
+    format!("metal_{column}_rough_{row}")
+}
+
+/// The metallic and roughness of the sphere in `column` and `row`.
+pub fn sphere_factors(column: usize, row: usize) -> (f32, f32) {
+    let step = 1.0 / (GRID - 1) as f32;
+    (column as f32 * step, row as f32 * step)
+}
+
+/// A GRID x GRID wall of spheres facing glTF's +Z: metallic grows along
+/// +X, roughness along +Y, one material each. The .glb's bytes.
+pub fn sphere_grid() -> Vec<u8> {
+    let mut b = GltfBuilder::new();
+    let (positions, normals, uvs, triangles) = uv_sphere(SPHERE_RADIUS, 48, 24);
+    let position = b.positions(&positions);
+    let normal = b.vec3s(&normals);
+    let uv = b.vec2s(&uvs);
+    let indices = b.indices_u16(&triangles);
+    let mut nodes = Vec::new();
+    for row in 0..GRID {
+        for column in 0..GRID {
+            let (metallic, roughness) = sphere_factors(column, row);
+            let name = sphere_material_name(column, row);
+            let material = b.material(Material {
+                name: Some(name.clone()),
+                base_color_factor: Some(SPHERE_BASE_COLOR),
+                metallic_factor: Some(metallic),
+                roughness_factor: Some(roughness),
+                ..Material::default()
+            });
+            let primitive = Primitive {
+                indices: Some(indices),
+                material: Some(material),
+                ..Primitive::default()
+            }
+            .attribute("POSITION", position)
+            .attribute("NORMAL", normal)
+            .attribute("TEXCOORD_0", uv);
+            let mesh = b.mesh(&name, &[primitive], None);
+            let half = (GRID - 1) as f32 / 2.0;
+            nodes.push(b.node(Node {
+                translation: Some(Vec3::new(
+                    (column as f32 - half) * SPHERE_SPACING,
+                    (row as f32 - half) * SPHERE_SPACING + 1.0,
+                    0.0,
+                )),
+                mesh: Some(mesh),
+                ..Node::named(&name)
+            }));
+        }
+    }
+    b.scene("Scene", &nodes);
+    b.to_glb()
+}
+
+/// Each panel of [`panels`]: a 0.4 m square, side by side along glTF's X.
+pub const PANEL_SIZE: f32 = 0.4;
+/// An emissive panel's colour and strength (their product under 1: the
+/// attachment clamps).
+pub const EMISSIVE_FACTOR: [f32; 3] = [0.4, 0.2, 0.1];
+pub const EMISSIVE_STRENGTH: f32 = 2.0;
+/// The unlit panel's base colour.
+pub const UNLIT_COLOR: [f32; 4] = [0.2, 0.6, 0.9, 1.0];
+
+/// The panels of [`panels`], left to right, by material name.
+pub const PANELS: [&str; 5] = ["mask", "away", "away_double_sided", "emissive", "unlit"];
+
+/// A row of square panels facing glTF's +Z (the viewer) at z = 0, one per
+/// entry of [`PANELS`]:
+/// - `mask`: white, a 4x4 checker of alpha 0 and 1, MASK at 0.5;
+/// - `away`: grey and one-sided, facing -Z (seen from behind);
+/// - `away_double_sided`: the same, doubleSided;
+/// - `emissive`: black, emitting [`EMISSIVE_FACTOR`] at
+///   [`EMISSIVE_STRENGTH`] (KHR_materials_emissive_strength);
+/// - `unlit`: [`UNLIT_COLOR`], KHR_materials_unlit.
+pub fn panels() -> Vec<u8> {
+    let mut b = GltfBuilder::new();
+    let checker = image::RgbaImage::from_fn(4, 4, |x, y| {
+        image::Rgba([255, 255, 255, if (x + y) % 2 == 0 { 255 } else { 0 }])
+    });
+    let image = b.image_in_buffer(
+        "checker",
+        &super::gltf_write::png_bytes(&checker),
+        "image/png",
+    );
+    let texture = b.texture(image, None);
+    let grey = [0.5, 0.5, 0.5, 1.0];
+    let materials = [
+        Material {
+            base_color_texture: Some(texture),
+            alpha_mode: Some("MASK"),
+            alpha_cutoff: Some(0.5),
+            ..Material::default()
+        },
+        Material {
+            base_color_factor: Some(grey),
+            ..Material::default()
+        },
+        Material {
+            base_color_factor: Some(grey),
+            double_sided: true,
+            ..Material::default()
+        },
+        Material {
+            base_color_factor: Some([0.0, 0.0, 0.0, 1.0]),
+            metallic_factor: Some(0.0),
+            emissive_factor: Some(EMISSIVE_FACTOR),
+            emissive_strength: Some(EMISSIVE_STRENGTH),
+            ..Material::default()
+        },
+        Material {
+            base_color_factor: Some(UNLIT_COLOR),
+            unlit: true,
+            ..Material::default()
+        },
+    ];
+    let mut nodes = Vec::new();
+    for (i, (name, material)) in PANELS.iter().zip(materials).enumerate() {
+        let material = b.material(Material {
+            name: Some((*name).to_owned()),
+            ..material
+        });
+        let x = (i as f32 - (PANELS.len() - 1) as f32 / 2.0) * PANEL_SIZE * 1.25;
+        let square = Square {
+            size: PANEL_SIZE,
+            z: 0.0,
+            away: name.starts_with("away"),
+        };
+        nodes.push(square.node(&mut b, name, material, Vec3::new(x, 1.0, 0.0)));
+    }
+    b.scene("Scene", &nodes);
+    b.to_glb()
+}
+
+/// [`eye_decal`]'s skin and decal colours (linear) and the decal's alpha.
+pub const SKIN_COLOR: [f32; 4] = [0.8, 0.5, 0.4, 1.0];
+pub const DECAL_COLOR: [f32; 4] = [0.1, 0.2, 0.9, 0.5];
+
+/// A face and an eye decal over it, as a character's eye is made: a quad of
+/// skin and, a centimetre in front of it, a smaller quad of BLEND at alpha
+/// 0.5, both unlit so that the picture holds their colours alone.
+pub fn eye_decal() -> Vec<u8> {
+    let mut b = GltfBuilder::new();
+    let mut nodes = Vec::new();
+    let parts = [
+        ("skin", SKIN_COLOR, None, PANEL_SIZE, 0.0),
+        ("decal", DECAL_COLOR, Some("BLEND"), PANEL_SIZE / 2.0, 0.01),
+    ];
+    for (name, color, alpha_mode, size, z) in parts {
+        let material = b.material(Material {
+            name: Some(name.to_owned()),
+            base_color_factor: Some(color),
+            alpha_mode,
+            unlit: true,
+            ..Material::default()
+        });
+        let square = Square {
+            size,
+            z,
+            away: false,
+        };
+        nodes.push(square.node(&mut b, name, material, Vec3::new(0.0, 1.0, 0.0)));
+    }
+    b.scene("Scene", &nodes);
+    b.to_glb()
+}
+
+/// A square quad in glTF's XY plane.
+struct Square {
+    /// Its side, metres.
+    size: f32,
+    /// Its plane's z.
+    z: f32,
+    /// Facing -Z (away from a viewer on +Z) instead of +Z.
+    away: bool,
+}
+
+impl Square {
+    /// The square as mesh `name` drawn with `material` (texture
+    /// coordinates over it, v down), in a node at `translation`; the node.
+    fn node(&self, b: &mut GltfBuilder, name: &str, material: usize, translation: Vec3) -> usize {
+        let half = self.size / 2.0;
+        let facing = if self.away { -1.0 } else { 1.0 };
+        let corners = [(-half, -half), (half, -half), (half, half), (-half, half)]
+            .map(|(x, y)| Vec3::new(x * facing, y, self.z));
+        let position = b.positions(&corners);
+        let normal = b.vec3s(&[Vec3::new(0.0, 0.0, facing); 4]);
+        let uv = b.vec2s(&[
+            Vec2::new(0.0, 1.0),
+            Vec2::new(1.0, 1.0),
+            Vec2::new(1.0, 0.0),
+            Vec2::new(0.0, 0.0),
+        ]);
+        let indices = b.indices_u16(&[0, 1, 2, 0, 2, 3]);
+        let primitive = Primitive {
+            indices: Some(indices),
+            material: Some(material),
+            ..Primitive::default()
+        }
+        .attribute("POSITION", position)
+        .attribute("NORMAL", normal)
+        .attribute("TEXCOORD_0", uv);
+        let mesh = b.mesh(name, &[primitive], None);
+        b.node(Node {
+            translation: Some(translation),
+            mesh: Some(mesh),
+            ..Node::named(name)
+        })
+    }
+}
