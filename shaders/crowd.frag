@@ -1,111 +1,11 @@
 #version 450
-// A mesh's material, lit by one directional key light plus ambient, in the
-// model its pipeline was made for (material::Shading):
-// - Doom 3's: the diffuse map (Lambert), the normal map (tangent space,
-//   bending the normal both terms use) and the specular map (Blinn-Phong).
-//   A material without a normal map gets a flat one and without a
-//   specular map a black one, so it shades as plain Lambert (as in Doom 3:
-//   no map, no specular).
-// - glTF's metallic-roughness (pbr.glsl), with emission and occlusion.
-// - Unlit: the base colour, untouched by light and shadow.
+// The crowd's opaque and masked meshes (crowd_surface.glsl shades them).
 
-#include "impostor_band.glsl"
-#include "scene.glsl"
-
-layout(set = 0, binding = 2) uniform Frame {
-    FrameUniforms frame;
-};
-
-layout(location = 0) in vec3 in_normal;
-layout(location = 1) in vec2 in_uv;
-layout(location = 2) flat in vec3 in_tint;
-layout(location = 3) in vec4 in_tangent; // xyz along +u, w handedness
-layout(location = 4) in vec3 in_world_position;
-layout(location = 5) flat in uint in_skin;
-layout(location = 6) flat in float in_fade;
-
-// Pipeline constants (constant 0 is skins.glsl's SKIN_COUNT).
-layout(constant_id = 1) const uint SHADING_MODEL = SHADING_DOOM3;
-layout(constant_id = 2) const uint ALPHA_MODE = ALPHA_OPAQUE;
-// Both faces drawn: a back face is lit with its frame turned round.
-layout(constant_id = 3) const bool DOUBLE_SIDED = false;
-// The target is multisampled and MASK cuts through alpha-to-coverage.
-layout(constant_id = 4) const bool ALPHA_TO_COVERAGE = false;
-
-#include "material.glsl"
-#include "pbr.glsl"
-#include "shadows.glsl"
+#include "crowd_surface.glsl"
 
 layout(location = 0) out vec4 out_color;
 
-// Doom 3 surfaces are matte plastic-like; one exponent for every material,
-// as its interaction shader had.
-const float SPECULAR_EXPONENT = 24.0;
-
-vec3 doom3_color(vec3 normal, vec3 albedo) {
-    vec3 to_light = frame.light_direction.xyz;
-    float lambert = max(dot(normal, to_light), 0.0);
-    vec3 to_eye = normalize(frame.camera_position.xyz - in_world_position);
-    vec3 halfway = normalize(to_light + to_eye);
-    float highlight = lambert > 0.0 ? pow(max(dot(normal, halfway), 0.0), SPECULAR_EXPONENT) : 0.0;
-    // Lifted along the geometric normal: the normal map's bends are
-    // finer than a shadow texel.
-    float sun = sun_visibility(in_world_position, normalize(in_normal));
-    vec3 specular = specular_texel(in_uv).rgb * highlight * sun;
-    vec3 light = frame.ambient_color.rgb + frame.light_color.rgb * lambert * sun;
-    albedo *= cascade_tint(in_world_position);
-    return albedo * light + frame.light_color.rgb * specular;
-}
-
-vec3 metallic_roughness_color(vec3 normal, vec3 geometric_normal, vec3 base_color) {
-    vec4 orm = specular_texel(in_uv);
-    PbrSurface surface = PbrSurface(base_color * cascade_tint(in_world_position), orm.b, orm.g,
-                                    texture(occlusion_map, in_uv).r);
-    vec3 to_eye = normalize(frame.camera_position.xyz - in_world_position);
-    float sun = sun_visibility(in_world_position, geometric_normal);
-    vec3 lit = sun_reflectance(surface, normal, to_eye, frame.light_direction.xyz) * sun
-             * frame.light_color.rgb;
-    vec3 ambient = ambient_reflectance(surface, normal, to_eye, frame.ambient_color.rgb);
-    return lit + ambient + texture(emissive_map, in_uv).rgb;
-}
-
-// The fragment's coverage of a MASK material, whose alpha was remapped to
-// cut at 0.5: sharpened to a pixel's width under alpha-to-coverage, so
-// the edge takes intermediate coverage and the inside stays whole.
-float masked_alpha(float alpha) {
-    if (ALPHA_TO_COVERAGE) {
-        return clamp((alpha - 0.5) / max(fwidth(alpha), 1e-4) + 0.5, 0.0, 1.0);
-    }
-    return alpha;
-}
-
 void main() {
-    // In the band around the switch, the impostor has these pixels.
-    if (impostor_keeps(gl_FragCoord.xy, in_fade)) {
-        discard;
-    }
-    vec4 base = diffuse_texel(in_uv);
-    float alpha = 1.0;
-    if (ALPHA_MODE == ALPHA_MASK) {
-        alpha = masked_alpha(base.a);
-        if (alpha < (ALPHA_TO_COVERAGE ? 1.0 / 255.0 : 0.5)) {
-            discard;
-        }
-    } else if (ALPHA_MODE == ALPHA_BLEND) {
-        alpha = base.a;
-    }
-    vec3 albedo = base.rgb * in_tint;
-    if (SHADING_MODEL == SHADING_UNLIT) {
-        out_color = vec4(albedo, alpha);
-        return;
-    }
-    bool flipped = DOUBLE_SIDED && !gl_FrontFacing;
-    vec3 interpolated = flipped ? -in_normal : in_normal;
-    vec3 normal = shading_normal(interpolated, flipped ? -in_tangent : in_tangent, in_uv);
     // The attachment is sRGB: the hardware encodes this linear value.
-    if (SHADING_MODEL == SHADING_METALLIC_ROUGHNESS) {
-        out_color = vec4(metallic_roughness_color(normal, normalize(interpolated), albedo), alpha);
-    } else {
-        out_color = vec4(doom3_color(normal, albedo), alpha);
-    }
+    out_color = crowd_surface();
 }

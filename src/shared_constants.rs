@@ -104,6 +104,17 @@ shared_constants! {
     /// The least perceptual roughness shaded (Filament's): GGX at 0 is a
     /// delta, undefined where the half vector meets the normal.
     MIN_ROUGHNESS: f32 = 0.045;
+    /// The camera's near plane lies at this share of the distance from the
+    /// eye to the target: reverse-Z depth is `NEAR_PLANE_SHARE x target
+    /// distance / distance`.
+    NEAR_PLANE_SHARE: f32 = 0.01;
+    /// Weighted blended transparency weighs a fragment by its alpha times
+    /// (target distance / distance) squared, clamped to these bounds: nearer
+    /// layers dominate where layers overlap, and no sum leaves half-float
+    /// range (McGuire and Bavoil's bounds).
+    BLEND_WEIGHT_MIN: f32 = 0.01;
+    /// The largest weighted-blend weight (see `BLEND_WEIGHT_MIN`).
+    BLEND_WEIGHT_MAX: f32 = 3000.0;
 
     // ---- Pose sources: where an instance's skinning transforms come from.
 

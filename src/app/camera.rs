@@ -7,6 +7,7 @@ use std::str::FromStr;
 use glam::{Mat4, Vec3, Vec4};
 
 use crate::crowd::Frustum;
+use crate::shared_constants::NEAR_PLANE_SHARE;
 use crate::gpu::frame_loop::SceneUniforms;
 
 /// How much of the view's limiting dimension a framed scene fills.
@@ -278,7 +279,7 @@ impl OrbitCamera {
         let eye = self.eye();
         let view = Mat4::look_at_rh(eye, self.target, Vec3::Z);
         // From the eye and target alone, as a shot gives them back.
-        let near = eye.distance(self.target) * 0.01;
+        let near = eye.distance(self.target) * NEAR_PLANE_SHARE;
         let mut projection = Mat4::perspective_infinite_reverse_rh(self.fov_y(), aspect, near);
         // glam follows the GL convention of +Y up in clip space; Vulkan's
         // clip space has +Y down. Flipping here (rather than with a negative

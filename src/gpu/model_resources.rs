@@ -15,6 +15,7 @@ use super::guard::{guard, Destroy, Guard};
 use super::impostor_atlas::ImpostorAtlases;
 use super::passes::agents::{self, Agents};
 use super::passes::animate::{self, Animate};
+use super::passes::blend_composite::{self, BlendComposite};
 use super::passes::cull::{self, Cull};
 use super::passes::depth_resolve::{self, DepthResolve};
 use super::passes::draws::{self, Draws};
@@ -26,6 +27,7 @@ use super::shaders::spirv;
 use super::shadow_map::ShadowMap;
 use super::texture::MapKind;
 use super::{Context, GpuError};
+use crate::material::AlphaMode;
 use crate::model::Model;
 
 pub struct ModelResources {
@@ -63,6 +65,9 @@ pub struct ModelResources {
     pub impostor_pipeline_layout: vk::PipelineLayout,
     /// Every model's impostor atlas, baked as the crowd wants them.
     pub impostors: ImpostorAtlases,
+    /// The composite of the BLEND meshes over the picture: only when some
+    /// mesh is BLEND.
+    pub blend_composite: Option<BlendComposite>,
     sampler: vk::Sampler,
     material_pool: vk::DescriptorPool,
     /// `material_sets[d]` samples the maps of draw `model.draws[d]`'s
@@ -89,6 +94,14 @@ impl ModelResources {
         let layouts = create_pipeline_layouts(ctx, &sets)?;
         let passes = create_passes(ctx, &layouts, &gpu_model)?;
         let depth_sampler = guard(ctx, descriptors::create_sampler(ctx, Sampling::Depth)?);
+        let blends = gpu_model
+            .draws
+            .iter()
+            .any(|draw| draw.shading.alpha == AlphaMode::Blend);
+        let blend_composite = match blends {
+            true => Some(guard(ctx, blend_composite::create_blend_composite(ctx)?)),
+            false => None,
+        };
         let materials = create_material_sets(ctx, &sets.material, &gpu_model)?;
         let impostors = guard(
             ctx,
@@ -123,6 +136,7 @@ impl ModelResources {
             pyramid: passes.pyramid.keep(),
             depth_resolve: passes.depth_resolve.keep(),
             impostors: impostors.keep(),
+            blend_composite: blend_composite.map(|composite| composite.keep()),
             depth_sampler: depth_sampler.keep(),
             sampler: materials.sampler.keep(),
             material_pool: materials.pool.keep(),
@@ -151,6 +165,7 @@ impl DeviceMemory for ModelResources {
 impl Destroy for ModelResources {
     fn destroy(self, ctx: &Context) {
         self.impostors.destroy(ctx);
+        self.blend_composite.destroy(ctx);
         self.impostor_pipeline_layout.destroy(ctx);
         self.impostor_layout.destroy(ctx);
         // The pool frees the texture sets.
@@ -200,6 +215,11 @@ fn create_set_layouts(ctx: &Context) -> Result<SetLayouts<'_>, GpuError> {
         &[
             ("crowd.vert", spirv::CROWD_VERT, Stage::VERTEX),
             ("crowd.frag", spirv::CROWD_FRAG, Stage::FRAGMENT),
+            (
+                "crowd_blended.frag",
+                spirv::CROWD_BLENDED_FRAG,
+                Stage::FRAGMENT,
+            ),
             ("skeleton.vert", spirv::SKELETON_VERT, Stage::VERTEX),
             ("skeleton.frag", spirv::SKELETON_FRAG, Stage::FRAGMENT),
             ("ground.vert", spirv::GROUND_VERT, Stage::VERTEX),
@@ -220,6 +240,11 @@ fn create_set_layouts(ctx: &Context) -> Result<SetLayouts<'_>, GpuError> {
         1,
         &[
             ("crowd.frag", spirv::CROWD_FRAG, Stage::FRAGMENT),
+            (
+                "crowd_blended.frag",
+                spirv::CROWD_BLENDED_FRAG,
+                Stage::FRAGMENT,
+            ),
             (
                 "crowd_shadow.frag",
                 spirv::CROWD_SHADOW_FRAG,

@@ -97,9 +97,8 @@ pub struct GraphicsPipelineDesc<'a> {
     pub cull_mode: vk::CullModeFlags,
     pub front_face: vk::FrontFace,
     pub depth: Depth,
-    /// Blend by the fragment's alpha (`src * a + dst * (1 - a)`) instead of
-    /// replacing the colour.
-    pub alpha_blend: bool,
+    /// How the fragment meets what the attachments hold.
+    pub blend: Blend,
     /// The fragment's alpha says how many of its pixel's samples it
     /// covers: a cut-out's outline gets the samples a mesh edge does. The
     /// alpha is then not written: the picture stays opaque.
@@ -109,6 +108,22 @@ pub struct GraphicsPipelineDesc<'a> {
     /// shadow themselves).
     pub depth_bias: Option<DepthBias>,
     pub formats: TargetFormats,
+}
+
+/// How a pipeline's fragments are written into its colour attachments.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Blend {
+    /// The fragment replaces what is there.
+    Replace,
+    /// Over by the fragment's alpha: `src * a + dst * (1 - a)`, the
+    /// destination's alpha kept.
+    Over,
+    /// Weighted blended order-independent transparency (McGuire and
+    /// Bavoil, 2013): colour channels sum (`src + dst`), the alpha channel
+    /// multiplies what shows through (`dst * (1 - src_alpha)`). Any order
+    /// of fragments gives the same sums and product. One state serves
+    /// every attachment, so the device needs no `independentBlend`.
+    WeightedSum,
 }
 
 /// `vkCmdSetDepthBias`'s factors, fixed in the pipeline. With reverse Z,
@@ -180,20 +195,11 @@ pub fn create_graphics_pipeline(
         }
         false => vk::ColorComponentFlags::RGBA,
     };
-    let blend = vk::PipelineColorBlendAttachmentState::default()
-        .color_write_mask(written)
-        .blend_enable(desc.alpha_blend)
-        .src_color_blend_factor(vk::BlendFactor::SRC_ALPHA)
-        .dst_color_blend_factor(vk::BlendFactor::ONE_MINUS_SRC_ALPHA)
-        .color_blend_op(vk::BlendOp::ADD)
-        .src_alpha_blend_factor(vk::BlendFactor::ZERO)
-        .dst_alpha_blend_factor(vk::BlendFactor::ONE)
-        .alpha_blend_op(vk::BlendOp::ADD);
     let color_formats: Vec<vk::Format> = [desc.formats.color, desc.formats.second_color]
         .into_iter()
         .flatten()
         .collect();
-    let blend_attachments = vec![blend; color_formats.len()];
+    let blend_attachments = blend_states(desc.blend, written, color_formats.len());
     let color_blend =
         vk::PipelineColorBlendStateCreateInfo::default().attachments(&blend_attachments);
     let dynamic_states = [vk::DynamicState::VIEWPORT, vk::DynamicState::SCISSOR];
@@ -239,6 +245,42 @@ fn stage_info<'a>(
     match shader.specialization {
         Some(specialization) => info.specialization_info(specialization),
         None => info,
+    }
+}
+
+/// The blend state of each of `attachments` colour attachments, writing
+/// the components `written`.
+fn blend_states(
+    blend: Blend,
+    written: vk::ColorComponentFlags,
+    attachments: usize,
+) -> Vec<vk::PipelineColorBlendAttachmentState> {
+    use vk::BlendFactor as Factor;
+    let state = |(src, dst): (Factor, Factor), (src_alpha, dst_alpha): (Factor, Factor)| {
+        vk::PipelineColorBlendAttachmentState::default()
+            .color_write_mask(written)
+            .blend_enable(blend != Blend::Replace)
+            .src_color_blend_factor(src)
+            .dst_color_blend_factor(dst)
+            .color_blend_op(vk::BlendOp::ADD)
+            .src_alpha_blend_factor(src_alpha)
+            .dst_alpha_blend_factor(dst_alpha)
+            .alpha_blend_op(vk::BlendOp::ADD)
+    };
+    let kept_alpha = (Factor::ZERO, Factor::ONE);
+    match blend {
+        Blend::Replace => vec![state((Factor::ONE, Factor::ZERO), kept_alpha); attachments],
+        Blend::Over => vec![
+            state((Factor::SRC_ALPHA, Factor::ONE_MINUS_SRC_ALPHA), kept_alpha);
+            attachments
+        ],
+        Blend::WeightedSum => vec![
+            state(
+                (Factor::ONE, Factor::ONE),
+                (Factor::ZERO, Factor::ONE_MINUS_SRC_ALPHA)
+            );
+            attachments
+        ],
     }
 }
 

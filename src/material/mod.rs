@@ -20,6 +20,7 @@ mod mtr;
 mod read;
 mod shading;
 mod texels;
+pub mod weighted_blend;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};

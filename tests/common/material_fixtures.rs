@@ -221,6 +221,53 @@ pub fn eye_decal() -> Vec<u8> {
     b.to_glb()
 }
 
+/// The two BLEND layers of [`overlapping_decals`]: name, colour (alpha
+/// last), side, x offset and distance in front of the skin (metres).
+pub const OVERLAPPING_DECALS: [(&str, [f32; 4], f32, f32, f32); 2] = [
+    ("red_decal", [0.9, 0.1, 0.1, 0.5], 0.16, -0.05, 0.01),
+    ("green_decal", [0.1, 0.8, 0.2, 0.6], 0.16, 0.05, 0.03),
+];
+
+/// A quad of skin with two BLEND decals over it that overlap in the
+/// middle, the green one nearer, all unlit; `reversed` writes the decals in
+/// the other order (file order is the order a character's meshes draw in).
+pub fn overlapping_decals(reversed: bool) -> Vec<u8> {
+    let mut b = GltfBuilder::new();
+    let skin = b.material(Material {
+        name: Some("skin".to_owned()),
+        base_color_factor: Some(SKIN_COLOR),
+        unlit: true,
+        ..Material::default()
+    });
+    let square = Square {
+        size: PANEL_SIZE,
+        z: 0.0,
+        away: false,
+    };
+    let mut nodes = vec![square.node(&mut b, "skin", skin, Vec3::new(0.0, 1.0, 0.0))];
+    let mut decals = OVERLAPPING_DECALS.to_vec();
+    if reversed {
+        decals.reverse();
+    }
+    for (name, color, size, x, z) in decals {
+        let material = b.material(Material {
+            name: Some(name.to_owned()),
+            base_color_factor: Some(color),
+            alpha_mode: Some("BLEND"),
+            unlit: true,
+            ..Material::default()
+        });
+        let square = Square {
+            size,
+            z,
+            away: false,
+        };
+        nodes.push(square.node(&mut b, name, material, Vec3::new(x, 1.0, 0.0)));
+    }
+    b.scene("Scene", &nodes);
+    b.to_glb()
+}
+
 /// A square quad in glTF's XY plane.
 struct Square {
     /// Its side, metres.

@@ -13,6 +13,7 @@ mod render_headless;
 mod render_impostors;
 mod render_materials;
 mod render_msaa;
+mod render_blend;
 mod render_pbr;
 mod render_profiling;
 mod render_shadows;

@@ -9,10 +9,11 @@ use super::crowd_draw::vertex_input;
 use crate::gpu::gpu_model::MeshDraw;
 use crate::gpu::guard::{guard, Destroy};
 use crate::gpu::pipeline::{
-    self, Constants, Depth, DepthBias, GraphicsPipelineDesc, ShaderStage, TargetFormats,
+    self, Blend, Constants, Depth, DepthBias, GraphicsPipelineDesc, ShaderStage, TargetFormats,
 };
 use crate::gpu::shaders::spirv;
 use crate::gpu::shadow_map::SHADOW_FORMAT;
+use crate::gpu::targets::weighted_blend_formats;
 use crate::gpu::{Context, GpuError};
 use crate::material::{AlphaMode, ShadingVariant};
 use crate::skin::InfluenceLimit;
@@ -177,10 +178,18 @@ fn create_variant(
             spirv: spirv::CROWD_VERT,
             specialization: Some(&specialization),
         },
-        fragment_shader: Some(ShaderStage {
-            name: "crowd.frag",
-            spirv: spirv::CROWD_FRAG,
-            specialization: Some(&fragment_specialization),
+        // BLEND surfaces go to the weighted blend targets, in any order.
+        fragment_shader: Some(match blended {
+            true => ShaderStage {
+                name: "crowd_blended.frag",
+                spirv: spirv::CROWD_BLENDED_FRAG,
+                specialization: Some(&fragment_specialization),
+            },
+            false => ShaderStage {
+                name: "crowd.frag",
+                spirv: spirv::CROWD_FRAG,
+                specialization: Some(&fragment_specialization),
+            },
         }),
         vertex_bindings: &bindings,
         vertex_attributes: &attributes,
@@ -198,10 +207,16 @@ fn create_variant(
             true => Depth::TestOnly,
             false => Depth::TestAndWrite,
         },
-        alpha_blend: blended,
+        blend: match blended {
+            true => Blend::WeightedSum,
+            false => Blend::Replace,
+        },
         alpha_to_coverage: masked && multisampled,
         depth_bias: None,
-        formats,
+        formats: match blended {
+            true => weighted_blend_formats(formats.samples),
+            false => formats,
+        },
     };
     let pipeline = guard(ctx, pipeline::create_graphics_pipeline(ctx, &desc)?);
     let wireframe = if ctx.wireframe {
@@ -233,7 +248,7 @@ fn create_variant(
         cull_mode: vk::CullModeFlags::NONE,
         depth_bias: Some(SHADOW_DEPTH_BIAS),
         depth: Depth::TestAndWrite,
-        alpha_blend: false,
+        blend: Blend::Replace,
         alpha_to_coverage: false,
         formats: SHADOW_TARGET,
         ..desc

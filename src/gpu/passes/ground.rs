@@ -7,7 +7,7 @@
 use ash::vk;
 
 use crate::gpu::guard::{guard, Destroy};
-use crate::gpu::pipeline::{self, Depth, GraphicsPipelineDesc, ShaderStage, TargetFormats};
+use crate::gpu::pipeline::{self, Blend, Depth, GraphicsPipelineDesc, ShaderStage, TargetFormats};
 use crate::gpu::shaders::spirv;
 use crate::gpu::{debug, Context, GpuError};
 
@@ -29,7 +29,7 @@ pub fn create_ground(
         spirv,
         specialization: None,
     };
-    let quads = |name, vertex_shader, fragment_shader, depth, alpha_blend| GraphicsPipelineDesc {
+    let quads = |name, vertex_shader, fragment_shader, depth, blend| GraphicsPipelineDesc {
         name,
         layout,
         vertex_shader,
@@ -41,7 +41,7 @@ pub fn create_ground(
         cull_mode: vk::CullModeFlags::NONE,
         front_face: vk::FrontFace::CLOCKWISE,
         depth,
-        alpha_blend,
+        blend,
         alpha_to_coverage: false,
         depth_bias: None,
         formats,
@@ -55,7 +55,7 @@ pub fn create_ground(
                 stage("ground.vert", spirv::GROUND_VERT),
                 stage("ground.frag", spirv::GROUND_FRAG),
                 Depth::TestAndWrite,
-                false,
+                Blend::Replace,
             ),
         )?,
     );
@@ -68,7 +68,7 @@ pub fn create_ground(
             stage("blob_shadow.vert", spirv::BLOB_SHADOW_VERT),
             stage("blob_shadow.frag", spirv::BLOB_SHADOW_FRAG),
             Depth::TestOnly,
-            true,
+            Blend::Over,
         ),
     )?;
     Ok(Ground {

@@ -26,7 +26,7 @@ use crate::gpu::guard::{guard, Destroy};
 use crate::gpu::memory::{DeviceMemory, MemoryReport};
 use crate::gpu::passes::crowd_draw;
 use crate::gpu::pipeline::{
-    self, Constants, Depth, GraphicsPipelineDesc, ShaderStage, TargetFormats,
+    self, Blend, Constants, Depth, GraphicsPipelineDesc, ShaderStage, TargetFormats,
 };
 use crate::gpu::resources::{self, memory_barrier, Buffer, Image, ImageBarrier, ImageDesc};
 use crate::gpu::shader_types::{CrowdInstance, DrawConstants, FrameUniforms, VisibleHeader};
@@ -576,7 +576,7 @@ fn bake_pipeline(
             cull_mode: vk::CullModeFlags::NONE,
             front_face: vk::FrontFace::CLOCKWISE,
             depth: Depth::TestAndWrite,
-            alpha_blend: false,
+            blend: Blend::Replace,
             alpha_to_coverage: false,
             depth_bias: None,
             formats: TargetFormats {

@@ -8,7 +8,7 @@ use ash::vk;
 use crate::gpu::gpu_model::GpuModel;
 use crate::gpu::guard::{guard, Destroy};
 use crate::gpu::passes::crowd_draw::{self, SHADOW_DEPTH_BIAS};
-use crate::gpu::pipeline::{self, Depth, GraphicsPipelineDesc, ShaderStage, TargetFormats};
+use crate::gpu::pipeline::{self, Blend, Depth, GraphicsPipelineDesc, ShaderStage, TargetFormats};
 use crate::gpu::shader_types::DrawConstants;
 use crate::gpu::shaders::spirv;
 use crate::gpu::{debug, Context, GpuError};
@@ -62,7 +62,7 @@ pub fn create_impostor_draw(
         cull_mode: vk::CullModeFlags::NONE,
         front_face: vk::FrontFace::CLOCKWISE,
         depth: Depth::TestAndWrite,
-        alpha_blend: false,
+        blend: Blend::Replace,
         // impostor.frag gives its coverage as alpha.
         alpha_to_coverage: multisampled,
         depth_bias: None,

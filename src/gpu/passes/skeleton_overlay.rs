@@ -8,7 +8,7 @@ use ash::vk;
 use crate::gpu::draw_commands::DrawCommandLayout;
 use crate::gpu::gpu_model::GpuModel;
 use crate::gpu::guard::Destroy;
-use crate::gpu::pipeline::{self, Depth, GraphicsPipelineDesc, ShaderStage, TargetFormats};
+use crate::gpu::pipeline::{self, Blend, Depth, GraphicsPipelineDesc, ShaderStage, TargetFormats};
 use crate::gpu::shader_types::{DrawConstants, SkeletonVertex};
 use crate::gpu::shaders::spirv;
 use crate::gpu::{debug, Context, GpuError};
@@ -72,7 +72,7 @@ pub fn create_skeleton_overlay(
             cull_mode: vk::CullModeFlags::NONE,
             front_face: vk::FrontFace::CLOCKWISE,
             depth: Depth::Off,
-            alpha_blend: false,
+            blend: Blend::Replace,
             alpha_to_coverage: false,
             depth_bias: None,
             formats,

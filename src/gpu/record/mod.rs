@@ -6,8 +6,9 @@
 //! animated and drawn; the depth pyramid is built from that depth; the late
 //! cull tests everything against it, and what newly passed is animated and
 //! drawn over the early image. The skeleton overlay comes last in the
-//! scene, on top; the ui overlay, when shown, after it, in a scope of its
-//! own.
+//! opaque scene, on top; BLEND meshes after it, into scopes of their own
+//! (weighted blended transparency); the ui overlay, when shown, last, in a
+//! scope of its own.
 
 use ash::vk;
 
@@ -31,7 +32,6 @@ use super::shader_types::{CrowdComputeConstants, CullPhase, DrawConstants, PALET
 use super::shadow_map::ShadowMap;
 use super::targets::{begin_rendering, end_rendering, Closing, Scope, Targets};
 use super::{debug, pipeline, Context, GpuError};
-use crate::material::AlphaMode;
 use compute::{record_agent_pass, record_reset, record_visible_count_readback};
 use shadows::cascade_names;
 
@@ -296,11 +296,11 @@ impl FrameRecorder<'_> {
 
     /// `phase`'s rendering scope, the `index`-th: the ground (first scope,
     /// with locomotion), the crowd's meshes, its impostors, and after the
-    /// last cull every phase's BLEND meshes, then the skeleton overlay on
-    /// top.
+    /// last cull the skeleton overlay on top; then, for a model with BLEND
+    /// meshes, every phase's BLEND meshes and their composite.
     fn record_scene(&mut self, phase: CullPhase, index: usize, names: &PhaseNames) {
         let (ctx, cmd) = (self.ctx, self.cmd);
-        let (model, crowd) = (self.model, self.crowd);
+        let crowd = self.crowd;
         let last = index + 1 == self.phases.len();
         let commands = phase_commands(phase);
         let crowd_set = self.crowd_set();
@@ -315,9 +315,10 @@ impl FrameRecorder<'_> {
         let first = self
             .profiler
             .begin(ctx, cmd, if draws_ground { "ground" } else { names.draw });
-        let closing = match last {
-            true => Closing::Picture,
-            false => Closing::Pyramid,
+        let closing = match (last, self.targets.blends()) {
+            (false, _) => Closing::Pyramid,
+            (true, false) => Closing::Picture,
+            (true, true) => Closing::Blended,
         };
         begin_rendering(ctx, cmd, self.targets, opening, closing);
         pipeline::set_viewport(ctx, cmd, self.targets.extent());
@@ -340,20 +341,14 @@ impl FrameRecorder<'_> {
                 (constants, ImpostorLook::Picture),
             );
         }
-        if last
-            && model
-                .model
-                .draws
-                .iter()
-                .any(|d| d.shading.alpha == AlphaMode::Blend)
-        {
-            self.record_blended();
-        }
         let animated = crowd.shape.animation != Animation::BindPose;
         if last && self.view.show_skeleton && animated {
             self.record_skeleton_overlay(crowd_set);
         }
         end_rendering(ctx, cmd, self.targets, closing);
+        if closing == Closing::Blended {
+            self.record_blended();
+        }
     }
 
     /// The compute passes' set 0 (`set`) and the depth pyramid's set 1.
@@ -445,14 +440,21 @@ impl FrameRecorder<'_> {
         );
     }
 
-    /// The BLEND meshes of every phase, after everything opaque of the
-    /// last scope (impostors included) and before its resolve: depth
-    /// tested, not written. Within a character the meshes keep the file's
-    /// order; between characters, the visible lists' order.
+    /// The BLEND meshes of every phase, once the opaque picture is
+    /// finished (impostors and skeleton overlay included), into the
+    /// weighted blend targets, then their composite over the picture. Any
+    /// order of instances and meshes gives the same sums, so neither the
+    /// cull's appends nor the file's mesh order show.
     fn record_blended(&mut self) {
         let (ctx, cmd) = (self.ctx, self.cmd);
+        let composite = self
+            .model
+            .blend_composite
+            .as_ref()
+            .expect("targets blend only for a model with BLEND meshes");
         let _label = debug::label(ctx, cmd, "crowd: blended");
         let scope = self.profiler.begin(ctx, cmd, "blended");
+        self.targets.begin_blended(ctx, cmd);
         self.bind_scene_set(self.crowd_set());
         match self.cpu_skinned {
             // One draw per instance: the phases do not split it.
@@ -463,6 +465,10 @@ impl FrameRecorder<'_> {
                 }
             }
         }
+        self.profiler.end(ctx, cmd, scope);
+        let _label = debug::label(ctx, cmd, "blend composite");
+        let scope = self.profiler.begin(ctx, cmd, "blend composite");
+        self.targets.end_blended(ctx, cmd, composite);
         self.profiler.end(ctx, cmd, scope);
     }
 

@@ -27,8 +27,11 @@ use super::{Context, GpuError};
 use crate::crowd::{pyramid_levels, PyramidLevel, MAX_PYRAMID_LEVELS};
 
 mod rendering_scope;
+mod weighted_blend;
 
 pub(super) use rendering_scope::{begin_rendering, end_rendering, Closing, Scope};
+pub use weighted_blend::{weighted_blend_formats, WEIGHTED_COLORS_FORMAT, WEIGHTS_FORMAT};
+use weighted_blend::{create_weighted_blend, WeightedBlend};
 
 /// sRGB: shaders write linear light, the hardware encodes on store (and
 /// averages samples in linear light where it resolves them).
@@ -63,6 +66,8 @@ pub struct Targets {
     pool: vk::DescriptorPool,
     /// Set 1 of the compute passes: the farthest depth and the pyramid.
     pub pyramid_set: vk::DescriptorSet,
+    /// Where the BLEND meshes draw: only for a model that has them.
+    weighted_blend: Option<WeightedBlend>,
 }
 
 /// The single-sample images multisampled targets resolve into.
@@ -140,6 +145,13 @@ pub(super) fn create_targets(
         let depth = image("depth target", DEPTH_FORMAT, read_depth, 1)?;
         (color, depth, None)
     };
+    let weighted_blend = match &model.blend_composite {
+        Some(composite) => Some(guard(
+            ctx,
+            create_weighted_blend(ctx, (extent, samples), composite, model.depth_sampler)?,
+        )),
+        None => None,
+    };
     let (pyramid, levels) = create_pyramid(ctx, extent)?;
     let computed = multisampled && !min_resolve;
     let pool = guard(
@@ -214,6 +226,7 @@ pub(super) fn create_targets(
         pyramid_levels: levels,
         pool: pool.keep(),
         pyramid_set,
+        weighted_blend: weighted_blend.map(|blend| blend.keep()),
     })
 }
 
@@ -375,8 +388,12 @@ impl DeviceMemory for Targets {
             .resolves
             .iter()
             .flat_map(|_| [self.picture(), self.farthest_depth()]);
+        let blend = self.weighted_blend.iter().flat_map(WeightedBlend::images);
         MemoryReport::targets(
-            [&self.color, &self.depth].into_iter().chain(resolves),
+            [&self.color, &self.depth]
+                .into_iter()
+                .chain(resolves)
+                .chain(blend),
             [&self.pyramid],
         )
     }
@@ -384,6 +401,7 @@ impl DeviceMemory for Targets {
 
 impl Destroy for Targets {
     fn destroy(self, ctx: &Context) {
+        self.weighted_blend.destroy(ctx);
         // The pool frees the sets.
         self.pool.destroy(ctx);
         self.pyramid.destroy(ctx);

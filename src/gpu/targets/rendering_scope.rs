@@ -29,6 +29,10 @@ pub(in crate::gpu) enum Closing {
     Pyramid,
     /// The frame's end: the picture becomes a transfer source.
     Picture,
+    /// The BLEND meshes' scope (`Targets::begin_blended`): the picture is
+    /// finished as for `Picture` but stays an attachment for their
+    /// composite, and the depth is kept for them to test against.
+    Blended,
 }
 
 /// Transitions the targets for drawing and opens a rendering scope, which
@@ -92,7 +96,7 @@ pub(in crate::gpu) fn begin_rendering(
         )
     };
     match (closing, &targets.resolves) {
-        (Closing::Picture, Some(resolves)) => {
+        (Closing::Picture | Closing::Blended, Some(resolves)) => {
             // The samples are not needed once averaged.
             barriers.push(resolve_target(
                 &resolves.color,
@@ -204,7 +208,8 @@ fn opening_barriers(targets: &Targets, scope: Scope) -> Vec<ImageBarrier> {
 
 /// Closes a rendering scope. Before the pyramid, the farthest depth
 /// becomes readable by compute shaders; at the frame's end, the picture
-/// becomes a transfer source.
+/// becomes a transfer source; before the BLEND meshes, the picture and the
+/// depth stay attachments, made visible to the scopes that follow.
 pub(in crate::gpu) fn end_rendering(
     ctx: &Context,
     cmd: vk::CommandBuffer,
@@ -217,8 +222,37 @@ pub(in crate::gpu) fn end_rendering(
         Stage::COLOR_ATTACHMENT_OUTPUT,
         Access::COLOR_ATTACHMENT_WRITE,
     );
+    if closing == Closing::Blended {
+        let depth_stages = Stage::EARLY_FRAGMENT_TESTS | Stage::LATE_FRAGMENT_TESTS;
+        let barriers = [
+            ImageBarrier::whole(
+                targets.picture(),
+                color_written,
+                (
+                    Stage::COLOR_ATTACHMENT_OUTPUT,
+                    Access::COLOR_ATTACHMENT_READ | Access::COLOR_ATTACHMENT_WRITE,
+                ),
+                Layout::COLOR_ATTACHMENT_OPTIMAL,
+                Layout::COLOR_ATTACHMENT_OPTIMAL,
+            ),
+            ImageBarrier::whole(
+                &targets.depth,
+                (depth_stages, Access::DEPTH_STENCIL_ATTACHMENT_WRITE),
+                (
+                    depth_stages,
+                    Access::DEPTH_STENCIL_ATTACHMENT_READ | Access::DEPTH_STENCIL_ATTACHMENT_WRITE,
+                ),
+                Layout::DEPTH_ATTACHMENT_OPTIMAL,
+                Layout::DEPTH_ATTACHMENT_OPTIMAL,
+            ),
+        ];
+        for barrier in &barriers {
+            resources::image_barrier(ctx, cmd, barrier);
+        }
+        return;
+    }
     let (image, src, dst, old_layout, new_layout) = match (closing, targets.min_resolve()) {
-        (Closing::Picture, _) => (
+        (Closing::Picture | Closing::Blended, _) => (
             targets.picture(),
             color_written,
             (Stage::ALL_TRANSFER, Access::TRANSFER_READ),

@@ -1,0 +1,287 @@
+//! The weighted blend targets: where the BLEND meshes draw
+//! (shaders/weighted_blend.glsl), in a rendering scope of their own after
+//! the opaque picture is finished, then composited over the picture in a
+//! scope of the picture alone (passes::blend_composite). Only targets of a
+//! model with BLEND meshes have them.
+//!
+//! The order: the last opaque scope resolves the picture and keeps the
+//! depth (`Closing::Blended`); the blended scope tests against that depth
+//! without writing it and averages its samples into single-sample images;
+//! the composite reads those and leaves the picture a transfer source, as
+//! `Closing::Picture` would have.
+
+use ash::vk;
+
+use super::{Targets, DEPTH_FORMAT};
+use crate::gpu::descriptors::{self, Resource};
+use crate::gpu::guard::{guard, Destroy};
+use crate::gpu::passes::blend_composite::{self, BlendComposite};
+use crate::gpu::pipeline::{self, TargetFormats};
+use crate::gpu::resources::{self, Image, ImageBarrier, ImageDesc};
+use crate::gpu::{Context, GpuError};
+
+/// Premultiplied colours times their weights, summed; alpha: what shows
+/// through, multiplied. Half floats: the weights keep the sums in range.
+pub const WEIGHTED_COLORS_FORMAT: vk::Format = vk::Format::R16G16B16A16_SFLOAT;
+/// Alphas times their weights, summed.
+pub const WEIGHTS_FORMAT: vk::Format = vk::Format::R16_SFLOAT;
+
+/// What the BLEND meshes' pipelines are made for, with the scene's
+/// `samples`: both weighted targets and the scene's depth.
+pub fn weighted_blend_formats(samples: vk::SampleCountFlags) -> TargetFormats {
+    TargetFormats {
+        color: Some(WEIGHTED_COLORS_FORMAT),
+        second_color: Some(WEIGHTS_FORMAT),
+        depth: DEPTH_FORMAT,
+        samples,
+    }
+}
+
+pub(super) struct WeightedBlend {
+    /// Drawn into, with the scene's samples a pixel.
+    drawn: [Image; 2],
+    /// With several samples a pixel: their averages.
+    averaged: Option<[Image; 2]>,
+    pool: vk::DescriptorPool,
+    /// The composite's set 0: the single-sample weighted targets.
+    set: vk::DescriptorSet,
+}
+
+/// Weighted targets of `extent` with `samples` a pixel, and the set
+/// `composite` reads them through with `sampler`.
+pub(super) fn create_weighted_blend(
+    ctx: &Context,
+    (extent, samples): (vk::Extent2D, u32),
+    composite: &BlendComposite,
+    sampler: vk::Sampler,
+) -> Result<WeightedBlend, GpuError> {
+    use vk::ImageUsageFlags as Usage;
+    let image = |name: &str, format, usage, samples| -> Result<_, GpuError> {
+        let desc = ImageDesc {
+            extent,
+            format,
+            usage,
+            mip_levels: 1,
+            swizzle: vk::ComponentMapping::default(),
+            array_layers: None,
+            samples: vk::SampleCountFlags::from_raw(samples),
+        };
+        Ok(guard(ctx, resources::create_image(ctx, name, &desc)?))
+    };
+    let multisampled = samples > 1;
+    let read = Usage::COLOR_ATTACHMENT | Usage::SAMPLED;
+    let drawn_usage = match multisampled {
+        true => Usage::COLOR_ATTACHMENT,
+        false => read,
+    };
+    let named = |what: &str| match multisampled {
+        true => format!("{what} ({samples} samples)"),
+        false => what.to_string(),
+    };
+    let colors = image(
+        &named("blend weighted colors"),
+        WEIGHTED_COLORS_FORMAT,
+        drawn_usage,
+        samples,
+    )?;
+    let weights = image(&named("blend weights"), WEIGHTS_FORMAT, drawn_usage, samples)?;
+    let averaged = match multisampled {
+        true => Some([
+            image("blend weighted colors (resolve)", WEIGHTED_COLORS_FORMAT, read, 1)?,
+            image("blend weights (resolve)", WEIGHTS_FORMAT, read, 1)?,
+        ]),
+        false => None,
+    };
+    let pool = guard(
+        ctx,
+        descriptors::create_pool(
+            ctx,
+            "blend composite descriptor pool",
+            &[(&composite.set_layout, 1)],
+        )?,
+    );
+    let [read_colors, read_weights] = match &averaged {
+        Some([colors, weights]) => [colors, weights],
+        None => [&colors, &weights],
+    };
+    let layout = vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL;
+    let set = descriptors::create_set(
+        ctx,
+        *pool,
+        &composite.set_layout,
+        "blend composite set",
+        &[
+            (
+                "weighted_colors",
+                Resource::Texture(read_colors, sampler, layout),
+            ),
+            ("weights", Resource::Texture(read_weights, sampler, layout)),
+        ],
+    )?;
+    Ok(WeightedBlend {
+        set,
+        pool: pool.keep(),
+        averaged: averaged.map(|images| images.map(|image| image.keep())),
+        drawn: [colors.keep(), weights.keep()],
+    })
+}
+
+impl WeightedBlend {
+    /// Every image, for the memory report.
+    pub(super) fn images(&self) -> impl Iterator<Item = &Image> {
+        self.drawn.iter().chain(self.averaged.iter().flatten())
+    }
+
+    /// What the composite reads.
+    fn read(&self) -> &[Image; 2] {
+        self.averaged.as_ref().unwrap_or(&self.drawn)
+    }
+}
+
+impl Destroy for WeightedBlend {
+    fn destroy(self, ctx: &Context) {
+        // The pool frees the set.
+        self.pool.destroy(ctx);
+        for image in self.averaged.into_iter().flatten() {
+            image.destroy(ctx);
+        }
+        for image in self.drawn {
+            image.destroy(ctx);
+        }
+    }
+}
+
+/// Sums start at zero; what shows through starts whole.
+const CLEARED: [[f32; 4]; 2] = [[0.0, 0.0, 0.0, 1.0], [0.0; 4]];
+
+impl Targets {
+    /// Whether these targets have weighted blend targets: the model has
+    /// BLEND meshes, and the last opaque scope closes with
+    /// `Closing::Blended`.
+    pub fn blends(&self) -> bool {
+        self.weighted_blend.is_some()
+    }
+
+    /// Opens the scope the BLEND meshes draw in: the weighted targets
+    /// cleared, the depth of the finished opaque picture tested.
+    pub(in crate::gpu) fn begin_blended(&self, ctx: &Context, cmd: vk::CommandBuffer) {
+        use vk::{AccessFlags2 as Access, ImageLayout as Layout, PipelineStageFlags2 as Stage};
+        let blend = self.weighted_blend.as_ref().expect("a model with BLEND meshes");
+        let attachment_write = (
+            Stage::COLOR_ATTACHMENT_OUTPUT,
+            Access::COLOR_ATTACHMENT_WRITE,
+        );
+        // Last frame the composite sampled them (or the resolve wrote
+        // them); their contents are cleared or overwritten.
+        let last_frame = (
+            Stage::COLOR_ATTACHMENT_OUTPUT | Stage::FRAGMENT_SHADER,
+            Access::COLOR_ATTACHMENT_WRITE,
+        );
+        for image in blend.images() {
+            resources::image_barrier(
+                ctx,
+                cmd,
+                &ImageBarrier::whole(
+                    image,
+                    last_frame,
+                    attachment_write,
+                    Layout::UNDEFINED,
+                    Layout::COLOR_ATTACHMENT_OPTIMAL,
+                ),
+            );
+        }
+        let attachments: Vec<_> = (0..2)
+            .map(|index| {
+                let attachment = vk::RenderingAttachmentInfo::default()
+                    .image_view(blend.drawn[index].view)
+                    .image_layout(Layout::COLOR_ATTACHMENT_OPTIMAL)
+                    .load_op(vk::AttachmentLoadOp::CLEAR)
+                    .store_op(vk::AttachmentStoreOp::STORE)
+                    .clear_value(vk::ClearValue {
+                        color: vk::ClearColorValue {
+                            float32: CLEARED[index],
+                        },
+                    });
+                match &blend.averaged {
+                    // The samples are not needed once averaged.
+                    Some(averaged) => attachment
+                        .store_op(vk::AttachmentStoreOp::DONT_CARE)
+                        .resolve_mode(vk::ResolveModeFlags::AVERAGE)
+                        .resolve_image_view(averaged[index].view)
+                        .resolve_image_layout(Layout::COLOR_ATTACHMENT_OPTIMAL),
+                    None => attachment,
+                }
+            })
+            .collect();
+        // Tested, not written: blended surfaces hide nothing.
+        let depth = vk::RenderingAttachmentInfo::default()
+            .image_view(self.depth.view)
+            .image_layout(Layout::DEPTH_ATTACHMENT_OPTIMAL)
+            .load_op(vk::AttachmentLoadOp::LOAD)
+            .store_op(vk::AttachmentStoreOp::STORE);
+        let info = vk::RenderingInfo::default()
+            .render_area(self.extent().into())
+            .layer_count(1)
+            .color_attachments(&attachments)
+            .depth_attachment(&depth);
+        unsafe { ctx.dynamic_rendering.cmd_begin_rendering(cmd, &info) };
+        pipeline::set_viewport(ctx, cmd, self.extent());
+    }
+
+    /// Closes the blended scope, then lays what it drew over the picture
+    /// (`pass`), which is left a transfer source.
+    pub(in crate::gpu) fn end_blended(
+        &self,
+        ctx: &Context,
+        cmd: vk::CommandBuffer,
+        pass: &BlendComposite,
+    ) {
+        use vk::{AccessFlags2 as Access, ImageLayout as Layout, PipelineStageFlags2 as Stage};
+        let blend = self.weighted_blend.as_ref().expect("a model with BLEND meshes");
+        unsafe { ctx.dynamic_rendering.cmd_end_rendering(cmd) };
+        let written = (
+            Stage::COLOR_ATTACHMENT_OUTPUT,
+            Access::COLOR_ATTACHMENT_WRITE,
+        );
+        for image in blend.read() {
+            resources::image_barrier(
+                ctx,
+                cmd,
+                &ImageBarrier::whole(
+                    image,
+                    written,
+                    (Stage::FRAGMENT_SHADER, Access::SHADER_SAMPLED_READ),
+                    Layout::COLOR_ATTACHMENT_OPTIMAL,
+                    Layout::SHADER_READ_ONLY_OPTIMAL,
+                ),
+            );
+        }
+        // The picture was resolved (or drawn) by the last opaque scope,
+        // whose closing left it an attachment.
+        let picture = vk::RenderingAttachmentInfo::default()
+            .image_view(self.picture().view)
+            .image_layout(Layout::COLOR_ATTACHMENT_OPTIMAL)
+            .load_op(vk::AttachmentLoadOp::LOAD)
+            .store_op(vk::AttachmentStoreOp::STORE);
+        let attachments = [picture];
+        let info = vk::RenderingInfo::default()
+            .render_area(self.extent().into())
+            .layer_count(1)
+            .color_attachments(&attachments);
+        unsafe { ctx.dynamic_rendering.cmd_begin_rendering(cmd, &info) };
+        pipeline::set_viewport(ctx, cmd, self.extent());
+        blend_composite::record_blend_composite(ctx, cmd, pass, blend.set);
+        unsafe { ctx.dynamic_rendering.cmd_end_rendering(cmd) };
+        resources::image_barrier(
+            ctx,
+            cmd,
+            &ImageBarrier::whole(
+                self.picture(),
+                written,
+                (Stage::ALL_TRANSFER, Access::TRANSFER_READ),
+                Layout::COLOR_ATTACHMENT_OPTIMAL,
+                Layout::TRANSFER_SRC_OPTIMAL,
+            ),
+        );
+    }
+}
