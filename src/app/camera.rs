@@ -7,8 +7,8 @@ use std::str::FromStr;
 use glam::{Mat4, Vec3, Vec4};
 
 use crate::crowd::Frustum;
-use crate::shared_constants::NEAR_PLANE_SHARE;
 use crate::gpu::frame_loop::SceneUniforms;
+use crate::shared_constants::NEAR_PLANE_SHARE;
 
 /// How much of the view's limiting dimension a framed scene fills.
 const FRAME_FILL: f32 = 0.94;

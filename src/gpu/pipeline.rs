@@ -270,10 +270,9 @@ fn blend_states(
     let kept_alpha = (Factor::ZERO, Factor::ONE);
     match blend {
         Blend::Replace => vec![state((Factor::ONE, Factor::ZERO), kept_alpha); attachments],
-        Blend::Over => vec![
-            state((Factor::SRC_ALPHA, Factor::ONE_MINUS_SRC_ALPHA), kept_alpha);
-            attachments
-        ],
+        Blend::Over => {
+            vec![state((Factor::SRC_ALPHA, Factor::ONE_MINUS_SRC_ALPHA), kept_alpha); attachments]
+        }
         Blend::WeightedSum => vec![
             state(
                 (Factor::ONE, Factor::ONE),

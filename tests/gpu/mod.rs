@@ -5,6 +5,7 @@
 mod gpu_crowd;
 mod gpu_renderer;
 mod locomotion;
+mod render_blend;
 mod render_capture;
 mod render_culling;
 mod render_determinism;
@@ -13,7 +14,6 @@ mod render_headless;
 mod render_impostors;
 mod render_materials;
 mod render_msaa;
-mod render_blend;
 mod render_pbr;
 mod render_profiling;
 mod render_shadows;

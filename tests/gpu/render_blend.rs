@@ -42,7 +42,10 @@ fn overlapping_blend_layers_draw_alike_in_either_order_as_weighed_on_the_cpu() {
     }
     let mut pictures = Vec::new();
     for reversed in [false, true] {
-        let test = format!("blend_layers_{}", if reversed { "reversed" } else { "in_order" });
+        let test = format!(
+            "blend_layers_{}",
+            if reversed { "reversed" } else { "in_order" }
+        );
         let glb = material_fixtures::overlapping_decals(reversed);
         let (model, mut harness) = one_instance(&test, &glb);
         let skin = centre_of(&model, "skin");
@@ -77,13 +80,19 @@ fn overlapping_blend_layers_draw_alike_in_either_order_as_weighed_on_the_cpu() {
                 stored(expected),
                 stored(exact),
             );
-            assert!(distance(seen, stored(expected)) <= 3.0, "{test} {samples}x: {seen:?}");
+            assert!(
+                distance(seen, stored(expected)) <= 3.0,
+                "{test} {samples}x: {seen:?}"
+            );
             // Each decal alone over the skin is exactly `over`.
             for (layer, centre) in &layers {
                 let outside = *centre + (*centre - both);
                 let alone = layer.color * layer.alpha + linear(SKIN_COLOR) * (1.0 - layer.alpha);
                 let seen = rgb(&picture, pixel_of(view, outside));
-                assert!(distance(seen, stored(alone)) <= 3.0, "{test} {samples}x: {seen:?}");
+                assert!(
+                    distance(seen, stored(alone)) <= 3.0,
+                    "{test} {samples}x: {seen:?}"
+                );
             }
             pictures.push((samples, picture));
         }

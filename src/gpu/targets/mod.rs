@@ -30,8 +30,8 @@ mod rendering_scope;
 mod weighted_blend;
 
 pub(super) use rendering_scope::{begin_rendering, end_rendering, Closing, Scope};
-pub use weighted_blend::{weighted_blend_formats, WEIGHTED_COLORS_FORMAT, WEIGHTS_FORMAT};
 use weighted_blend::{create_weighted_blend, WeightedBlend};
+pub use weighted_blend::{weighted_blend_formats, WEIGHTED_COLORS_FORMAT, WEIGHTS_FORMAT};
 
 /// sRGB: shaders write linear light, the hardware encodes on store (and
 /// averages samples in linear light where it resolves them).

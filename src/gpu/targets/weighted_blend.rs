@@ -84,10 +84,20 @@ pub(super) fn create_weighted_blend(
         drawn_usage,
         samples,
     )?;
-    let weights = image(&named("blend weights"), WEIGHTS_FORMAT, drawn_usage, samples)?;
+    let weights = image(
+        &named("blend weights"),
+        WEIGHTS_FORMAT,
+        drawn_usage,
+        samples,
+    )?;
     let averaged = match multisampled {
         true => Some([
-            image("blend weighted colors (resolve)", WEIGHTED_COLORS_FORMAT, read, 1)?,
+            image(
+                "blend weighted colors (resolve)",
+                WEIGHTED_COLORS_FORMAT,
+                read,
+                1,
+            )?,
             image("blend weights (resolve)", WEIGHTS_FORMAT, read, 1)?,
         ]),
         false => None,
@@ -166,7 +176,10 @@ impl Targets {
     /// cleared, the depth of the finished opaque picture tested.
     pub(in crate::gpu) fn begin_blended(&self, ctx: &Context, cmd: vk::CommandBuffer) {
         use vk::{AccessFlags2 as Access, ImageLayout as Layout, PipelineStageFlags2 as Stage};
-        let blend = self.weighted_blend.as_ref().expect("a model with BLEND meshes");
+        let blend = self
+            .weighted_blend
+            .as_ref()
+            .expect("a model with BLEND meshes");
         let attachment_write = (
             Stage::COLOR_ATTACHMENT_OUTPUT,
             Access::COLOR_ATTACHMENT_WRITE,
@@ -237,7 +250,10 @@ impl Targets {
         pass: &BlendComposite,
     ) {
         use vk::{AccessFlags2 as Access, ImageLayout as Layout, PipelineStageFlags2 as Stage};
-        let blend = self.weighted_blend.as_ref().expect("a model with BLEND meshes");
+        let blend = self
+            .weighted_blend
+            .as_ref()
+            .expect("a model with BLEND meshes");
         unsafe { ctx.dynamic_rendering.cmd_end_rendering(cmd) };
         let written = (
             Stage::COLOR_ATTACHMENT_OUTPUT,
