@@ -15,7 +15,7 @@ use super::guard::{guard, Destroy, Guard};
 use super::impostor_atlas::ImpostorAtlases;
 use super::passes::agents::{self, Agents};
 use super::passes::animate::{self, Animate};
-use super::passes::blend_composite::{self, BlendComposite};
+use super::passes::blend_composite::{self, BlendCompositeLayout};
 use super::passes::cull::{self, Cull};
 use super::passes::depth_resolve::{self, DepthResolve};
 use super::passes::draws::{self, Draws};
@@ -65,9 +65,9 @@ pub struct ModelResources {
     pub impostor_pipeline_layout: vk::PipelineLayout,
     /// Every model's impostor atlas, baked as the crowd wants them.
     pub impostors: ImpostorAtlases,
-    /// The composite of the BLEND meshes over the picture: only when some
-    /// mesh is BLEND.
-    pub blend_composite: Option<BlendComposite>,
+    /// The layouts of the BLEND meshes' composite over the picture: only
+    /// when some mesh is BLEND.
+    pub blend_composite: Option<BlendCompositeLayout>,
     sampler: vk::Sampler,
     material_pool: vk::DescriptorPool,
     /// `material_sets[d]` samples the maps of draw `model.draws[d]`'s
@@ -99,7 +99,10 @@ impl ModelResources {
             .iter()
             .any(|draw| draw.shading.alpha == AlphaMode::Blend);
         let blend_composite = match blends {
-            true => Some(guard(ctx, blend_composite::create_blend_composite(ctx)?)),
+            true => Some(guard(
+                ctx,
+                blend_composite::create_blend_composite_layout(ctx)?,
+            )),
             false => None,
         };
         let materials = create_material_sets(ctx, &sets.material, &gpu_model)?;

@@ -1,11 +1,15 @@
 //! The pipelines that draw into the frame's targets: the crowd's meshes,
-//! the impostors, the ground and the skeleton overlay. They live as long as
+//! the impostors, the ground, the skeleton overlay and the BLEND meshes'
+//! composite. They live as long as
 //! the model they draw and the targets' formats and sample count together,
 //! apart from the model's resources, so that targets of another sample
 //! count rebuild these and nothing else (no upload, no atlas).
 
+use ash::vk;
+
 use super::guard::{guard, Destroy};
 use super::model_resources::ModelResources;
+use super::passes::blend_composite;
 use super::passes::crowd_draw::{self, CrowdDraw};
 use super::passes::ground::{self, Ground};
 use super::passes::impostor_draw::{self, ImpostorDraw};
@@ -18,6 +22,8 @@ pub struct ScenePipelines {
     pub skeleton_overlay: SkeletonOverlay,
     pub ground: Ground,
     pub impostor_draw: ImpostorDraw,
+    /// The BLEND meshes' composite: only for a model that has them.
+    pub blend_composite: Option<vk::Pipeline>,
 }
 
 impl ScenePipelines {
@@ -43,14 +49,26 @@ impl ScenePipelines {
             .draws
             .first()
             .map_or(1, |m| m.materials.len().max(1));
-        let impostor_draw = impostor_draw::create_impostor_draw(
+        let impostor_draw = guard(
             ctx,
-            model.impostor_pipeline_layout,
-            skin_count as u32,
-            formats,
-        )?;
+            impostor_draw::create_impostor_draw(
+                ctx,
+                model.impostor_pipeline_layout,
+                skin_count as u32,
+                formats,
+            )?,
+        );
+        let blend_composite = match &model.blend_composite {
+            Some(layout) => Some(blend_composite::create_blend_composite(
+                ctx,
+                layout,
+                formats.samples,
+            )?),
+            None => None,
+        };
         Ok(ScenePipelines {
-            impostor_draw,
+            blend_composite,
+            impostor_draw: impostor_draw.keep(),
             ground: ground.keep(),
             skeleton_overlay: skeleton_overlay.keep(),
             crowd_draw: crowd_draw.keep(),
@@ -60,6 +78,7 @@ impl ScenePipelines {
 
 impl Destroy for ScenePipelines {
     fn destroy(self, ctx: &Context) {
+        self.blend_composite.destroy(ctx);
         self.impostor_draw.destroy(ctx);
         self.ground.destroy(ctx);
         self.skeleton_overlay.destroy(ctx);

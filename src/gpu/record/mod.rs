@@ -451,6 +451,7 @@ impl FrameRecorder<'_> {
             .model
             .blend_composite
             .as_ref()
+            .zip(self.pipelines.blend_composite)
             .expect("targets blend only for a model with BLEND meshes");
         let _label = debug::label(ctx, cmd, "crowd: blended");
         let scope = self.profiler.begin(ctx, cmd, "blended");

@@ -1,21 +1,22 @@
 //! The weighted blend targets: where the BLEND meshes draw
 //! (shaders/weighted_blend.glsl), in a rendering scope of their own after
 //! the opaque picture is finished, then composited over the picture in a
-//! scope of the picture alone (passes::blend_composite). Only targets of a
+//! scope of the picture alone (passes::blend_composite), which averages
+//! each pixel's samples itself: a resolve would write the averages out and
+//! read them back, for the same result. Only targets of a
 //! model with BLEND meshes have them.
 //!
 //! The order: the last opaque scope resolves the picture and keeps the
 //! depth (`Closing::Blended`); the blended scope tests against that depth
-//! without writing it and averages its samples into single-sample images;
-//! the composite reads those and leaves the picture a transfer source, as
-//! `Closing::Picture` would have.
+//! without writing it; the composite reads every sample and leaves the
+//! picture a transfer source, as `Closing::Picture` would have.
 
 use ash::vk;
 
 use super::{Targets, DEPTH_FORMAT};
 use crate::gpu::descriptors::{self, Resource};
 use crate::gpu::guard::{guard, Destroy};
-use crate::gpu::passes::blend_composite::{self, BlendComposite};
+use crate::gpu::passes::blend_composite::{self, BlendCompositeLayout};
 use crate::gpu::pipeline::{self, TargetFormats};
 use crate::gpu::resources::{self, Image, ImageBarrier, ImageDesc};
 use crate::gpu::{Context, GpuError};
@@ -38,12 +39,11 @@ pub fn weighted_blend_formats(samples: vk::SampleCountFlags) -> TargetFormats {
 }
 
 pub(super) struct WeightedBlend {
-    /// Drawn into, with the scene's samples a pixel.
-    drawn: [Image; 2],
-    /// With several samples a pixel: their averages.
-    averaged: Option<[Image; 2]>,
+    /// The weighted colours and the weights, with the scene's samples a
+    /// pixel; the composite reads every sample.
+    images: [Image; 2],
     pool: vk::DescriptorPool,
-    /// The composite's set 0: the single-sample weighted targets.
+    /// The composite's set 0.
     set: vk::DescriptorSet,
 }
 
@@ -52,56 +52,27 @@ pub(super) struct WeightedBlend {
 pub(super) fn create_weighted_blend(
     ctx: &Context,
     (extent, samples): (vk::Extent2D, u32),
-    composite: &BlendComposite,
+    composite: &BlendCompositeLayout,
     sampler: vk::Sampler,
 ) -> Result<WeightedBlend, GpuError> {
-    use vk::ImageUsageFlags as Usage;
-    let image = |name: &str, format, usage, samples| -> Result<_, GpuError> {
+    let image = |what: &str, format| -> Result<_, GpuError> {
         let desc = ImageDesc {
             extent,
             format,
-            usage,
+            usage: vk::ImageUsageFlags::COLOR_ATTACHMENT | vk::ImageUsageFlags::SAMPLED,
             mip_levels: 1,
             swizzle: vk::ComponentMapping::default(),
             array_layers: None,
             samples: vk::SampleCountFlags::from_raw(samples),
         };
-        Ok(guard(ctx, resources::create_image(ctx, name, &desc)?))
+        let name = match samples {
+            1 => what.to_string(),
+            _ => format!("{what} ({samples} samples)"),
+        };
+        Ok(guard(ctx, resources::create_image(ctx, &name, &desc)?))
     };
-    let multisampled = samples > 1;
-    let read = Usage::COLOR_ATTACHMENT | Usage::SAMPLED;
-    let drawn_usage = match multisampled {
-        true => Usage::COLOR_ATTACHMENT,
-        false => read,
-    };
-    let named = |what: &str| match multisampled {
-        true => format!("{what} ({samples} samples)"),
-        false => what.to_string(),
-    };
-    let colors = image(
-        &named("blend weighted colors"),
-        WEIGHTED_COLORS_FORMAT,
-        drawn_usage,
-        samples,
-    )?;
-    let weights = image(
-        &named("blend weights"),
-        WEIGHTS_FORMAT,
-        drawn_usage,
-        samples,
-    )?;
-    let averaged = match multisampled {
-        true => Some([
-            image(
-                "blend weighted colors (resolve)",
-                WEIGHTED_COLORS_FORMAT,
-                read,
-                1,
-            )?,
-            image("blend weights (resolve)", WEIGHTS_FORMAT, read, 1)?,
-        ]),
-        false => None,
-    };
+    let colors = image("blend weighted colors", WEIGHTED_COLORS_FORMAT)?;
+    let weights = image("blend weights", WEIGHTS_FORMAT)?;
     let pool = guard(
         ctx,
         descriptors::create_pool(
@@ -110,10 +81,6 @@ pub(super) fn create_weighted_blend(
             &[(&composite.set_layout, 1)],
         )?,
     );
-    let [read_colors, read_weights] = match &averaged {
-        Some([colors, weights]) => [colors, weights],
-        None => [&colors, &weights],
-    };
     let layout = vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL;
     let set = descriptors::create_set(
         ctx,
@@ -123,28 +90,22 @@ pub(super) fn create_weighted_blend(
         &[
             (
                 "weighted_colors",
-                Resource::Texture(read_colors, sampler, layout),
+                Resource::Texture(&colors, sampler, layout),
             ),
-            ("weights", Resource::Texture(read_weights, sampler, layout)),
+            ("weights", Resource::Texture(&weights, sampler, layout)),
         ],
     )?;
     Ok(WeightedBlend {
         set,
         pool: pool.keep(),
-        averaged: averaged.map(|images| images.map(|image| image.keep())),
-        drawn: [colors.keep(), weights.keep()],
+        images: [colors.keep(), weights.keep()],
     })
 }
 
 impl WeightedBlend {
     /// Every image, for the memory report.
     pub(super) fn images(&self) -> impl Iterator<Item = &Image> {
-        self.drawn.iter().chain(self.averaged.iter().flatten())
-    }
-
-    /// What the composite reads.
-    fn read(&self) -> &[Image; 2] {
-        self.averaged.as_ref().unwrap_or(&self.drawn)
+        self.images.iter()
     }
 }
 
@@ -152,10 +113,7 @@ impl Destroy for WeightedBlend {
     fn destroy(self, ctx: &Context) {
         // The pool frees the set.
         self.pool.destroy(ctx);
-        for image in self.averaged.into_iter().flatten() {
-            image.destroy(ctx);
-        }
-        for image in self.drawn {
+        for image in self.images {
             image.destroy(ctx);
         }
     }
@@ -184,13 +142,9 @@ impl Targets {
             Stage::COLOR_ATTACHMENT_OUTPUT,
             Access::COLOR_ATTACHMENT_WRITE,
         );
-        // Last frame the composite sampled them (or the resolve wrote
-        // them); their contents are cleared or overwritten.
-        let last_frame = (
-            Stage::COLOR_ATTACHMENT_OUTPUT | Stage::FRAGMENT_SHADER,
-            Access::COLOR_ATTACHMENT_WRITE,
-        );
-        for image in blend.images() {
+        // Last frame the composite sampled them; they are cleared.
+        let last_frame = (Stage::FRAGMENT_SHADER, Access::NONE);
+        for image in &blend.images {
             resources::image_barrier(
                 ctx,
                 cmd,
@@ -203,29 +157,18 @@ impl Targets {
                 ),
             );
         }
-        let attachments: Vec<_> = (0..2)
-            .map(|index| {
-                let attachment = vk::RenderingAttachmentInfo::default()
-                    .image_view(blend.drawn[index].view)
-                    .image_layout(Layout::COLOR_ATTACHMENT_OPTIMAL)
-                    .load_op(vk::AttachmentLoadOp::CLEAR)
-                    .store_op(vk::AttachmentStoreOp::STORE)
-                    .clear_value(vk::ClearValue {
-                        color: vk::ClearColorValue {
-                            float32: CLEARED[index],
-                        },
-                    });
-                match &blend.averaged {
-                    // The samples are not needed once averaged.
-                    Some(averaged) => attachment
-                        .store_op(vk::AttachmentStoreOp::DONT_CARE)
-                        .resolve_mode(vk::ResolveModeFlags::AVERAGE)
-                        .resolve_image_view(averaged[index].view)
-                        .resolve_image_layout(Layout::COLOR_ATTACHMENT_OPTIMAL),
-                    None => attachment,
-                }
-            })
-            .collect();
+        let attachments = [0, 1].map(|index| {
+            vk::RenderingAttachmentInfo::default()
+                .image_view(blend.images[index].view)
+                .image_layout(Layout::COLOR_ATTACHMENT_OPTIMAL)
+                .load_op(vk::AttachmentLoadOp::CLEAR)
+                .store_op(vk::AttachmentStoreOp::STORE)
+                .clear_value(vk::ClearValue {
+                    color: vk::ClearColorValue {
+                        float32: CLEARED[index],
+                    },
+                })
+        });
         // Tested, not written: blended surfaces hide nothing.
         let depth = vk::RenderingAttachmentInfo::default()
             .image_view(self.depth.view)
@@ -247,7 +190,7 @@ impl Targets {
         &self,
         ctx: &Context,
         cmd: vk::CommandBuffer,
-        pass: &BlendComposite,
+        (layout, pipeline): (&BlendCompositeLayout, vk::Pipeline),
     ) {
         use vk::{AccessFlags2 as Access, ImageLayout as Layout, PipelineStageFlags2 as Stage};
         let blend = self
@@ -259,7 +202,7 @@ impl Targets {
             Stage::COLOR_ATTACHMENT_OUTPUT,
             Access::COLOR_ATTACHMENT_WRITE,
         );
-        for image in blend.read() {
+        for image in &blend.images {
             resources::image_barrier(
                 ctx,
                 cmd,
@@ -286,7 +229,7 @@ impl Targets {
             .color_attachments(&attachments);
         unsafe { ctx.dynamic_rendering.cmd_begin_rendering(cmd, &info) };
         pipeline::set_viewport(ctx, cmd, self.extent());
-        blend_composite::record_blend_composite(ctx, cmd, pass, blend.set);
+        blend_composite::record_blend_composite(ctx, cmd, (layout, pipeline), blend.set);
         unsafe { ctx.dynamic_rendering.cmd_end_rendering(cmd) };
         resources::image_barrier(
             ctx,

@@ -1,0 +1,5 @@
+#version 450
+// The composite of multisampled weighted blend targets.
+
+#define MULTISAMPLED
+#include "blend_composite.glsl"
