@@ -233,7 +233,12 @@ mod tests {
         let joints = [[0; MAX_INFLUENCES]; 4];
         let weights = [ONE_JOINT; 4];
         let red = VertexColor([u16::MAX, 0, 0, u16::MAX]);
-        let colors = [VertexColor::WHITE, VertexColor::WHITE, VertexColor::WHITE, red];
+        let colors = [
+            VertexColor::WHITE,
+            VertexColor::WHITE,
+            VertexColor::WHITE,
+            red,
+        ];
         let s = LodSurface {
             colors: &colors,
             ..surface(&p, &uvs, &joints, &weights)

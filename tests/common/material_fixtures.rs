@@ -366,7 +366,11 @@ pub fn painted_panels(encoding: ColorEncoding) -> Vec<u8> {
         let first = positions.len() as u16;
         for (du, dv) in [(-0.25, 0.25), (0.25, 0.25), (0.25, -0.25), (-0.25, -0.25)] {
             let uv = Vec2::new(u + du, v + dv);
-            positions.push(Vec3::new(uv.x * PANEL_SIZE - half, (1.0 - uv.y) * PANEL_SIZE - half, 0.0));
+            positions.push(Vec3::new(
+                uv.x * PANEL_SIZE - half,
+                (1.0 - uv.y) * PANEL_SIZE - half,
+                0.0,
+            ));
             uvs.push(uv);
             colors.push(*paint);
         }
@@ -382,14 +386,23 @@ pub fn painted_panels(encoding: ColorEncoding) -> Vec<u8> {
             let rgb: Vec<f32> = colors.iter().flat_map(|c| [c[0], c[1], c[2]]).collect();
             Some(b.accessor(&rgb, Type::Vec3, Layout::VERTEX))
         }
-        ColorEncoding::FloatVec4 => Some(b.accessor(colors.as_flattened(), Type::Vec4, Layout::VERTEX)),
+        ColorEncoding::FloatVec4 => {
+            Some(b.accessor(colors.as_flattened(), Type::Vec4, Layout::VERTEX))
+        }
         ColorEncoding::Unorm8Vec4 => {
-            let bytes: Vec<u8> = colors.as_flattened().iter().map(|c| (c * 255.0).round() as u8).collect();
+            let bytes: Vec<u8> = colors
+                .as_flattened()
+                .iter()
+                .map(|c| (c * 255.0).round() as u8)
+                .collect();
             Some(b.accessor(&bytes, Type::Vec4, Layout::NORMALIZED))
         }
         ColorEncoding::Unorm16Vec4 => {
-            let shorts: Vec<u16> =
-                colors.as_flattened().iter().map(|c| (c * 65535.0).round() as u16).collect();
+            let shorts: Vec<u16> = colors
+                .as_flattened()
+                .iter()
+                .map(|c| (c * 65535.0).round() as u16)
+                .collect();
             Some(b.accessor(&shorts, Type::Vec4, Layout::NORMALIZED))
         }
     };

@@ -129,7 +129,10 @@ fn painted_triangles(model: &Model, name: &str) -> Vec<(usize, [Vec4; 3])> {
             // glTF's +X is md5's +Y, +Y is +Z; the lower half comes first.
             let middle = t.iter().map(|&v| mesh.positions[v as usize]).sum::<Vec3>() / 3.0;
             let quarter = usize::from(middle.y > centre.y) + 2 * usize::from(middle.z > centre.z);
-            (quarter, [0, 1, 2].map(|i| mesh.colors[t[i] as usize].linear()))
+            (
+                quarter,
+                [0, 1, 2].map(|i| mesh.colors[t[i] as usize].linear()),
+            )
         })
         .collect()
 }
@@ -149,9 +152,17 @@ fn vertex_colours_decode_from_every_encoding() {
         let mut worst = 0.0f32;
         for name in material_fixtures::PAINTED {
             let mesh = model.meshes.iter().find(|m| m.shader == name).unwrap();
-            assert_eq!(mesh.colors.len(), mesh.positions.len(), "{encoding:?} {name}");
+            assert_eq!(
+                mesh.colors.len(),
+                mesh.positions.len(),
+                "{encoding:?} {name}"
+            );
             // The seams' copies are one vertex where nothing tells them apart.
-            let kept = if encoding == ColorEncoding::Absent { 9 } else { 16 };
+            let kept = if encoding == ColorEncoding::Absent {
+                9
+            } else {
+                16
+            };
             assert_eq!(mesh.vertex_count(), kept, "{encoding:?} {name}");
             for (quarter, corners) in painted_triangles(&model, name) {
                 let expected = encoding.decoded(material_fixtures::PAINT[quarter]);
@@ -160,7 +171,10 @@ fn vertex_colours_decode_from_every_encoding() {
                 }
             }
         }
-        println!("{encoding:?}: largest difference {:.2} of 1/65535", worst * 65535.0);
+        println!(
+            "{encoding:?}: largest difference {:.2} of 1/65535",
+            worst * 65535.0
+        );
         assert!(worst <= 0.5 / 65535.0 + 1e-7, "{encoding:?}: {worst}");
     }
 }
@@ -176,7 +190,11 @@ fn a_colour_of_the_wrong_type_is_refused_naming_its_path() {
     let color = document["meshes"][1]["primitives"][0]["attributes"]["COLOR_0"].clone();
     let edits: [(&str, Value, &[&str]); 2] = [
         ("scalar.glb", json!({"type": "SCALAR"}), &["found SCALAR"]),
-        ("plain.glb", json!({"normalized": false}), &["not normalized"]),
+        (
+            "plain.glb",
+            json!({"normalized": false}),
+            &["not normalized"],
+        ),
     ];
     for (name, fields, message) in edits {
         let mut edited = document.clone();

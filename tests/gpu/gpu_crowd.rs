@@ -3180,7 +3180,11 @@ fn morph_weights_and_morphed_meshes_match_the_cpu() {
 /// impostors alone draw.
 fn impostor_row_pictures(models: [Model; 2]) -> [Vec<u8>; 2] {
     let layout = models[0].impostor_layout(crowd::IMPOSTOR_MEMORY_BUDGET);
-    let idle = models[0].clips.iter().position(|c| c.name == "idle").unwrap() as u32;
+    let idle = models[0]
+        .clips
+        .iter()
+        .position(|c| c.name == "idle")
+        .unwrap() as u32;
     // A narrow lens, so that impostors past the switch are large.
     let params = camera_view(view_projection(Vec3::Z, Vec3::X, 0.25), Some(1.0)).lod;
     let switch = layout.error() * params.pixels_per_unit / params.threshold;

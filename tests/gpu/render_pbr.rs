@@ -180,8 +180,8 @@ fn stored(linear: Vec3) -> [f32; 3] {
 
 /// The panels' boxes (model space = world: one instance at the origin), by
 /// material name.
-fn panel_boxes(model: &Model) -> Vec<(Vec3, Vec3)> {
-    material_fixtures::PANELS
+fn panel_boxes(model: &Model, panels: &[&str]) -> Vec<(Vec3, Vec3)> {
+    panels
         .iter()
         .map(|name| {
             let mesh = model.meshes.iter().find(|m| m.shader == *name).unwrap();
@@ -209,7 +209,7 @@ fn masks_sides_emission_and_unlit_draw_as_their_materials_say() {
         return;
     }
     let (model, mut harness) = one_instance("gltf_material_panels", &material_fixtures::panels());
-    let boxes = panel_boxes(&model);
+    let boxes = panel_boxes(&model, &material_fixtures::PANELS);
     let [mask, away, double_sided, emissive, unlit] = boxes[..] else {
         unreachable!("five panels")
     };
@@ -291,7 +291,7 @@ fn mask_edges_are_antialiased_at_4x() {
         return;
     }
     let (model, mut harness) = one_instance("gltf_mask_edges", &material_fixtures::panels());
-    let mask = panel_boxes(&model)[0];
+    let mask = panel_boxes(&model, &material_fixtures::PANELS)[0];
     let centre = panel_point(mask, 0.5, 0.5);
     let eye = centre + Vec3::new(60.0, 0.0, 0.0);
     let view = view_projection(eye, centre, 0.5);
@@ -450,16 +450,7 @@ fn vertex_colours_multiply_the_base_colour() {
     for encoding in [ColorEncoding::Unorm16Vec4, ColorEncoding::Absent] {
         let glb = material_fixtures::painted_panels(encoding);
         let (model, mut harness) = one_instance(&format!("vertex_colors_{encoding:?}"), &glb);
-        let boxes: Vec<(Vec3, Vec3)> = material_fixtures::PAINTED
-            .iter()
-            .map(|name| {
-                let mesh = model.meshes.iter().find(|m| m.shader == *name).unwrap();
-                mesh.positions.iter().fold(
-                    (Vec3::splat(f32::MAX), Vec3::splat(f32::MIN)),
-                    |(low, high), &p| (low.min(p), high.max(p)),
-                )
-            })
-            .collect();
+        let boxes = panel_boxes(&model, &material_fixtures::PAINTED);
         let centre = (boxes[0].0 + boxes[2].1) / 2.0;
         let eye = centre + Vec3::new(110.0, 0.0, 0.0);
         let view = view_projection(eye, centre, 0.5);
@@ -472,7 +463,8 @@ fn vertex_colours_multiply_the_base_colour() {
             harness.set_samples(samples);
             let picture = harness.render_picture(view, 0.0);
             let background = levels(rgb(&picture, (0, 0))).map(|l| srgb_to_linear(l as u8));
-            let expected = painted_expectation(encoding, &light(&harness), to_eye, background.into());
+            let expected =
+                painted_expectation(encoding, &light(&harness), to_eye, background.into());
             let mut worst = 0.0f32;
             let mut seen = Vec::new();
             for (panel, quarters) in expected.iter().enumerate() {
@@ -489,7 +481,10 @@ fn vertex_colours_multiply_the_base_colour() {
                 }
             }
             println!("{encoding:?} {samples}x: largest error {worst:.2} levels of 255");
-            assert!(worst <= 3.0, "{encoding:?} {samples}x: {worst:.2} levels off");
+            assert!(
+                worst <= 3.0,
+                "{encoding:?} {samples}x: {worst:.2} levels off"
+            );
             pictures.push(seen);
         }
         harness.finish();
