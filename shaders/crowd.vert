@@ -19,6 +19,7 @@ layout(location = 7) in vec4 in_tangent;  // xyz along +u, w handedness
 layout(location = 2) in vec2 in_uv;
 layout(location = 3) in uvec4 in_joints0;
 layout(location = 4) in vec4 in_weights0; // unorm8, sum 1 with in_weights1
+layout(location = 8) in vec4 in_color;    // unorm16, linear: glTF's COLOR_0, or white
 // Binding 2 (or 1 again, see INFLUENCES).
 layout(location = 5) in uvec4 in_joints1;
 layout(location = 6) in vec4 in_weights1;
@@ -57,6 +58,11 @@ layout(location = 3) out vec4 out_tangent; // world space xyz, w handedness
 layout(location = 4) out vec3 out_world_position;
 layout(location = 5) flat out uint out_skin;
 layout(location = 6) flat out float out_fade; // the impostor's share of the pixels
+// What the vertex colour takes from white, 1 - in_color: a white vertex
+// (every md5 one) sends zeros, which interpolate to exactly zero on any
+// rasterizer, so material.glsl's base_color stays the map's texel bit for
+// bit; white itself, interpolated, could come out a rounding under 1.
+layout(location = 7) out vec4 out_color_shortfall;
 
 void main() {
     // Instanced over the visible list that cull.comp compacted.
@@ -104,6 +110,7 @@ void main() {
     out_tangent = vec4(rotate_yaw(placed.placement.w, skinned.tangent), in_tangent.w);
     out_world_position = world_position;
     out_uv = in_uv;
+    out_color_shortfall = 1.0 - in_color;
     uint lod = min(uint(gl_InstanceIndex) / max(draw.instance_count, 1u), MAX_LODS - 1u);
     out_tint = draw.show_lod != 0u ? LOD_TINTS[lod] : placed.tint;
     out_skin = placed.skin;

@@ -7,11 +7,12 @@
 
 layout(location = 1) in vec2 in_uv;
 layout(location = 5) flat in uint in_skin;
+layout(location = 7) in vec4 in_color_shortfall; // 1 - vertex colour
 
 #include "material.glsl"
 
 void main() {
-    if (diffuse_texel(in_uv).a < 0.5) {
+    if (base_color(in_uv).a < 0.5) {
         discard;
     }
 }

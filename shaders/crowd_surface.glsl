@@ -23,6 +23,7 @@ layout(location = 2) flat in vec3 in_tint;
 layout(location = 3) in vec4 in_tangent; // xyz along +u, w handedness
 layout(location = 4) in vec3 in_world_position;
 layout(location = 5) flat in uint in_skin;
+layout(location = 7) in vec4 in_color_shortfall; // 1 - vertex colour
 layout(location = 6) flat in float in_fade;
 
 // Pipeline constants (constant 0 is skins.glsl's SKIN_COUNT).
@@ -86,7 +87,7 @@ vec4 crowd_surface() {
     if (impostor_keeps(gl_FragCoord.xy, in_fade)) {
         discard;
     }
-    vec4 base = diffuse_texel(in_uv);
+    vec4 base = base_color(in_uv);
     float alpha = 1.0;
     if (ALPHA_MODE == ALPHA_MASK) {
         alpha = masked_alpha(base.a);

@@ -4,8 +4,9 @@
 // direction faces the bake camera, and placed it in its cell of the atlas,
 // which an orthographic camera looking down that direction's ring of
 // elevation covers. The texel keeps, in two images at once:
-// - albedo: the diffuse map under the instance's skin, with full coverage
-//   in alpha (tints and light apply when drawn);
+// - albedo: the base colour (material.glsl: map x vertex colour) under the
+//   instance's skin, with full coverage in alpha (tints and light apply
+//   when drawn);
 // - normal and depth: the shading normal in the view's own frame (right,
 //   up, towards the eye) and the depth along the view (0 at the far side
 //   of the model's sphere, 1 at its near side), each as x * 0.5 + 0.5.
@@ -24,6 +25,7 @@ layout(location = 2) flat in vec3 in_tint;
 layout(location = 3) in vec4 in_tangent;
 layout(location = 4) in vec3 in_world_position;
 layout(location = 5) flat in uint in_skin;
+layout(location = 7) in vec4 in_color_shortfall; // 1 - vertex colour
 
 #include "material.glsl"
 
@@ -35,7 +37,7 @@ layout(location = 0) out vec4 out_albedo;
 layout(location = 1) out vec4 out_normal_depth;
 
 void main() {
-    vec4 base = diffuse_texel(in_uv);
+    vec4 base = base_color(in_uv);
     if (MASKED && base.a < 0.5) {
         discard;
     }

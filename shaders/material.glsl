@@ -1,7 +1,8 @@
 // A mesh's material as crowd.frag and impostor_bake.frag read it: its
 // three maps under each of the crowd's skins, glTF's emissive and
-// occlusion maps, and the shading normal they give. The including shader
-// declares `flat in uint in_skin`.
+// occlusion maps, the base colour and the shading normal they give. The
+// including shader declares `flat in uint in_skin` and crowd.vert's
+// `in vec4 in_color_shortfall`.
 #ifndef MATERIAL_GLSL
 #define MATERIAL_GLSL
 
@@ -21,6 +22,13 @@ layout(set = 1, binding = 4) uniform sampler2D occlusion_map; // UNORM, red
 vec4 diffuse_texel(vec2 uv) { SAMPLE_SKIN(diffuse_maps, uv) }
 vec4 normal_texel(vec2 uv) { SAMPLE_SKIN(normal_maps, uv) }
 vec4 specular_texel(vec2 uv) { SAMPLE_SKIN(specular_maps, uv) }
+
+// The base colour: baseColorFactor x texture (the diffuse map holds their
+// product) x the vertex colour (COLOR_0), alpha too, as the glTF
+// specification has it. Twin of material::brdf::base_color.
+vec4 base_color(vec2 uv) {
+    return diffuse_texel(uv) * (1.0 - in_color_shortfall);
+}
 
 // Texels store a direction with 128 meaning 0, so the flat texel
 // (128, 128, 255) decodes to exactly +Z and changes nothing.

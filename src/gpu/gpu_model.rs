@@ -7,8 +7,8 @@
 //!
 //! Vertex streams are split by how often they change: `surface` (position,
 //! normal, tangent) is the only data the CPU-skinning yardstick replaces per frame;
-//! `skin` (uv, first four influences) and `extra_influences` (influences
-//! 5-8, only with [`InfluenceLimit::Eight`]) never change.
+//! `skin` (uv, first four influences, colour) and `extra_influences`
+//! (influences 5-8, only with [`InfluenceLimit::Eight`]) never change.
 
 use super::guard::{guard, Destroy, Guard};
 use super::memory::{DeviceMemory, MemoryReport};
@@ -342,6 +342,7 @@ impl Streams {
                 uv: mesh.uvs[v],
                 joints: [joints[0], joints[1], joints[2], joints[3]],
                 weights: unorm8([weights[0], weights[1], weights[2], weights[3]]),
+                color: mesh.colors[v],
             });
             if self.limit == InfluenceLimit::Eight {
                 self.extra.push(ExtraInfluences {
@@ -368,7 +369,7 @@ impl Streams {
             bytemuck::cast_slice(&self.surface),
         )?;
         let skin = upload(
-            format!("vertices: {model_name} (uv, joints, weights)"),
+            format!("vertices: {model_name} (uv, joints, weights, colour)"),
             vertex,
             bytemuck::cast_slice(&self.skin),
         )?;

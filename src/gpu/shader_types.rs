@@ -13,7 +13,7 @@ use crate::shared_constants::{
     JOINT_POSE_TEXELS, PHASE_ALL, PHASE_EARLY, PHASE_LATE, PHASE_SHADOW, SKELETON_JOINT_TEXELS,
     SKINNING_DUAL_QUATERNION, SKINNING_LINEAR, SKINNING_NONE,
 };
-use crate::skin::{SkinningMethod, MAX_LODS};
+use crate::skin::{SkinningMethod, VertexColor, MAX_LODS};
 
 use super::resources::TEXEL_BYTES;
 
@@ -505,13 +505,16 @@ impl DrawConstants {
 pub use crate::skin::SurfaceVertex;
 
 /// Stream 1: `in_uv`, `in_joints0` (u16, read as uvec4), `in_weights0`
-/// (unorm8, read as vec4: the weights are already multiples of 1/255).
+/// (unorm8, read as vec4: the weights are already multiples of 1/255),
+/// `in_color` (unorm16, read as vec4: `skin::VertexColor` says why 16
+/// bits). Static, so the CPU-skinning yardstick keeps it as it is.
 #[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+#[derive(Clone, Copy, Debug, PartialEq, Pod, Zeroable)]
 pub struct SkinVertex {
     pub uv: Vec2,
     pub joints: [u16; 4],
     pub weights: [u8; 4],
+    pub color: VertexColor,
 }
 
 /// Stream 2: `in_joints1`, `in_weights1`, the influences 5 to 8.

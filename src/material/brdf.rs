@@ -3,14 +3,23 @@
 //! evaluated per point in `f32` as the shader does, for the GPU == CPU
 //! tests of crowd.frag.
 
-use glam::Vec3;
+use glam::{Vec3, Vec4};
 
 use crate::shared_constants::{HEMISPHERE_GROUND_SHARE, MIN_ROUGHNESS};
+
+/// material.glsl's `base_color`: the diffuse map's texel (baseColorFactor
+/// x texture, folded at decode) times the vertex colour (`COLOR_0`,
+/// linear; white where the file has none), alpha too. crowd.frag shades
+/// every model from it: [`PbrSurface::base_color`] is its `rgb`, and an
+/// unlit material shows it as it is.
+pub fn base_color(texel: Vec4, vertex_color: Vec4) -> Vec4 {
+    texel * vertex_color
+}
 
 /// What the maps give a surface point (pbr.glsl's `PbrSurface`).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct PbrSurface {
-    /// Linear.
+    /// Linear: [`base_color`]'s `rgb`.
     pub base_color: Vec3,
     pub metallic: f32,
     /// Perceptual: the GGX alpha is its square.

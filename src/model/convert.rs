@@ -8,7 +8,7 @@ use crate::anim::{loops_by_rule, Clip, JointPose, Skeleton};
 use crate::md5::{self, quat_from_xyz, Md5Anim, Md5Mesh};
 use crate::skin::{
     select_influences, smooth_normals, tangents, InfluenceLimit, LodLevel, SkinnedMesh,
-    TruncationReport,
+    TruncationReport, VertexColor,
 };
 
 /// Joint indices are 16-bit vertex attributes on the GPU, so callers
@@ -144,6 +144,7 @@ pub fn skinned_mesh_from_md5(
         positions,
         normals,
         tangents,
+        colors: vec![VertexColor::WHITE; uvs.len()],
         uvs,
         joints,
         weights,

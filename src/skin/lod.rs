@@ -452,14 +452,7 @@ impl SkinnedMesh {
     /// the mesh's indices ([`lod_chain`]). Call before
     /// [`SkinnedMesh::optimize_for_gpu`], which orders the levels.
     pub fn build_lods(&mut self) {
-        let surface = LodSurface {
-            positions: &self.positions,
-            normals: &self.normals,
-            uvs: &self.uvs,
-            joints: &self.joints,
-            weights: &self.weights,
-        };
-        let chain = lod_chain(&surface, &self.indices);
+        let chain = lod_chain(&self.lod_surface(), &self.indices);
         self.lods = chain.levels;
         self.short_chain = chain.short;
     }
@@ -547,6 +540,7 @@ mod tests {
             positions: &[],
             normals: &[],
             uvs: &[],
+            colors: &[],
             joints: &[],
             weights: &[],
         };

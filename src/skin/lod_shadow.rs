@@ -4,7 +4,7 @@
 //! vertex at all), per uv island, or simply twice; to meshoptimizer those are
 //! separate vertices, and a surface whose triangles share no vertex has
 //! nothing it may collapse. The shadow index buffer names every vertex by
-//! the first one equal to it in position, uv and influences, for the
+//! the first one equal to it in position, uv, colour and influences, for the
 //! simplifier only: the vertex buffer stays as it is, LOD 0 draws the file's
 //! triangles, and the levels, made of those first vertices, draw the same
 //! surface (normals are one per position already, `super::smooth_normals`;
@@ -16,6 +16,7 @@ use glam::{Vec2, Vec3};
 use meshopt::SimplifyVertex;
 
 use super::influences::MAX_INFLUENCES;
+use super::vertex_color::VertexColor;
 
 /// One entry per vertex each: what [`super::lod_chain`] reads of a mesh.
 #[derive(Clone, Copy, Debug)]
@@ -24,6 +25,8 @@ pub struct LodSurface<'a> {
     /// One per position (smooth across uv seams).
     pub normals: &'a [Vec3],
     pub uvs: &'a [Vec2],
+    /// A colour seam, as a uv seam, keeps its two sides apart.
+    pub colors: &'a [VertexColor],
     pub joints: &'a [[u16; MAX_INFLUENCES]],
     pub weights: &'a [[f32; MAX_INFLUENCES]],
 }
@@ -50,31 +53,28 @@ pub struct ShadowMesh {
 
 type PositionKey = [u32; 3];
 
-/// What makes vertices one for the simplifier: position, uv, joints and
-/// weights, bit for bit.
+/// What makes vertices one for the simplifier: position, uv, colour,
+/// joints and weights, bit for bit.
 type VertexKey = (
     PositionKey,
     [u32; 2],
+    VertexColor,
     [u16; MAX_INFLUENCES],
     [u32; MAX_INFLUENCES],
 );
 
-/// Per vertex, the first vertex equal to it in position, uv, joints and
-/// weights, bit for bit (itself, where it is the first).
-pub fn first_equal_vertices(
-    positions: &[Vec3],
-    uvs: &[Vec2],
-    joints: &[[u16; MAX_INFLUENCES]],
-    weights: &[[f32; MAX_INFLUENCES]],
-) -> Vec<u32> {
+/// Per vertex, the first vertex equal to it in position, uv, colour,
+/// joints and weights, bit for bit (itself, where it is the first).
+pub fn first_equal_vertices(surface: &LodSurface) -> Vec<u32> {
     let mut first_of: HashMap<VertexKey, u32> = HashMap::new();
-    (0..positions.len())
+    (0..surface.positions.len())
         .map(|v| {
             let key = (
-                position_key(positions[v]),
-                uvs[v].to_array().map(f32::to_bits),
-                joints[v],
-                weights[v].map(f32::to_bits),
+                position_key(surface.positions[v]),
+                surface.uvs[v].to_array().map(f32::to_bits),
+                surface.colors[v],
+                surface.joints[v],
+                surface.weights[v].map(f32::to_bits),
             );
             *first_of.entry(key).or_insert(v as u32)
         })
@@ -94,12 +94,7 @@ impl ShadowMesh {
     /// as in meshoptimizer's default mode.
     pub fn new(surface: &LodSurface, indices: &[u32]) -> ShadowMesh {
         let vertex_count = surface.positions.len();
-        let representative = first_equal_vertices(
-            surface.positions,
-            surface.uvs,
-            surface.joints,
-            surface.weights,
-        );
+        let representative = first_equal_vertices(surface);
         let mut shadow = Vec::with_capacity(indices.len());
         for t in indices.chunks_exact(3) {
             let [a, b, c] = [0, 1, 2].map(|i| representative[t[i] as usize]);
@@ -187,10 +182,13 @@ mod tests {
             positions,
             normals: positions,
             uvs,
+            colors: &WHITE[..positions.len()],
             joints,
             weights,
         }
     }
+
+    static WHITE: [VertexColor; 8] = [VertexColor::WHITE; 8];
 
     #[test]
     fn unwelded_quad_is_two_triangles_over_four_vertices() {
@@ -226,6 +224,28 @@ mod tests {
         // Vertex 3 is at vertex 0's position with another uv: a seam, kept.
         let shadow = ShadowMesh::new(&s, &[3, 1, 2, 0, 0, 1]);
         assert_eq!(shadow.indices, vec![3, 1, 2]);
+    }
+
+    #[test]
+    fn copies_with_other_colours_stay_apart() {
+        let p = [Vec3::ZERO, Vec3::Y, Vec3::X, Vec3::ZERO];
+        let uvs = [Vec2::ZERO; 4];
+        let joints = [[0; MAX_INFLUENCES]; 4];
+        let weights = [ONE_JOINT; 4];
+        let red = VertexColor([u16::MAX, 0, 0, u16::MAX]);
+        let colors = [
+            VertexColor::WHITE,
+            VertexColor::WHITE,
+            VertexColor::WHITE,
+            red,
+        ];
+        let s = LodSurface {
+            colors: &colors,
+            ..surface(&p, &uvs, &joints, &weights)
+        };
+        assert_eq!(first_equal_vertices(&s), vec![0, 1, 2, 3]);
+        let white = surface(&p, &uvs, &joints, &weights);
+        assert_eq!(first_equal_vertices(&white), vec![0, 1, 2, 0]);
     }
 
     #[test]

@@ -19,6 +19,7 @@ mod morph;
 mod pose_bounds;
 mod skinned_mesh;
 mod surface_distance;
+mod vertex_color;
 
 pub use body_parts::{BodyParts, MAX_BODY_PARTS};
 pub use cpu_skinning::{skin_vertices, SkinningMethod, SurfaceVertex};
@@ -37,3 +38,4 @@ pub use morph::{morph_reach, morphed_vertex, same_offsets, MorphTarget, MORPH_EP
 pub use pose_bounds::{clip_pose_bounds, skinned_part_bounds, ClipPartBounds};
 pub use skinned_mesh::{smooth_normals, tangents, SkinnedMesh};
 pub use surface_distance::{point_triangle_distance_squared, ReferenceSurface};
+pub use vertex_color::VertexColor;

@@ -4,7 +4,9 @@ use glam::{Vec2, Vec3, Vec4};
 
 use super::influences::{InfluenceLimit, TruncationReport, MAX_INFLUENCES};
 use super::lod::{LodLevel, ShortChain};
+use super::lod_shadow::LodSurface;
 use super::morph::{same_offsets, MorphTarget};
+use super::vertex_color::VertexColor;
 
 /// One mesh ready for skinning: bind-pose (model space) vertex data plus the
 /// joints that move each vertex. This is what the GPU vertex buffers hold.
@@ -18,6 +20,9 @@ pub struct SkinnedMesh {
     /// xyz along +u, w = handedness of the (tangent, bitangent, normal) frame.
     pub tangents: Vec<Vec4>,
     pub uvs: Vec<Vec2>,
+    /// Multiplied into the material's base colour (glTF's `COLOR_0`);
+    /// white where the file has none, as every md5 mesh.
+    pub colors: Vec<VertexColor>,
     /// Largest influence first; slots past `limit.count()` are unused.
     pub joints: Vec<[u16; MAX_INFLUENCES]>,
     /// Multiples of 1/255 summing to 1 (see `select_influences`).
@@ -49,6 +54,7 @@ impl SkinnedMesh {
             normals: Vec::new(),
             tangents: Vec::new(),
             uvs: Vec::new(),
+            colors: Vec::new(),
             joints: Vec::new(),
             weights: Vec::new(),
             indices: Vec::new(),
@@ -75,6 +81,7 @@ impl SkinnedMesh {
         self.normals = pick(&self.normals, order);
         self.tangents = pick(&self.tangents, order);
         self.uvs = pick(&self.uvs, order);
+        self.colors = pick(&self.colors, order);
         self.joints = pick(&self.joints, order);
         self.weights = pick(&self.weights, order);
         for target in &mut self.morph_targets {
@@ -86,8 +93,20 @@ impl SkinnedMesh {
         self.indices.len() / 3
     }
 
+    /// What the simplifier and the weld read of the vertices.
+    pub(crate) fn lod_surface(&self) -> LodSurface<'_> {
+        LodSurface {
+            positions: &self.positions,
+            normals: &self.normals,
+            uvs: &self.uvs,
+            colors: &self.colors,
+            joints: &self.joints,
+            weights: &self.weights,
+        }
+    }
+
     /// Makes the copies an exporter wrote of a vertex one vertex: those
-    /// equal in position, uv, joints and weights (normals are one per
+    /// equal in position, uv, colour, joints and weights (normals are one per
     /// position already, [`smooth_normals`], so the copies differ only in
     /// their tangents, which are derived again here over the welded
     /// triangles). A flat-shaded mesh, whose triangles share no vertex,
@@ -96,12 +115,7 @@ impl SkinnedMesh {
     /// frame welded against 862-917 ms). Triangles stay as they are. Call
     /// before the chain is built: LOD 0 is all it keeps.
     pub fn weld(&mut self) {
-        let mut first = super::lod_shadow::first_equal_vertices(
-            &self.positions,
-            &self.uvs,
-            &self.joints,
-            &self.weights,
-        );
+        let mut first = super::lod_shadow::first_equal_vertices(&self.lod_surface());
         // Copies that blend shapes move apart stay apart.
         for (v, first) in first.iter_mut().enumerate() {
             if !same_offsets(&self.morph_targets, v, *first as usize) {

@@ -1,11 +1,13 @@
 //! glTF files about materials, written as Blender's exporter writes them:
 //! one mesh object per material, POSITION / NORMAL / TEXCOORD_0 with
 //! unsigned short indices, factors in `pbrMetallicRoughness`, material
-//! extensions in `extensionsUsed`.
+//! extensions in `extensionsUsed`; COLOR_0 as Blender (normalized unsigned
+//! shorts), gltfpack and glTF-Transform (normalized bytes) write it, or as
+//! floats.
 
-use glam::{Vec2, Vec3};
+use glam::{Vec2, Vec3, Vec4};
 
-use super::gltf_write::{GltfBuilder, Material, Node, Primitive};
+use super::gltf_write::{GltfBuilder, Layout, Material, Node, Primitive, Type};
 
 /// Spheres per side of [`sphere_grid`]: metallic 0..1 by roughness 0..1.
 pub const GRID: usize = 5;
@@ -310,4 +312,170 @@ impl Square {
             ..Node::named(name)
         })
     }
+}
+
+/// How [`painted_panels`] writes COLOR_0.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ColorEncoding {
+    /// No COLOR_0.
+    Absent,
+    FloatVec3,
+    FloatVec4,
+    /// Normalized UNSIGNED_BYTE VEC4, as gltfpack and glTF-Transform's
+    /// quantize write colours.
+    Unorm8Vec4,
+    /// Normalized UNSIGNED_SHORT VEC4, as Blender writes colours.
+    Unorm16Vec4,
+}
+
+impl ColorEncoding {
+    pub const ALL: [ColorEncoding; 5] = [
+        ColorEncoding::Absent,
+        ColorEncoding::FloatVec3,
+        ColorEncoding::FloatVec4,
+        ColorEncoding::Unorm8Vec4,
+        ColorEncoding::Unorm16Vec4,
+    ];
+
+    /// `linear` as a reader must decode it from this encoding.
+    pub fn decoded(self, linear: [f32; 4]) -> Vec4 {
+        let quantized = |levels: f32| Vec4::from(linear.map(|c| (c * levels).round() / levels));
+        match self {
+            ColorEncoding::Absent => Vec4::ONE,
+            ColorEncoding::FloatVec3 => Vec4::from(linear).truncate().extend(1.0),
+            ColorEncoding::FloatVec4 => Vec4::from(linear),
+            ColorEncoding::Unorm8Vec4 => quantized(255.0),
+            ColorEncoding::Unorm16Vec4 => quantized(65535.0),
+        }
+    }
+}
+
+/// The vertex colours of [`painted_panels`]' quarters (linear RGBA), in
+/// the order of [`quarter_uv`]; the alphas show on the BLEND panel only.
+pub const PAINT: [[f32; 4]; 4] = [
+    [0.9, 0.15, 0.1, 1.0],
+    [0.1, 0.8, 0.25, 0.6],
+    [0.2, 0.3, 0.95, 0.3],
+    [0.95, 0.85, 0.05, 0.8],
+];
+
+/// The painted panels, left to right, by material name, and their base
+/// colour factors.
+pub const PAINTED: [&str; 3] = ["painted", "painted_unlit", "painted_blend"];
+pub const PAINTED_FACTOR: [f32; 4] = [0.9, 0.7, 0.8, 1.0];
+pub const PAINTED_UNLIT_FACTOR: [f32; 4] = [0.7, 0.9, 0.8, 1.0];
+/// The metallic-roughness panel's factors.
+pub const PAINTED_METALLIC: f32 = 0.0;
+pub const PAINTED_ROUGHNESS: f32 = 0.5;
+
+/// The texture coordinates of quarter `q`'s centre (v down, so the first
+/// two quarters are the panel's lower half), as [`painted_panels`] lays
+/// them.
+pub fn quarter_uv(q: usize) -> (f32, f32) {
+    let (column, row) = (q % 2, q / 2);
+    (0.25 + 0.5 * column as f32, 0.75 - 0.5 * row as f32)
+}
+
+/// Three [`PANEL_SIZE`] squares facing glTF's +Z, one per entry of
+/// [`PAINTED`], each painted in four quarters with the vertex colours
+/// [`PAINT`] written as `encoding` says:
+/// - `painted`: metallic-roughness, [`PAINTED_FACTOR`];
+/// - `painted_unlit`: KHR_materials_unlit, [`PAINTED_UNLIT_FACTOR`];
+/// - `painted_blend`: the same unlit, BLEND, so the vertex alpha shows.
+///
+/// As Blender exports face-corner colours, each quarter has its own four
+/// vertices: the copies along the seams share position, normal and uv and
+/// differ only in colour.
+pub fn painted_panels(encoding: ColorEncoding) -> Vec<u8> {
+    let mut b = GltfBuilder::new();
+    let unlit = |name: &str, alpha_mode| Material {
+        name: Some(name.to_owned()),
+        base_color_factor: Some(PAINTED_UNLIT_FACTOR),
+        alpha_mode,
+        unlit: true,
+        ..Material::default()
+    };
+    let materials = [
+        Material {
+            name: Some(PAINTED[0].to_owned()),
+            base_color_factor: Some(PAINTED_FACTOR),
+            metallic_factor: Some(PAINTED_METALLIC),
+            roughness_factor: Some(PAINTED_ROUGHNESS),
+            ..Material::default()
+        },
+        unlit(PAINTED[1], None),
+        unlit(PAINTED[2], Some("BLEND")),
+    ];
+    let half = PANEL_SIZE / 2.0;
+    let (mut positions, mut uvs, mut colors, mut triangles) = (vec![], vec![], vec![], vec![]);
+    for (q, paint) in PAINT.iter().enumerate() {
+        let (u, v) = quarter_uv(q);
+        let first = positions.len() as u16;
+        for (du, dv) in [(-0.25, 0.25), (0.25, 0.25), (0.25, -0.25), (-0.25, -0.25)] {
+            let uv = Vec2::new(u + du, v + dv);
+            positions.push(Vec3::new(
+                uv.x * PANEL_SIZE - half,
+                (1.0 - uv.y) * PANEL_SIZE - half,
+                0.0,
+            ));
+            uvs.push(uv);
+            colors.push(*paint);
+        }
+        triangles.extend([0, 1, 2, 0, 2, 3].map(|i| first + i));
+    }
+    let position = b.positions(&positions);
+    let normal = b.vec3s(&vec![Vec3::Z; positions.len()]);
+    let uv = b.vec2s(&uvs);
+    let indices = b.indices_u16(&triangles);
+    let color = match encoding {
+        ColorEncoding::Absent => None,
+        ColorEncoding::FloatVec3 => {
+            let rgb: Vec<f32> = colors.iter().flat_map(|c| [c[0], c[1], c[2]]).collect();
+            Some(b.accessor(&rgb, Type::Vec3, Layout::VERTEX))
+        }
+        ColorEncoding::FloatVec4 => {
+            Some(b.accessor(colors.as_flattened(), Type::Vec4, Layout::VERTEX))
+        }
+        ColorEncoding::Unorm8Vec4 => {
+            let bytes: Vec<u8> = colors
+                .as_flattened()
+                .iter()
+                .map(|c| (c * 255.0).round() as u8)
+                .collect();
+            Some(b.accessor(&bytes, Type::Vec4, Layout::NORMALIZED))
+        }
+        ColorEncoding::Unorm16Vec4 => {
+            let shorts: Vec<u16> = colors
+                .as_flattened()
+                .iter()
+                .map(|c| (c * 65535.0).round() as u16)
+                .collect();
+            Some(b.accessor(&shorts, Type::Vec4, Layout::NORMALIZED))
+        }
+    };
+    let mut nodes = Vec::new();
+    for (i, material) in materials.into_iter().enumerate() {
+        let name = PAINTED[i];
+        let material = b.material(material);
+        let mut primitive = Primitive {
+            indices: Some(indices),
+            material: Some(material),
+            ..Primitive::default()
+        }
+        .attribute("POSITION", position)
+        .attribute("NORMAL", normal)
+        .attribute("TEXCOORD_0", uv);
+        if let Some(color) = color {
+            primitive = primitive.attribute("COLOR_0", color);
+        }
+        let mesh = b.mesh(name, &[primitive], None);
+        let x = (i as f32 - (PAINTED.len() - 1) as f32 / 2.0) * PANEL_SIZE * 1.25;
+        nodes.push(b.node(Node {
+            translation: Some(Vec3::new(x, 1.0, 0.0)),
+            mesh: Some(mesh),
+            ..Node::named(name)
+        }));
+    }
+    b.scene("Scene", &nodes);
+    b.to_glb()
 }

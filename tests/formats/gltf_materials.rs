@@ -2,7 +2,8 @@
 //! reports for each mesh, and bad input (a texture index out of range, an
 //! alphaCutoff outside 0..1) as warnings naming the material's JSON path,
 //! drawn with glTF's defaults; a required extension md5crowd does not read
-//! still refuses the file.
+//! still refuses the file. Vertex colours (COLOR_0) in every encoding
+//! exporters write, and of a wrong type refused.
 
 use std::process::Command;
 
@@ -10,7 +11,8 @@ use serde_json::{json, Value};
 
 use crate::common;
 use common::gltf_write::glb;
-use common::material_fixtures;
+use common::material_fixtures::{self, ColorEncoding};
+use glam::{Vec3, Vec4};
 use md5crowd::material::{AlphaMode, ShadingModel, DEFAULT_ALPHA_CUTOFF};
 use md5crowd::model::{LoadOptions, Model};
 use md5crowd::vfs::GameFile;
@@ -114,4 +116,98 @@ fn an_unread_required_material_extension_still_refuses_the_file() {
         error.to_string().contains("KHR_materials_transmission"),
         "{error}"
     );
+}
+
+/// Per triangle of mesh `name`, the [`material_fixtures::PAINT`] quarter
+/// its centre lies in and its corners' colours.
+fn painted_triangles(model: &Model, name: &str) -> Vec<(usize, [Vec4; 3])> {
+    let mesh = model.meshes.iter().find(|m| m.shader == name).unwrap();
+    let centre = mesh.positions.iter().sum::<Vec3>() / mesh.positions.len() as f32;
+    mesh.indices
+        .chunks_exact(3)
+        .map(|t| {
+            // glTF's +X is md5's +Y, +Y is +Z; the lower half comes first.
+            let middle = t.iter().map(|&v| mesh.positions[v as usize]).sum::<Vec3>() / 3.0;
+            let quarter = usize::from(middle.y > centre.y) + 2 * usize::from(middle.z > centre.z);
+            (
+                quarter,
+                [0, 1, 2].map(|i| mesh.colors[t[i] as usize].linear()),
+            )
+        })
+        .collect()
+}
+
+/// COLOR_0 in each form exporters write it decodes to its linear values
+/// (a VEC3's alpha 1), on every panel, whatever welding and the GPU order
+/// did to the vertices; without it, every vertex is white. The copies
+/// along the quarters' seams, equal but for their colour, are not welded
+/// (without colours, they are).
+#[test]
+fn vertex_colours_decode_from_every_encoding() {
+    for encoding in ColorEncoding::ALL {
+        let dir = common::scratch_dir(&format!("gltf_colors_{encoding:?}"));
+        let path = dir.join("painted.glb");
+        std::fs::write(&path, material_fixtures::painted_panels(encoding)).unwrap();
+        let model = Model::load_gltf(&GameFile::loose(&path), &LoadOptions::default()).unwrap();
+        let mut worst = 0.0f32;
+        for name in material_fixtures::PAINTED {
+            let mesh = model.meshes.iter().find(|m| m.shader == name).unwrap();
+            assert_eq!(
+                mesh.colors.len(),
+                mesh.positions.len(),
+                "{encoding:?} {name}"
+            );
+            // The seams' copies are one vertex where nothing tells them apart.
+            let kept = if encoding == ColorEncoding::Absent {
+                9
+            } else {
+                16
+            };
+            assert_eq!(mesh.vertex_count(), kept, "{encoding:?} {name}");
+            for (quarter, corners) in painted_triangles(&model, name) {
+                let expected = encoding.decoded(material_fixtures::PAINT[quarter]);
+                for got in corners {
+                    worst = worst.max((got - expected).abs().max_element());
+                }
+            }
+        }
+        println!(
+            "{encoding:?}: largest difference {:.2} of 1/65535",
+            worst * 65535.0
+        );
+        assert!(worst <= 0.5 / 65535.0 + 1e-7, "{encoding:?}: {worst}");
+    }
+}
+
+/// A COLOR_0 of a type the specification does not allow (SCALAR; integers
+/// not normalized) is bad input: exit status 2, one line naming the file
+/// and the attribute's JSON path.
+#[test]
+fn a_colour_of_the_wrong_type_is_refused_naming_its_path() {
+    let bytes = material_fixtures::painted_panels(ColorEncoding::Unorm8Vec4);
+    let file = gltf::Glb::from_slice(&bytes).unwrap();
+    let document: Value = serde_json::from_slice(&file.json).unwrap();
+    let color = document["meshes"][1]["primitives"][0]["attributes"]["COLOR_0"].clone();
+    let edits: [(&str, Value, &[&str]); 2] = [
+        ("scalar.glb", json!({"type": "SCALAR"}), &["found SCALAR"]),
+        (
+            "plain.glb",
+            json!({"normalized": false}),
+            &["not normalized"],
+        ),
+    ];
+    for (name, fields, message) in edits {
+        let mut edited = document.clone();
+        let accessor = &mut edited["accessors"][color.as_u64().unwrap() as usize];
+        for (key, value) in fields.as_object().unwrap() {
+            accessor[key] = value.clone();
+        }
+        let dir = common::scratch_dir(&format!("gltf_colors_bad_{name}"));
+        let path = dir.join(name);
+        std::fs::write(&path, glb(&edited, file.bin.as_deref())).unwrap();
+        let out = common::md5crowd_as_typed(&["inspect", common::arg(&path)]);
+        let mut parts = vec![name, "meshes[0].primitives[0].attributes.COLOR_0"];
+        parts.extend(message);
+        common::assert_bad_input(&out, &parts);
+    }
 }

@@ -14,7 +14,8 @@ use md5crowd::md5;
 use md5crowd::model::{skeleton_from_md5, skinned_mesh_from_md5, Model};
 use md5crowd::skin::{
     coarsest_target, lod_chain, point_triangle_distance_squared, InfluenceLimit, LodChain,
-    LodLevel, LodSurface, ShortChain, SkinnedMesh, TruncationReport, MAX_INFLUENCES, MAX_LODS,
+    LodLevel, LodSurface, ShortChain, SkinnedMesh, TruncationReport, VertexColor, MAX_INFLUENCES,
+    MAX_LODS,
 };
 
 /// The shipped meshes as `skinned_mesh_from_md5` gives them: file order,
@@ -119,10 +120,12 @@ fn chain_of(
     let mut one_joint = [0.0; MAX_INFLUENCES];
     one_joint[0] = 1.0;
     let weights = vec![one_joint; positions.len()];
+    let colors = vec![VertexColor::WHITE; positions.len()];
     let surface = LodSurface {
         positions,
         normals,
         uvs,
+        colors: &colors,
         joints: &joints,
         weights: &weights,
     };
@@ -616,6 +619,7 @@ fn skinned_tube(around: u32, along: u32) -> SkinnedMesh {
         positions,
         normals,
         tangents,
+        colors: vec![VertexColor::WHITE; uvs.len()],
         uvs,
         joints,
         weights,

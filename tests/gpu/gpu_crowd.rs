@@ -34,6 +34,7 @@ use md5crowd::gpu::shader_types::{
     IMPOSTOR_POSE, SHARED_POSE,
 };
 use md5crowd::gpu::{Context, ContextDesc};
+use md5crowd::material::srgb_to_linear;
 use md5crowd::model::Model;
 use md5crowd::shadow::reference::{ground_shadow_mask, iou};
 use md5crowd::skin::{self, InfluenceLimit, SkinningMethod};
@@ -3174,12 +3175,62 @@ fn morph_weights_and_morphed_meshes_match_the_cpu() {
     }
 }
 
+/// Two models alike in every bound, each as a row of eight seen from past
+/// the impostor switch once the atlases have settled: the pictures, which
+/// impostors alone draw.
+fn impostor_row_pictures(models: [Model; 2]) -> [Vec<u8>; 2] {
+    let layout = models[0].impostor_layout(crowd::IMPOSTOR_MEMORY_BUDGET);
+    let idle = models[0]
+        .clips
+        .iter()
+        .position(|c| c.name == "idle")
+        .unwrap() as u32;
+    // A narrow lens, so that impostors past the switch are large.
+    let params = camera_view(view_projection(Vec3::Z, Vec3::X, 0.25), Some(1.0)).lod;
+    let switch = layout.error() * params.pixels_per_unit / params.threshold;
+    let middle = layout.sphere.centre.z;
+    let distance = 1.3 * switch + layout.sphere.radius;
+    let eye = Vec3::new(-distance, 0.0, middle);
+    let vp = view_projection(eye, Vec3::new(0.0, 0.0, middle), 0.25);
+    models.map(|model| {
+        let crowd: Vec<Instance> = (0..8)
+            .map(|k| {
+                let mut instance = Instance::settled(idle, 0.2 * k as f32);
+                instance.position = Vec3::new(0.0, (k as f32 - 3.5) * 40.0, 0.0);
+                instance
+            })
+            .collect();
+        let mut harness = Harness::with_crowd(vec![model], crowd, None);
+        harness.show_skeleton = false;
+        harness.impostors = true;
+        for frame in 0..40 {
+            harness.render(vp, 1.0);
+            if frame > 4 && harness.renderer.as_ref().unwrap().impostors_settled() {
+                break;
+            }
+        }
+        let picture = harness.render_picture(vp, 1.0);
+        let renderer = harness.renderer.as_ref().unwrap();
+        let impostors = renderer
+            .read_impostor_instances(&harness.ctx, harness.last_slot)
+            .unwrap();
+        let meshes: usize = renderer
+            .read_visible_by_lod(&harness.ctx, harness.last_slot)
+            .unwrap()
+            .iter()
+            .map(Vec::len)
+            .sum();
+        assert_eq!((impostors.len(), meshes), (8, 0), "impostors alone");
+        harness.finish();
+        picture
+    })
+}
+
 /// Impostors of morphed characters are baked with each frame's weights
 /// (issue 59). Two models alike in every bound: the shipped character with
 /// two targets over half its vertices held at weight 8 in every frame (up
 /// to 12 units along the normals), and the same with every offset zero.
-/// A row of eight seen from past the impostor switch, once the atlases
-/// have settled, is drawn as impostors alone, and the two pictures differ:
+/// Their rows past the impostor switch ([`impostor_row_pictures`]) differ:
 /// the bake drew the morphed shape.
 #[test]
 fn impostors_of_morphed_characters_show_the_morphed_shape() {
@@ -3197,50 +3248,7 @@ fn impostors_of_morphed_characters_show_the_morphed_shape() {
         target.positions.fill(Vec3::ZERO);
         target.normals.fill(Vec3::ZERO);
     }
-    let layout = morphed.impostor_layout(crowd::IMPOSTOR_MEMORY_BUDGET);
-    let idle = morphed.clips.iter().position(|c| c.name == "idle").unwrap() as u32;
-    // A narrow lens, so that impostors past the switch are large.
-    let params = camera_view(view_projection(Vec3::Z, Vec3::X, 0.25), Some(1.0)).lod;
-    let switch = layout.error() * params.pixels_per_unit / params.threshold;
-    let middle = layout.sphere.centre.z;
-    let distance = 1.3 * switch + layout.sphere.radius;
-    let eye = Vec3::new(-distance, 0.0, middle);
-    let vp = view_projection(eye, Vec3::new(0.0, 0.0, middle), 0.25);
-    let pictures: Vec<Vec<u8>> = [morphed, flat]
-        .into_iter()
-        .map(|model| {
-            let crowd: Vec<Instance> = (0..8)
-                .map(|k| {
-                    let mut instance = Instance::settled(idle, 0.2 * k as f32);
-                    instance.position = Vec3::new(0.0, (k as f32 - 3.5) * 40.0, 0.0);
-                    instance
-                })
-                .collect();
-            let mut harness = Harness::with_crowd(vec![model], crowd, None);
-            harness.show_skeleton = false;
-            harness.impostors = true;
-            for frame in 0..40 {
-                harness.render(vp, 1.0);
-                if frame > 4 && harness.renderer.as_ref().unwrap().impostors_settled() {
-                    break;
-                }
-            }
-            let picture = harness.render_picture(vp, 1.0);
-            let renderer = harness.renderer.as_ref().unwrap();
-            let impostors = renderer
-                .read_impostor_instances(&harness.ctx, harness.last_slot)
-                .unwrap();
-            let meshes: usize = renderer
-                .read_visible_by_lod(&harness.ctx, harness.last_slot)
-                .unwrap()
-                .iter()
-                .map(Vec::len)
-                .sum();
-            assert_eq!((impostors.len(), meshes), (8, 0), "impostors alone");
-            harness.finish();
-            picture
-        })
-        .collect();
+    let pictures = impostor_row_pictures([morphed, flat]);
     let differing = pictures[0]
         .chunks(4)
         .zip(pictures[1].chunks(4))
@@ -3248,4 +3256,40 @@ fn impostors_of_morphed_characters_show_the_morphed_shape() {
         .count();
     println!("impostors morphed against flat: {differing} pixels differ");
     assert!(differing > 300, "{differing} pixels differ");
+}
+
+/// Impostors keep vertex colours: the bake takes the base colour as
+/// crowd.frag does. The shipped character with every vertex coloured
+/// (1, 0.3, 0.3) against the same all white, each a row past the impostor
+/// switch ([`impostor_row_pictures`]): over the pixels the characters
+/// cover, the painted row's green (linear, summed) is 0.3 of the white
+/// row's and its red the same, within 0.03.
+#[test]
+fn impostors_keep_vertex_colours() {
+    if !common::vulkan_or_skip() {
+        return;
+    }
+    let white = shipped_model();
+    let mut painted = white.clone();
+    let paint = skin::VertexColor::from_linear(glam::Vec4::new(1.0, 0.3, 0.3, 1.0));
+    for mesh in &mut painted.meshes {
+        mesh.colors.fill(paint);
+    }
+    let [painted, white] = impostor_row_pictures([painted, white]);
+    let background = &white[..3];
+    let (mut painted_sum, mut white_sum) = (Vec3::ZERO, Vec3::ZERO);
+    let linear = |p: &[u8]| Vec3::from_array([0, 1, 2].map(|c| srgb_to_linear(p[c])));
+    let mut covered = 0;
+    for (p, w) in painted.chunks(4).zip(white.chunks(4)) {
+        if w.iter().zip(background).any(|(x, y)| x.abs_diff(*y) > 10) {
+            painted_sum += linear(p);
+            white_sum += linear(w);
+            covered += 1;
+        }
+    }
+    let share = painted_sum / white_sum;
+    println!("impostors painted against white over {covered} pixels: {share:.3} of each channel");
+    assert!(covered > 200, "{covered} pixels covered");
+    assert!((share.x - 1.0).abs() <= 0.03, "red {share}");
+    assert!((share.y - 0.3).abs() <= 0.03, "green {share}");
 }

@@ -1,10 +1,14 @@
 //! glTF materials drawn by crowd.frag against their CPU references
 //! (`material::brdf`): a wall of spheres, metallic 0..1 by roughness 0..1,
-//! each sphere's pixel nearest the eye within 3/255 of the BRDF there.
+//! each sphere's pixel nearest the eye within 3/255 of the BRDF there;
+//! panels, alpha modes and sides; vertex colours multiplying the base
+//! colour.
 
 use crate::common;
 
-use common::material_fixtures::{self, GRID, SPHERE_BASE_COLOR};
+use common::material_fixtures::{
+    self, ColorEncoding, GRID, PAINTED_FACTOR, PAINTED_UNLIT_FACTOR, SPHERE_BASE_COLOR,
+};
 use glam::{Mat4, Vec3, Vec4};
 use md5crowd::crowd::Instance;
 use md5crowd::material::brdf::{self, PbrLight, PbrSurface};
@@ -176,8 +180,8 @@ pub(super) fn stored(linear: Vec3) -> [f32; 3] {
 
 /// The panels' boxes (model space = world: one instance at the origin), by
 /// material name.
-fn panel_boxes(model: &Model) -> Vec<(Vec3, Vec3)> {
-    material_fixtures::PANELS
+fn panel_boxes(model: &Model, panels: &[&str]) -> Vec<(Vec3, Vec3)> {
+    panels
         .iter()
         .map(|name| {
             let mesh = model.meshes.iter().find(|m| m.shader == *name).unwrap();
@@ -205,7 +209,7 @@ fn masks_sides_emission_and_unlit_draw_as_their_materials_say() {
         return;
     }
     let (model, mut harness) = one_instance("gltf_material_panels", &material_fixtures::panels());
-    let boxes = panel_boxes(&model);
+    let boxes = panel_boxes(&model, &material_fixtures::PANELS);
     let [mask, away, double_sided, emissive, unlit] = boxes[..] else {
         unreachable!("five panels")
     };
@@ -287,7 +291,7 @@ fn mask_edges_are_antialiased_at_4x() {
         return;
     }
     let (model, mut harness) = one_instance("gltf_mask_edges", &material_fixtures::panels());
-    let mask = panel_boxes(&model)[0];
+    let mask = panel_boxes(&model, &material_fixtures::PANELS)[0];
     let centre = panel_point(mask, 0.5, 0.5);
     let eye = centre + Vec3::new(60.0, 0.0, 0.0);
     let view = view_projection(eye, centre, 0.5);
@@ -384,5 +388,115 @@ fn a_crowd_of_decals_draws_the_same_twice() {
             "{msaa}x: nothing drawn"
         );
         assert_eq!(common::differing_pixels(&first, &second, 0), 0, "{msaa}x");
+    }
+}
+
+/// What [`material_fixtures::painted_panels`] should show at each quarter
+/// of each panel, linear, from the CPU twins (`brdf::base_color`, then
+/// `brdf::shade` for the metallic-roughness panel), with COLOR_0 decoded
+/// from `encoding`, over `background` (linear) where the BLEND panel lets
+/// it through.
+fn painted_expectation(
+    encoding: ColorEncoding,
+    light: &PbrLight,
+    to_eye: impl Fn(usize, usize) -> Vec3,
+    background: Vec3,
+) -> Vec<[Vec3; 4]> {
+    let factor = |f: [f32; 4]| Vec4::from(f).truncate().map(|c| texel(c, true)).extend(1.0);
+    (0..material_fixtures::PAINTED.len())
+        .map(|panel| {
+            std::array::from_fn(|q| {
+                let vertex = encoding.decoded(material_fixtures::PAINT[q]);
+                match panel {
+                    0 => {
+                        let base = brdf::base_color(factor(PAINTED_FACTOR), vertex);
+                        let surface = PbrSurface {
+                            base_color: base.truncate(),
+                            metallic: texel(material_fixtures::PAINTED_METALLIC, false),
+                            roughness: texel(material_fixtures::PAINTED_ROUGHNESS, false),
+                            occlusion: 1.0,
+                        };
+                        brdf::shade(&surface, light, Vec3::X, to_eye(panel, q))
+                    }
+                    1 => brdf::base_color(factor(PAINTED_UNLIT_FACTOR), vertex).truncate(),
+                    _ => {
+                        let base = brdf::base_color(factor(PAINTED_UNLIT_FACTOR), vertex);
+                        base.truncate() * base.w + background * (1.0 - base.w)
+                    }
+                }
+            })
+        })
+        .collect()
+}
+
+/// Vertex colours (COLOR_0 as Blender writes it, normalized unsigned
+/// shorts) multiply the base colour of a metallic-roughness panel, an
+/// unlit one and a BLEND one (whose vertex alpha lets the background
+/// through): each quarter's centre within 3/255 of the CPU twins at 1 and
+/// 4 samples. Without COLOR_0 the panels are their factors' colour, again
+/// as the CPU says, and every quarter differs from its painted self.
+#[test]
+fn vertex_colours_multiply_the_base_colour() {
+    if !common::vulkan_or_skip() {
+        return;
+    }
+    let light = |harness: &Harness| PbrLight {
+        direction: harness.sun,
+        color: Vec3::ONE,
+        ambient: Vec3::splat(0.3),
+        visibility: 1.0,
+    };
+    let mut pictures = Vec::new();
+    for encoding in [ColorEncoding::Unorm16Vec4, ColorEncoding::Absent] {
+        let glb = material_fixtures::painted_panels(encoding);
+        let (model, mut harness) = one_instance(&format!("vertex_colors_{encoding:?}"), &glb);
+        let boxes = panel_boxes(&model, &material_fixtures::PAINTED);
+        let centre = (boxes[0].0 + boxes[2].1) / 2.0;
+        let eye = centre + Vec3::new(110.0, 0.0, 0.0);
+        let view = view_projection(eye, centre, 0.5);
+        let quarter_point = |panel: usize, q: usize| {
+            let (u, v) = material_fixtures::quarter_uv(q);
+            panel_point(boxes[panel], u, v)
+        };
+        let to_eye = |panel, q| (eye - quarter_point(panel, q)).normalize();
+        for samples in [1, 4] {
+            harness.set_samples(samples);
+            let picture = harness.render_picture(view, 0.0);
+            let background = levels(rgb(&picture, (0, 0))).map(|l| srgb_to_linear(l as u8));
+            let expected =
+                painted_expectation(encoding, &light(&harness), to_eye, background.into());
+            let mut worst = 0.0f32;
+            let mut seen = Vec::new();
+            for (panel, quarters) in expected.iter().enumerate() {
+                for (q, &linear) in quarters.iter().enumerate() {
+                    let got = rgb(&picture, pixel_of(view, quarter_point(panel, q)));
+                    let error = distance(got, stored(linear));
+                    println!(
+                        "{encoding:?} {samples}x {} quarter {q}: GPU {got:?}, CPU {:.1?}: {error:.2}",
+                        material_fixtures::PAINTED[panel],
+                        stored(linear)
+                    );
+                    worst = worst.max(error);
+                    seen.push(got);
+                }
+            }
+            println!("{encoding:?} {samples}x: largest error {worst:.2} levels of 255");
+            assert!(
+                worst <= 3.0,
+                "{encoding:?} {samples}x: {worst:.2} levels off"
+            );
+            pictures.push(seen);
+        }
+        harness.finish();
+    }
+    // Painted against plain, sample count for sample count.
+    for (painted, plain) in pictures[..2].iter().zip(&pictures[2..]) {
+        let least = painted
+            .iter()
+            .zip(plain)
+            .map(|(&a, &b)| distance(a, levels(b)))
+            .fold(f32::MAX, f32::min);
+        println!("painted against plain: every quarter differs by at least {least} levels");
+        assert!(least >= 10.0, "a quarter kept its colour without COLOR_0");
     }
 }

@@ -28,6 +28,7 @@ fn delivers(format: vk::Format) -> (ScalarKind, u32) {
         vk::Format::R32G32B32A32_SFLOAT => (ScalarKind::Float, 4),
         vk::Format::R16G16B16A16_UINT => (ScalarKind::Uint, 4),
         vk::Format::R8G8B8A8_UNORM => (ScalarKind::Float, 4),
+        vk::Format::R16G16B16A16_UNORM => (ScalarKind::Float, 4),
         other => panic!("add {other:?} to this table"),
     }
 }

@@ -69,7 +69,11 @@ pub fn vertex_input(
         vk::Format::R32G32B32_SFLOAT,
         vk::Format::R32G32_SFLOAT,
     );
-    let (u16x4, unorm8x4) = (vk::Format::R16G16B16A16_UINT, vk::Format::R8G8B8A8_UNORM);
+    let (u16x4, unorm8x4, unorm16x4) = (
+        vk::Format::R16G16B16A16_UINT,
+        vk::Format::R8G8B8A8_UNORM,
+        vk::Format::R16G16B16A16_UNORM,
+    );
     let mut bindings = vec![
         binding(0, size_of::<SurfaceVertex>()),
         binding(1, size_of::<SkinVertex>()),
@@ -94,7 +98,10 @@ pub fn vertex_input(
             ]);
         }
     }
-    attributes.push(attribute(7, 0, f32x4, offset_of!(SurfaceVertex, tangent)));
+    attributes.extend([
+        attribute(7, 0, f32x4, offset_of!(SurfaceVertex, tangent)),
+        attribute(8, 1, unorm16x4, offset_of!(SkinVertex, color)),
+    ]);
     (bindings, attributes)
 }
 

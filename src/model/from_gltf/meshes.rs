@@ -14,7 +14,7 @@ use crate::anim::Skeleton;
 use crate::gltf::{read_floats, read_integers, AccessorRead, GltfError, GltfFile};
 use crate::skin::{
     select_influences, smooth_normals, tangents, InfluenceLimit, LodLevel, SkinnedMesh,
-    TruncationReport, MAX_INFLUENCES,
+    TruncationReport, VertexColor, MAX_INFLUENCES,
 };
 
 /// A primitive as the file has it, in its mesh's space.
@@ -30,6 +30,8 @@ pub struct Primitive {
     pub normals: Option<Vec<Vec3>>,
     pub tangents: Option<Vec<Vec4>>,
     pub uvs: Vec<Vec2>,
+    /// COLOR_0, or white.
+    pub colors: Vec<VertexColor>,
     /// Per vertex, its skin joint numbers and weights (JOINTS_0/1,
     /// WEIGHTS_0/1); empty for a primitive without a skin.
     pub influences: Vec<[(u32, f32); MAX_INFLUENCES]>,
@@ -78,6 +80,8 @@ const POSITION_TYPES: &[DataType] = &[
     DataType::U16,
 ];
 const DIRECTION_TYPES: &[DataType] = &[DataType::F32, DataType::I8, DataType::I16];
+/// What the specification allows COLOR_0 (normalized, for the integers).
+const COLOR_TYPES: &[DataType] = &[DataType::F32, DataType::U8, DataType::U16];
 
 /// The triangle primitives of node `node`'s mesh. Points and lines are
 /// skipped with a warning; strips and fans become lists. The node's morph
@@ -112,6 +116,7 @@ pub fn read_primitives(
                 *uv = transform.transform_point2(*uv);
             }
         }
+        let colors = reader.colors(count)?;
         let influences = if skinned {
             reader.influences(count, warnings)?
         } else {
@@ -134,6 +139,7 @@ pub fn read_primitives(
             normals,
             tangents,
             uvs,
+            colors,
             influences,
             triangles,
             targets,
@@ -241,6 +247,40 @@ impl AttributeReader<'_> {
                 .collect(),
             None => vec![Vec2::ZERO; count],
         })
+    }
+
+    /// COLOR_0 as linear RGBA (a VEC3's alpha is 1), or white.
+    fn colors(&self, count: usize) -> Result<Vec<VertexColor>, GltfError> {
+        let Some(accessor) = self.attribute(Semantic::Colors(0), count)? else {
+            return Ok(vec![VertexColor::WHITE; count]);
+        };
+        let path = format!("{}.attributes.COLOR_0", self.path);
+        if accessor.data_type() != DataType::F32 && !accessor.normalized() {
+            return Err(GltfError::new(
+                &self.file.name,
+                path,
+                format!(
+                    "accessors[{}] holds integers that are not normalized: colours are floats \
+                     or normalized unsigned bytes or shorts",
+                    accessor.index()
+                ),
+            ));
+        }
+        let read = AccessorRead {
+            what: &path,
+            dimensions: &[Dimensions::Vec3, Dimensions::Vec4],
+            types: COLOR_TYPES,
+        };
+        let values = read_floats(self.file, &accessor, &read)?;
+        let linear = |c: &[f32]| match c.len() {
+            3 => Vec3::from_slice(c).extend(1.0),
+            _ => Vec4::from_slice(c),
+        };
+        let components = accessor.dimensions().multiplicity();
+        Ok(values
+            .chunks_exact(components)
+            .map(|c| VertexColor::from_linear(linear(c)))
+            .collect())
     }
 
     /// Per vertex, its joint numbers and weights from JOINTS_0/1 and
@@ -461,6 +501,7 @@ pub fn skinned_mesh(
         normals,
         tangents,
         uvs: primitive.uvs.clone(),
+        colors: primitive.colors.clone(),
         joints,
         weights: vertex_weights,
         lods: vec![LodLevel::finest(indices.clone())],
