@@ -105,7 +105,7 @@ fn eye_of(view_projection: Mat4) -> Vec3 {
 
 /// What the harness's camera through `view_projection` culls by, with
 /// level of detail at `lod_bias`.
-fn camera_view(view_projection: Mat4, lod_bias: Option<f32>) -> CullView {
+pub(super) fn camera_view(view_projection: Mat4, lod_bias: Option<f32>) -> CullView {
     let eye = eye_of(view_projection).extend(1.0);
     CullView::new(view_projection, eye, (WIDTH, HEIGHT), lod_bias)
 }
@@ -127,12 +127,12 @@ fn overview_harness(count: usize, time: f32) -> (Harness, Vec<u32>) {
 /// One GPU-animated frame of `crowd` seen through `view_projection`, in a
 /// renderer that lives for the whole test.
 pub(super) struct Harness {
-    ctx: Context,
+    pub(super) ctx: Context,
     /// The crowd's models; instance `id` is one of `models[crowd[id].model]`.
     models: Vec<Model>,
     /// Per model, its first clip in the GPU's clip table.
     first_clips: Vec<u32>,
-    renderer: Option<Renderer>,
+    pub(super) renderer: Option<Renderer>,
     capture: FrameCapture,
     crowd: Vec<Instance>,
     animation: Vec<InstanceAnimation>,
@@ -141,7 +141,7 @@ pub(super) struct Harness {
     /// Changes with `crowd`, so that the frame loop uploads it again.
     instances_version: u64,
     /// The frame slot `render` last used.
-    last_slot: usize,
+    pub(super) last_slot: usize,
     /// Occlusion culling; off, the visible set is the frustum's.
     occlusion: bool,
     /// Animation level of detail; off, every visible instance is animated.
@@ -152,15 +152,15 @@ pub(super) struct Harness {
     pub(super) show_skeleton: bool,
     /// The ground and its contact shadows (drawn with locomotion on; this
     /// crowd has no agents, so nobody moves).
-    ground: bool,
+    pub(super) ground: bool,
     /// Impostors past the level-of-detail chain (off unless a test is
     /// about them: the others compare meshes).
-    impostors: bool,
+    pub(super) impostors: bool,
     /// ViewOptions::lod_bias: scales the pixels a level (or an impostor)
     /// may be off.
     pub(super) lod_bias: f32,
     /// None unless a test is about shadows (either kind draws the ground).
-    shadows: Shadows,
+    pub(super) shadows: Shadows,
     /// Towards the light: from above, so a picture shows each instance's
     /// tint.
     pub(super) sun: Vec3,
