@@ -143,7 +143,7 @@ pub(super) struct Harness {
     /// The frame slot `render` last used.
     pub(super) last_slot: usize,
     /// Occlusion culling; off, the visible set is the frustum's.
-    occlusion: bool,
+    pub(super) occlusion: bool,
     /// Animation level of detail; off, every visible instance is animated.
     anim_lod: bool,
     /// Frozen culling: the camera the cull pass judges by instead.
@@ -331,7 +331,7 @@ impl Harness {
         assert_eq!(renderer.set_samples(&self.ctx, samples).unwrap(), samples);
     }
 
-    fn render(&mut self, view_projection: Mat4, time: f32) -> Vec<u32> {
+    pub(super) fn render(&mut self, view_projection: Mat4, time: f32) -> Vec<u32> {
         self.render_into(view_projection, time, None)
     }
 

@@ -1,6 +1,7 @@
 //! Alpha MASK past the colour pass (issue 58): a standing checker plane
 //! (`material_fixtures::checker_plane`) lets the sun through its cut cells
-//! onto the ground, and its impostor is baked with the cells cut. Each
+//! onto the ground, its impostor is baked with the cells cut, and what lies
+//! behind a cut cell is not culled as occluded. Each
 //! test draws the same plane written OPAQUE beside it, where the holes
 //! must vanish.
 
@@ -10,11 +11,12 @@ use common::material_fixtures::{checker_plane, CHECKER_CELLS};
 use std::path::Path;
 
 use glam::{Mat4, Vec3, Vec4};
+use md5crowd::crowd::Instance;
 use md5crowd::gpu::frame_loop::Shadows;
 use md5crowd::model::Model;
 
-use super::gpu_crowd::{camera_view, view_projection, HEIGHT, WIDTH};
-use super::render_pbr::{distance, levels, one_instance, panel_point, pixel_of, rgb};
+use super::gpu_crowd::{camera_view, view_projection, Harness, HEIGHT, WIDTH};
+use super::render_pbr::{distance, levels, load_glb, one_instance, panel_point, pixel_of, rgb};
 
 /// The plane written with alpha mode MASK, and written OPAQUE.
 const MODES: [(&str, Option<&str>); 2] = [("mask", Some("MASK")), ("opaque", None)];
@@ -265,5 +267,49 @@ fn a_masked_impostor_shows_the_background_through_its_cut_cells() {
     assert!(
         worst_kept <= 3.0,
         "kept cells differ by {worst_kept} levels"
+    );
+}
+
+/// Only kept fragments occlude: a second checker plane far behind the
+/// first (40 times as far from the eye), small enough on screen to lie
+/// inside one of the first's cut cells, is seen through it with occlusion
+/// culling on; written OPAQUE, the first plane hides it and the cull drops
+/// it. The depth pyramid is built from what crowd.frag's discard left.
+#[test]
+fn a_character_behind_a_masked_planes_hole_is_not_culled() {
+    if !common::vulkan_or_skip() {
+        return;
+    }
+    let mut seen_behind = Vec::new();
+    for (name, mode) in MODES {
+        let model = load_glb(&format!("mask_occlusion_{name}"), &checker_plane(mode));
+        let plane = plane_box(&model);
+        let (x, y) = (2, 1);
+        assert!(cut(x, y));
+        let cells = CHECKER_CELLS as f32;
+        let hole = panel_point(plane, (x as f32 + 0.5) / cells, (y as f32 + 0.5) / cells);
+        let eye = hole + Vec3::X * 40.0;
+        // The far plane's middle on the ray through the hole.
+        let middle = (plane.0 + plane.1) / 2.0;
+        let mut behind = Instance::settled(0, 0.0);
+        behind.position = hole - Vec3::X * 1600.0 - middle;
+        let crowd = vec![Instance::settled(0, 0.0), behind];
+        let mut harness = Harness::with_crowd(vec![model], crowd, None);
+        harness.show_skeleton = false;
+        harness.lod_bias = 0.0;
+        harness.occlusion = true;
+        let camera = view_projection(eye, hole, 0.5);
+        // A frame first draws the last one's visible set untested: the
+        // third is the first whose cull judged both planes by a pyramid.
+        let visible: Vec<Vec<u32>> = (0..3).map(|_| harness.render(camera, 0.0)).collect();
+        harness.finish();
+        println!("{name}: visible, frame by frame: {visible:?}");
+        assert!(visible[2].contains(&0), "{name}: the near plane is drawn");
+        seen_behind.push(visible[2].contains(&1));
+    }
+    assert_eq!(
+        seen_behind,
+        [true, false],
+        "the far plane is drawn through the MASK hole, culled behind OPAQUE"
     );
 }

@@ -27,13 +27,18 @@ fn texel(factor: f32, srgb: bool) -> f32 {
     }
 }
 
-/// `glb` written to test `test`'s folder and loaded, and a harness drawing
+/// `glb` written to test `test`'s folder and loaded.
+pub(super) fn load_glb(test: &str, glb: &[u8]) -> Model {
+    let path = common::scratch_dir(test).join("model.glb");
+    std::fs::write(&path, glb).unwrap();
+    Model::load_gltf(&GameFile::loose(&path), &LoadOptions::default()).unwrap()
+}
+
+/// [`load_glb`], and a harness drawing
 /// one instance of it at the origin, unturned (model space is the world),
 /// at level 0 and without the skeleton overlay.
 pub(super) fn one_instance(test: &str, glb: &[u8]) -> (Model, Harness) {
-    let path = common::scratch_dir(test).join("model.glb");
-    std::fs::write(&path, glb).unwrap();
-    let model = Model::load_gltf(&GameFile::loose(&path), &LoadOptions::default()).unwrap();
+    let model = load_glb(test, glb);
     let mut harness =
         Harness::with_crowd(vec![model.clone()], vec![Instance::settled(0, 0.0)], None);
     harness.show_skeleton = false;
