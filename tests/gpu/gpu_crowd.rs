@@ -127,12 +127,12 @@ fn overview_harness(count: usize, time: f32) -> (Harness, Vec<u32>) {
 /// One GPU-animated frame of `crowd` seen through `view_projection`, in a
 /// renderer that lives for the whole test.
 pub(super) struct Harness {
-    pub(super) ctx: Context,
+    ctx: Context,
     /// The crowd's models; instance `id` is one of `models[crowd[id].model]`.
     models: Vec<Model>,
     /// Per model, its first clip in the GPU's clip table.
     first_clips: Vec<u32>,
-    pub(super) renderer: Option<Renderer>,
+    renderer: Option<Renderer>,
     capture: FrameCapture,
     crowd: Vec<Instance>,
     animation: Vec<InstanceAnimation>,
@@ -141,7 +141,7 @@ pub(super) struct Harness {
     /// Changes with `crowd`, so that the frame loop uploads it again.
     instances_version: u64,
     /// The frame slot `render` last used.
-    pub(super) last_slot: usize,
+    last_slot: usize,
     /// Occlusion culling; off, the visible set is the frustum's.
     pub(super) occlusion: bool,
     /// Animation level of detail; off, every visible instance is animated.
@@ -399,6 +399,21 @@ impl Harness {
         );
         self.last_slot = slot;
         visible
+    }
+
+    /// How many instances the last frame drew as impostors, and as meshes.
+    pub(super) fn drawn_as_impostors_and_meshes(&self) -> (usize, usize) {
+        let renderer = self.renderer.as_ref().unwrap();
+        let impostors = renderer
+            .read_impostor_instances(&self.ctx, self.last_slot)
+            .unwrap();
+        let meshes = renderer
+            .read_visible_by_lod(&self.ctx, self.last_slot)
+            .unwrap()
+            .iter()
+            .map(Vec::len)
+            .sum();
+        (impostors.len(), meshes)
     }
 
     /// Gives the instances new animation states (same placements).
@@ -3226,17 +3241,11 @@ fn impostors_of_morphed_characters_show_the_morphed_shape() {
                 }
             }
             let picture = harness.render_picture(vp, 1.0);
-            let renderer = harness.renderer.as_ref().unwrap();
-            let impostors = renderer
-                .read_impostor_instances(&harness.ctx, harness.last_slot)
-                .unwrap();
-            let meshes: usize = renderer
-                .read_visible_by_lod(&harness.ctx, harness.last_slot)
-                .unwrap()
-                .iter()
-                .map(Vec::len)
-                .sum();
-            assert_eq!((impostors.len(), meshes), (8, 0), "impostors alone");
+            assert_eq!(
+                harness.drawn_as_impostors_and_meshes(),
+                (8, 0),
+                "impostors alone"
+            );
             harness.finish();
             picture
         })

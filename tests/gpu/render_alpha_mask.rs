@@ -217,18 +217,8 @@ fn a_masked_impostor_shows_the_background_through_its_cut_cells() {
         harness.lod_bias = lod_bias;
         harness.impostors = true;
         let picture = harness.render_picture(camera, 0.0);
-        let renderer = harness.renderer.as_ref().unwrap();
-        let impostors = renderer
-            .read_impostor_instances(&harness.ctx, harness.last_slot)
-            .unwrap();
-        let meshes: usize = renderer
-            .read_visible_by_lod(&harness.ctx, harness.last_slot)
-            .unwrap()
-            .iter()
-            .map(Vec::len)
-            .sum();
         assert_eq!(
-            (impostors.len(), meshes),
+            harness.drawn_as_impostors_and_meshes(),
             (1, 0),
             "{name}: an impostor alone"
         );
