@@ -49,7 +49,8 @@ enum Sunlight {
     Through { cut: bool },
     /// Away from the plane's shadow by a tenth of its size or more.
     Outside,
-    /// Near a cell's edge, where the shadow map's filtering blurs.
+    /// Near a cell's edge or the shadow's, where the shadow map's
+    /// filtering blurs.
     Edge,
 }
 
