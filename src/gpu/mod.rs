@@ -33,6 +33,7 @@ pub mod impostor_atlas;
 mod instance_animation;
 #[cfg(test)]
 mod layout_tests;
+pub mod material_sets;
 pub mod memory;
 pub mod model_resources;
 pub mod morph_data;

@@ -1,18 +1,20 @@
 //! What lives as long as the models: their vertex and index streams,
 //! textures, clips and skeletons on the GPU (every model's in shared
 //! buffers), the descriptor set layouts (reflected from
-//! the shaders), the pipelines of every pass, and the draw commands' reset
+//! the shaders), the material sets ([`MaterialSets`], built in their own
+//! file), the pipelines of every pass, and the draw commands' reset
 //! values. A new crowd size or window size never touches any of this.
 
 use super::memory::{DeviceMemory, MemoryReport};
 use ash::vk;
 
 use super::animation_data::{self, AnimationData};
-use super::descriptors::{self, Resource, Sampling, SetLayout};
+use super::descriptors::{self, Sampling, SetLayout};
 use super::draw_commands::DrawCommandLayout;
 use super::gpu_model::{self, GpuModel};
 use super::guard::{guard, Destroy, Guard};
 use super::impostor_atlas::ImpostorAtlases;
+use super::material_sets::MaterialSets;
 use super::passes::agents::{self, Agents};
 use super::passes::animate::{self, Animate};
 use super::passes::blend_composite::{self, BlendCompositeLayout};
@@ -22,10 +24,9 @@ use super::passes::draws::{self, Draws};
 use super::passes::impostor_bake::BakeInputs;
 use super::passes::pyramid::{self, Pyramid};
 use super::pipeline;
-use super::shader_types::{CrowdComputeConstants, DrawConstants, MAX_SKINS};
+use super::shader_types::{CrowdComputeConstants, DrawConstants};
 use super::shaders::spirv;
 use super::shadow_map::ShadowMap;
-use super::texture::MapKind;
 use super::{Context, GpuError};
 use crate::material::AlphaMode;
 use crate::model::Model;
@@ -68,11 +69,9 @@ pub struct ModelResources {
     /// The layouts of the BLEND meshes' composite over the picture: only
     /// when some mesh is BLEND.
     pub blend_composite: Option<BlendCompositeLayout>,
-    sampler: vk::Sampler,
-    material_pool: vk::DescriptorPool,
-    /// `material_sets[d]` samples the maps of draw `model.draws[d]`'s
-    /// materials, one array element per skin.
-    pub material_sets: Vec<vk::DescriptorSet>,
+    /// Set 1 of the crowd draw for each of `model.draws`
+    /// ([`MaterialSets`]).
+    pub materials: MaterialSets,
     /// Where each indirect command lies in a frame slot's buffer.
     pub draw_commands: DrawCommandLayout,
 }
@@ -105,7 +104,7 @@ impl ModelResources {
             )),
             false => None,
         };
-        let materials = create_material_sets(ctx, &sets.material, &gpu_model)?;
+        let materials = guard(ctx, MaterialSets::new(ctx, &sets.material, &gpu_model)?);
         let impostors = guard(
             ctx,
             ImpostorAtlases::new(
@@ -113,7 +112,7 @@ impl ModelResources {
                 &BakeInputs {
                     gpu_model: &gpu_model,
                     draw_pipeline_layout: *layouts.draw,
-                    material_sets: &materials.sets,
+                    material_sets: materials.sets(),
                 },
                 ((&sets.scene, shadow_map), &sets.impostor),
                 models,
@@ -141,9 +140,7 @@ impl ModelResources {
             impostors: impostors.keep(),
             blend_composite: blend_composite.map(|composite| composite.keep()),
             depth_sampler: depth_sampler.keep(),
-            sampler: materials.sampler.keep(),
-            material_pool: materials.pool.keep(),
-            material_sets: materials.sets,
+            materials: materials.keep(),
         })
     }
 }
@@ -154,7 +151,7 @@ impl ModelResources {
         BakeInputs {
             gpu_model: &self.model,
             draw_pipeline_layout: self.draw_pipeline_layout,
-            material_sets: &self.material_sets,
+            material_sets: self.materials.sets(),
         }
     }
 }
@@ -171,9 +168,7 @@ impl Destroy for ModelResources {
         self.blend_composite.destroy(ctx);
         self.impostor_pipeline_layout.destroy(ctx);
         self.impostor_layout.destroy(ctx);
-        // The pool frees the texture sets.
-        self.material_pool.destroy(ctx);
-        self.sampler.destroy(ctx);
+        self.materials.destroy(ctx);
         self.depth_sampler.destroy(ctx);
         self.animate.destroy(ctx);
         self.depth_resolve.destroy(ctx);
@@ -385,73 +380,6 @@ fn create_passes<'c>(
         animate,
         cull,
         agents,
-    })
-}
-
-/// A set per mesh sampling its materials' maps, one array element per
-/// skin, from a pool of their own (which frees them).
-struct MaterialSets<'c> {
-    sets: Vec<vk::DescriptorSet>,
-    pool: Guard<'c, vk::DescriptorPool>,
-    sampler: Guard<'c, vk::Sampler>,
-}
-
-fn create_material_sets<'c>(
-    ctx: &'c Context,
-    layout: &SetLayout,
-    gpu_model: &GpuModel,
-) -> Result<MaterialSets<'c>, GpuError> {
-    let sampler = guard(ctx, descriptors::create_sampler(ctx, Sampling::Diffuse)?);
-    let pool = guard(
-        ctx,
-        descriptors::create_pool(
-            ctx,
-            "material descriptor pool",
-            &[(layout, gpu_model.draws.len() as u32)],
-        )?,
-    );
-    let sets = gpu_model
-        .draws
-        .iter()
-        .map(|draw| {
-            // Elements past the skins in use repeat the first: every
-            // descriptor of the array must be valid.
-            let maps = |kind| {
-                let images = (0..MAX_SKINS)
-                    .map(|skin| {
-                        let material = draw.materials.get(skin).unwrap_or(&draw.materials[0]);
-                        gpu_model.materials.map(*material, kind)
-                    })
-                    .collect();
-                Resource::Textures(images, *sampler, vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL)
-            };
-            // The first skin's: these maps do not vary by skin (material.glsl).
-            let map = |kind| {
-                Resource::Texture(
-                    gpu_model.materials.map(draw.materials[0], kind),
-                    *sampler,
-                    vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL,
-                )
-            };
-            descriptors::create_set(
-                ctx,
-                *pool,
-                layout,
-                &format!("materials: {}", draw.label),
-                &[
-                    ("diffuse_maps", maps(MapKind::Diffuse)),
-                    ("normal_maps", maps(MapKind::Normal)),
-                    ("specular_maps", maps(MapKind::Specular)),
-                    ("emissive_map", map(MapKind::Emissive)),
-                    ("occlusion_map", map(MapKind::Occlusion)),
-                ],
-            )
-        })
-        .collect::<Result<Vec<_>, _>>()?;
-    Ok(MaterialSets {
-        sets,
-        pool,
-        sampler,
     })
 }
 

@@ -133,15 +133,7 @@ pub const PANELS: [&str; 5] = ["mask", "away", "away_double_sided", "emissive", 
 /// - `unlit`: [`UNLIT_COLOR`], KHR_materials_unlit.
 pub fn panels() -> Vec<u8> {
     let mut b = GltfBuilder::new();
-    let checker = image::RgbaImage::from_fn(4, 4, |x, y| {
-        image::Rgba([255, 255, 255, if (x + y) % 2 == 0 { 255 } else { 0 }])
-    });
-    let image = b.image_in_buffer(
-        "checker",
-        &super::gltf_write::png_bytes(&checker),
-        "image/png",
-    );
-    let texture = b.texture(image, None);
+    let texture = checker_texture(&mut b);
     let grey = [0.5, 0.5, 0.5, 1.0];
     let materials = [
         Material {
@@ -187,6 +179,55 @@ pub fn panels() -> Vec<u8> {
         nodes.push(square.node(&mut b, name, material, Vec3::new(x, 1.0, 0.0)));
     }
     b.scene("Scene", &nodes);
+    b.to_glb()
+}
+
+/// Cells per side of the checker that [`panels`]' `mask` and
+/// [`checker_plane`] carry: cell (x, y), counted from the top left of the
+/// texture, is cut where x + y is odd.
+pub const CHECKER_CELLS: u32 = 4;
+
+/// White, a [`CHECKER_CELLS`]-square checker of alpha 0 and 1: the texture's
+/// index.
+fn checker_texture(b: &mut GltfBuilder) -> usize {
+    let checker = image::RgbaImage::from_fn(CHECKER_CELLS, CHECKER_CELLS, |x, y| {
+        image::Rgba([255, 255, 255, if (x + y) % 2 == 0 { 255 } else { 0 }])
+    });
+    let image = b.image_in_buffer(
+        "checker",
+        &super::gltf_write::png_bytes(&checker),
+        "image/png",
+    );
+    b.texture(image, None)
+}
+
+/// [`checker_plane`]'s side and the height of its centre, metres.
+pub const CHECKER_PLANE_SIZE: f32 = 1.0;
+pub const CHECKER_PLANE_HEIGHT: f32 = 1.0;
+
+/// A standing square facing glTF's +Z, [`CHECKER_PLANE_SIZE`] on a side and
+/// lifted off the ground (its centre at [`CHECKER_PLANE_HEIGHT`]), white
+/// with the checker alpha of [`panels`]' `mask`, as a character's one
+/// part: `alpha_mode` `Some("MASK")` cuts at 0.5; `None` leaves the mode
+/// out, as Blender does for OPAQUE, and the alpha is ignored.
+pub fn checker_plane(alpha_mode: Option<&'static str>) -> Vec<u8> {
+    let mut b = GltfBuilder::new();
+    let texture = checker_texture(&mut b);
+    let material = b.material(Material {
+        name: Some("checker".to_owned()),
+        base_color_texture: Some(texture),
+        alpha_mode,
+        alpha_cutoff: alpha_mode.map(|_| 0.5),
+        ..Material::default()
+    });
+    let square = Square {
+        size: CHECKER_PLANE_SIZE,
+        z: 0.0,
+        away: false,
+    };
+    let translation = Vec3::new(0.0, CHECKER_PLANE_HEIGHT, 0.0);
+    let node = square.node(&mut b, "checker", material, translation);
+    b.scene("Scene", &[node]);
     b.to_glb()
 }
 

@@ -106,7 +106,7 @@ fn eye_of(view_projection: Mat4) -> Vec3 {
 
 /// What the harness's camera through `view_projection` culls by, with
 /// level of detail at `lod_bias`.
-fn camera_view(view_projection: Mat4, lod_bias: Option<f32>) -> CullView {
+pub(super) fn camera_view(view_projection: Mat4, lod_bias: Option<f32>) -> CullView {
     let eye = eye_of(view_projection).extend(1.0);
     CullView::new(view_projection, eye, (WIDTH, HEIGHT), lod_bias)
 }
@@ -144,7 +144,7 @@ pub(super) struct Harness {
     /// The frame slot `render` last used.
     last_slot: usize,
     /// Occlusion culling; off, the visible set is the frustum's.
-    occlusion: bool,
+    pub(super) occlusion: bool,
     /// Animation level of detail; off, every visible instance is animated.
     anim_lod: bool,
     /// Frozen culling: the camera the cull pass judges by instead.
@@ -153,15 +153,15 @@ pub(super) struct Harness {
     pub(super) show_skeleton: bool,
     /// The ground and its contact shadows (drawn with locomotion on; this
     /// crowd has no agents, so nobody moves).
-    ground: bool,
+    pub(super) ground: bool,
     /// Impostors past the level-of-detail chain (off unless a test is
     /// about them: the others compare meshes).
-    impostors: bool,
+    pub(super) impostors: bool,
     /// ViewOptions::lod_bias: scales the pixels a level (or an impostor)
     /// may be off.
     pub(super) lod_bias: f32,
     /// None unless a test is about shadows (either kind draws the ground).
-    shadows: Shadows,
+    pub(super) shadows: Shadows,
     /// Towards the light: from above, so a picture shows each instance's
     /// tint.
     pub(super) sun: Vec3,
@@ -332,7 +332,7 @@ impl Harness {
         assert_eq!(renderer.set_samples(&self.ctx, samples).unwrap(), samples);
     }
 
-    fn render(&mut self, view_projection: Mat4, time: f32) -> Vec<u32> {
+    pub(super) fn render(&mut self, view_projection: Mat4, time: f32) -> Vec<u32> {
         self.render_into(view_projection, time, None)
     }
 
@@ -400,6 +400,21 @@ impl Harness {
         );
         self.last_slot = slot;
         visible
+    }
+
+    /// How many instances the last frame drew as impostors, and as meshes.
+    pub(super) fn drawn_as_impostors_and_meshes(&self) -> (usize, usize) {
+        let renderer = self.renderer.as_ref().unwrap();
+        let impostors = renderer
+            .read_impostor_instances(&self.ctx, self.last_slot)
+            .unwrap();
+        let meshes = renderer
+            .read_visible_by_lod(&self.ctx, self.last_slot)
+            .unwrap()
+            .iter()
+            .map(Vec::len)
+            .sum();
+        (impostors.len(), meshes)
     }
 
     /// Gives the instances new animation states (same placements).
@@ -3210,17 +3225,11 @@ fn impostor_row_pictures(models: [Model; 2]) -> [Vec<u8>; 2] {
             }
         }
         let picture = harness.render_picture(vp, 1.0);
-        let renderer = harness.renderer.as_ref().unwrap();
-        let impostors = renderer
-            .read_impostor_instances(&harness.ctx, harness.last_slot)
-            .unwrap();
-        let meshes: usize = renderer
-            .read_visible_by_lod(&harness.ctx, harness.last_slot)
-            .unwrap()
-            .iter()
-            .map(Vec::len)
-            .sum();
-        assert_eq!((impostors.len(), meshes), (8, 0), "impostors alone");
+        assert_eq!(
+            harness.drawn_as_impostors_and_meshes(),
+            (8, 0),
+            "impostors alone"
+        );
         harness.finish();
         picture
     })

@@ -5,6 +5,7 @@
 mod gpu_crowd;
 mod gpu_renderer;
 mod locomotion;
+mod render_alpha_mask;
 mod render_blend;
 mod render_capture;
 mod render_culling;

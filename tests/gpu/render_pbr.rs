@@ -31,13 +31,18 @@ pub(super) fn texel(factor: f32, srgb: bool) -> f32 {
     }
 }
 
-/// `glb` written to test `test`'s folder and loaded, and a harness drawing
+/// `glb` written to test `test`'s folder and loaded.
+pub(super) fn load_glb(test: &str, glb: &[u8]) -> Model {
+    let path = common::scratch_dir(test).join("model.glb");
+    std::fs::write(&path, glb).unwrap();
+    Model::load_gltf(&GameFile::loose(&path), &LoadOptions::default()).unwrap()
+}
+
+/// [`load_glb`], and a harness drawing
 /// one instance of it at the origin, unturned (model space is the world),
 /// at level 0 and without the skeleton overlay.
 pub(super) fn one_instance(test: &str, glb: &[u8]) -> (Model, Harness) {
-    let path = common::scratch_dir(test).join("model.glb");
-    std::fs::write(&path, glb).unwrap();
-    let model = Model::load_gltf(&GameFile::loose(&path), &LoadOptions::default()).unwrap();
+    let model = load_glb(test, glb);
     let mut harness =
         Harness::with_crowd(vec![model.clone()], vec![Instance::settled(0, 0.0)], None);
     harness.show_skeleton = false;
@@ -169,7 +174,7 @@ pub(super) fn distance(a: [u8; 3], b: [f32; 3]) -> f32 {
         .fold(0.0, f32::max)
 }
 
-fn levels(rgb: [u8; 3]) -> [f32; 3] {
+pub(super) fn levels(rgb: [u8; 3]) -> [f32; 3] {
     rgb.map(f32::from)
 }
 
@@ -195,7 +200,7 @@ fn panel_boxes(model: &Model, panels: &[&str]) -> Vec<(Vec3, Vec3)> {
 
 /// Where texture coordinate `uv` of a panel lies (glTF +X is md5 +Y, +Y is
 /// +Z; v runs down).
-fn panel_point((low, high): (Vec3, Vec3), u: f32, v: f32) -> Vec3 {
+pub(super) fn panel_point((low, high): (Vec3, Vec3), u: f32, v: f32) -> Vec3 {
     Vec3::new(
         (low.x + high.x) / 2.0,
         low.y + u * (high.y - low.y),

@@ -425,7 +425,7 @@ impl FrameRecorder<'_> {
             &self.pipelines.crowd_draw,
             model.draw_pipeline_layout,
             &model.model,
-            &model.material_sets,
+            model.materials.sets(),
             surface,
             self.draw_constants,
             DrawOptions {

@@ -76,7 +76,7 @@ impl FrameRecorder<'_> {
                 &self.pipelines.crowd_draw,
                 model.draw_pipeline_layout,
                 &model.model,
-                &model.material_sets,
+                model.materials.sets(),
                 Surface::BindPose {
                     draw_commands: (self.frame.draw_commands.handle, model.draw_commands),
                     set: shadow_command_set(cascade),
