@@ -22,6 +22,13 @@ vec4 diffuse_texel(vec2 uv) { SAMPLE_SKIN(diffuse_maps, uv) }
 vec4 normal_texel(vec2 uv) { SAMPLE_SKIN(normal_maps, uv) }
 vec4 specular_texel(vec2 uv) { SAMPLE_SKIN(specular_maps, uv) }
 
+// A metallic-roughness material's metallic (blue of its map, as glTF
+// keeps it), roughness (green) and occlusion (its own map's red).
+vec3 metallic_roughness_occlusion(vec2 uv) {
+    vec4 orm = specular_texel(uv);
+    return vec3(orm.b, orm.g, texture(occlusion_map, uv).r);
+}
+
 // Texels store a direction with 128 meaning 0, so the flat texel
 // (128, 128, 255) decodes to exactly +Z and changes nothing.
 vec3 tangent_space_normal(vec3 texel) {

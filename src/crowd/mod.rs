@@ -29,7 +29,7 @@ pub use cull::{
 };
 pub use impostor::{
     bake_morph_weights, bake_poses, dominant_clip, impostor_cell, impostor_fade, uses_impostor,
-    view_direction, view_index, ImpostorLayout, FADE_IMPOSTOR, FADE_SWITCH, IMPOSTOR_AZIMUTHS,
+    view_direction, view_index, AtlasImage, ImpostorLayout, FADE_IMPOSTOR, FADE_SWITCH, IMPOSTOR_AZIMUTHS,
     IMPOSTOR_CELL_TEXELS, IMPOSTOR_ERROR_TEXELS, IMPOSTOR_FRAMES_PER_CLIP, IMPOSTOR_MAX_SLOTS,
     IMPOSTOR_MEMORY_BUDGET, IMPOSTOR_RINGS, IMPOSTOR_RING_STEP_DEGREES,
 };

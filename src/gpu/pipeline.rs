@@ -12,9 +12,10 @@ use super::{debug, reflect, shaders, vk_error, Context, GpuError};
 pub struct TargetFormats {
     /// `None`: depth only (a shadow map).
     pub color: Option<vk::Format>,
-    /// A second colour attachment (location 1), written alongside:
-    /// the impostor bake keeps albedo and normals in one pass.
-    pub second_color: Option<vk::Format>,
+    /// Further colour attachments (locations 1, 2, ...), written
+    /// alongside: the impostor bake keeps albedo, normals and surfaces in
+    /// one pass. `UNDEFINED`: none bound there, what is written goes nowhere.
+    pub further_colors: &'static [vk::Format],
     pub depth: vk::Format,
     /// Samples per pixel of every attachment.
     pub samples: vk::SampleCountFlags,
@@ -189,9 +190,11 @@ pub fn create_graphics_pipeline(
         .src_alpha_blend_factor(vk::BlendFactor::ZERO)
         .dst_alpha_blend_factor(vk::BlendFactor::ONE)
         .alpha_blend_op(vk::BlendOp::ADD);
-    let color_formats: Vec<vk::Format> = [desc.formats.color, desc.formats.second_color]
+    let color_formats: Vec<vk::Format> = desc
+        .formats
+        .color
         .into_iter()
-        .flatten()
+        .chain(desc.formats.further_colors.iter().copied())
         .collect();
     let blend_attachments = vec![blend; color_formats.len()];
     let color_blend =
