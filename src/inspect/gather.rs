@@ -242,8 +242,13 @@ fn mesh_report(file: String, mesh: &Md5Mesh, clips: &[Clip]) -> MeshReport {
         // The clips' boxes are the files' (`Model::load` grows them around
         // the posed mesh): that moves the atlas's sphere, which no number
         // reported here depends on.
-        impostor: impostor_layout_of(clips, bind_pose_bounds(&four), (1, false), IMPOSTOR_MEMORY_BUDGET)
-            .into(),
+        impostor: impostor_layout_of(
+            clips,
+            bind_pose_bounds(&four),
+            (1, false),
+            IMPOSTOR_MEMORY_BUDGET,
+        )
+        .into(),
     }
 }
 

@@ -473,7 +473,11 @@ impl Model {
     /// pose of every clip (and its bind pose); its texels keep what
     /// metallic-roughness and unlit shading need where a material has them.
     pub fn impostor_layout(&self, budget: u64) -> ImpostorLayout {
-        let surfaces = self.materials.maps.iter().any(|m| m.shading.model != ShadingModel::Doom3);
+        let surfaces = self
+            .materials
+            .maps
+            .iter()
+            .any(|m| m.shading.model != ShadingModel::Doom3);
         impostor_layout_of(
             &self.clips,
             self.bind_pose_bounds(),

@@ -105,7 +105,7 @@ fn eye_of(view_projection: Mat4) -> Vec3 {
 
 /// What the harness's camera through `view_projection` culls by, with
 /// level of detail at `lod_bias`.
-fn camera_view(view_projection: Mat4, lod_bias: Option<f32>) -> CullView {
+pub(super) fn camera_view(view_projection: Mat4, lod_bias: Option<f32>) -> CullView {
     let eye = eye_of(view_projection).extend(1.0);
     CullView::new(view_projection, eye, (WIDTH, HEIGHT), lod_bias)
 }
@@ -155,7 +155,7 @@ pub(super) struct Harness {
     ground: bool,
     /// Impostors past the level-of-detail chain (off unless a test is
     /// about them: the others compare meshes).
-    impostors: bool,
+    pub(super) impostors: bool,
     /// ViewOptions::lod_bias: scales the pixels a level (or an impostor)
     /// may be off.
     pub(super) lod_bias: f32,
@@ -484,6 +484,14 @@ impl Harness {
                 (id as u32, margin)
             })
             .collect()
+    }
+
+    /// The instances the last frame drew as impostors.
+    pub(super) fn impostor_instances(&self) -> Vec<u32> {
+        let renderer = self.renderer.as_ref().unwrap();
+        renderer
+            .read_impostor_instances(&self.ctx, self.last_slot)
+            .unwrap()
     }
 
     pub(super) fn finish(mut self) {

@@ -15,12 +15,12 @@ use md5crowd::vfs::GameFile;
 use super::gpu_crowd::{view_projection, Harness, HEIGHT, WIDTH};
 
 /// A linear value as an sRGB attachment stores it, in levels, unrounded.
-fn linear_to_srgb(linear: f32) -> f32 {
+pub(super) fn linear_to_srgb(linear: f32) -> f32 {
     255.0 * srgb_encode(linear)
 }
 
 /// A factor as its 1x1 texel keeps it: 8 bits, sRGB-encoded or not.
-fn texel(factor: f32, srgb: bool) -> f32 {
+pub(super) fn texel(factor: f32, srgb: bool) -> f32 {
     match srgb {
         true => srgb_to_linear(linear_to_srgb(factor).round() as u8),
         false => (factor * 255.0).round() / 255.0,
@@ -30,7 +30,7 @@ fn texel(factor: f32, srgb: bool) -> f32 {
 /// `glb` written to test `test`'s folder and loaded, and a harness drawing
 /// one instance of it at the origin, unturned (model space is the world),
 /// at level 0 and without the skeleton overlay.
-fn one_instance(test: &str, glb: &[u8]) -> (Model, Harness) {
+pub(super) fn one_instance(test: &str, glb: &[u8]) -> (Model, Harness) {
     let path = common::scratch_dir(test).join("model.glb");
     std::fs::write(&path, glb).unwrap();
     let model = Model::load_gltf(&GameFile::loose(&path), &LoadOptions::default()).unwrap();
@@ -42,14 +42,14 @@ fn one_instance(test: &str, glb: &[u8]) -> (Model, Harness) {
 }
 
 /// A sphere of the model: its material's factors, centre and radius.
-struct Sphere {
+pub(super) struct Sphere {
     metallic: f32,
     roughness: f32,
-    centre: Vec3,
-    radius: f32,
+    pub(super) centre: Vec3,
+    pub(super) radius: f32,
 }
 
-fn spheres(model: &Model) -> Vec<Sphere> {
+pub(super) fn spheres(model: &Model) -> Vec<Sphere> {
     let mut spheres = Vec::new();
     for row in 0..GRID {
         for column in 0..GRID {
@@ -145,7 +145,7 @@ fn a_sphere_grid_matches_the_brdf_at_every_centre() {
 }
 
 /// The picture's pixel under world point `point` through `view`.
-fn pixel_of(view: Mat4, point: Vec3) -> (u32, u32) {
+pub(super) fn pixel_of(view: Mat4, point: Vec3) -> (u32, u32) {
     let clip = view * point.extend(1.0);
     (
         ((clip.x / clip.w * 0.5 + 0.5) * WIDTH as f32) as u32,
@@ -153,30 +153,30 @@ fn pixel_of(view: Mat4, point: Vec3) -> (u32, u32) {
     )
 }
 
-fn rgb(picture: &[u8], (x, y): (u32, u32)) -> [u8; 3] {
+pub(super) fn rgb(picture: &[u8], (x, y): (u32, u32)) -> [u8; 3] {
     let at = ((y * WIDTH + x) * 4) as usize;
     [picture[at], picture[at + 1], picture[at + 2]]
 }
 
 /// The largest channel difference, in levels.
-fn distance(a: [u8; 3], b: [f32; 3]) -> f32 {
+pub(super) fn distance(a: [u8; 3], b: [f32; 3]) -> f32 {
     (0..3)
         .map(|c| (f32::from(a[c]) - b[c]).abs())
         .fold(0.0, f32::max)
 }
 
-fn levels(rgb: [u8; 3]) -> [f32; 3] {
+pub(super) fn levels(rgb: [u8; 3]) -> [f32; 3] {
     rgb.map(f32::from)
 }
 
 /// A linear colour as the attachment stores it.
-fn stored(linear: Vec3) -> [f32; 3] {
+pub(super) fn stored(linear: Vec3) -> [f32; 3] {
     linear.to_array().map(linear_to_srgb)
 }
 
 /// The panels' boxes (model space = world: one instance at the origin), by
 /// material name.
-fn panel_boxes(model: &Model) -> Vec<(Vec3, Vec3)> {
+pub(super) fn panel_boxes(model: &Model) -> Vec<(Vec3, Vec3)> {
     material_fixtures::PANELS
         .iter()
         .map(|name| {
@@ -191,7 +191,7 @@ fn panel_boxes(model: &Model) -> Vec<(Vec3, Vec3)> {
 
 /// Where texture coordinate `uv` of a panel lies (glTF +X is md5 +Y, +Y is
 /// +Z; v runs down).
-fn panel_point((low, high): (Vec3, Vec3), u: f32, v: f32) -> Vec3 {
+pub(super) fn panel_point((low, high): (Vec3, Vec3), u: f32, v: f32) -> Vec3 {
     Vec3::new(
         (low.x + high.x) / 2.0,
         low.y + u * (high.y - low.y),

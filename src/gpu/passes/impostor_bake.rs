@@ -293,7 +293,10 @@ pub fn record_units(
         let rows = (units.units.end - unit).min(IMPOSTOR_FRAMES_PER_CLIP - first_row);
         for (skin, &albedo) in targets.albedo.iter().enumerate() {
             let scope = BakeScope {
-                targets: [albedo].into_iter().chain(targets.shared.iter().copied()).collect(),
+                targets: [albedo]
+                    .into_iter()
+                    .chain(targets.shared.iter().copied())
+                    .collect(),
                 skin: skin as u32,
                 ring,
                 rows: first_row..first_row + rows,
