@@ -13,7 +13,7 @@
 //! budget needs, each cleared as it is drawn. impostor_bake.frag keeps the
 //! albedo under each skin (a scope per skin), the normal and depth and,
 //! where the model has materials other than Doom 3's, the surface and
-//! emission ([`pipelines`]).
+//! emission (its `pipelines` module).
 
 use ash::vk;
 use glam::{Mat4, Vec3, Vec4};
