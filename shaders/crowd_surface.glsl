@@ -58,9 +58,9 @@ vec3 doom3_color(vec3 normal, vec3 albedo) {
 }
 
 vec3 metallic_roughness_color(vec3 normal, vec3 geometric_normal, vec3 base_color) {
-    vec4 orm = specular_texel(in_uv);
-    PbrSurface surface = PbrSurface(base_color * cascade_tint(in_world_position), orm.b, orm.g,
-                                    texture(occlusion_map, in_uv).r);
+    vec3 mro = metallic_roughness_occlusion(in_uv);
+    PbrSurface surface = PbrSurface(base_color * cascade_tint(in_world_position), mro.x, mro.y,
+                                    mro.z);
     vec3 to_eye = normalize(frame.camera_position.xyz - in_world_position);
     float sun = sun_visibility(in_world_position, geometric_normal);
     vec3 lit = sun_reflectance(surface, normal, to_eye, frame.light_direction.xyz) * sun

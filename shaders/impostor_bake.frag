@@ -3,15 +3,22 @@
 // skinned the model at a baked frame, turned it so its cell's view
 // direction faces the bake camera, and placed it in its cell of the atlas,
 // which an orthographic camera looking down that direction's ring of
-// elevation covers. The texel keeps, in two images at once:
+// elevation covers. The texel keeps, in up to four images at once:
 // - albedo: the base colour (material.glsl: map x vertex colour) under the
 //   instance's skin, with full coverage in alpha (tints and light apply
 //   when drawn);
 // - normal and depth: the shading normal in the view's own frame (right,
 //   up, towards the eye) and the depth along the view (0 at the far side
-//   of the model's sphere, 1 at its near side), each as x * 0.5 + 0.5.
-// Both images are cleared to zero, so the mips (averages) hold each value
-// times the coverage: impostor.frag divides by it.
+//   of the model's sphere, 1 at its near side), each as x * 0.5 + 0.5;
+// - surface: a metallic-roughness texel's metallic, roughness and
+//   occlusion, and 1 in alpha (Doom 3's and unlit texels keep zeros);
+// - emission: a metallic-roughness texel's emission (x strength), and 1 in
+//   alpha for an unlit texel.
+// The last two only where the model has materials other than Doom 3's
+// (ImpostorLayout::surfaces); elsewhere they have no attachment and what
+// is written there is discarded. Every image is cleared to zero, so the
+// mips (averages) hold each value times the coverage, and the surface
+// times the metallic-roughness share: impostor.frag divides by them.
 
 #include "scene.glsl"
 
@@ -32,9 +39,14 @@ layout(location = 7) in vec4 in_color_shortfall; // 1 - vertex colour
 // A MASK material (constant 0 is skins.glsl's SKIN_COUNT): its cut cells
 // stay empty in the atlas, as crowd.frag leaves them.
 layout(constant_id = 1) const bool MASKED = false;
+// How the mesh is shaded (material::ShadingModel), as crowd.frag's
+// SHADING_MODEL.
+layout(constant_id = 2) const uint SHADING_MODEL = SHADING_DOOM3;
 
 layout(location = 0) out vec4 out_albedo;
 layout(location = 1) out vec4 out_normal_depth;
+layout(location = 2) out vec4 out_surface;
+layout(location = 3) out vec4 out_emission;
 
 void main() {
     vec4 base = base_color(in_uv);
@@ -54,4 +66,8 @@ void main() {
     // Orthographic: the depth is the camera's z row applied to the point.
     float depth = dot(vec4(m[0][2], m[1][2], m[2][2], m[3][2]), vec4(in_world_position, 1.0));
     out_normal_depth = vec4(seen * 0.5 + 0.5, depth);
+    bool metallic_roughness = SHADING_MODEL == SHADING_METALLIC_ROUGHNESS;
+    out_surface = metallic_roughness ? vec4(metallic_roughness_occlusion(in_uv), 1.0) : vec4(0.0);
+    vec3 emitted = metallic_roughness ? texture(emissive_map, in_uv).rgb : vec3(0.0);
+    out_emission = vec4(emitted, SHADING_MODEL == SHADING_UNLIT ? 1.0 : 0.0);
 }

@@ -30,6 +30,13 @@ vec4 base_color(vec2 uv) {
     return diffuse_texel(uv) * (1.0 - in_color_shortfall);
 }
 
+// A metallic-roughness material's metallic (blue of its map, as glTF
+// keeps it), roughness (green) and occlusion (its own map's red).
+vec3 metallic_roughness_occlusion(vec2 uv) {
+    vec4 orm = specular_texel(uv);
+    return vec3(orm.b, orm.g, texture(occlusion_map, uv).r);
+}
+
 // Texels store a direction with 128 meaning 0, so the flat texel
 // (128, 128, 255) decodes to exactly +Z and changes nothing.
 vec3 tangent_space_normal(vec3 texel) {

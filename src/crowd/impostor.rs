@@ -36,9 +36,25 @@ pub const IMPOSTOR_MAX_SLOTS: u32 = 256;
 /// share buys, at least one and at most its clips. The one budget of the
 /// atlases; [`super::AtlasSlots`] says which clips fill the slots.
 pub const IMPOSTOR_MEMORY_BUDGET: u64 = 256 << 20;
-/// Bytes per texel of the normal-and-depth image and of each skin's
-/// albedo-and-coverage layer (RGBA8 both).
+/// Bytes per texel of each of an atlas's images ([`AtlasImage`], RGBA8
+/// all).
 const BYTES_PER_TEXEL: u64 = 4;
+
+/// One of an atlas's images, each with a layer per slot, every value
+/// premultiplied by the texel's coverage: what a texel keeps.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AtlasImage {
+    /// Albedo and coverage under skin `n` (sRGB).
+    Albedo(u32),
+    /// The normal in the view's frame and the depth along it.
+    NormalDepth,
+    /// Metallic, roughness and occlusion of the metallic-roughness
+    /// texels, and their share (alpha): only [`ImpostorLayout::surfaces`].
+    Surface,
+    /// Emission (sRGB), and the share of unlit texels (alpha): only
+    /// [`ImpostorLayout::surfaces`].
+    Emission,
+}
 
 /// What a model's atlas holds and where: a slot per clip it can hold at
 /// once, each a layer of its images.
@@ -53,6 +69,11 @@ pub struct ImpostorLayout {
     /// Layers of albedo, one per skin: tints and the per-instance skins
     /// apply at draw time, light too (from the baked normals).
     pub skins: u32,
+    /// Whether each texel also keeps which model shades it and what
+    /// metallic-roughness needs ([`AtlasImage::Surface`],
+    /// [`AtlasImage::Emission`]): only a model with materials other than
+    /// Doom 3's pays for them.
+    pub surfaces: bool,
     /// In model space, around every pose of every clip: a cell is the
     /// square this sphere's diameter spans, centred on it, seen from the
     /// cell's direction; each texel's depth is measured from the centre.
@@ -64,15 +85,22 @@ pub struct ImpostorLayout {
 
 impl ImpostorLayout {
     /// For a model with `clip_count` clips (0: its bind pose only) posed
-    /// within the box `posed`, drawn with `skins` skins, whose atlas may
-    /// take `budget` bytes.
-    pub fn new(clip_count: usize, skins: usize, posed: Bounds, budget: u64) -> ImpostorLayout {
+    /// within the box `posed`, drawn with `skins` skins and, where
+    /// `surfaces`, materials other than Doom 3's, whose atlas may take
+    /// `budget` bytes.
+    pub fn new(
+        clip_count: usize,
+        (skins, surfaces): (usize, bool),
+        posed: Bounds,
+        budget: u64,
+    ) -> ImpostorLayout {
         let clip_count = clip_count.max(1) as u32;
         let mut layout = ImpostorLayout {
             frames_per_clip: IMPOSTOR_FRAMES_PER_CLIP,
             clip_count,
             slots: 1,
             skins: skins.max(1) as u32,
+            surfaces,
             sphere: BoundingSphere::around(posed),
             half_size: (posed.max - posed.min) * 0.5,
         };
@@ -104,13 +132,25 @@ impl ImpostorLayout {
         IMPOSTOR_CELL_TEXELS.ilog2() + 1
     }
 
-    /// Device memory of one slot, every mip level and skin counted.
+    /// The atlas's images, in the order they are made, bound and baked:
+    /// each skin's albedo, the normals and depths, then the surfaces and
+    /// emission where kept.
+    pub fn images(&self) -> Vec<AtlasImage> {
+        let surfaces = [AtlasImage::Surface, AtlasImage::Emission];
+        (0..self.skins)
+            .map(AtlasImage::Albedo)
+            .chain([AtlasImage::NormalDepth])
+            .chain(surfaces.into_iter().filter(|_| self.surfaces))
+            .collect()
+    }
+
+    /// Device memory of one slot, every mip level and image counted.
     pub fn slot_bytes(&self) -> u64 {
         let (width, height) = self.extent();
         let texels: u64 = (0..self.mip_levels())
             .map(|level| u64::from(width >> level) * u64::from(height >> level))
             .sum();
-        texels * BYTES_PER_TEXEL * (1 + u64::from(self.skins))
+        texels * BYTES_PER_TEXEL * self.images().len() as u64
     }
 
     /// Device memory of the atlas: every slot.
@@ -347,7 +387,7 @@ mod tests {
             min: Vec3::new(-12.0, -12.0, 0.0),
             max: Vec3::new(12.0, 12.0, 74.0),
         };
-        ImpostorLayout::new(clips, 1, posed, IMPOSTOR_MEMORY_BUDGET)
+        ImpostorLayout::new(clips, (1, false), posed, IMPOSTOR_MEMORY_BUDGET)
     }
 
     #[test]
@@ -382,10 +422,24 @@ mod tests {
         assert_eq!(layout(76).slots, 42);
         // A budget smaller than a slot still buys one.
         let posed = Bounds::point(Vec3::ZERO);
-        assert_eq!(ImpostorLayout::new(8, 1, posed, 1).slots, 1);
+        assert_eq!(ImpostorLayout::new(8, (1, false), posed, 1).slots, 1);
         // Two skins halve the slots.
-        let two_skins = ImpostorLayout::new(500, 2, posed, IMPOSTOR_MEMORY_BUDGET);
+        let two_skins = ImpostorLayout::new(500, (2, false), posed, IMPOSTOR_MEMORY_BUDGET);
         assert_eq!(two_skins.slots, 28);
+    }
+
+    #[test]
+    fn only_a_model_with_other_materials_pays_for_surfaces_and_emission() {
+        let posed = Bounds::point(Vec3::ZERO);
+        let doom3 = ImpostorLayout::new(500, (1, false), posed, IMPOSTOR_MEMORY_BUDGET);
+        let gltf = ImpostorLayout::new(500, (1, true), posed, IMPOSTOR_MEMORY_BUDGET);
+        use AtlasImage::*;
+        assert_eq!(doom3.images(), [Albedo(0), NormalDepth]);
+        assert_eq!(gltf.images(), [Albedo(0), NormalDepth, Surface, Emission]);
+        // Two more RGBA8 images: twice the bytes of a one-skin slot, half
+        // the slots.
+        assert_eq!(gltf.slot_bytes(), 2 * doom3.slot_bytes());
+        assert_eq!((doom3.slots, gltf.slots), (42, 21));
     }
 
     #[test]

@@ -32,7 +32,7 @@ use super::shadow_map::ShadowMap;
 use super::texture;
 use super::{debug, Context, GpuError};
 use crate::anim::{Clip, Skeleton};
-use crate::crowd::{self, AtlasSlots, BakeUnits, ImpostorLayout, IMPOSTOR_UNBAKED};
+use crate::crowd::{self, AtlasImage, AtlasSlots, BakeUnits, ImpostorLayout, IMPOSTOR_UNBAKED};
 use crate::model::Model;
 
 mod create;
@@ -46,13 +46,13 @@ pub const BAKE_TRIANGLES_PER_FRAME: u64 = 1 << 19;
 /// One model's atlas, and what fills it.
 pub struct ImpostorAtlas {
     pub layout: ImpostorLayout,
-    /// Per skin: albedo (rgb) and coverage (alpha), rgb premultiplied; a
-    /// layer per slot.
-    albedo: Vec<Image>,
-    /// Normal (rgb) and depth (alpha), premultiplied by the coverage.
-    normal_depth: Image,
-    /// Per image (the albedos, then the normals and depths), per slot: a
-    /// view of level 0 of the slot's layer, what the bake renders into.
+    /// The images of `layout.images()`, in its order, a layer per slot,
+    /// every value premultiplied by the coverage: per skin albedo (rgb) and
+    /// coverage (alpha), the normal (rgb) and depth (alpha), then the
+    /// surfaces and emission where kept.
+    images: Vec<Image>,
+    /// Per image, per slot: a view of level 0 of the slot's layer, what the
+    /// bake renders into.
     slot_views: Vec<Vec<vk::ImageView>>,
     bake: BakeCrowd,
     /// Which clips the slots hold and which are wanted.
@@ -73,8 +73,15 @@ impl Destroy for ImpostorAtlas {
             unsafe { ctx.device.destroy_image_view(view, None) };
         });
         self.bake.destroy(ctx);
-        self.albedo.destroy(ctx);
-        self.normal_depth.destroy(ctx);
+        self.images.destroy(ctx);
+    }
+}
+
+impl ImpostorAtlas {
+    /// The image that keeps `kind`, if the atlas keeps it.
+    fn image(&self, kind: AtlasImage) -> Option<&Image> {
+        let index = self.layout.images().iter().position(|&k| k == kind)?;
+        Some(&self.images[index])
     }
 }
 
@@ -97,10 +104,7 @@ pub struct ImpostorAtlases {
 
 impl DeviceMemory for ImpostorAtlases {
     fn memory(&self) -> MemoryReport {
-        let images = self
-            .atlases
-            .iter()
-            .flat_map(|a| a.albedo.iter().chain([&a.normal_depth]));
+        let images = self.atlases.iter().flat_map(|a| &a.images);
         self.atlases.iter().map(|a| a.bake.memory()).fold(
             MemoryReport::impostor_atlases(images)
                 + MemoryReport::buffers([&self.slot_table, &self.requests]),
@@ -208,9 +212,15 @@ impl ImpostorAtlases {
             .map(|atlas| {
                 // Elements past the skins repeat the first: every descriptor
                 // of the array must be valid.
-                let albedo = (0..MAX_SKINS)
-                    .map(|skin| atlas.albedo.get(skin).unwrap_or(&atlas.albedo[0]))
+                let first = atlas.image(AtlasImage::Albedo(0)).expect("a skin");
+                let albedo = (0..MAX_SKINS as u32)
+                    .map(|skin| atlas.image(AtlasImage::Albedo(skin)).unwrap_or(first))
                     .collect();
+                let normal_depth = atlas.image(AtlasImage::NormalDepth).expect("normals");
+                // Without surfaces, impostor.frag's pipeline reads neither
+                // image, but the descriptors must be valid.
+                let kept = |kind| atlas.image(kind).unwrap_or(normal_depth);
+                let texture = |image| Resource::Texture(image, *sampler, read);
                 descriptors::create_set(
                     ctx,
                     *pool,
@@ -218,10 +228,9 @@ impl ImpostorAtlases {
                     &format!("impostor atlas: {}", atlas.name),
                     &[
                         ("albedo_maps", Resource::Textures(albedo, *sampler, read)),
-                        (
-                            "normal_depth_map",
-                            Resource::Texture(&atlas.normal_depth, *sampler, read),
-                        ),
+                        ("normal_depth_map", texture(normal_depth)),
+                        ("surface_map", texture(kept(AtlasImage::Surface))),
+                        ("emission_map", texture(kept(AtlasImage::Emission))),
                     ],
                 )
             })
@@ -416,7 +425,7 @@ impl ImpostorAtlas {
         use vk::{AccessFlags2 as Access, ImageLayout as Layout, PipelineStageFlags2 as Stage};
         let _label = debug::label(ctx, cmd, &format!("impostor bake: {}", self.name));
         let layer = units.slot;
-        let images: Vec<&Image> = self.albedo.iter().chain([&self.normal_depth]).collect();
+        let images = &self.images;
         let color = (
             Stage::COLOR_ATTACHMENT_OUTPUT,
             Access::COLOR_ATTACHMENT_WRITE,
@@ -437,7 +446,7 @@ impl ImpostorAtlas {
             );
         };
         // The last frames' draws may have sampled it (another clip's).
-        for image in &images {
+        for image in images {
             level_0(
                 image,
                 (Stage::FRAGMENT_SHADER, Access::NONE),
@@ -446,12 +455,11 @@ impl ImpostorAtlas {
                 Layout::COLOR_ATTACHMENT_OPTIMAL,
             );
         }
-        let view = |image: usize| self.slot_views[image][layer as usize];
+        let target = |index: usize| (&images[index], self.slot_views[index][layer as usize]);
+        let skins = self.layout.skins as usize;
         let targets = SlotTargets {
-            albedo: (0..self.albedo.len())
-                .map(|skin| (&self.albedo[skin], view(skin)))
-                .collect(),
-            normal_depth: (&self.normal_depth, view(self.albedo.len())),
+            albedo: (0..skins).map(target).collect(),
+            shared: (skins..images.len()).map(target).collect(),
         };
         impostor_bake::record_units(ctx, cmd, inputs, (part, &self.bake), &targets, units);
         for image in images {

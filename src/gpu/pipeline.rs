@@ -12,9 +12,10 @@ use super::{debug, reflect, shaders, vk_error, Context, GpuError};
 pub struct TargetFormats {
     /// `None`: depth only (a shadow map).
     pub color: Option<vk::Format>,
-    /// A second colour attachment (location 1), written alongside:
-    /// the impostor bake keeps albedo and normals in one pass.
-    pub second_color: Option<vk::Format>,
+    /// Further colour attachments (locations 1, 2, ...), written
+    /// alongside: the impostor bake keeps albedo, normals and surfaces in
+    /// one pass; BLEND meshes sum weights beside weighted colours.
+    pub further_colors: &'static [vk::Format],
     pub depth: vk::Format,
     /// Samples per pixel of every attachment.
     pub samples: vk::SampleCountFlags,
@@ -195,9 +196,11 @@ pub fn create_graphics_pipeline(
         }
         false => vk::ColorComponentFlags::RGBA,
     };
-    let color_formats: Vec<vk::Format> = [desc.formats.color, desc.formats.second_color]
+    let color_formats: Vec<vk::Format> = desc
+        .formats
+        .color
         .into_iter()
-        .flatten()
+        .chain(desc.formats.further_colors.iter().copied())
         .collect();
     let blend_attachments = blend_states(desc.blend, written, color_formats.len());
     let color_blend =

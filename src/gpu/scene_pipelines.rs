@@ -49,12 +49,13 @@ impl ScenePipelines {
             .draws
             .first()
             .map_or(1, |m| m.materials.len().max(1));
+        let surfaces = gpu_model.parts.iter().any(|p| p.impostor.surfaces);
         let impostor_draw = guard(
             ctx,
             impostor_draw::create_impostor_draw(
                 ctx,
                 model.impostor_pipeline_layout,
-                skin_count as u32,
+                (skin_count as u32, surfaces),
                 formats,
             )?,
         );

@@ -242,8 +242,13 @@ fn mesh_report(file: String, mesh: &Md5Mesh, clips: &[Clip]) -> MeshReport {
         // The clips' boxes are the files' (`Model::load` grows them around
         // the posed mesh): that moves the atlas's sphere, which no number
         // reported here depends on.
-        impostor: impostor_layout_of(clips, bind_pose_bounds(&four), 1, IMPOSTOR_MEMORY_BUDGET)
-            .into(),
+        impostor: impostor_layout_of(
+            clips,
+            bind_pose_bounds(&four),
+            (1, false),
+            IMPOSTOR_MEMORY_BUDGET,
+        )
+        .into(),
     }
 }
 
@@ -371,7 +376,7 @@ pub fn inspect_declarations(game: &Game, names: &[String]) -> Result<Vec<FileRep
                 .collect(),
             source: declared.origin.source.clone(),
             line: declared.origin.line,
-            impostor: ImpostorLayout::new(clips, 1, posed, IMPOSTOR_MEMORY_BUDGET).into(),
+            impostor: ImpostorLayout::new(clips, (1, false), posed, IMPOSTOR_MEMORY_BUDGET).into(),
         }))
     };
     if names.is_empty() {

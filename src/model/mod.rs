@@ -32,7 +32,7 @@ use crate::anim::{
 use crate::bounds::Bounds;
 use crate::crowd::ImpostorLayout;
 use crate::gltf::{GltfError, GltfFile};
-use crate::material::MaterialLibrary;
+use crate::material::{MaterialLibrary, ShadingModel};
 use crate::md5::{self, Md5Error};
 use crate::skin::{
     clip_pose_bounds, morph_reach, sampled_poses, BodyParts, ClipPartBounds, InfluenceLimit,
@@ -86,13 +86,14 @@ struct FileParts {
     morphs: Morphs,
 }
 
-/// [`Model::impostor_layout`] of a model with `clips`, `skins` skins and
-/// `bind_pose` its box in the bind pose: `md5crowd inspect` reports it
-/// without building the model.
+/// [`Model::impostor_layout`] of a model with `clips`, `skins` skins (and,
+/// where `surfaces`, materials other than Doom 3's) and `bind_pose` its
+/// box in the bind pose: `md5crowd inspect` reports it without building
+/// the model.
 pub fn impostor_layout_of(
     clips: &[Clip],
     bind_pose: Bounds,
-    skins: usize,
+    skins: (usize, bool),
     budget: u64,
 ) -> ImpostorLayout {
     let posed = clips
@@ -469,12 +470,18 @@ impl Model {
     /// What its impostor atlas holds when it may take `budget` bytes: a
     /// cell per view and frame of as many clips as the budget buys, of
     /// each skin, framing the sphere around the box that holds it in every
-    /// pose of every clip (and its bind pose).
+    /// pose of every clip (and its bind pose); its texels keep what
+    /// metallic-roughness and unlit shading need where a material has them.
     pub fn impostor_layout(&self, budget: u64) -> ImpostorLayout {
+        let surfaces = self
+            .materials
+            .maps
+            .iter()
+            .any(|m| m.shading.model != ShadingModel::Doom3);
         impostor_layout_of(
             &self.clips,
             self.bind_pose_bounds(),
-            self.skins.len(),
+            (self.skins.len(), surfaces),
             budget,
         )
     }

@@ -502,6 +502,14 @@ impl Harness {
             .collect()
     }
 
+    /// The instances the last frame drew as impostors.
+    pub(super) fn impostor_instances(&self) -> Vec<u32> {
+        let renderer = self.renderer.as_ref().unwrap();
+        renderer
+            .read_impostor_instances(&self.ctx, self.last_slot)
+            .unwrap()
+    }
+
     pub(super) fn finish(mut self) {
         self.ctx.wait_idle().unwrap();
         self.renderer.take().unwrap().destroy(&self.ctx);

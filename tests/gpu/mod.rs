@@ -16,5 +16,6 @@ mod render_impostors;
 mod render_materials;
 mod render_msaa;
 mod render_pbr;
+mod render_pbr_impostors;
 mod render_profiling;
 mod render_shadows;

@@ -51,14 +51,14 @@ pub(super) fn one_instance(test: &str, glb: &[u8]) -> (Model, Harness) {
 }
 
 /// A sphere of the model: its material's factors, centre and radius.
-struct Sphere {
+pub(super) struct Sphere {
     metallic: f32,
     roughness: f32,
-    centre: Vec3,
-    radius: f32,
+    pub(super) centre: Vec3,
+    pub(super) radius: f32,
 }
 
-fn spheres(model: &Model) -> Vec<Sphere> {
+pub(super) fn spheres(model: &Model) -> Vec<Sphere> {
     let mut spheres = Vec::new();
     for row in 0..GRID {
         for column in 0..GRID {
@@ -185,7 +185,7 @@ pub(super) fn stored(linear: Vec3) -> [f32; 3] {
 
 /// The panels' boxes (model space = world: one instance at the origin), by
 /// material name.
-fn panel_boxes(model: &Model, panels: &[&str]) -> Vec<(Vec3, Vec3)> {
+pub(super) fn panel_boxes(model: &Model, panels: &[&str]) -> Vec<(Vec3, Vec3)> {
     panels
         .iter()
         .map(|name| {

@@ -4,13 +4,11 @@
 use ash::vk;
 
 use super::ImpostorAtlas;
-use crate::crowd::AtlasSlots;
+use crate::crowd::{AtlasImage, AtlasSlots};
 use crate::gpu::descriptors::SetLayout;
 use crate::gpu::gpu_model::ModelPart;
 use crate::gpu::guard::{guard, Destroy};
-use crate::gpu::passes::impostor_bake::{
-    BakeCrowd, BakeInputs, ALBEDO_FORMAT, NORMAL_DEPTH_FORMAT, UNITS_PER_SLOT,
-};
+use crate::gpu::passes::impostor_bake::{atlas_format, BakeCrowd, BakeInputs, UNITS_PER_SLOT};
 use crate::gpu::resources::{self, Image, ImageBarrier, ImageDesc};
 use crate::gpu::shadow_map::ShadowMap;
 use crate::gpu::{debug, vk_error, Context, GpuError};
@@ -27,11 +25,17 @@ impl ImpostorAtlas {
         let layout = part.impostor;
         let (width, height) = layout.extent();
         let name = &part.name;
-        let image = |label: &str, format| {
+        let image = |kind: AtlasImage| {
+            let label = match kind {
+                AtlasImage::Albedo(skin) => format!("albedo, skin {skin}"),
+                AtlasImage::NormalDepth => "normal and depth".to_owned(),
+                AtlasImage::Surface => "surface".to_owned(),
+                AtlasImage::Emission => "emission".to_owned(),
+            };
             use vk::ImageUsageFlags as Usage;
             let desc = ImageDesc {
                 extent: vk::Extent2D { width, height },
-                format,
+                format: atlas_format(kind),
                 usage: Usage::COLOR_ATTACHMENT
                     | Usage::SAMPLED
                     | Usage::TRANSFER_SRC
@@ -43,13 +47,13 @@ impl ImpostorAtlas {
             };
             resources::create_image(ctx, &format!("impostor {label}: {name}"), &desc)
         };
-        let mut albedo = guard(ctx, Vec::with_capacity(layout.skins as usize));
-        for skin in 0..layout.skins {
-            albedo.push(image(&format!("albedo, skin {skin}"), ALBEDO_FORMAT)?);
+        let kinds = layout.images();
+        let mut images = guard(ctx, Vec::with_capacity(kinds.len()));
+        for kind in kinds {
+            images.push(image(kind)?);
         }
-        let normal_depth = guard(ctx, image("normal and depth", NORMAL_DEPTH_FORMAT)?);
         let mut slot_views = guard(ctx, SlotViews(Vec::new()));
-        for image in albedo.iter().chain([&*normal_depth]) {
+        for image in images.iter() {
             let mut views = Vec::with_capacity(layout.slots as usize);
             for slot in 0..layout.slots {
                 match slot_view(ctx, image, slot) {
@@ -66,7 +70,7 @@ impl ImpostorAtlas {
         // Every layer readable from the start: the draw's set views them
         // all, and a slot is rendered into from this layout and back.
         resources::submit_and_wait(ctx, "impostor atlas layouts", |cmd| {
-            for image in albedo.iter().chain([&*normal_depth]) {
+            for image in images.iter() {
                 resources::image_barrier(
                     ctx,
                     cmd,
@@ -99,8 +103,7 @@ impl ImpostorAtlas {
             baking_since: None,
             bake: bake.keep(),
             slot_views: slot_views.keep().0,
-            normal_depth: normal_depth.keep(),
-            albedo: albedo.keep(),
+            images: images.keep(),
         })
     }
 }

@@ -25,7 +25,7 @@ pub struct BlendCompositeLayout {
 /// The picture: one sample a pixel, whatever the scene's sample count.
 const PICTURE: TargetFormats = TargetFormats {
     color: Some(COLOR_FORMAT),
-    second_color: None,
+    further_colors: &[],
     depth: vk::Format::UNDEFINED,
     samples: vk::SampleCountFlags::TYPE_1,
 };

@@ -283,7 +283,7 @@ pub const SHADOW_DEPTH_BIAS: DepthBias = DepthBias {
 /// A shadow map layer: depth only, one sample.
 pub const SHADOW_TARGET: TargetFormats = TargetFormats {
     color: None,
-    second_color: None,
+    further_colors: &[],
     depth: SHADOW_FORMAT,
     samples: vk::SampleCountFlags::TYPE_1,
 };

@@ -11,7 +11,9 @@
 //! ring's cells of one row: the scissored render area of its rendering
 //! scope, so the cells of a slot are baked over as many frames as the
 //! budget needs, each cleared as it is drawn. impostor_bake.frag keeps the
-//! albedo under each skin (a scope per skin), and the normal and depth.
+//! albedo under each skin (a scope per skin), the normal and depth and,
+//! where the model has materials other than Doom 3's, the surface and
+//! emission (its `pipelines` module).
 
 use ash::vk;
 use glam::{Mat4, Vec3, Vec4};
@@ -24,24 +26,19 @@ use crate::gpu::descriptors::{self, Resource, SetLayout};
 use crate::gpu::gpu_model::{GpuModel, ModelPart};
 use crate::gpu::guard::{guard, Destroy};
 use crate::gpu::memory::{DeviceMemory, MemoryReport};
-use crate::gpu::passes::crowd_draw;
-use crate::gpu::pipeline::{
-    self, Blend, Constants, Depth, GraphicsPipelineDesc, ShaderStage, TargetFormats,
-};
+use crate::gpu::pipeline;
 use crate::gpu::resources::{self, memory_barrier, Buffer, Image, ImageBarrier, ImageDesc};
 use crate::gpu::shader_types::{CrowdInstance, DrawConstants, FrameUniforms, VisibleHeader};
-use crate::gpu::shaders::spirv;
 use crate::gpu::shadow_map::ShadowMap;
 use crate::gpu::targets::DEPTH_FORMAT;
 use crate::gpu::{Context, GpuError};
-use crate::material::AlphaMode;
 use crate::model::Model;
 use crate::skin::SkinningMethod;
 
-/// Albedo and coverage: sRGB, so the mips average in linear light.
-pub const ALBEDO_FORMAT: vk::Format = vk::Format::R8G8B8A8_SRGB;
-/// The normal in the view's frame and the depth along it, x * 0.5 + 0.5.
-pub const NORMAL_DEPTH_FORMAT: vk::Format = vk::Format::R8G8B8A8_UNORM;
+mod pipelines;
+
+pub use pipelines::atlas_format;
+use pipelines::BakePipelines;
 
 /// Units of a slot: a ring's cells of a row, every row of every ring.
 pub const UNITS_PER_SLOT: u32 = IMPOSTOR_RINGS * IMPOSTOR_FRAMES_PER_CLIP;
@@ -70,10 +67,7 @@ pub struct BakeCrowd {
     /// `sets[ring]`.
     sets: Vec<vk::DescriptorSet>,
     depth: Image,
-    pipeline: vk::Pipeline,
-    /// The pipeline of MASK materials, which cuts; only where the model
-    /// has one.
-    masked_pipeline: Option<vk::Pipeline>,
+    pipelines: BakePipelines,
     /// The level each mesh is baked at.
     level: usize,
     /// Instances of the bake's crowd: one list, level 0's region.
@@ -85,8 +79,7 @@ pub struct BakeCrowd {
 
 impl Destroy for BakeCrowd {
     fn destroy(self, ctx: &Context) {
-        self.pipeline.destroy(ctx);
-        self.masked_pipeline.destroy(ctx);
+        self.pipelines.destroy(ctx);
         self.pool.destroy(ctx);
         self.buffers.destroy(ctx);
         self.depth.destroy(ctx);
@@ -209,12 +202,8 @@ impl BakeCrowd {
                 },
             )?,
         );
-        let pipeline = guard(ctx, bake_pipeline(ctx, inputs, layout, false)?);
         let draws = &inputs.gpu_model.draws[part.first_draw as usize..][..part.draw_count as usize];
-        let masked_pipeline = match draws.iter().any(|d| d.shading.alpha == AlphaMode::Mask) {
-            true => Some(guard(ctx, bake_pipeline(ctx, inputs, layout, true)?)),
-            false => None,
-        };
+        let pipelines = guard(ctx, BakePipelines::new(ctx, inputs, layout, draws)?);
         let level = bake_level(part, layout);
         let triangles: u64 = draws
             .iter()
@@ -224,8 +213,7 @@ impl BakeCrowd {
             unit_triangles: triangles * u64::from(IMPOSTOR_AZIMUTHS * layout.skins),
             level,
             instance_count: count,
-            masked_pipeline: masked_pipeline.map(|p| p.keep()),
-            pipeline: pipeline.keep(),
+            pipelines: pipelines.keep(),
             depth: depth.keep(),
             pool: pool.keep(),
             buffers: buffers.keep(),
@@ -277,10 +265,14 @@ pub struct SlotPoses {
 }
 
 /// The images a slot is baked into: level 0 of its layer of each skin's
-/// albedo, and of the normals and depths, and a view of each.
+/// albedo, and of the atlas's other images (the normals and depths, then
+/// the surfaces and emission where kept), and a view of each.
 pub struct SlotTargets<'a> {
     pub albedo: Vec<(&'a Image, vk::ImageView)>,
-    pub normal_depth: (&'a Image, vk::ImageView),
+    /// Written by every skin's scope: the last skin's stay, as the normal
+    /// maps are per skin (a glTF character, the only kind with surfaces,
+    /// has one skin).
+    pub shared: Vec<(&'a Image, vk::ImageView)>,
 }
 
 /// Records `units` of a slot's bake into `targets`, whose level 0 is a
@@ -301,7 +293,10 @@ pub fn record_units(
         let rows = (units.units.end - unit).min(IMPOSTOR_FRAMES_PER_CLIP - first_row);
         for (skin, &albedo) in targets.albedo.iter().enumerate() {
             let scope = BakeScope {
-                targets: [albedo, targets.normal_depth],
+                targets: [albedo]
+                    .into_iter()
+                    .chain(targets.shared.iter().copied())
+                    .collect(),
                 skin: skin as u32,
                 ring,
                 rows: first_row..first_row + rows,
@@ -312,10 +307,10 @@ pub fn record_units(
     }
 }
 
-/// One rendering scope of the bake: a skin's albedo and the normals and
-/// depths of one ring's cells in `rows`.
+/// One rendering scope of the bake: a skin's albedo and the atlas's other
+/// images, of one ring's cells in `rows`.
 struct BakeScope<'a> {
-    targets: [(&'a Image, vk::ImageView); 2],
+    targets: Vec<(&'a Image, vk::ImageView)>,
     skin: u32,
     ring: u32,
     rows: std::ops::Range<u32>,
@@ -361,14 +356,18 @@ fn record_scope(
             new_layout: Layout::DEPTH_ATTACHMENT_OPTIMAL,
         },
     );
-    let color_attachments = scope.targets.map(|(_, view)| {
-        vk::RenderingAttachmentInfo::default()
-            .image_view(view)
-            .image_layout(Layout::COLOR_ATTACHMENT_OPTIMAL)
-            .load_op(vk::AttachmentLoadOp::CLEAR)
-            .store_op(vk::AttachmentStoreOp::STORE)
-            .clear_value(vk::ClearValue::default())
-    });
+    let color_attachments: Vec<vk::RenderingAttachmentInfo> = scope
+        .targets
+        .iter()
+        .map(|&(_, view)| {
+            vk::RenderingAttachmentInfo::default()
+                .image_view(view)
+                .image_layout(Layout::COLOR_ATTACHMENT_OPTIMAL)
+                .load_op(vk::AttachmentLoadOp::CLEAR)
+                .store_op(vk::AttachmentStoreOp::STORE)
+                .clear_value(vk::ClearValue::default())
+        })
+        .collect();
     let depth_attachment = vk::RenderingAttachmentInfo::default()
         .image_view(crowd.depth.view)
         .image_layout(Layout::DEPTH_ATTACHMENT_OPTIMAL)
@@ -404,7 +403,6 @@ fn record_scope(
         // The whole slot is the camera's; drawing stays in the area.
         pipeline::set_viewport(ctx, cmd, crowd.depth.extent);
         device.cmd_set_scissor(cmd, 0, &[area]);
-        device.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::GRAPHICS, crowd.pipeline);
         device.cmd_push_constants(
             cmd,
             layout,
@@ -427,14 +425,11 @@ fn record_scope(
             &[],
         );
     }
-    let mut bound = crowd.pipeline;
+    let mut bound = vk::Pipeline::null();
     for index in part.first_draw as usize..(part.first_draw + part.draw_count) as usize {
         let draw = &model.draws[index];
         let range = draw.lods[crowd.level.min(draw.lods.len() - 1)];
-        let wanted = match draw.shading.alpha {
-            AlphaMode::Mask => crowd.masked_pipeline.unwrap_or(crowd.pipeline),
-            _ => crowd.pipeline,
-        };
+        let wanted = crowd.pipelines.of(draw);
         if wanted != bound {
             bound = wanted;
             unsafe { device.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::GRAPHICS, wanted) };
@@ -535,60 +530,6 @@ fn bake_placements(layout: &ImpostorLayout) -> Vec<CrowdInstance> {
     placements
 }
 
-/// The bake's pipeline: crowd.vert with every influence, and
-/// impostor_bake.frag writing albedo and normal-and-depth, cutting where a
-/// MASK material (`masked`) does. No face is culled: the orthographic
-/// cameras need not keep md5's winding.
-fn bake_pipeline(
-    ctx: &Context,
-    inputs: &BakeInputs,
-    layout: &ImpostorLayout,
-    masked: bool,
-) -> Result<vk::Pipeline, GpuError> {
-    let limit = inputs.gpu_model.limit;
-    let (bindings, attributes) = crowd_draw::vertex_input(limit);
-    let influences = limit.count() as u32;
-    let vertex_constants = pipeline::constant_0(&influences);
-    let fragment_constants = Constants::new(&[layout.skins, u32::from(masked)]);
-    let fragment_constants = fragment_constants.info();
-    pipeline::create_graphics_pipeline(
-        ctx,
-        &GraphicsPipelineDesc {
-            name: match masked {
-                true => "impostor bake, alpha MASK",
-                false => "impostor bake",
-            },
-            layout: inputs.draw_pipeline_layout,
-            vertex_shader: ShaderStage {
-                name: "crowd.vert",
-                spirv: spirv::CROWD_VERT,
-                specialization: Some(&vertex_constants),
-            },
-            fragment_shader: Some(ShaderStage {
-                name: "impostor_bake.frag",
-                spirv: spirv::IMPOSTOR_BAKE_FRAG,
-                specialization: Some(&fragment_constants),
-            }),
-            vertex_bindings: &bindings,
-            vertex_attributes: &attributes,
-            topology: vk::PrimitiveTopology::TRIANGLE_LIST,
-            polygon_mode: vk::PolygonMode::FILL,
-            cull_mode: vk::CullModeFlags::NONE,
-            front_face: vk::FrontFace::CLOCKWISE,
-            depth: Depth::TestAndWrite,
-            blend: Blend::Replace,
-            alpha_to_coverage: false,
-            depth_bias: None,
-            formats: TargetFormats {
-                color: Some(ALBEDO_FORMAT),
-                second_color: Some(NORMAL_DEPTH_FORMAT),
-                depth: DEPTH_FORMAT,
-                samples: vk::SampleCountFlags::TYPE_1,
-            },
-        },
-    )
-}
-
 /// The level each mesh is baked at: the coarsest whose error stays within
 /// the impostor's own, which the image could not show anyway.
 fn bake_level(part: &ModelPart, layout: &ImpostorLayout) -> usize {
@@ -608,7 +549,7 @@ mod tests {
             min: Vec3::new(-20.0, -30.0, 0.0),
             max: Vec3::new(22.0, 26.0, 70.0),
         };
-        ImpostorLayout::new(4, 2, posed, IMPOSTOR_MEMORY_BUDGET)
+        ImpostorLayout::new(4, (2, false), posed, IMPOSTOR_MEMORY_BUDGET)
     }
 
     /// Where the bake camera of `ring` puts a world point, in slot texels

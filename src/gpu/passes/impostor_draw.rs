@@ -8,39 +8,37 @@ use ash::vk;
 use crate::gpu::gpu_model::GpuModel;
 use crate::gpu::guard::{guard, Destroy};
 use crate::gpu::passes::crowd_draw::{self, SHADOW_DEPTH_BIAS};
-use crate::gpu::pipeline::{self, Blend, Depth, GraphicsPipelineDesc, ShaderStage, TargetFormats};
+use crate::gpu::pipeline::{
+    self, Blend, Constants, Depth, GraphicsPipelineDesc, ShaderStage, TargetFormats,
+};
 use crate::gpu::shader_types::DrawConstants;
 use crate::gpu::shaders::spirv;
 use crate::gpu::{debug, Context, GpuError};
 
 pub struct ImpostorDraw {
     pipeline: vk::Pipeline,
+    /// For atlases that keep surfaces and emission (a model with materials
+    /// other than Doom 3's); only where a model has them.
+    surfaces: Option<vk::Pipeline>,
     /// Depth only, into a shadow cascade (impostor_shadow.frag).
     shadow: vk::Pipeline,
     /// The pipeline's layout (owned by the model's resources).
     layout: vk::PipelineLayout,
 }
 
-/// The pipeline, sampling as many skins as the models' meshes have.
+/// The pipelines, sampling as many skins as the models' meshes have, and
+/// shading surfaces where `surfaces` (some model's atlas keeps them).
 pub fn create_impostor_draw(
     ctx: &Context,
     layout: vk::PipelineLayout,
-    skin_count: u32,
+    (skin_count, surfaces): (u32, bool),
     formats: TargetFormats,
 ) -> Result<ImpostorDraw, GpuError> {
-    // Constant 0: the skins; 1: alpha to coverage, with several samples.
+    // Constant 0: the skins; 1: alpha to coverage, with several samples;
+    // 2: the atlas keeps surfaces.
     let multisampled = formats.samples != vk::SampleCountFlags::TYPE_1;
-    let values = [skin_count, vk::Bool32::from(multisampled)];
-    let entries: Vec<vk::SpecializationMapEntry> = (0..values.len())
-        .map(|index| vk::SpecializationMapEntry {
-            constant_id: index as u32,
-            offset: (index * size_of::<u32>()) as u32,
-            size: size_of::<u32>(),
-        })
-        .collect();
-    let constants = vk::SpecializationInfo::default()
-        .map_entries(&entries)
-        .data(bytemuck::cast_slice(&values));
+    let doom3 = Constants::new(&[skin_count, vk::Bool32::from(multisampled), 0]);
+    let constants = doom3.info();
     let desc = GraphicsPipelineDesc {
         name: "impostor draw",
         layout,
@@ -69,6 +67,25 @@ pub fn create_impostor_draw(
         formats,
     };
     let pipeline = guard(ctx, pipeline::create_graphics_pipeline(ctx, &desc)?);
+    let with_surfaces = Constants::new(&[skin_count, vk::Bool32::from(multisampled), 1]);
+    let with_surfaces = with_surfaces.info();
+    let surfaces = match surfaces {
+        true => Some(guard(
+            ctx,
+            pipeline::create_graphics_pipeline(
+                ctx,
+                &GraphicsPipelineDesc {
+                    name: "impostor draw, surfaces",
+                    fragment_shader: Some(ShaderStage {
+                        specialization: Some(&with_surfaces),
+                        ..desc.fragment_shader.expect("impostor.frag")
+                    }),
+                    ..desc
+                },
+            )?,
+        )),
+        false => None,
+    };
     let skins = pipeline::constant_0(&skin_count);
     let shadow = pipeline::create_graphics_pipeline(
         ctx,
@@ -87,6 +104,7 @@ pub fn create_impostor_draw(
     )?;
     Ok(ImpostorDraw {
         pipeline: pipeline.keep(),
+        surfaces: surfaces.map(|p| p.keep()),
         shadow,
         layout,
     })
@@ -104,6 +122,7 @@ pub enum ImpostorLook {
 impl Destroy for ImpostorDraw {
     fn destroy(self, ctx: &Context) {
         self.pipeline.destroy(ctx);
+        self.surfaces.destroy(ctx);
         self.shadow.destroy(ctx);
     }
 }
@@ -122,12 +141,7 @@ pub fn record_impostor_draw(
     (constants, look): (DrawConstants, ImpostorLook),
 ) {
     let (device, layout) = (&ctx.device, pass.layout);
-    let pipeline = match look {
-        ImpostorLook::Picture => pass.pipeline,
-        ImpostorLook::ShadowDepth => pass.shadow,
-    };
     unsafe {
-        device.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::GRAPHICS, pipeline);
         device.cmd_push_constants(
             cmd,
             layout,
@@ -136,9 +150,19 @@ pub fn record_impostor_draw(
             bytemuck::bytes_of(&constants),
         );
     }
+    let mut bound = vk::Pipeline::null();
     for ((part, &set), &offset) in model.parts.iter().zip(atlas_sets).zip(commands.1) {
         let _label = debug::label(ctx, cmd, &format!("impostors: {}", part.name));
+        let pipeline = match (look, pass.surfaces) {
+            (ImpostorLook::ShadowDepth, _) => pass.shadow,
+            (ImpostorLook::Picture, Some(surfaces)) if part.impostor.surfaces => surfaces,
+            (ImpostorLook::Picture, _) => pass.pipeline,
+        };
         unsafe {
+            if pipeline != bound {
+                bound = pipeline;
+                device.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::GRAPHICS, pipeline);
+            }
             device.cmd_bind_descriptor_sets(
                 cmd,
                 vk::PipelineBindPoint::GRAPHICS,

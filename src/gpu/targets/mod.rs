@@ -45,7 +45,7 @@ const FARTHEST_DEPTH_FORMAT: vk::Format = vk::Format::R32_SFLOAT;
 pub fn target_formats(samples: u32) -> TargetFormats {
     TargetFormats {
         color: Some(COLOR_FORMAT),
-        second_color: None,
+        further_colors: &[],
         depth: DEPTH_FORMAT,
         samples: vk::SampleCountFlags::from_raw(samples),
     }

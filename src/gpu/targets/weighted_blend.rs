@@ -32,7 +32,7 @@ pub const WEIGHTS_FORMAT: vk::Format = vk::Format::R16_SFLOAT;
 pub fn weighted_blend_formats(samples: vk::SampleCountFlags) -> TargetFormats {
     TargetFormats {
         color: Some(WEIGHTED_COLORS_FORMAT),
-        second_color: Some(WEIGHTS_FORMAT),
+        further_colors: &[WEIGHTS_FORMAT],
         depth: DEPTH_FORMAT,
         samples,
     }
