@@ -23,8 +23,9 @@ use md5crowd::gpu::shader_types::{
     MAX_LAYERS,
 };
 use md5crowd::gpu::{Context, ContextDesc, GpuError};
-use md5crowd::model::Model;
+use md5crowd::model::{LoadOptions, Model};
 use md5crowd::skin::InfluenceLimit;
+use md5crowd::vfs::GameFile;
 
 fn model(limit: InfluenceLimit) -> Model {
     let assets = common::assets();
@@ -182,12 +183,30 @@ fn every_failed_creation_step_leaves_nothing_alive() {
     }
     // Eight influences and CPU skinning: every optional buffer exists.
     let model = model(InfluenceLimit::Eight);
-    let crowd = placements(5);
-    let desc = desc(Animation::CpuSkinned);
+    fail_every_creation_step(&model, &placements(5), &desc(Animation::CpuSkinned));
+}
+
+/// The same for a glTF character with unlit OPAQUE and BLEND meshes: the
+/// blend composite, its weighted targets, the blended pipelines and the
+/// impostor atlas's surface and emission images are made too.
+#[test]
+fn every_failed_creation_step_of_a_blended_character_leaves_nothing_alive() {
+    if !common::vulkan_or_skip() {
+        return;
+    }
+    let path = common::scratch_dir("failed_blended_creation").join("decal.glb");
+    std::fs::write(&path, common::material_fixtures::eye_decal()).unwrap();
+    let model = Model::load_gltf(&GameFile::loose(&path), &LoadOptions::default()).unwrap();
+    fail_every_creation_step(&model, &placements(5), &desc(Animation::Gpu));
+}
+
+/// Builds a renderer of `model` once per creation step, that step failing:
+/// each build returns that failure and leaves no Vulkan object alive.
+fn fail_every_creation_step(model: &Model, crowd: &[CrowdInstance], desc: &RendererDesc) {
     let steps = {
         let ctx = validated_context();
         ctx.fail_creation_step(None);
-        let renderer = build(&ctx, &model, &crowd, &desc).unwrap();
+        let renderer = build(&ctx, model, crowd, desc).unwrap();
         let steps = ctx.creation_steps();
         renderer.destroy(&ctx);
         assert_eq!(validation_after(ctx), (0, 0));
@@ -197,7 +216,7 @@ fn every_failed_creation_step_leaves_nothing_alive() {
     for step in 0..steps {
         let ctx = validated_context();
         ctx.fail_creation_step(Some(step));
-        match build(&ctx, &model, &crowd, &desc) {
+        match build(&ctx, model, crowd, desc) {
             Err(GpuError::InjectedFailure { step: failed, .. }) => assert_eq!(failed, step),
             Err(other) => panic!("step {step}: {other}"),
             Ok(_) => panic!("step {step} did not fail"),
