@@ -69,14 +69,13 @@ vec3 metallic_roughness_color(vec3 normal, vec3 geometric_normal, vec3 base_colo
     return lit + ambient + texture(emissive_map, in_uv).rgb;
 }
 
-// The fragment's coverage of a MASK material, whose alpha was remapped to
-// cut at 0.5: sharpened to a pixel's width under alpha-to-coverage, so
-// the edge takes intermediate coverage and the inside stays whole.
-float masked_alpha(float alpha) {
-    if (ALPHA_TO_COVERAGE) {
-        return clamp((alpha - 0.5) / max(fwidth(alpha), 1e-4) + 0.5, 0.0, 1.0);
-    }
-    return alpha;
+// The coverage of a MASK fragment whose base colour alpha is `alpha` under
+// alpha-to-coverage: sharpened to a pixel's width around the material's
+// cutoff, so the edge takes intermediate coverage and the inside stays
+// whole.
+float coverage_around_cutoff(float alpha) {
+    float cutoff = material_constants().alpha_cutoff;
+    return clamp((alpha - cutoff) / max(fwidth(alpha), 1e-4) + 0.5, 0.0, 1.0);
 }
 
 // The fragment's colour (linear) and alpha in its material's shading and
@@ -90,8 +89,8 @@ vec4 crowd_surface() {
     vec4 base = base_color(in_uv);
     float alpha = 1.0;
     if (ALPHA_MODE == ALPHA_MASK) {
-        alpha = masked_alpha(base.a);
-        if (alpha < (ALPHA_TO_COVERAGE ? 1.0 / 255.0 : 0.5)) {
+        alpha = ALPHA_TO_COVERAGE ? coverage_around_cutoff(base.a) : base.a;
+        if (ALPHA_TO_COVERAGE ? alpha < 1.0 / 255.0 : !mask_keeps(base.a)) {
             discard;
         }
     } else if (ALPHA_MODE == ALPHA_BLEND) {

@@ -50,7 +50,7 @@ layout(location = 3) out vec4 out_emission;
 
 void main() {
     vec4 base = base_color(in_uv);
-    if (MASKED && base.a < 0.5) {
+    if (MASKED && !mask_keeps(base.a)) {
         discard;
     }
     // The bake's instances are white: tints apply when drawn.

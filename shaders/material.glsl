@@ -1,6 +1,7 @@
-// A mesh's material as crowd.frag and impostor_bake.frag read it: its
-// three maps under each of the crowd's skins, glTF's emissive and
-// occlusion maps, the base colour and the shading normal they give. The
+// A mesh's material as crowd.frag, crowd_shadow.frag and impostor_bake.frag
+// read it: its three maps under each of the crowd's skins, glTF's emissive
+// and occlusion maps, its constants under each skin, the base colour, the
+// MASK cut and the shading normal they give. The
 // including shader declares `flat in uint in_skin` and crowd.vert's
 // `in vec4 in_color_shortfall`.
 #ifndef MATERIAL_GLSL
@@ -17,7 +18,26 @@ layout(set = 1, binding = 2) uniform sampler2D specular_maps[MAX_SKINS]; // UNOR
 layout(set = 1, binding = 3) uniform sampler2D emissive_map;  // sRGB
 layout(set = 1, binding = 4) uniform sampler2D occlusion_map; // UNORM, red
 
+// Twin of Rust's gpu::shader_types::MaterialConstants: what a material
+// holds beside its maps. std140 rounds each element of the array below to
+// 16 bytes: room for factors to come.
+struct MaterialConstants {
+    // MASK: a base colour alpha below this is cut (glTF's alphaCutoff).
+    float alpha_cutoff;
+};
+
+// Per skin, as the map arrays: element s is the material under skin s.
+layout(set = 1, binding = 5) uniform Material {
+    MaterialConstants constants_of_skin[MAX_SKINS];
+};
+
 #include "skins.glsl"
+
+// The constants of the instance's skin's material (past the skins in use,
+// the first's, as SAMPLE_SKIN samples).
+MaterialConstants material_constants() {
+    return constants_of_skin[in_skin < SKIN_COUNT ? in_skin : 0u];
+}
 
 vec4 diffuse_texel(vec2 uv) { SAMPLE_SKIN(diffuse_maps, uv) }
 vec4 normal_texel(vec2 uv) { SAMPLE_SKIN(normal_maps, uv) }
@@ -35,6 +55,13 @@ vec4 base_color(vec2 uv) {
 vec3 metallic_roughness_occlusion(vec2 uv) {
     vec4 orm = specular_texel(uv);
     return vec3(orm.b, orm.g, texture(occlusion_map, uv).r);
+}
+
+// Whether a MASK surface whose base colour alpha (vertex alpha included)
+// is `alpha` is kept, as the glTF specification has it: alpha >=
+// alphaCutoff. Twin of material::brdf::mask_keeps.
+bool mask_keeps(float alpha) {
+    return alpha >= material_constants().alpha_cutoff;
 }
 
 // Texels store a direction with 128 meaning 0, so the flat texel

@@ -78,6 +78,9 @@ pub fn create_pool(
 /// What a binding points at.
 pub enum Resource<'a> {
     Buffer(&'a Buffer),
+    /// Part of a buffer: its offset (aligned as the device asks of the
+    /// binding's kind) and size in bytes.
+    BufferRange(&'a Buffer, u64, u64),
     /// An image as it will be laid out when the shader samples it.
     Texture(&'a Image, vk::Sampler, vk::ImageLayout),
     /// An array of images sampled alike, one per element of the shaders'
@@ -148,6 +151,12 @@ pub fn write_set(
                     .push([vk::DescriptorBufferInfo::default()
                         .buffer(buffer.handle)
                         .range(vk::WHOLE_SIZE)]),
+                Resource::BufferRange(buffer, offset, range) => {
+                    buffer_infos.push([vk::DescriptorBufferInfo::default()
+                        .buffer(buffer.handle)
+                        .offset(*offset)
+                        .range(*range)])
+                }
                 Resource::Texture(image, sampler, layout) => {
                     image_infos.push(image_infos_of(&[image], *sampler, *layout))
                 }
@@ -179,7 +188,9 @@ pub fn write_set(
                 .dst_binding(binding.descriptor.binding)
                 .descriptor_type(binding.descriptor.kind.descriptor_type());
             match resource {
-                Resource::Buffer(_) => write.buffer_info(buffers.next().expect("one info each")),
+                Resource::Buffer(_) | Resource::BufferRange(..) => {
+                    write.buffer_info(buffers.next().expect("one info each"))
+                }
                 Resource::Texture(..) | Resource::Textures(..) | Resource::StorageImage(_) => {
                     write.image_info(images.next().expect("infos for each"))
                 }

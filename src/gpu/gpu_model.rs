@@ -14,7 +14,9 @@ use super::guard::{guard, Destroy, Guard};
 use super::memory::{DeviceMemory, MemoryReport};
 use super::morph_data::{self, MorphEntry, MorphStreams};
 use super::resources::{self, Buffer};
-use super::shader_types::{ExtraInfluences, SkeletonVertex, SkinVertex, SurfaceVertex};
+use super::shader_types::{
+    ExtraInfluences, MaterialConstants, SkeletonVertex, SkinVertex, SurfaceVertex,
+};
 use super::texture::MaterialTextures;
 use super::{Context, GpuError};
 use crate::crowd::ImpostorLayout;
@@ -97,6 +99,9 @@ pub struct GpuModel {
     /// remap them: its diffuse, normal and specular maps, decoded from the
     /// images the model read at load (`Model::materials`).
     pub materials: MaterialTextures,
+    /// What each of `materials` holds beside its maps (its cutoff), by the
+    /// same index.
+    pub material_constants: Vec<MaterialConstants>,
     pub skeleton_lines: Buffer,
     /// Per vertex of the shared streams, its first entry in `morph_entries`
     /// and how many (`morph_data::MorphStreams`).
@@ -136,6 +141,7 @@ pub fn upload_models(
     };
     let mut parts = Vec::with_capacity(models.len());
     let mut materials = guard(ctx, MaterialTextures::default());
+    let mut material_constants = Vec::new();
     let mut first_joint = 0u32;
     let mut ground_cell = f32::EPSILON;
     for (model_index, model) in models.iter().enumerate() {
@@ -155,6 +161,13 @@ pub fn upload_models(
             .iter()
             .map(|maps| materials.add(ctx, maps))
             .collect::<Result<Vec<_>, _>>()?;
+        material_constants.extend(
+            model
+                .materials
+                .maps
+                .iter()
+                .map(|maps| MaterialConstants::from(&maps.shading)),
+        );
         let (part, extent) =
             streams.add_model(model_index, model, &meshes, &material_indices, first_joint);
         ground_cell = ground_cell.max(extent);
@@ -195,6 +208,7 @@ pub fn upload_models(
         parts,
         limit,
         materials: materials.keep(),
+        material_constants,
         ground_cell,
     })
 }

@@ -12,7 +12,8 @@ use super::reflect::Reflection;
 use super::shader_types::{
     ClipInfo, CrowdComputeConstants, CrowdInstance, CrowdModel, DrawConstants, FrameBounds,
     FrameUniforms, GpuAgentLane, GpuCullView, GpuGaitSwitch, GpuInstanceLayer, GpuLocomotionTable,
-    GpuSpeedSegment, InstanceAnimation, SkinningTransform, VisibleHeader,
+    GpuSpeedSegment, InstanceAnimation, MaterialBlock, MaterialConstants, SkinningTransform,
+    VisibleHeader,
 };
 use super::shaders::spirv;
 
@@ -469,6 +470,27 @@ fn draw_constants() {
                 view,
                 morphed
             ),
+        );
+    }
+}
+
+#[test]
+fn material_constants() {
+    for shader in [
+        spirv::CROWD_FRAG,
+        spirv::CROWD_BLENDED_FRAG,
+        spirv::CROWD_SHADOW_FRAG,
+        spirv::IMPOSTOR_BAKE_FRAG,
+    ] {
+        assert_twin(
+            glsl_struct(shader, "MaterialConstants"),
+            size_of::<MaterialConstants>(),
+            &offsets!(MaterialConstants, alpha_cutoff),
+        );
+        assert_twin(
+            glsl_struct(shader, "Material"),
+            size_of::<MaterialBlock>(),
+            &offsets!(MaterialBlock, constants_of_skin),
         );
     }
 }

@@ -1,7 +1,8 @@
 //! The material descriptor sets: set 1 of the crowd draw, its shadow
 //! casters and the impostor bake. One set per draw of the models (a mesh at
-//! a level), sampling that mesh's maps under each skin, allocated from a
-//! pool of their own with one sampler for every map. They live as long as
+//! a level), with that mesh's maps and constants under each skin, allocated
+//! from a pool of their own with one sampler for every map. Every draw's
+//! constants lie in one uniform buffer, a block each. They live as long as
 //! the models' uploads whose images they point at.
 
 use ash::vk;
@@ -9,7 +10,9 @@ use ash::vk;
 use super::descriptors::{self, Resource, Sampling, SetLayout};
 use super::gpu_model::{GpuModel, MeshDraw};
 use super::guard::{guard, Destroy};
-use super::shader_types::MAX_SKINS;
+use super::memory::{DeviceMemory, MemoryReport};
+use super::resources::{self, Buffer};
+use super::shader_types::{MaterialBlock, MAX_SKINS};
 use super::texture::MapKind;
 use super::{Context, GpuError};
 
@@ -17,8 +20,10 @@ pub struct MaterialSets {
     /// Frees the sets when destroyed.
     pool: vk::DescriptorPool,
     sampler: vk::Sampler,
-    /// `sets[d]` samples the maps of draw `model.draws[d]`'s materials,
-    /// one array element per skin.
+    /// Every draw's [`MaterialBlock`], as [`ConstantBlocks`] lays them out.
+    constants: Buffer,
+    /// `sets[d]` samples the maps of draw `model.draws[d]`'s materials and
+    /// reads their constants, one array element per skin.
     sets: Vec<vk::DescriptorSet>,
 }
 
@@ -31,6 +36,16 @@ impl MaterialSets {
         gpu_model: &GpuModel,
     ) -> Result<MaterialSets, GpuError> {
         let sampler = guard(ctx, descriptors::create_sampler(ctx, Sampling::Diffuse)?);
+        let blocks = ConstantBlocks::of(ctx, gpu_model);
+        let constants = guard(
+            ctx,
+            resources::create_buffer_with_data(
+                ctx,
+                &format!("material constants: {} draws", gpu_model.draws.len()),
+                vk::BufferUsageFlags::UNIFORM_BUFFER,
+                &blocks.bytes,
+            )?,
+        );
         let pool = guard(
             ctx,
             descriptors::create_pool(
@@ -42,11 +57,17 @@ impl MaterialSets {
         let sets = gpu_model
             .draws
             .iter()
-            .map(|draw| create_draw_set(ctx, (*pool, layout), *sampler, gpu_model, draw))
+            .enumerate()
+            .map(|(index, draw)| {
+                let constants =
+                    Resource::BufferRange(&constants, blocks.offset(index), BLOCK_BYTES);
+                create_draw_set(ctx, (*pool, layout), (*sampler, constants), gpu_model, draw)
+            })
             .collect::<Result<Vec<_>, _>>()?;
         Ok(MaterialSets {
             pool: pool.keep(),
             sampler: sampler.keep(),
+            constants: constants.keep(),
             sets,
         })
     }
@@ -57,31 +78,84 @@ impl MaterialSets {
     }
 }
 
+impl DeviceMemory for MaterialSets {
+    fn memory(&self) -> MemoryReport {
+        MemoryReport::buffers([&self.constants])
+    }
+}
+
 impl Destroy for MaterialSets {
     fn destroy(self, ctx: &Context) {
         // The pool frees the sets.
         self.pool.destroy(ctx);
+        self.constants.destroy(ctx);
         self.sampler.destroy(ctx);
     }
 }
 
+/// One draw's constants, as the shaders' `Material` block holds them.
+const BLOCK_BYTES: u64 = size_of::<MaterialBlock>() as u64;
+
+/// Every draw's [`MaterialBlock`], described once: the bytes uploaded
+/// (whose length sizes the buffer, its allocation and its memory report)
+/// and where each draw's block starts.
+struct ConstantBlocks {
+    /// From one draw's block to the next: [`BLOCK_BYTES`] rounded up to the
+    /// device's `minUniformBufferOffsetAlignment`.
+    stride: u64,
+    bytes: Vec<u8>,
+}
+
+impl ConstantBlocks {
+    fn of(ctx: &Context, gpu_model: &GpuModel) -> ConstantBlocks {
+        let limits = unsafe {
+            ctx.instance
+                .get_physical_device_properties(ctx.physical_device)
+        }
+        .limits;
+        let stride = BLOCK_BYTES.next_multiple_of(limits.min_uniform_buffer_offset_alignment);
+        let mut bytes = vec![0; stride as usize * gpu_model.draws.len()];
+        for (draw, block) in gpu_model
+            .draws
+            .iter()
+            .zip(bytes.chunks_mut(stride as usize))
+        {
+            let constants = MaterialBlock {
+                constants_of_skin: std::array::from_fn(|skin| {
+                    gpu_model.material_constants[material_of_skin(draw, skin)]
+                }),
+            };
+            block[..BLOCK_BYTES as usize].copy_from_slice(bytemuck::bytes_of(&constants));
+        }
+        ConstantBlocks { stride, bytes }
+    }
+
+    /// Where draw `index`'s block starts in the buffer.
+    fn offset(&self, index: usize) -> u64 {
+        index as u64 * self.stride
+    }
+}
+
+/// The index into `GpuModel::materials` of `draw`'s material under `skin`.
+/// Skins past those in use take the first's: every descriptor of an array,
+/// and every element of the constants, must be valid.
+fn material_of_skin(draw: &MeshDraw, skin: usize) -> usize {
+    *draw.materials.get(skin).unwrap_or(&draw.materials[0])
+}
+
 /// `draw`'s set, named after it: the diffuse, normal and specular
-/// maps under each skin, the emissive and occlusion maps of its first.
+/// maps under each skin, the emissive and occlusion maps of its first, and
+/// `constants`, its block of the constants.
 fn create_draw_set(
     ctx: &Context,
     (pool, layout): (vk::DescriptorPool, &SetLayout),
-    sampler: vk::Sampler,
+    (sampler, constants): (vk::Sampler, Resource),
     gpu_model: &GpuModel,
     draw: &MeshDraw,
 ) -> Result<vk::DescriptorSet, GpuError> {
-    // Elements past the skins in use repeat the first: every descriptor of
-    // the array must be valid.
     let maps = |kind| {
         let images = (0..MAX_SKINS)
-            .map(|skin| {
-                let material = draw.materials.get(skin).unwrap_or(&draw.materials[0]);
-                gpu_model.materials.map(*material, kind)
-            })
+            .map(|skin| gpu_model.materials.map(material_of_skin(draw, skin), kind))
             .collect();
         Resource::Textures(images, sampler, vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL)
     };
@@ -104,6 +178,7 @@ fn create_draw_set(
             ("specular_maps", maps(MapKind::Specular)),
             ("emissive_map", map(MapKind::Emissive)),
             ("occlusion_map", map(MapKind::Occlusion)),
+            ("Material", constants),
         ],
     )
 }

@@ -38,8 +38,8 @@ pub struct ModelResources {
     /// visible list (crowd.vert/frag, skeleton.vert/frag).
     pub scene_layout: SetLayout,
     /// Set 1 of the crowd draw: the mesh's material under each skin
-    /// (diffuse, normal and specular maps), and its emissive and occlusion
-    /// maps.
+    /// (diffuse, normal and specular maps, constants), and its emissive and
+    /// occlusion maps.
     pub material_layout: SetLayout,
     /// Set 0 of agents.comp, cull.comp, draws.comp and animate.comp.
     pub compute_layout: SetLayout,
@@ -158,7 +158,10 @@ impl ModelResources {
 
 impl DeviceMemory for ModelResources {
     fn memory(&self) -> MemoryReport {
-        self.model.memory() + self.animation.memory() + self.impostors.memory()
+        self.model.memory()
+            + self.materials.memory()
+            + self.animation.memory()
+            + self.impostors.memory()
     }
 }
 
@@ -232,7 +235,8 @@ fn create_set_layouts(ctx: &Context) -> Result<SetLayouts<'_>, GpuError> {
             ),
         ],
     )?;
-    // The mesh's material under each skin (diffuse, normal, specular maps).
+    // The mesh's material under each skin (diffuse, normal, specular maps,
+    // constants).
     let material = layout(
         "material set layout",
         1,

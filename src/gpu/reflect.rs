@@ -406,7 +406,7 @@ mod tests {
     }
 
     #[test]
-    fn crowd_frag_declares_frame_and_the_material_samplers() {
+    fn crowd_frag_declares_frame_and_the_material_maps_and_constants() {
         let skins = |binding, name| DescriptorBinding {
             count: crate::gpu::shader_types::MAX_SKINS as u32,
             ..descriptor(1, binding, CombinedImageSampler, name)
@@ -421,6 +421,7 @@ mod tests {
                 skins(2, "specular_maps"),
                 descriptor(1, 3, CombinedImageSampler, "emissive_map"),
                 descriptor(1, 4, CombinedImageSampler, "occlusion_map"),
+                descriptor(1, 5, UniformBuffer, "Material"),
             ]
         );
         assert_eq!(descriptor_bindings(spirv::SKELETON_FRAG).unwrap(), []);
@@ -570,11 +571,14 @@ mod tests {
                     stages: FRAGMENT,
                 })
                 .chain(
-                    [(3, "emissive_map"), (4, "occlusion_map")].map(|(binding, name)| {
-                        MergedBinding {
-                            descriptor: descriptor(1, binding, CombinedImageSampler, name),
-                            stages: FRAGMENT,
-                        }
+                    [
+                        (3, CombinedImageSampler, "emissive_map"),
+                        (4, CombinedImageSampler, "occlusion_map"),
+                        (5, UniformBuffer, "Material"),
+                    ]
+                    .map(|(binding, kind, name)| MergedBinding {
+                        descriptor: descriptor(1, binding, kind, name),
+                        stages: FRAGMENT,
                     })
                 )
                 .collect::<Vec<_>>()

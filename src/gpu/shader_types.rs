@@ -9,6 +9,7 @@ use glam::{Mat4, Vec2, Vec3, Vec4};
 
 use crate::anim::{self, JointPose};
 use crate::crowd::{self, Instance};
+use crate::material::Shading;
 use crate::shared_constants::{
     JOINT_POSE_TEXELS, PHASE_ALL, PHASE_EARLY, PHASE_LATE, PHASE_SHADOW, SKELETON_JOINT_TEXELS,
     SKINNING_DUAL_QUATERNION, SKINNING_LINEAR, SKINNING_NONE,
@@ -497,6 +498,34 @@ impl DrawConstants {
             morphed: skinning.is_some().into(),
         }
     }
+}
+
+/// Twin of `MaterialConstants` in shaders/material.glsl: what a material
+/// holds beside its maps.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Pod, Zeroable)]
+pub struct MaterialConstants {
+    /// MASK: a base colour alpha below this is cut ([`Shading::alpha_cutoff`]).
+    pub alpha_cutoff: f32,
+    /// std140 lays each element of an array out at 16 bytes.
+    pub padding: [f32; 3],
+}
+
+impl From<&Shading> for MaterialConstants {
+    fn from(shading: &Shading) -> MaterialConstants {
+        MaterialConstants {
+            alpha_cutoff: shading.alpha_cutoff,
+            padding: [0.0; 3],
+        }
+    }
+}
+
+/// Twin of the `Material` uniform block in shaders/material.glsl: a draw's
+/// material constants under each skin, as its map arrays.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Pod, Zeroable)]
+pub struct MaterialBlock {
+    pub constants_of_skin: [MaterialConstants; MAX_SKINS],
 }
 
 /// Stream 0 (`in_position`, `in_normal`, `in_tangent` of crowd.vert) is the

@@ -16,6 +16,14 @@ pub fn base_color(texel: Vec4, vertex_color: Vec4) -> Vec4 {
     texel * vertex_color
 }
 
+/// material.glsl's `mask_keeps`: whether a MASK surface whose
+/// [`base_color`] alpha is `alpha` is kept (glTF: alpha >= alphaCutoff).
+/// crowd.frag at one sample, the shadow casters and the impostor bake cut
+/// by it; alpha-to-coverage puts the middle of its edge there.
+pub fn mask_keeps(alpha: f32, alpha_cutoff: f32) -> bool {
+    alpha >= alpha_cutoff
+}
+
 /// What the maps give a surface point (pbr.glsl's `PbrSurface`).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct PbrSurface {

@@ -10,9 +10,7 @@ use glam::Vec3;
 use image::imageops::FilterType;
 use image::{GrayImage, ImageFormat, RgbImage, RgbaImage};
 
-use super::{
-    dds, mask_alpha, specular_of_specular_glossiness, ImageBytes, ImageSource, TexelTransform,
-};
+use super::{dds, specular_of_specular_glossiness, ImageBytes, ImageSource, TexelTransform};
 
 /// Which of a material's maps an image is; it decides the texture format
 /// (colour or data) and the texel that stands in for a missing map. Doom 3
@@ -164,10 +162,7 @@ fn transform_texels(rgba: &mut RgbaImage, transform: TexelTransform) {
             *rgba = RgbaImage::from_raw(rgba.width(), rgba.height(), normals)
                 .expect("one normal per height");
         }
-        TexelTransform::ScaleSrgb(factor) => scale_srgb(rgba, factor, |alpha| alpha),
-        TexelTransform::MaskSrgb { factor, cutoff } => {
-            scale_srgb(rgba, factor, |alpha| mask_alpha(alpha, cutoff));
-        }
+        TexelTransform::ScaleSrgb(factor) => scale_srgb(rgba, factor),
         TexelTransform::MetallicRoughness {
             metallic,
             roughness,
@@ -218,13 +213,13 @@ fn transform_texels(rgba: &mut RgbaImage, transform: TexelTransform) {
 }
 
 /// Each texel's colour times `factor` (in linear values), and its alpha
-/// times `factor[3]` then through `alpha`.
-fn scale_srgb(rgba: &mut RgbaImage, factor: [f32; 4], alpha: impl Fn(f32) -> f32) {
+/// times `factor[3]`.
+fn scale_srgb(rgba: &mut RgbaImage, factor: [f32; 4]) {
     for texel in rgba.pixels_mut() {
         for (channel, f) in texel.0[..3].iter_mut().zip(factor) {
             *channel = linear_to_srgb(srgb_to_linear(*channel) * f);
         }
-        let scaled = alpha(f32::from(texel.0[3]) / 255.0 * factor[3]);
+        let scaled = f32::from(texel.0[3]) / 255.0 * factor[3];
         texel.0[3] = (scaled * 255.0).round().clamp(0.0, 255.0) as u8;
     }
 }

@@ -30,9 +30,7 @@ pub use decode::{
     decode_image, encode_normal, fit_within, normal_map_from_height, normals_from_heights,
     srgb_encode, srgb_to_linear, DecodedImage, MapKind,
 };
-pub use read::{
-    mask_alpha, specular_of_specular_glossiness, ImageBytes, MaterialMaps, TexelTransform,
-};
+pub use read::{specular_of_specular_glossiness, ImageBytes, MaterialMaps, TexelTransform};
 pub use shading::{AlphaMode, Shading, ShadingModel, ShadingVariant, DEFAULT_ALPHA_CUTOFF};
 pub use texels::{map_texels, MapTexels};
 

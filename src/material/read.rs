@@ -34,10 +34,6 @@ pub enum TexelTransform {
     /// Sampled colour times a linear RGBA factor (glTF's
     /// `baseColorFactor`); the texels are sRGB.
     ScaleSrgb([f32; 4]),
-    /// [`TexelTransform::ScaleSrgb`], then alpha remapped so that glTF's
-    /// `alphaCutoff` lands on 0.5 (0 and 1 stay): every MASK material cuts
-    /// at 0.5 in crowd.frag, with no value per material to bind.
-    MaskSrgb { factor: [f32; 4], cutoff: f32 },
     /// glTF's metallicRoughness map (metallic in blue, roughness in
     /// green) times its factors, kept where the file has them for
     /// crowd.frag's metallic-roughness shading.
@@ -61,18 +57,6 @@ pub fn specular_of_specular_glossiness(specular: [f32; 3], glossiness: f32) -> f
     let reflectance = specular.iter().map(|c| c.clamp(0.0, 1.0)).sum::<f32>() / 3.0;
     let smoothness = glossiness.clamp(0.0, 1.0);
     reflectance * smoothness * smoothness
-}
-
-/// `alpha` remapped as [`TexelTransform::MaskSrgb`] says: piecewise
-/// linear, `cutoff` to 0.5.
-pub fn mask_alpha(alpha: f32, cutoff: f32) -> f32 {
-    if alpha < cutoff {
-        0.5 * alpha / cutoff
-    } else if cutoff >= 1.0 {
-        1.0
-    } else {
-        0.5 + 0.5 * (alpha - cutoff) / (1.0 - cutoff)
-    }
 }
 
 impl ImageBytes {
@@ -132,25 +116,5 @@ impl MaterialMaps {
             MapKind::Emissive => self.emissive.as_ref(),
             MapKind::Occlusion => self.occlusion.as_ref(),
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::mask_alpha;
-
-    #[test]
-    fn the_cutoff_lands_on_a_half_and_the_ends_stay() {
-        for cutoff in [0.1, 0.5, 0.8] {
-            assert_eq!(mask_alpha(cutoff, cutoff), 0.5, "{cutoff}");
-            assert_eq!(mask_alpha(0.0, cutoff), 0.0);
-            assert_eq!(mask_alpha(1.0, cutoff), 1.0);
-            // Below the cutoff stays below a half, above stays above.
-            assert!(mask_alpha(cutoff * 0.99, cutoff) < 0.5);
-        }
-        assert!(mask_alpha(0.3, 0.2) > 0.5 && mask_alpha(0.3, 0.4) < 0.5);
-        // Cutoff 0 keeps everything; cutoff 1 only alpha 1.
-        assert!(mask_alpha(0.0, 0.0) >= 0.5);
-        assert!(mask_alpha(1.0, 1.0) >= 0.5 && mask_alpha(0.999, 1.0) < 0.5);
     }
 }

@@ -2,8 +2,8 @@
 //! model (Doom 3's for md5 materials, glTF's metallic-roughness or unlit),
 //! the alpha mode and whether both faces are drawn. Each distinct
 //! (model, alpha, sides) is one pipeline variant of the crowd draw; the
-//! cutoff is baked into the base colour's alpha when it is decoded
-//! (`TexelTransform::ScaleSrgb`), so that every MASK material cuts at 0.5.
+//! cutoff is a constant of the material's descriptor set
+//! (`gpu::shader_types::MaterialConstants`).
 
 use serde::Serialize;
 

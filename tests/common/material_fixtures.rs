@@ -520,3 +520,80 @@ pub fn painted_panels(encoding: ColorEncoding) -> Vec<u8> {
     b.scene("Scene", &nodes);
     b.to_glb()
 }
+
+/// [`cutoff_panel`]'s `alphaCutoff`: not 0.5, where a remap of the
+/// texture's alpha to cut at 0.5 would be the identity.
+pub const CUTOFF: f32 = 0.3;
+/// [`cutoff_panel`]'s texture alphas, one column each, left to right: they
+/// step across the cutoff alone (0.25 | 0.35) and across it times
+/// [`UPPER_VERTEX_ALPHA`] (0.55 | 0.65).
+pub const CUTOFF_COLUMN_ALPHAS: [f32; 8] = [0.1, 0.25, 0.35, 0.5, 0.55, 0.65, 0.8, 1.0];
+/// The vertex alpha (COLOR_0) of [`cutoff_panel`]'s upper half; the lower
+/// half's is 1.
+pub const UPPER_VERTEX_ALPHA: f32 = 0.5;
+
+/// A [`PANEL_SIZE`] square facing glTF's +Z, white, unlit, MASK at
+/// [`CUTOFF`], its texture's alpha stepping through
+/// [`CUTOFF_COLUMN_ALPHAS`] (one texel a column, one row). Its upper half
+/// (v 0..0.5, v down) is painted alpha [`UPPER_VERTEX_ALPHA`] and its lower
+/// half alpha 1, in COLOR_0 as Blender writes it (normalized unsigned
+/// shorts, each half its own four vertices, as face-corner colours are
+/// exported). The glTF specification keeps a fragment where texture alpha
+/// x vertex alpha >= the cutoff.
+pub fn cutoff_panel() -> Vec<u8> {
+    let mut b = GltfBuilder::new();
+    let columns = CUTOFF_COLUMN_ALPHAS.len() as u32;
+    let steps = image::RgbaImage::from_fn(columns, 1, |x, _| {
+        let alpha = (CUTOFF_COLUMN_ALPHAS[x as usize] * 255.0).round() as u8;
+        image::Rgba([255, 255, 255, alpha])
+    });
+    let png = super::gltf_write::png_bytes(&steps);
+    let image = b.image_in_buffer("alpha_steps", &png, "image/png");
+    let texture = b.texture(image, None);
+    let material = b.material(Material {
+        name: Some("cutoff".to_owned()),
+        base_color_texture: Some(texture),
+        alpha_mode: Some("MASK"),
+        alpha_cutoff: Some(CUTOFF),
+        unlit: true,
+        ..Material::default()
+    });
+    let half = PANEL_SIZE / 2.0;
+    let (mut positions, mut uvs, mut colors, mut triangles) = (vec![], vec![], vec![], vec![]);
+    for (v0, vertex_alpha) in [(0.0f32, UPPER_VERTEX_ALPHA), (0.5, 1.0)] {
+        let first = positions.len() as u16;
+        for (u, v) in [(0.0, v0 + 0.5), (1.0, v0 + 0.5), (1.0, v0), (0.0, v0)] {
+            positions.push(Vec3::new(
+                u * PANEL_SIZE - half,
+                (1.0 - v) * PANEL_SIZE - half,
+                0.0,
+            ));
+            uvs.push(Vec2::new(u, v));
+            let short = (vertex_alpha * 65535.0).round() as u16;
+            colors.extend([u16::MAX, u16::MAX, u16::MAX, short]);
+        }
+        triangles.extend([0, 1, 2, 0, 2, 3].map(|i| first + i));
+    }
+    let position = b.positions(&positions);
+    let normal = b.vec3s(&vec![Vec3::Z; positions.len()]);
+    let uv = b.vec2s(&uvs);
+    let color = b.accessor(&colors, Type::Vec4, Layout::NORMALIZED);
+    let indices = b.indices_u16(&triangles);
+    let primitive = Primitive {
+        indices: Some(indices),
+        material: Some(material),
+        ..Primitive::default()
+    }
+    .attribute("POSITION", position)
+    .attribute("NORMAL", normal)
+    .attribute("TEXCOORD_0", uv)
+    .attribute("COLOR_0", color);
+    let mesh = b.mesh("cutoff", &[primitive], None);
+    let node = b.node(Node {
+        translation: Some(Vec3::new(0.0, 1.0, 0.0)),
+        mesh: Some(mesh),
+        ..Node::named("cutoff")
+    });
+    b.scene("Scene", &[node]);
+    b.to_glb()
+}

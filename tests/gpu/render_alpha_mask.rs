@@ -1,18 +1,23 @@
-//! Alpha MASK past the colour pass (issue 58): a standing checker plane
-//! (`material_fixtures::checker_plane`) lets the sun through its cut cells
-//! onto the ground, its impostor is baked with the cells cut, and what lies
-//! behind a cut cell is not culled as occluded. Each
-//! test draws the same plane written OPAQUE beside it, where the holes
+//! Alpha MASK (issue 58): the cut is where texture alpha x vertex alpha
+//! crosses the material's own `alphaCutoff`
+//! (`material_fixtures::cutoff_panel`); past the colour pass, a standing
+//! checker plane (`material_fixtures::checker_plane`) lets the sun through
+//! its cut cells onto the ground, its impostor is baked with the cells cut,
+//! and what lies behind a cut cell is not culled as occluded. Each of those
+//! tests draws the same plane written OPAQUE beside it, where the holes
 //! must vanish.
 
 use crate::common;
 
-use common::material_fixtures::{checker_plane, CHECKER_CELLS};
+use common::material_fixtures::{
+    checker_plane, cutoff_panel, CHECKER_CELLS, CUTOFF, CUTOFF_COLUMN_ALPHAS, UPPER_VERTEX_ALPHA,
+};
 use std::path::Path;
 
 use glam::{Mat4, Vec3, Vec4};
 use md5crowd::crowd::Instance;
 use md5crowd::gpu::frame_loop::Shadows;
+use md5crowd::material::brdf;
 use md5crowd::model::Model;
 
 use super::gpu_crowd::{camera_view, view_projection, Harness, HEIGHT, WIDTH};
@@ -39,6 +44,64 @@ fn keep(dir: &Path, name: &str, picture: &[u8]) {
 /// is cut (alpha 0).
 fn cut(x: u32, y: u32) -> bool {
     (x + y) % 2 == 1
+}
+
+/// A MASK panel cut at 0.3 whose upper half is painted vertex alpha 0.5 and
+/// whose texture alpha steps across the cutoff column by column: at the
+/// middle of every column of both halves, at 1 and 4 samples, the panel is
+/// drawn exactly where the CPU twin (`brdf::base_color`'s alpha against
+/// `brdf::mask_keeps`) keeps it. A cutoff folded into the texture (0.3
+/// sent to 0.5) and then multiplied by the vertex alpha would cut the upper
+/// half's 0.65 and 0.8 columns, which the glTF specification keeps
+/// (0.325, 0.4 >= 0.3).
+#[test]
+fn a_mask_cuts_where_texture_times_vertex_alpha_crosses_its_cutoff() {
+    if !common::vulkan_or_skip() {
+        return;
+    }
+    let (model, mut harness) = one_instance("mask_cutoff", &cutoff_panel());
+    let panel = plane_box(&model);
+    let centre = panel_point(panel, 0.5, 0.5);
+    let camera = view_projection(centre + Vec3::X * 60.0, centre, 0.5);
+    let columns = CUTOFF_COLUMN_ALPHAS.len();
+    // As the file holds them: texture alpha in bytes, vertex alpha in shorts.
+    let texel = |column: usize| (CUTOFF_COLUMN_ALPHAS[column] * 255.0).round() / 255.0;
+    let upper = (UPPER_VERTEX_ALPHA * 65535.0).round() / 65535.0;
+    let halves = [(0.25, upper), (0.75, 1.0)];
+    let dir = common::scratch_dir("mask_cutoff_pictures");
+    for samples in [1, 4] {
+        harness.set_samples(samples);
+        let picture = harness.render_picture(camera, 0.0);
+        keep(&dir, &format!("{samples}x"), &picture);
+        let background = levels(rgb(&picture, (0, 0)));
+        let mut kept = 0;
+        for (v, vertex_alpha) in halves {
+            for column in 0..columns {
+                let u = (column as f32 + 0.5) / columns as f32;
+                let seen = rgb(&picture, pixel_of(camera, panel_point(panel, u, v)));
+                let white = |alpha| Vec4::new(1.0, 1.0, 1.0, alpha);
+                let alpha = brdf::base_color(white(texel(column)), white(vertex_alpha)).w;
+                let keeps = brdf::mask_keeps(alpha, CUTOFF);
+                println!(
+                    "{samples}x: texture {:.3} x vertex {vertex_alpha:.3} = {alpha:.3}: \
+                     CPU {}, GPU {seen:?}",
+                    texel(column),
+                    if keeps { "kept" } else { "cut" },
+                );
+                if keeps {
+                    assert_eq!(seen, [255; 3], "{samples}x: {alpha} is kept, white");
+                    kept += 1;
+                } else {
+                    assert!(
+                        distance(seen, background) <= 2.0,
+                        "{samples}x: {alpha} is cut: {seen:?}, the background {background:?}"
+                    );
+                }
+            }
+        }
+        println!("{samples}x: {kept} of {} column middles kept", 2 * columns);
+    }
+    harness.finish();
 }
 
 /// Where a pixel lies in the plane's shadow, by the CPU's reckoning.

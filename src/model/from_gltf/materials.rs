@@ -150,10 +150,6 @@ fn material_maps(
     // A factor of 1 leaves the texels as they are: no round trip through
     // linear values.
     let base_color = match colour_factor {
-        factor if shading.alpha == AlphaMode::Mask => TexelTransform::MaskSrgb {
-            factor,
-            cutoff: shading.alpha_cutoff,
-        },
         [1.0, 1.0, 1.0, 1.0] if colour_texture.is_some() => TexelTransform::None,
         factor => TexelTransform::ScaleSrgb(factor),
     };
