@@ -102,10 +102,27 @@ pub(super) fn create_weighted_blend(
     })
 }
 
+/// A stage and the accesses of it a barrier waits for or makes wait.
+type StageAccess = (vk::PipelineStageFlags2, vk::AccessFlags2);
+
 impl WeightedBlend {
     /// Every image, for the memory report.
     pub(super) fn images(&self) -> impl Iterator<Item = &Image> {
         self.images.iter()
+    }
+
+    /// One barrier over both images, from `src` to `dst`, taking them
+    /// from the layout `old` to `new`.
+    fn barrier(
+        &self,
+        ctx: &Context,
+        cmd: vk::CommandBuffer,
+        (src, dst): (StageAccess, StageAccess),
+        (old, new): (vk::ImageLayout, vk::ImageLayout),
+    ) {
+        for image in &self.images {
+            resources::image_barrier(ctx, cmd, &ImageBarrier::whole(image, src, dst, old, new));
+        }
     }
 }
 
@@ -144,19 +161,12 @@ impl Targets {
         );
         // Last frame the composite sampled them; they are cleared.
         let last_frame = (Stage::FRAGMENT_SHADER, Access::NONE);
-        for image in &blend.images {
-            resources::image_barrier(
-                ctx,
-                cmd,
-                &ImageBarrier::whole(
-                    image,
-                    last_frame,
-                    attachment_write,
-                    Layout::UNDEFINED,
-                    Layout::COLOR_ATTACHMENT_OPTIMAL,
-                ),
-            );
-        }
+        blend.barrier(
+            ctx,
+            cmd,
+            (last_frame, attachment_write),
+            (Layout::UNDEFINED, Layout::COLOR_ATTACHMENT_OPTIMAL),
+        );
         let attachments = [0, 1].map(|index| {
             vk::RenderingAttachmentInfo::default()
                 .image_view(blend.images[index].view)
@@ -202,19 +212,18 @@ impl Targets {
             Stage::COLOR_ATTACHMENT_OUTPUT,
             Access::COLOR_ATTACHMENT_WRITE,
         );
-        for image in &blend.images {
-            resources::image_barrier(
-                ctx,
-                cmd,
-                &ImageBarrier::whole(
-                    image,
-                    written,
-                    (Stage::FRAGMENT_SHADER, Access::SHADER_SAMPLED_READ),
-                    Layout::COLOR_ATTACHMENT_OPTIMAL,
-                    Layout::SHADER_READ_ONLY_OPTIMAL,
-                ),
-            );
-        }
+        blend.barrier(
+            ctx,
+            cmd,
+            (
+                written,
+                (Stage::FRAGMENT_SHADER, Access::SHADER_SAMPLED_READ),
+            ),
+            (
+                Layout::COLOR_ATTACHMENT_OPTIMAL,
+                Layout::SHADER_READ_ONLY_OPTIMAL,
+            ),
+        );
         // The picture was resolved (or drawn) by the last opaque scope,
         // whose closing left it an attachment.
         let picture = vk::RenderingAttachmentInfo::default()
