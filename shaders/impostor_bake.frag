@@ -36,9 +36,14 @@ layout(location = 7) in vec4 in_color_shortfall; // 1 - vertex colour
 
 #include "material.glsl"
 
-// A MASK material (constant 0 is skins.glsl's SKIN_COUNT): its cut cells
-// stay empty in the atlas, as crowd.frag leaves them.
-layout(constant_id = 1) const bool MASKED = false;
+// The material's alpha mode (constant 0 is skins.glsl's SKIN_COUNT). MASK:
+// its cut cells stay empty in the atlas, as crowd.frag leaves them. BLEND:
+// a share of its texels as large as its alpha is kept, in an ordered
+// dither; the atlas's mips and the impostor's filtering average them into
+// the blend of the surface over what is behind it (an eye decal over skin),
+// or into partial coverage where nothing is behind (a hair card's edge).
+// Every image of a kept texel is the surface's, so each stays consistent.
+layout(constant_id = 1) const uint ALPHA_MODE = ALPHA_OPAQUE;
 // How the mesh is shaded (material::ShadingModel), as crowd.frag's
 // SHADING_MODEL.
 layout(constant_id = 2) const uint SHADING_MODEL = SHADING_DOOM3;
@@ -48,9 +53,20 @@ layout(location = 1) out vec4 out_normal_depth;
 layout(location = 2) out vec4 out_surface;
 layout(location = 3) out vec4 out_emission;
 
+// A 4x4 Bayer matrix's threshold at `texel`: alpha a keeps round(16 a) of
+// every 16 texels, spread evenly.
+float dither_threshold(ivec2 texel) {
+    const float bayer[16] = float[16](0.0, 8.0, 2.0, 10.0, 12.0, 4.0, 14.0, 6.0,
+                                      3.0, 11.0, 1.0, 9.0, 15.0, 7.0, 13.0, 5.0);
+    return (bayer[(texel.y & 3) * 4 + (texel.x & 3)] + 0.5) / 16.0;
+}
+
 void main() {
     vec4 base = base_color(in_uv);
-    if (MASKED && !mask_keeps(base.a)) {
+    if (ALPHA_MODE == ALPHA_MASK && !mask_keeps(base.a)) {
+        discard;
+    }
+    if (ALPHA_MODE == ALPHA_BLEND && base.a <= dither_threshold(ivec2(gl_FragCoord.xy))) {
         discard;
     }
     // The bake's instances are white: tints apply when drawn.

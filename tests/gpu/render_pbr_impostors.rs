@@ -193,3 +193,54 @@ fn emissive_and_unlit_impostors_show_their_colours() {
     );
     harness.finish();
 }
+
+/// An eye decal at alpha 0.5 over skin, past the band: its impostor shows,
+/// over the decal, the average of the two colours (the bake keeps half of
+/// the decal's texels, which the filtering averages), not the decal alone,
+/// and the skin beside it as it is.
+#[test]
+fn a_blend_decals_impostor_is_the_average_of_the_decal_and_the_skin() {
+    if !common::vulkan_or_skip() {
+        return;
+    }
+    let (model, mut harness) = one_instance("pbr_impostor_decal", &material_fixtures::eye_decal());
+    let boxes = panel_boxes(&model, &["skin", "decal"]);
+    let (skin, decal) = (boxes[0], boxes[1]);
+    let (view, _) = past_the_band(&model, (0.0, 0.0));
+    let (_, impostors) = meshes_and_impostors(&mut harness, view);
+    // The mean over the decal's middle, a whole number of dither periods
+    // on screen whatever their phase.
+    let steps = 12;
+    let mean = (0..steps * steps)
+        .map(|k| {
+            let (u, v) = (k % steps, k / steps);
+            let (u, v) = (
+                0.2 + 0.6 * u as f32 / steps as f32,
+                0.2 + 0.6 * v as f32 / steps as f32,
+            );
+            Vec3::from(levels(rgb(
+                &impostors,
+                pixel_of(view, panel_point(decal, u, v)),
+            )))
+        })
+        .sum::<Vec3>()
+        / (steps * steps) as f32;
+    let linear = |c: [f32; 4]| Vec3::new(c[0], c[1], c[2]).map(|v| texel(v, true));
+    let alpha = texel(material_fixtures::DECAL_COLOR[3], false);
+    let decal_color = linear(material_fixtures::DECAL_COLOR);
+    let skin_color = linear(material_fixtures::SKIN_COLOR);
+    // The atlas averages stored (sRGB) texels in linear light, as the
+    // attachment blends.
+    let expected = stored(decal_color * alpha + skin_color * (1.0 - alpha));
+    let opaque = stored(decal_color);
+    let off = |a: Vec3, b: [f32; 3]| (a - Vec3::from(b)).abs().max_element();
+    println!(
+        "decal impostor: mean {mean}, expected {expected:?} ({:.1} levels), opaque decal {opaque:?} ({:.1} levels)",
+        off(mean, expected),
+        off(mean, opaque)
+    );
+    assert!(off(mean, expected) <= 8.0, "{mean} against {expected:?}");
+    let beside = rgb(&impostors, pixel_of(view, panel_point(skin, 0.5, 0.1)));
+    assert!(distance(beside, stored(skin_color)) <= 3.0, "{beside:?}");
+    harness.finish();
+}

@@ -53,15 +53,16 @@ fn further_colors(layout: &ImpostorLayout) -> &'static [vk::Format] {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct BakeVariant {
     pub model: ShadingModel,
-    /// A MASK material: its cut texels stay empty.
-    pub masked: bool,
+    /// MASK: its cut texels stay empty; BLEND: its texels are kept as
+    /// densely as its alpha.
+    pub alpha: AlphaMode,
 }
 
 impl BakeVariant {
     pub fn of(draw: &MeshDraw) -> BakeVariant {
         BakeVariant {
             model: draw.shading.model,
-            masked: draw.shading.alpha == AlphaMode::Mask,
+            alpha: draw.shading.alpha,
         }
     }
 
@@ -72,7 +73,11 @@ impl BakeVariant {
             ShadingModel::MetallicRoughness => ", metallic-roughness",
             ShadingModel::Unlit => ", unlit",
         };
-        let alpha = if self.masked { ", alpha MASK" } else { "" };
+        let alpha = match self.alpha {
+            AlphaMode::Opaque => "",
+            AlphaMode::Mask => ", alpha MASK",
+            AlphaMode::Blend => ", alpha BLEND",
+        };
         format!("impostor bake{model}{alpha}")
     }
 }
@@ -124,7 +129,7 @@ impl BakePipelines {
 
 /// A bake pipeline: crowd.vert with every influence, and
 /// impostor_bake.frag specialized for the variant's shading model and
-/// cutting where a MASK material does. No face is culled: the orthographic
+/// alpha mode. No face is culled: the orthographic
 /// cameras need not keep md5's winding.
 fn bake_pipeline(
     ctx: &Context,
@@ -136,11 +141,8 @@ fn bake_pipeline(
     let (bindings, attributes) = crowd_draw::vertex_input(limit);
     let influences = limit.count() as u32;
     let vertex_constants = pipeline::constant_0(&influences);
-    let fragment_constants = Constants::new(&[
-        layout.skins,
-        u32::from(variant.masked),
-        variant.model as u32,
-    ]);
+    let fragment_constants =
+        Constants::new(&[layout.skins, variant.alpha as u32, variant.model as u32]);
     let fragment_constants = fragment_constants.info();
     pipeline::create_graphics_pipeline(
         ctx,
