@@ -133,7 +133,7 @@ pub const PANELS: [&str; 5] = ["mask", "away", "away_double_sided", "emissive", 
 /// - `unlit`: [`UNLIT_COLOR`], KHR_materials_unlit.
 pub fn panels() -> Vec<u8> {
     let mut b = GltfBuilder::new();
-    let texture = checker_texture(&mut b);
+    let texture = checker_texture(&mut b, (255, 0));
     let grey = [0.5, 0.5, 0.5, 1.0];
     let materials = [
         Material {
@@ -189,9 +189,9 @@ pub const CHECKER_CELLS: u32 = 4;
 
 /// White, a [`CHECKER_CELLS`]-square checker of alpha 0 and 1: the texture's
 /// index.
-fn checker_texture(b: &mut GltfBuilder) -> usize {
+fn checker_texture(b: &mut GltfBuilder, (kept, cut): (u8, u8)) -> usize {
     let checker = image::RgbaImage::from_fn(CHECKER_CELLS, CHECKER_CELLS, |x, y| {
-        image::Rgba([255, 255, 255, if (x + y) % 2 == 0 { 255 } else { 0 }])
+        image::Rgba([255, 255, 255, if (x + y) % 2 == 0 { kept } else { cut }])
     });
     let image = b.image_in_buffer(
         "checker",
@@ -205,19 +205,35 @@ fn checker_texture(b: &mut GltfBuilder) -> usize {
 pub const CHECKER_PLANE_SIZE: f32 = 1.0;
 pub const CHECKER_PLANE_HEIGHT: f32 = 1.0;
 
+/// How [`checker_plane`] is written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CheckerPlane {
+    /// MASK at cutoff 0.5 over alphas 1 and 0.
+    Mask,
+    /// MASK at cutoff 0.3 over alphas 0.4 and 0.2: kept and cut as
+    /// [`CheckerPlane::Mask`]'s cells are, where a cut at 0.5 would cut all.
+    MaskAtLowCutoff,
+    /// The mode left out, as Blender does for OPAQUE: alpha is ignored.
+    Opaque,
+}
+
 /// A standing square facing glTF's +Z, [`CHECKER_PLANE_SIZE`] on a side and
 /// lifted off the ground (its centre at [`CHECKER_PLANE_HEIGHT`]), white
 /// with the checker alpha of [`panels`]' `mask`, as a character's one
-/// part: `alpha_mode` `Some("MASK")` cuts at 0.5; `None` leaves the mode
-/// out, as Blender does for OPAQUE, and the alpha is ignored.
-pub fn checker_plane(alpha_mode: Option<&'static str>) -> Vec<u8> {
+/// part, written as `plane` says.
+pub fn checker_plane(plane: CheckerPlane) -> Vec<u8> {
     let mut b = GltfBuilder::new();
-    let texture = checker_texture(&mut b);
+    let (alphas, alpha_mode, alpha_cutoff) = match plane {
+        CheckerPlane::Mask => ((255, 0), Some("MASK"), Some(0.5)),
+        CheckerPlane::MaskAtLowCutoff => ((102, 51), Some("MASK"), Some(0.3)),
+        CheckerPlane::Opaque => ((255, 0), None, None),
+    };
+    let texture = checker_texture(&mut b, alphas);
     let material = b.material(Material {
         name: Some("checker".to_owned()),
         base_color_texture: Some(texture),
         alpha_mode,
-        alpha_cutoff: alpha_mode.map(|_| 0.5),
+        alpha_cutoff,
         ..Material::default()
     });
     let square = Square {

@@ -10,7 +10,8 @@
 use crate::common;
 
 use common::material_fixtures::{
-    checker_plane, cutoff_panel, CHECKER_CELLS, CUTOFF, CUTOFF_COLUMN_ALPHAS, UPPER_VERTEX_ALPHA,
+    checker_plane, cutoff_panel, CheckerPlane, CHECKER_CELLS, CUTOFF, CUTOFF_COLUMN_ALPHAS,
+    UPPER_VERTEX_ALPHA,
 };
 use std::path::Path;
 
@@ -24,7 +25,18 @@ use super::gpu_crowd::{camera_view, view_projection, Harness, HEIGHT, WIDTH};
 use super::render_pbr::{distance, levels, load_glb, one_instance, panel_point, pixel_of, rgb};
 
 /// The plane written with alpha mode MASK, and written OPAQUE.
-const MODES: [(&str, Option<&str>); 2] = [("mask", Some("MASK")), ("opaque", None)];
+const MODES: [(&str, CheckerPlane); 2] = [
+    ("mask", CheckerPlane::Mask),
+    ("opaque", CheckerPlane::Opaque),
+];
+/// The same, and MASK at a cutoff of 0.3 over alphas 0.4 and 0.2 (the same
+/// cells kept; a cut at 0.5 would cut them all): the shadow casters and the
+/// impostor bake cut at the material's cutoff.
+const MODES_AND_LOW_CUTOFF: [(&str, CheckerPlane); 3] = [
+    ("mask", CheckerPlane::Mask),
+    ("mask_cutoff_0_3", CheckerPlane::MaskAtLowCutoff),
+    ("opaque", CheckerPlane::Opaque),
+];
 
 /// The plane's box (one instance at the origin: model space is the world).
 fn plane_box(model: &Model) -> (Vec3, Vec3) {
@@ -182,9 +194,9 @@ fn a_masked_planes_shadow_has_holes_where_its_cells_are_cut() {
     let dir = common::scratch_dir("mask_shadow_pictures");
     let towards_sun = Vec3::new(1.0, 0.0, 1.0).normalize();
     let mut tallies = Vec::new();
-    for (name, mode) in MODES {
+    for (name, written) in MODES_AND_LOW_CUTOFF {
         let (model, mut harness) =
-            one_instance(&format!("mask_shadow_{name}"), &checker_plane(mode));
+            one_instance(&format!("mask_shadow_{name}"), &checker_plane(written));
         let plane = plane_box(&model);
         harness.ground = true;
         harness.sun = towards_sun;
@@ -231,18 +243,20 @@ fn a_masked_planes_shadow_has_holes_where_its_cells_are_cut() {
         );
         tallies.push(tally);
     }
-    let [mask, opaque] = [&tallies[0], &tallies[1]];
-    assert!(
-        mask.kept.0 >= 500 && mask.cut.0 >= 500,
-        "the cells' shadows are in view: {mask:?}"
-    );
-    let [kept, through_cut, outside] = mask.shares();
-    assert!(kept >= 0.95, "MASK: kept cells shade {kept:.3}");
-    assert!(
-        through_cut <= 0.02,
-        "MASK: cut cells shade {through_cut:.3}"
-    );
-    assert!(outside <= 0.01, "MASK: {outside:.3} shaded outside");
+    let (masks, opaque) = (&tallies[..2], &tallies[2]);
+    for (mask, (name, _)) in masks.iter().zip(MODES_AND_LOW_CUTOFF) {
+        assert!(
+            mask.kept.0 >= 500 && mask.cut.0 >= 500,
+            "{name}: the cells' shadows are in view: {mask:?}"
+        );
+        let [kept, through_cut, outside] = mask.shares();
+        assert!(kept >= 0.95, "{name}: kept cells shade {kept:.3}");
+        assert!(
+            through_cut <= 0.02,
+            "{name}: cut cells shade {through_cut:.3}"
+        );
+        assert!(outside <= 0.01, "{name}: {outside:.3} shaded outside");
+    }
     let [kept, through_cut, _] = opaque.shares();
     assert!(
         kept >= 0.95 && through_cut >= 0.95,
@@ -266,9 +280,9 @@ fn a_masked_impostor_shows_the_background_through_its_cut_cells() {
     let mut pictures = Vec::new();
     let mut plane = (Vec3::ZERO, Vec3::ZERO);
     let mut camera = Mat4::IDENTITY;
-    for (name, mode) in MODES {
+    for (name, written) in MODES_AND_LOW_CUTOFF {
         let (model, mut harness) =
-            one_instance(&format!("mask_impostor_{name}"), &checker_plane(mode));
+            one_instance(&format!("mask_impostor_{name}"), &checker_plane(written));
         plane = plane_box(&model);
         let layout = model.impostor_layout(md5crowd::crowd::IMPOSTOR_MEMORY_BUDGET);
         let params = camera_view(view_projection(Vec3::Z, Vec3::X, fov), Some(lod_bias)).lod;
@@ -290,8 +304,8 @@ fn a_masked_impostor_shows_the_background_through_its_cut_cells() {
         keep(&dir, name, &picture);
         pictures.push(picture);
     }
-    let [mask, opaque] = [&pictures[0], &pictures[1]];
-    let background = levels(rgb(mask, (0, 0)));
+    let (masks, opaque) = (&pictures[..2], &pictures[2]);
+    let background = levels(rgb(opaque, (0, 0)));
     let cells = CHECKER_CELLS as f32;
     let middle = |x: u32, y: u32| {
         let at = |i: u32| (i as f32 + 0.5) / cells;
@@ -301,27 +315,31 @@ fn a_masked_impostor_shows_the_background_through_its_cut_cells() {
     let cell_pixels = (right - left) as f32 / (cells - 1.0);
     println!("a checker cell is {cell_pixels:.1} pixels wide");
     assert!(cell_pixels >= 8.0, "{cell_pixels} pixels a cell");
-    let (mut worst_kept, mut cut_cells) = (0.0f32, 0);
-    for (x, y) in (0..CHECKER_CELLS).flat_map(|y| (0..CHECKER_CELLS).map(move |x| (x, y))) {
-        let p = middle(x, y);
-        let (seen, solid) = (rgb(mask, p), rgb(opaque, p));
-        println!("cell {x},{y}: MASK {seen:?}, OPAQUE {solid:?}");
-        assert!(distance(solid, background) > 20.0, "OPAQUE covers {x},{y}");
-        if cut(x, y) {
-            assert!(
-                distance(seen, background) <= 2.0,
-                "cut cell {x},{y}: {seen:?}, the background {background:?}"
-            );
-            cut_cells += 1;
-        } else {
-            worst_kept = worst_kept.max(distance(seen, levels(solid)));
+    for (mask, (name, _)) in masks.iter().zip(MODES_AND_LOW_CUTOFF) {
+        let (mut worst_kept, mut cut_cells) = (0.0f32, 0);
+        for (x, y) in (0..CHECKER_CELLS).flat_map(|y| (0..CHECKER_CELLS).map(move |x| (x, y))) {
+            let p = middle(x, y);
+            let (seen, solid) = (rgb(mask, p), rgb(opaque, p));
+            println!("{name} cell {x},{y}: {seen:?}, OPAQUE {solid:?}");
+            assert!(distance(solid, background) > 20.0, "OPAQUE covers {x},{y}");
+            if cut(x, y) {
+                assert!(
+                    distance(seen, background) <= 2.0,
+                    "{name}: cut cell {x},{y}: {seen:?}, the background {background:?}"
+                );
+                cut_cells += 1;
+            } else {
+                worst_kept = worst_kept.max(distance(seen, levels(solid)));
+            }
         }
+        println!(
+            "{name}: {cut_cells} cut cells show the background; kept cells differ by {worst_kept} levels"
+        );
+        assert!(
+            worst_kept <= 3.0,
+            "{name}: kept cells differ by {worst_kept} levels"
+        );
     }
-    println!("{cut_cells} cut cells show the background; kept cells differ by {worst_kept} levels");
-    assert!(
-        worst_kept <= 3.0,
-        "kept cells differ by {worst_kept} levels"
-    );
 }
 
 /// Only kept fragments occlude: a second checker plane far behind the
