@@ -179,7 +179,8 @@ impl Targets {
                     },
                 })
         });
-        // Tested, not written: blended surfaces hide nothing.
+        // Tested, not written: blended surfaces hide nothing. Stored, as
+        // every scope does, for the readbacks of the frame's final depth.
         let depth = vk::RenderingAttachmentInfo::default()
             .image_view(self.depth.view)
             .image_layout(Layout::DEPTH_ATTACHMENT_OPTIMAL)
@@ -195,7 +196,8 @@ impl Targets {
     }
 
     /// Closes the blended scope, then lays what it drew over the picture
-    /// (`pass`), which is left a transfer source.
+    /// with the composite's `pipeline`; the picture is left a transfer
+    /// source.
     pub(in crate::gpu) fn end_blended(
         &self,
         ctx: &Context,
